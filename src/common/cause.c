@@ -1,0 +1,42 @@
+#include "common/cause.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cause_set(char **cause, const char *fmt, ...)
+{
+	if (!cause)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(*cause);
+	*cause = s;
+	return -1;
+}
+
+int cause_wrap(char **cause, const char *fmt, ...)
+{
+	if (!cause)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	char *prefix = NULL;
+	if (vasprintf(&prefix, fmt, ap) < 0)
+		prefix = NULL;
+	va_end(ap);
+	char *s = NULL;
+	if (prefix && asprintf(&s, "%s: %s", prefix, *cause ? *cause : "unknown error") < 0)
+		s = NULL;
+	free(prefix);
+	if (s) {
+		free(*cause);
+		*cause = s;
+	}
+	return -1;
+}

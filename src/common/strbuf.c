@@ -1,0 +1,77 @@
+#include "common/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void strbuf_init(struct strbuf *sb)
+{
+	memset(sb, 0, sizeof *sb);
+}
+
+static int strbuf_reserve(struct strbuf *sb, size_t extra)
+{
+	if (sb->failed)
+		return -1;
+	if (sb->len + extra + 1 <= sb->cap)
+		return 0;
+	size_t cap = sb->cap ? sb->cap : 256;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	char *d = realloc(sb->data, cap);
+	if (!d) {
+		sb->failed = 1;
+		return -1;
+	}
+	sb->data = d;
+	sb->cap = cap;
+	return 0;
+}
+
+void strbuf_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (strbuf_reserve(sb, n) < 0)
+		return;
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = 0;
+}
+
+void strbuf_puts(struct strbuf *sb, const char *s)
+{
+	strbuf_append(sb, s, strlen(s));
+}
+
+void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || strbuf_reserve(sb, (size_t)n) < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+char *strbuf_finish(struct strbuf *sb, size_t *len)
+{
+	if (sb->failed || strbuf_reserve(sb, 0) < 0) {
+		strbuf_done(sb);
+		return NULL;
+	}
+	char *d = sb->data;
+	if (len)
+		*len = sb->len;
+	memset(sb, 0, sizeof *sb);
+	return d;
+}
+
+void strbuf_done(struct strbuf *sb)
+{
+	free(sb->data);
+	memset(sb, 0, sizeof *sb);
+}

@@ -1,0 +1,23 @@
+/* A growable NUL-terminated byte buffer. Allocation failure is sticky: the
+ * buffer stops growing, `failed` is set, and strbuf_finish returns NULL, so a
+ * caller checks once at the end instead of after every append. */
+#ifndef NTOP_STRBUF_H
+#define NTOP_STRBUF_H
+#include <stddef.h>
+
+struct strbuf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int failed;
+};
+
+void strbuf_init(struct strbuf *sb);
+void strbuf_append(struct strbuf *sb, const char *s, size_t n);
+void strbuf_puts(struct strbuf *sb, const char *s);
+void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the buffer over (caller frees); NULL if any append failed. */
+char *strbuf_finish(struct strbuf *sb, size_t *len);
+void strbuf_done(struct strbuf *sb);
+
+#endif

@@ -1,0 +1,21 @@
+/* Offline assembly with ptxas (spawned with argv, no shell). The hook prefers
+ * the driver's JIT (cuModuleLoadDataEx) and lives without this. */
+#ifndef NTOP_ASSEMBLE_H
+#define NTOP_ASSEMBLE_H
+#include <stddef.h>
+
+struct assemble_info {
+	int registers; /* from ptxas -v, -1 when not reported */
+	char *log;     /* ptxas output (malloc'd) */
+};
+
+/* Picks the -arch for a PTX text: its .target when it is sm_XYa / sm_XYf,
+ * otherwise `sm` if given (>0), otherwise the .target. "sm_90a" etc. */
+int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len);
+/* Runs ptxas on the PTX; writes the cubin to out_path if non-NULL. ptxas is
+ * $NTOP_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas. */
+int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
+		   struct assemble_info *info, char **cause);
+void assemble_info_done(struct assemble_info *info);
+
+#endif

@@ -1,0 +1,65 @@
+/* The probe engine pipeline: PTX text + kernel name + probes -> probed PTX
+ * and the map plan the hook needs to launch it. Pure: no driver, no files. */
+#ifndef NTOP_ENGINE_H
+#define NTOP_ENGINE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "engine/probe.h"
+
+#define ENGINE_MAX_MAPS 8
+#define ENGINE_MAX_GLOBALS 64
+
+/* One map buffer as the device code addresses it: an extra .u64 kernel
+ * parameter appended after the original ones (in map order) points at
+ *   [u32 count per unit][pad to 16 bytes][units * cap * rec_size record bytes]
+ * where unit = thread (thread maps) or warp (warp maps: ceil(threads/32) per
+ * block), units = blocks * units_per_block, unit index =
+ * block_linear * units_per_block + (thread_linear or thread_linear/32), and
+ * count = bytes the unit tried to save (saves past cap*rec_size are dropped,
+ * so records written = min(count, cap*rec_size)/rec_size). */
+struct engine_map {
+	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
+	char probe[PROBE_NAME_MAX];
+	int param_index;      /* index of its .u64 parameter in the probed kernel */
+};
+
+struct engine_global {
+	char name[256];
+	int is_const;         /* .const: copied in only; .global: copied in and back */
+};
+
+struct engine_stats {
+	double ms_parse, ms_prune, ms_inject, ms_emit; /* wall time per phase */
+	int lines_in, lines_pruned, lines_probed;       /* PTX line counts */
+	int sites;            /* tracepoint sites instrumented */
+	int sites_in_funcs;   /* matching sites inside .func bodies, not instrumented */
+};
+
+struct engine_result {
+	char *ptx;            /* probed PTX, NUL-terminated */
+	size_t ptx_len;
+	char *pruned_ptx;     /* the kernel alone, unprobed (for baselines/debug) */
+	char target[32];      /* first .target word, e.g. "sm_90a" */
+	int n_params_orig;
+	int n_maps;
+	struct engine_map maps[ENGINE_MAX_MAPS];
+	int n_globals;        /* module variables the kernel uses (state sync) */
+	struct engine_global globals[ENGINE_MAX_GLOBALS];
+	struct engine_stats stats;
+};
+
+/* Runs parse -> prune -> verify -> inject -> emit. Probes are verified here
+ * too, so a rejected probe fails with the verifier's cause. */
+int engine_instrument(const char *ptx, size_t len, const char *kernel,
+		      struct probe *const *probes, int n_probes,
+		      struct engine_result *res, char **cause);
+void engine_result_done(struct engine_result *res);
+
+/* Bytes the map buffer needs for a launch of `blocks` blocks of `threads`
+ * threads; 0 on overflow. Mirrors the device-side layout above. */
+uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+/* Offset of the record area inside the buffer (after the counts). */
+uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+
+#endif

@@ -1,0 +1,73 @@
+/* Probes: a snippet of PTX plus where it runs (tracepoint) plus where its
+ * results go (a map). Loaded from TOML in two schemas:
+ *  - NEUTRINO's (seed 003): top-level author/description/analyze_hook, one
+ *    table per probe with position = "kernel" | "opcode[:opcode...]",
+ *    optional datamodel = "thread:BYTES" | "warp:BYTES" (cap 1), before/after.
+ *  - ntop's own (doc/probes.md): see probe.c for the grammar; fields named.
+ * Snippet helpers (expanded by the instrumenter):
+ *   SAVE.u32 {a, b, ...} / SAVE.u64 {a, ...}  append values to this thread's /
+ *       warp's record (whole records per snippet execution; clamped at cap)
+ *   ADDR   64-bit address of the traced instruction's memory operand
+ *   BYTES  bytes accessed by the traced instruction (type size * vector width)
+ *   OUT, IN1, IN2, IN3   the traced instruction's operands 0, 1, 2, 3
+ *   CLOCK (%clock64), GTIMER (%globaltimer, ns), SMID (%smid)
+ */
+#ifndef NTOP_PROBE_H
+#define NTOP_PROBE_H
+#include <stdint.h>
+
+enum probe_level { PROBE_LEVEL_THREAD = 1, PROBE_LEVEL_WARP = 2 };
+enum probe_type { PROBE_U32 = 4, PROBE_U64 = 8 }; /* value = size in bytes */
+
+#define PROBE_NAME_MAX 64
+#define PROBE_MAX_FIELDS 16
+
+struct probe_field {
+	char name[PROBE_NAME_MAX];
+	enum probe_type type;
+	uint32_t offset; /* bytes from record start */
+};
+
+struct probe_map {
+	char name[PROBE_NAME_MAX];
+	enum probe_level level;
+	uint32_t cap;      /* records per thread (or warp) */
+	uint32_t rec_size; /* bytes per record */
+	int n_fields;      /* 0 when the schema gives no names (NEUTRINO) */
+	struct probe_field fields[PROBE_MAX_FIELDS];
+};
+
+enum probe_tp_kind {
+	PROBE_TP_ENTRY, /* kernel start, before the first kernel instruction */
+	PROBE_TP_EXIT,  /* before every ret of the kernel body and every exit */
+	PROBE_TP_INSN,  /* before or after instructions whose opcode matches */
+};
+
+struct probe_hook {
+	char name[PROBE_NAME_MAX]; /* TOML table it came from */
+	enum probe_tp_kind kind;
+	int after;                 /* PROBE_TP_INSN: 1 = after the instruction */
+	char **opcodes;            /* PROBE_TP_INSN: dotted opcode prefixes */
+	int n_opcodes;
+	char *snippet;             /* PTX text with helpers */
+	int snippet_line;          /* line in the TOML file where the snippet text starts */
+};
+
+struct probe {
+	char name[PROBE_NAME_MAX];
+	char *path;        /* file it came from ("<string>" otherwise) */
+	char *description;
+	char *analysis;    /* built-in analysis to run on results ("block_sched"), or NULL */
+	int has_map;
+	struct probe_map map;
+	struct probe_hook *hooks;
+	int n_hooks;
+};
+
+/* Loads and checks the schema (not the snippets: see verify.h). Errors read
+ * "FILE:LINE:COL: what is wrong". */
+int probe_load_file(const char *path, struct probe **out, char **cause);
+int probe_load_string(const char *text, const char *path_for_errors, struct probe **out, char **cause);
+void probe_free(struct probe *p);
+
+#endif

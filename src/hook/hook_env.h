@@ -1,0 +1,37 @@
+/* The contract between a launcher (ntop record, the TUI) and the hook, all
+ * through the environment of the launched program (children inherit it):
+ *
+ *   LD_LIBRARY_PATH   starts with the directory holding the hook as libcuda.so.1
+ *   NTOP_EVENT_FD     fd (inherited, open for writing) that receives event lines;
+ *                     unset: events go to $NTOP_TRACE_DIR/events-<pid>.log, or nowhere
+ *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700)
+ *   NTOP_PROBES       probe TOML paths separated by ':'; unset/empty: nothing probed
+ *   NTOP_KERNELS      kernel patterns separated by '\n'; unset: every PTX kernel.
+ *                     A pattern with * ? [ is an fnmatch glob on the mangled or
+ *                     demangled name; otherwise a substring of either.
+ *   NTOP_PROBE_EVERY  probe every Nth launch of a matching kernel (default 1)
+ *   NTOP_PROBE_LIMIT  at most this many probed launches per kernel (default 100)
+ *   NTOP_MAP_BUDGET   device bytes for map buffers in flight (default 1 GiB)
+ *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)
+ *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
+ *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
+ *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)
+ *   NTOP_KEEP_PTX     "1": write kernels/<pid>-<kid>/{pruned,probed}.ptx
+ */
+#ifndef NTOP_HOOK_ENV_H
+#define NTOP_HOOK_ENV_H
+
+#define NTOP_ENV_EVENT_FD "NTOP_EVENT_FD"
+#define NTOP_ENV_TRACE_DIR "NTOP_TRACE_DIR"
+#define NTOP_ENV_PROBES "NTOP_PROBES"
+#define NTOP_ENV_KERNELS "NTOP_KERNELS"
+#define NTOP_ENV_PROBE_EVERY "NTOP_PROBE_EVERY"
+#define NTOP_ENV_PROBE_LIMIT "NTOP_PROBE_LIMIT"
+#define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
+#define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
+#define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
+#define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"
+#define NTOP_ENV_LOG "NTOP_LOG"
+#define NTOP_ENV_KEEP_PTX "NTOP_KEEP_PTX"
+
+#endif
