@@ -29,7 +29,10 @@ struct engine_global {
 };
 
 struct engine_stats {
-	double ms_parse, ms_prune, ms_inject, ms_emit; /* wall time per phase */
+	/* wall time per phase: ms_parse includes pruning (ptx_parse_kernel parses
+	 * only what the kernel reaches), so ms_prune stays 0; ms_inject includes
+	 * verification; ms_emit covers both emits (pruned and probed) */
+	double ms_parse, ms_prune, ms_inject, ms_emit;
 	int lines_in, lines_pruned, lines_probed;       /* PTX line counts */
 	int sites;            /* tracepoint sites instrumented */
 	int sites_in_funcs;   /* matching sites inside .func bodies, not instrumented */
@@ -61,5 +64,12 @@ uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t t
 uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
 /* Offset of the record area inside the buffer (after the counts). */
 uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+/* Unit index of thread `tid` of block `ctaid` in a launch of grid x block,
+ * computed the way the probed kernel's prologue does (host mirror, used by
+ * tests and trace readers); *lane0 = 1 when this thread stores for its unit
+ * (always for thread maps, lane 0 of each warp for warp maps). */
+uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3],
+			       const uint32_t block[3], const uint32_t ctaid[3],
+			       const uint32_t tid[3], int *lane0);
 
 #endif

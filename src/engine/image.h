@@ -12,8 +12,10 @@ enum image_kind { IMAGE_UNKNOWN, IMAGE_PTX, IMAGE_FATBIN, IMAGE_CUBIN, IMAGE_HOS
 struct image_entry {
 	int is_ptx;         /* 1 PTX, 0 ELF/SASS */
 	int arch;           /* e.g. 75, 80, 90 */
-	int arch_suffix_a;  /* 1 for sm_90a / compute_90a */
+	int arch_suffix_a;  /* 1 for sm_90a / compute_90a (arch-specific) */
+	int arch_suffix_f;  /* 1 for sm_100f / compute_100f (family-specific) */
 	int compressed;     /* 0 none, 1 LZ4, 2 zstd */
+	int container;      /* index of the fatbin container holding it (0-based) */
 	size_t stored_size; /* payload bytes in the image */
 	size_t size;        /* uncompressed bytes */
 	const uint8_t *payload; /* borrowed pointer into the image */
@@ -22,20 +24,34 @@ struct image_entry {
 /* Classifies an image. `size` may be 0 when the caller has only a pointer (the
  * driver API gives none): the size is then derived from the format's own
  * headers (fatbin header, ELF section table, PTX NUL terminator). Every length
- * read from the image is bounds-checked against that size. */
+ * read from the image is bounds-checked against that size. `real_size` gets
+ * the bytes at `image` that make up the image: for PTX the text without its
+ * NUL, for a fatbin wrapper only the 24-byte wrapper (see image_resolve). */
 enum image_kind image_classify(const void *image, size_t size, size_t *real_size);
-/* All entries of all fatbin containers inside the image (fatbin or host ELF). */
+/* The bytes the image consists of: a fatbin wrapper is followed to its
+ * container (only when size is 0, i.e. a live in-process pointer, or when it
+ * points inside [image, image+size)), and a size of 0 is derived from the
+ * headers. Lets the hook copy an image it must keep after the app frees it. */
+int image_resolve(const void *image, size_t size, const void **data, size_t *len, char **cause);
+/* All entries of all fatbin containers inside the image (fatbin or host ELF).
+ * *entries is malloc'd (NULL when *n is 0); payload pointers borrow the image. */
 int image_fatbin_entries(const void *image, size_t size, struct image_entry **entries, int *n, char **cause);
-/* Decompresses (or copies) one entry; PTX results are NUL-terminated. */
+/* Decompresses (or copies) one entry; PTX results are NUL-terminated and
+ * `len` excludes the NUL and any trailing NUL padding. */
 int image_entry_data(const struct image_entry *e, uint8_t **out, size_t *len, char **cause);
 /* The PTX the engine should instrument for a device of compute capability
  * `sm` (e.g. 90): the highest PTX entry not above sm (an "a" entry only when
- * its arch equals sm). For IMAGE_PTX returns a copy. For a cubin or a fatbin
- * without PTX fails with a cause saying the image is SASS only. */
+ * its arch equals sm, an "f" entry only within its major version). For
+ * IMAGE_PTX returns a copy. For a cubin or a fatbin without PTX fails with a
+ * cause saying the image is SASS only. */
 int image_pick_ptx(const void *image, size_t size, int sm, char **ptx, size_t *len, char **cause);
 /* Kernel (entry) names in a cubin, or in every ELF entry of a fatbin: lets the
- * hook list SASS-only kernels. malloc'd array of malloc'd strings. */
+ * hook list SASS-only kernels. Without ELF entries the `.entry` names of the
+ * PTX are given. Mangled, deduplicated, in image order. malloc'd array of
+ * malloc'd strings. */
 int image_kernel_names(const void *image, size_t size, char ***names, int *n, char **cause);
 void image_free_names(char **names, int n);
+/* Writes "sm_90a", "compute_100f": the entry's arch as nvcc spells it. */
+void image_entry_arch_name(const struct image_entry *e, char *buf, size_t len);
 
 #endif

@@ -51,6 +51,8 @@ struct probe_hook {
 	int n_opcodes;
 	char *snippet;             /* PTX text with helpers */
 	int snippet_line;          /* line in the TOML file where the snippet text starts */
+	int snippet_flat;          /* 1: the snippet came from a one-line TOML string, its
+				      lines are \n escapes, so all of them sit on snippet_line */
 };
 
 struct probe {
@@ -63,6 +65,12 @@ struct probe {
 	struct probe_hook *hooks;
 	int n_hooks;
 };
+
+#define PROBE_FILE_MAX (4u << 20) /* bytes: probe files are small; refuse anything bigger */
+#define PROBE_MAX_HOOKS 64
+#define PROBE_MAX_OPCODES 32      /* opcode patterns per hook */
+#define PROBE_MAX_CAP (1u << 20)  /* records per thread or warp */
+#define PROBE_MAX_REC 4096        /* bytes per record */
 
 /* Loads and checks the schema (not the snippets: see verify.h). Errors read
  * "FILE:LINE:COL: what is wrong". */

@@ -76,7 +76,9 @@ struct ptx_module {
 /* Parses PTX text (need not be NUL-terminated). */
 int ptx_parse(const char *text, size_t len, struct ptx_module **out, char **cause);
 void ptx_free(struct ptx_module *m);
-/* Writes the module back as PTX text (malloc'd, NUL-terminated). */
+/* Writes the module back as PTX text (malloc'd, NUL-terminated; NULL when out
+ * of memory). Functions are written as prefix "(" params ")" suffix "{" body
+ * "}"; statements from their `text`, or from pred/opcode/ops when text is NULL. */
 char *ptx_emit(const struct ptx_module *m, size_t *len);
 struct ptx_func *ptx_find_func(const struct ptx_module *m, const char *name);
 /* Names of all .entry functions in order (malloc'd array of borrowed names). */
@@ -88,6 +90,25 @@ int ptx_prune(struct ptx_module *m, const char *kernel, char **cause);
 /* Module-scope variables (.global/.const) that function `f` references, directly
  * or through the functions it calls: malloc'd array of borrowed ptx_top pointers. */
 int ptx_used_vars(const struct ptx_module *m, const char *func, const struct ptx_top ***vars, int *n);
+
+/* Like ptx_parse, but only the named kernel and what it reaches are fully
+ * parsed: other function bodies are skipped by brace matching, so a 10 MB
+ * PyTorch PTX file costs one scan. The result equals ptx_parse + ptx_prune. */
+int ptx_parse_kernel(const char *text, size_t len, const char *kernel,
+		     struct ptx_module **out, char **cause);
+
+/* Parses body statements (instructions, labels, directives, { }) from text,
+ * e.g. an expanded probe snippet; `first_line` numbers them. Appends to
+ * *stmts (a malloc'd array of *n elements, may start NULL/0). Nested braces
+ * must balance. */
+int ptx_parse_stmts(const char *text, size_t len, int first_line,
+		    struct ptx_stmt **stmts, int *n, char **cause);
+/* Splits one instruction ("@%p1 ld.global.u32 %r1, [%rd1];") into *insn. */
+int ptx_insn_parse(const char *text, struct ptx_insn *insn, char **cause);
+/* Frees what a statement owns (text, insn fields), leaving it zeroed. Every
+ * string in the model is individually malloc'd and owned by its parent. */
+void ptx_stmt_clear(struct ptx_stmt *s);
+void ptx_func_free(struct ptx_func *f);
 
 /* Opcode matching: does `opcode` start with the dotted parts of `pattern`?
  * "ld.global" matches "ld.global.nc.v4.f32" but not "ld.globalx" nor "wld.global";

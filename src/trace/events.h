@@ -27,6 +27,8 @@ void event_done(struct event *ev);
 const char *event_get(const struct event *ev, const char *key);
 /* Integer value of key (decimal or 0x hex); `def` when absent or malformed. */
 long long event_get_int(const struct event *ev, const char *key, long long def);
+/* Unsigned 64-bit value of key (decimal or 0x hex); `def` when absent/malformed. */
+uint64_t event_get_u64(const struct event *ev, const char *key, uint64_t def);
 
 /* Builds a line: event_begin(sb, "launch", t, pid) then event_add*(...) then
  * event_end(sb) appends '\n'. Values are encoded here. */

@@ -46,6 +46,8 @@ struct result {
  * are only read. Compression level: zstd 3 (fast). */
 int result_write(const char *dir, const char *name, const struct result *r, char **cause);
 int result_read(const char *path, struct result **out, char **cause);
+/* The same checks on a file image already in memory (tests, fuzzers). */
+int result_read_mem(const void *buf, size_t len, struct result **out, char **cause);
 void result_free(struct result *r);
 
 #endif

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The two set-up commands of the README:
+#   ./setup.sh run    install what is missing, build, and run ntop on the
+#                     embedded default (the bundled example app on a GPU
+#                     machine, the bundled recorded session without one)
+#   ./setup.sh test   install what is missing, build with sanitizers, run
+#                     every test (what CI runs)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(cmake make gcc g++ pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils)
+
+install_missing() {
+	local missing=()
+	for p in "${packages[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "setup: installing ${missing[*]}" >&2
+	local sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+find_cuda() {
+	if ! command -v nvcc >/dev/null 2>&1; then
+		for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin; do
+			[ -x "$d/nvcc" ] && export PATH="$d:$PATH" && return 0
+		done
+		echo "setup: the CUDA Toolkit (nvcc, ptxas, cuda.h) is required; install it first" >&2
+		exit 1
+	fi
+}
+
+have_gpu() {
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "${1:-}" in
+run)
+	install_missing
+	find_cuda
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNTOP_TESTS=OFF >/dev/null
+	cmake --build build -j"$jobs"
+	if have_gpu; then
+		examples/build.sh build/examples
+		dir=$(mktemp -d -t ntop-demo.XXXXXX)
+		build/bin/ntop record -p block_sched -o "$dir/trace" -- build/examples/launch_modes
+		build/bin/ntop report "$dir/trace"
+	else
+		echo "setup: no GPU here: showing the bundled session recorded on an H200 (examples/session)" >&2
+		build/bin/ntop report examples/session
+	fi
+	;;
+test)
+	install_missing
+	find_cuda
+	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DNTOP_SANITIZE=ON >/dev/null
+	cmake --build build-test -j"$jobs"
+	cd build-test
+	ctest --output-on-failure -j"$jobs" --timeout 600
+	;;
+*)
+	echo "usage: $0 run|test" >&2
+	exit 2
+	;;
+esac

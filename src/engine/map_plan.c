@@ -1,0 +1,59 @@
+/* Host side of the map buffer layout described in engine.h. The probed
+ * kernel's prologue (ptx_inject.c) computes the same quantities on the
+ * device; both must change together. */
+#include "engine/engine.h"
+
+/* Units per block: one per thread, or one per (possibly partial) warp. A
+ * block of 33 threads has 2 warps: the second holds one thread. */
+static uint64_t map_plan_units_per_block(const struct probe_map *m, uint32_t threads)
+{
+	if (m->level == PROBE_LEVEL_WARP)
+		return ((uint64_t)threads + 31) / 32;
+	return threads;
+}
+
+uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads)
+{
+	uint64_t upb = map_plan_units_per_block(m, threads);
+	if (upb && blocks > UINT64_MAX / upb)
+		return 0;
+	return blocks * upb;
+}
+
+uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads)
+{
+	uint64_t units = engine_map_units(m, blocks, threads);
+	if (units > (UINT64_MAX - 15) / 4)
+		return 0;
+	return (units * 4 + 15) & ~(uint64_t)15;
+}
+
+uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads)
+{
+	uint64_t units = engine_map_units(m, blocks, threads);
+	uint64_t off = engine_map_records_offset(m, blocks, threads);
+	uint64_t per_unit = (uint64_t)m->cap * m->rec_size;
+	if (units == 0 || off == 0)
+		return 0;
+	if (per_unit && units > (UINT64_MAX - off) / per_unit)
+		return 0;
+	return off + units * per_unit;
+}
+
+uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3],
+			       const uint32_t block[3], const uint32_t ctaid[3],
+			       const uint32_t tid[3], int *lane0)
+{
+	uint64_t block_linear = ((uint64_t)ctaid[2] * grid[1] + ctaid[1]) * grid[0] + ctaid[0];
+	uint32_t threads = block[0] * block[1] * block[2];
+	uint32_t thread_linear = (tid[2] * block[1] + tid[1]) * block[0] + tid[0];
+	uint64_t upb = map_plan_units_per_block(m, threads);
+	if (m->level == PROBE_LEVEL_WARP) {
+		if (lane0)
+			*lane0 = thread_linear % 32 == 0;
+		return block_linear * upb + thread_linear / 32;
+	}
+	if (lane0)
+		*lane0 = 1;
+	return block_linear * upb + thread_linear;
+}

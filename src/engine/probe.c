@@ -1,0 +1,343 @@
+/* Probe loading: reads the file (bounded), parses it as TOML, picks the schema
+ * (ntop's own when the top level has `ntop_probe`, NEUTRINO's otherwise) and
+ * hands the tree to probe_ntop.c or probe_neutrino.c. Also the helpers both
+ * schemas share: errors that point at a node, key checks with "did you mean",
+ * and the hook builders. The snippets themselves are checked by verify.c. */
+#include "engine/probe_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cause.h"
+#include "common/strbuf.h"
+
+static int probe_verr(const struct probe_src *src, int line, int col, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	return cause_set(src->cause, "%s:%d:%d: %s", src->path, line, col, msg);
+}
+
+int probe_err(const struct probe_src *src, const struct toml_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	probe_verr(src, n->line, n->col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int probe_err_key(const struct probe_src *src, const struct toml_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (n->key)
+		probe_verr(src, n->key_line, n->key_col, fmt, ap);
+	else
+		probe_verr(src, n->line, n->col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Levenshtein distance, capped: only small distances matter for hints. */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[PROBE_NAME_MAX + 1];
+	if (la > PROBE_NAME_MAX || lb > PROBE_NAME_MAX)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+int probe_check_key(const struct probe_src *src, const struct toml_node *n, const char *const *known,
+		    const char *where)
+{
+	const char *near = NULL;
+	for (const char *const *k = known; *k; k++) {
+		if (strcmp(n->key, *k) == 0)
+			return 0;
+		if (!near && edit_distance(n->key, *k) <= 2)
+			near = *k;
+	}
+	if (near)
+		return probe_err_key(src, n, "unknown key '%s' in %s (did you mean '%s'?)", n->key, where, near);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (const char *const *k = known; *k; k++)
+		strbuf_printf(&sb, "%s%s", k == known ? "" : ", ", *k);
+	char *list = strbuf_finish(&sb, NULL);
+	probe_err_key(src, n, "unknown key '%s' in %s (known keys: %s)", n->key, where, list ? list : "?");
+	free(list);
+	return -1;
+}
+
+int probe_check_keys(const struct probe_src *src, const struct toml_node *t, const char *const *known,
+		     const char *where)
+{
+	for (int i = 0; i < t->n_items; i++)
+		if (probe_check_key(src, t->items[i], known, where) < 0)
+			return -1;
+	return 0;
+}
+
+int probe_get_string(const struct probe_src *src, const struct toml_node *t, const char *key, int required,
+		     const struct toml_node **out)
+{
+	const struct toml_node *n = toml_get(t, key);
+	*out = NULL;
+	if (!n) {
+		if (required)
+			return probe_err(src, t, "missing key '%s'", key);
+		return 0;
+	}
+	if (n->type != TOML_STRING)
+		return probe_err(src, n, "'%s' must be a string, not a%s %s", key,
+				 n->type == TOML_ARRAY || n->type == TOML_INT ? "n" : "", toml_type_name(n->type));
+	*out = n;
+	return 0;
+}
+
+int probe_is_ident(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= PROBE_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+int probe_is_opcode(const char *s, size_t len, int allow_colons)
+{
+	size_t part = 0; /* characters in the current dotted part */
+	if (len == 0 || len >= 128)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
+			part++;
+		} else if (c == '.') {
+			if (part == 0)
+				return 0;
+			part = 0;
+		} else if (c == ':' && allow_colons && i + 1 < len && s[i + 1] == ':' && part > 0) {
+			i++;
+			part = 0;
+			if (i + 1 >= len || s[i + 1] == '.' || s[i + 1] == ':')
+				return 0;
+		} else {
+			return 0;
+		}
+	}
+	return part > 0;
+}
+
+int probe_set_string(const struct probe_src *src, char **dst, const char *s, const struct toml_node *at)
+{
+	char *copy = strdup(s);
+	if (!copy)
+		return probe_err(src, at, "out of memory");
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, const char *name,
+				  enum probe_tp_kind kind, int after, const struct toml_node *snippet)
+{
+	if (p->n_hooks >= PROBE_MAX_HOOKS) {
+		probe_err(src, snippet, "too many hooks (at most %d per probe)", PROBE_MAX_HOOKS);
+		return NULL;
+	}
+	struct probe_hook *hooks = realloc(p->hooks, (size_t)(p->n_hooks + 1) * sizeof *hooks);
+	if (!hooks) {
+		probe_err(src, snippet, "out of memory");
+		return NULL;
+	}
+	p->hooks = hooks;
+	struct probe_hook *h = &hooks[p->n_hooks];
+	memset(h, 0, sizeof *h);
+	snprintf(h->name, sizeof h->name, "%s", name);
+	h->kind = kind;
+	h->after = after;
+	h->snippet = strdup(snippet->v.s);
+	if (!h->snippet) {
+		probe_err(src, snippet, "out of memory");
+		return NULL;
+	}
+	h->snippet_line = snippet->str_line;
+	h->snippet_flat = snippet->str_kind == TOML_STR_BASIC || snippet->str_kind == TOML_STR_LITERAL;
+	p->n_hooks++;
+	return h;
+}
+
+int probe_hook_add_opcode(const struct probe_src *src, struct probe_hook *h, const struct toml_node *at,
+			  const char *op, size_t len)
+{
+	if (h->n_opcodes >= PROBE_MAX_OPCODES)
+		return probe_err(src, at, "too many opcodes (at most %d per hook)", PROBE_MAX_OPCODES);
+	char **ops = realloc(h->opcodes, (size_t)(h->n_opcodes + 1) * sizeof *ops);
+	if (!ops)
+		return probe_err(src, at, "out of memory");
+	h->opcodes = ops;
+	ops[h->n_opcodes] = strndup(op, len);
+	if (!ops[h->n_opcodes])
+		return probe_err(src, at, "out of memory");
+	h->n_opcodes++;
+	return 0;
+}
+
+void probe_free(struct probe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->n_hooks; i++) {
+		for (int j = 0; j < p->hooks[i].n_opcodes; j++)
+			free(p->hooks[i].opcodes[j]);
+		free(p->hooks[i].opcodes);
+		free(p->hooks[i].snippet);
+	}
+	free(p->hooks);
+	free(p->path);
+	free(p->description);
+	free(p->analysis);
+	free(p);
+}
+
+/* NEUTRINO probes are named after their file: "dir/gmem_bytes.toml" -> "gmem_bytes". */
+static void name_from_path(char *name, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".toml") == 0)
+		n -= 5;
+	if (n >= PROBE_NAME_MAX)
+		n = PROBE_NAME_MAX - 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = base[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+			 c == '-';
+		name[i] = ok ? c : '_';
+	}
+	name[n] = 0;
+	if (n == 0 || base[0] == '<') /* "<string>": no file to name it after */
+		snprintf(name, PROBE_NAME_MAX, "probe");
+}
+
+static int probe_load_buf(const char *text, size_t len, const char *path, struct probe **out, char **cause)
+{
+	struct probe_src src = { .path = path ? path : "<string>", .cause = cause };
+	struct toml_node *root = NULL;
+	struct probe *p = NULL;
+	*out = NULL;
+	if (toml_parse(text, len, src.path, &root, cause) < 0)
+		return -1;
+	p = calloc(1, sizeof *p);
+	if (!p) {
+		cause_set(cause, "%s: out of memory", src.path);
+		goto fail;
+	}
+	p->path = strdup(src.path);
+	if (!p->path) {
+		cause_set(cause, "%s: out of memory", src.path);
+		goto fail;
+	}
+	if (toml_get(root, "ntop_probe")) {
+		if (probe_load_ntop(&src, root, p) < 0)
+			goto fail;
+	} else {
+		name_from_path(p->name, src.path);
+		if (probe_load_neutrino(&src, root, p) < 0)
+			goto fail;
+	}
+	if (!p->description && probe_set_string(&src, &p->description, "", root) < 0)
+		goto fail;
+	toml_free(root);
+	*out = p;
+	return 0;
+fail:
+	toml_free(root);
+	probe_free(p);
+	return -1;
+}
+
+int probe_load_string(const char *text, const char *path_for_errors, struct probe **out, char **cause)
+{
+	return probe_load_buf(text, strlen(text), path_for_errors, out, cause);
+}
+
+int probe_load_file(const char *path, struct probe **out, char **cause)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0;
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cause_set(cause, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		cause_set(cause, "%s: not a regular file", path);
+		goto fail;
+	}
+	if ((uint64_t)st.st_size > PROBE_FILE_MAX) {
+		cause_set(cause, "%s: %lld bytes is too big for a probe file (limit %u)", path, (long long)st.st_size,
+			  PROBE_FILE_MAX);
+		goto fail;
+	}
+	/* One byte more than the limit tells a file that grew since fstat. */
+	buf = malloc(PROBE_FILE_MAX + 1);
+	if (!buf) {
+		cause_set(cause, "%s: out of memory", path);
+		goto fail;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf + n, PROBE_FILE_MAX + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			cause_set(cause, "%s: read failed: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > PROBE_FILE_MAX) {
+			cause_set(cause, "%s: too big for a probe file (limit %u bytes)", path, PROBE_FILE_MAX);
+			goto fail;
+		}
+	}
+	close(fd);
+	int r = probe_load_buf(buf, n, path, out, cause);
+	free(buf);
+	return r;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}

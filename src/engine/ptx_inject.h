@@ -1,0 +1,31 @@
+/* The instrumenter: rewrites one kernel of a parsed (and pruned) PTX module
+ * so that it runs the given probes. Adds one `.param .u64 ntop_map<i>` per
+ * probe map (probe order) after the kernel's own parameters, an entry
+ * prologue that computes each map's count and record addresses (layout in
+ * engine.h), the probes' snippets at their tracepoints with helpers expanded,
+ * and the count stores before every kernel exit. Probes must already have
+ * passed verify_probe. Only the kernel body is instrumented: matching sites
+ * inside .func bodies are counted, not probed. */
+#ifndef NTOP_PTX_INJECT_H
+#define NTOP_PTX_INJECT_H
+#include "engine/engine.h"
+#include "engine/probe.h"
+#include "engine/ptx.h"
+
+struct ptx_inject_result {
+	int n_params_orig;              /* kernel parameters before ours */
+	int n_maps;
+	int map_probe[ENGINE_MAX_MAPS]; /* index in probes[] owning map i */
+	int sites;                      /* entry + exit + instruction sites probed */
+	int sites_in_funcs;             /* matching sites in .func bodies, left alone */
+};
+
+/* On failure the module is left as it was. */
+int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *probes,
+	       int n_probes, struct ptx_inject_result *res, char **cause);
+
+/* Bytes a memory instruction accesses, as BYTES expands: type size times
+ * vector width, or cp.async's size operand (written to `text`). */
+int ptx_inject_bytes(const struct ptx_insn *insn, char *text, size_t text_len, char **cause);
+
+#endif

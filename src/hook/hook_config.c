@@ -1,0 +1,132 @@
+/* Environment -> hook.cfg (contract: hook_env.h). Bad values fall back to
+ * the defaults: the hook must not refuse to run the application. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hook/hook_config.h"
+#include "hook/hook_env.h"
+#include "hook/hook_state.h"
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static uint64_t config_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || s[0] == '-')
+		return def;
+	return v;
+}
+
+static void config_kernels(const char *s)
+{
+	if (!s)
+		return;
+	char *copy = strdup(s);
+	if (!copy)
+		return;
+	int n = 1;
+	for (const char *p = copy; *p; p++)
+		n += *p == '\n';
+	hook.cfg.kernels = calloc((size_t)n, sizeof(char *));
+	if (!hook.cfg.kernels) {
+		free(copy);
+		return;
+	}
+	for (char *save = NULL, *tok = strtok_r(copy, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+		if (*tok)
+			hook.cfg.kernels[hook.cfg.n_kernels++] = strdup(tok);
+	free(copy);
+}
+
+/* Events go to the launcher's fd, else to trace_dir/events-<pid>.log. */
+static void config_sink(void)
+{
+	const char *fd = getenv(NTOP_ENV_EVENT_FD);
+	if (fd && *fd) {
+		char *end;
+		long v = strtol(fd, &end, 10);
+		if (!*end && v >= 0 && fcntl((int)v, F_GETFD) >= 0)
+			hook.cfg.event_fd = (int)v;
+	}
+	if (hook.cfg.event_fd < 0 && hook.cfg.trace_dir) {
+		char path[4096];
+		int n = snprintf(path, sizeof path, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
+		if (n > 0 && (size_t)n < sizeof path)
+			hook.cfg.event_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		hook.cfg.event_fd_owned = hook.cfg.event_fd >= 0;
+	}
+}
+
+void hook_config_load(void)
+{
+	struct hook_config *c = &hook.cfg;
+	const char *dir = getenv(NTOP_ENV_TRACE_DIR);
+	if (dir && *dir) {
+		c->trace_dir = strdup(dir);
+		size_t n = strlen(dir) + sizeof "/results";
+		c->results_dir = malloc(n);
+		if (c->results_dir)
+			snprintf(c->results_dir, n, "%s/results", dir);
+	}
+	config_sink();
+	const char *probes = getenv(NTOP_ENV_PROBES);
+	c->probes = probes && *probes ? strdup(probes) : NULL;
+	config_kernels(getenv(NTOP_ENV_KERNELS));
+	c->probe_every = config_u64(NTOP_ENV_PROBE_EVERY, 1);
+	if (c->probe_every == 0)
+		c->probe_every = 1;
+	c->probe_limit = config_u64(NTOP_ENV_PROBE_LIMIT, 100);
+	c->map_budget = config_u64(NTOP_ENV_MAP_BUDGET, (uint64_t)1 << 30);
+	const char *as = getenv(NTOP_ENV_ASSEMBLER);
+	c->use_ptxas = as && strcmp(as, "ptxas") == 0;
+	const char *tm = getenv(NTOP_ENV_TIME_LAUNCHES);
+	c->time_mode = HOOK_TIME_SAMPLE;
+	if (tm && strcmp(tm, "all") == 0)
+		c->time_mode = HOOK_TIME_ALL;
+	else if (tm && strcmp(tm, "off") == 0)
+		c->time_mode = HOOK_TIME_OFF;
+	const char *keep = getenv(NTOP_ENV_KEEP_PTX);
+	c->keep_ptx = keep && strcmp(keep, "1") == 0;
+}
+
+void hook_config_fork_child(void)
+{
+	if (!hook.cfg.event_fd_owned)
+		return;
+	close(hook.cfg.event_fd);
+	hook.cfg.event_fd = -1;
+	config_sink();
+}
+
+static int config_pattern_matches(const char *pat, const char *name)
+{
+	if (strpbrk(pat, "*?["))
+		return fnmatch(pat, name, 0) == 0;
+	return strstr(name, pat) != NULL;
+}
+
+int hook_config_kernel_matches(const char *name)
+{
+	if (hook.cfg.n_kernels == 0)
+		return 1;
+	int st = -1;
+	char *dem = name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, &st) : NULL;
+	int hit = 0;
+	for (int i = 0; i < hook.cfg.n_kernels && !hit; i++) {
+		const char *p = hook.cfg.kernels[i];
+		if (!p)
+			continue;
+		hit = config_pattern_matches(p, name) || (st == 0 && dem && config_pattern_matches(p, dem));
+	}
+	free(dem);
+	return hit;
+}

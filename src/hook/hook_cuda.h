@@ -1,0 +1,71 @@
+/* Internals shared by the CUDA backend's files (hook_cuda*.c). */
+#ifndef NTOP_HOOK_CUDA_H
+#define NTOP_HOOK_CUDA_H
+#include <stdint.h>
+#include <cuda.h>
+#include "hook/hook_registry.h"
+#include "hook/hook_state.h"
+
+/* One launch as the entry points describe it, normalised. */
+struct hook_launch {
+	const char *api;            /* exported entry point name */
+	CUfunction f;
+	unsigned grid[3], block[3], smem;
+	CUstream stream;            /* as given (0 = default stream of the API) */
+	CUstream ostream;           /* for our own async calls: CU_STREAM_PER_THREAD for _ptsz + 0 */
+	void **params, **extra;
+	const CUlaunchConfig *config; /* cuLaunchKernelEx only */
+	int cooperative;
+	uint64_t seq;
+};
+
+/* hook_cuda.c */
+/* Device facts of the calling thread's current context (NULL without one). */
+const struct hook_device *hook_cuda_device(CUcontext *ctx);
+/* Is the stream capturing? Errors count as capturing (never copy into a
+ * capture we cannot see). */
+int hook_cuda_capturing(CUstream stream);
+/* cuThreadExchangeStreamCaptureMode to relaxed around the hook's own
+ * allocations, so they neither fail nor invalidate another thread's capture. */
+CUstreamCaptureMode hook_cuda_relax_begin(void);
+void hook_cuda_relax_end(CUstreamCaptureMode prev);
+
+/* hook_cuda_launch.c */
+CUresult hook_cuda_launch(struct hook_launch *l);
+/* Forwards l to the real entry point with function f and params/extra. */
+CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **params, void **extra);
+
+/* hook_cuda_timing.c */
+int hook_timing_wanted(struct hook_kernel *k, uint64_t n);
+/* Records a start event; 0 and fills *t when timing goes ahead. */
+int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **t);
+void hook_timing_finish(struct hook_timed *t, CUstream stream);
+void hook_timing_abort(struct hook_timed *t);
+/* Emits `stats` for kernels whose counters moved (all when final). */
+void hook_timing_stats(int final);
+void hook_timing_shutdown(void);
+void hook_timing_fork_child(void);
+/* Event pool shared with the result path. */
+CUevent hook_event_get(CUcontext ctx);
+void hook_event_put(CUcontext ctx, CUevent e);
+void hook_timing_ensure_thread(void);
+
+/* hook_cuda_probe.c */
+/* 1 when the launch should be probed (kernel matches, budget left). */
+int hook_probe_wanted(struct hook_kernel *k);
+/* Runs the probed copy; 1 when it launched (rc set), 0 when the original
+ * must run (reason emitted). */
+int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *rc);
+
+/* hook_cuda_results.c */
+struct hook_job;
+/* Map buffers: device + pinned host of `bytes`, within the budget. */
+int hook_results_reserve(CUcontext ctx, uint64_t bytes, struct hook_buf **dev, struct hook_buf **host,
+			 char **cause);
+void hook_results_release(struct hook_buf *dev, struct hook_buf *host, uint64_t bytes);
+/* Queues a finished-on-the-stream probed launch for the writer thread. */
+void hook_results_submit(struct hook_job *job);
+void hook_results_shutdown(int timeout_ms);
+void hook_results_fork_child(void);
+
+#endif

@@ -1,0 +1,50 @@
+/* The real driver functions the hook itself calls, typed from cuda.h and
+ * taken with dlsym from the real driver (never through our own exports, which
+ * would re-enter the hooks). A missing symbol stays NULL: callers check. */
+#ifndef NTOP_HOOK_CUDA_API_H
+#define NTOP_HOOK_CUDA_API_H
+#include <cuda.h>
+
+#define HOOK_CUDA_API(X) \
+	X(cuDriverGetVersion) \
+	X(cuDeviceGetCount) \
+	X(cuDeviceGet) \
+	X(cuDeviceGetName) \
+	X(cuDeviceGetAttribute) \
+	X(cuCtxGetCurrent) \
+	X(cuCtxSetCurrent) \
+	X(cuCtxGetDevice) \
+	X(cuFuncGetName) \
+	X(cuKernelGetName) \
+	X(cuFuncGetAttribute) \
+	X(cuFuncGetParamInfo) \
+	X(cuModuleUnload) \
+	X(cuModuleGetGlobal_v2) \
+	X(cuLibraryGetGlobal) \
+	X(cuMemAlloc_v2) \
+	X(cuMemAllocHost_v2) \
+	X(cuMemsetD8Async) \
+	X(cuMemcpyDtoHAsync_v2) \
+	X(cuMemcpyDtoDAsync_v2) \
+	X(cuEventCreate) \
+	X(cuEventRecord) \
+	X(cuEventQuery) \
+	X(cuEventSynchronize) \
+	X(cuEventElapsedTime_v2) \
+	X(cuEventDestroy_v2) \
+	X(cuStreamIsCapturing) \
+	X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+	X(cuThreadExchangeStreamCaptureMode)
+
+struct hook_cuda_api {
+#define HOOK_CUDA_API_FIELD(name) __typeof__(name) *name;
+	HOOK_CUDA_API(HOOK_CUDA_API_FIELD)
+#undef HOOK_CUDA_API_FIELD
+};
+
+extern struct hook_cuda_api cu;
+
+/* Fills `cu` from hook.real (NULLs when there is no driver). */
+void hook_cuda_api_load(void);
+
+#endif

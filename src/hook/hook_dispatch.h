@@ -1,0 +1,13 @@
+/* Dispatch table setup and process-lifetime hooks (hook_dispatch.c). */
+#ifndef NTOP_HOOK_DISPATCH_H
+#define NTOP_HOOK_DISPATCH_H
+
+/* Fills hook.real[] and ntop_dispatch[] from hook.real. */
+void hook_dispatch_fill(void);
+/* What a missing function is replaced with (CUDA_ERROR_NOT_FOUND, or
+ * CUDA_ERROR_NOT_INITIALIZED when there is no driver at all). */
+void *hook_dispatch_stub(void);
+/* Registers the exit flush (once). */
+void hook_dispatch_register_exit(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* Debug log (hook_log.h): one write() per line, O_APPEND, so processes and
+ * threads sharing the file do not interleave within a line. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "common/timeutil.h"
+#include "hook/hook_env.h"
+#include "hook/hook_log.h"
+#include "hook/hook_state.h"
+
+void hook_log_open(void)
+{
+	const char *path = getenv(NTOP_ENV_LOG);
+	if (path && *path)
+		hook.cfg.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+void hook_logf(const char *func, const char *fmt, ...)
+{
+	if (hook.cfg.log_fd < 0)
+		return;
+	char line[1024];
+	uint64_t t = time_mono_ns();
+	int n = snprintf(line, sizeof line, "%llu.%06llu %d %s: ", (unsigned long long)(t / 1000000000u),
+			 (unsigned long long)(t % 1000000000u / 1000u), hook.pid, func);
+	if (n < 0 || (size_t)n >= sizeof line)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	size_t len = (size_t)n + ((size_t)m < sizeof line - (size_t)n - 1 ? (size_t)m : sizeof line - (size_t)n - 2);
+	line[len++] = '\n';
+	ssize_t w = write(hook.cfg.log_fd, line, len);
+	(void)w;
+}

@@ -1,0 +1,113 @@
+/* What the hook knows about the application's code: modules and libraries
+ * (with a private copy of their image when it can yield PTX), kernels (one
+ * record per kernel, reachable from every CUfunction and CUkernel handle that
+ * names it), cuLink states (Numba's PTX) and graph executables. One lock,
+ * held only for lookups and inserts; the per-launch counters are atomics. */
+#ifndef NTOP_HOOK_REGISTRY_H
+#define NTOP_HOOK_REGISTRY_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hook/hook_ptrmap.h"
+
+struct hook_kernel;
+
+struct hook_module {
+	uint32_t mid;
+	void *handle;         /* CUmodule, or CUlibrary when is_library */
+	int is_library;
+	int unloaded;
+	int kind;             /* enum image_kind */
+	uint8_t *image;       /* private copy when it holds PTX or is a cubin */
+	size_t size;
+	int n_ptx, n_sass;
+	char *link_ptx;       /* PTX from cuLink* (Numba) or Triton's cache */
+	size_t link_ptx_len;
+	const char *source;   /* "app", "numba", "triton" */
+	struct hook_kernel *kernels; /* list through hook_kernel.next_in_mod */
+};
+
+/* An instrumented copy of a kernel in one context. */
+struct hook_inst {
+	struct hook_inst *next;
+	void *ctx;            /* CUcontext */
+	int ok;               /* 0: failed, reason says why */
+	char *reason;
+	void *module;         /* CUmodule of the probed copy */
+	void *func;           /* CUfunction of the probed copy */
+	struct engine_result *res;
+	int regs_orig, regs_probed;
+};
+
+struct hook_launch_cfg {
+	unsigned grid[3], block[3], smem;
+	const char *api;
+};
+
+struct hook_kernel {
+	uint32_t kid;
+	char *name;
+	struct hook_module *mod;   /* NULL when the handle was never seen created */
+	struct hook_kernel *next_in_mod;
+	int has_ptx;
+	char *reason;              /* why it cannot be probed */
+	int match;                 /* -1 not decided, 0/1: matches NTOP_KERNELS and probes are set */
+	uint64_t launches;         /* atomic */
+	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
+	uint64_t probed;           /* probed launches started */
+	uint64_t timed, total_ns, min_ns, max_ns; /* under the timing lock */
+	uint64_t stats_launches;   /* launches at the last stats line */
+	uint64_t stats_timed;
+	uint64_t next_sample_ns;   /* monotonic: earliest next sampled timing */
+	struct hook_launch_cfg last; /* last config a `launch` line showed */
+	int launched;              /* a `launch` line was emitted */
+	struct hook_inst *insts;   /* per context */
+	char *decline_reported;    /* last decline reason emitted (say it once) */
+};
+
+struct hook_registry {
+	pthread_mutex_t lock;
+	struct ptrmap modules;  /* CUmodule/CUlibrary -> hook_module */
+	struct ptrmap kernels;  /* CUfunction/CUkernel -> hook_kernel */
+	struct ptrmap links;    /* CUlinkState -> hook_link */
+	struct ptrmap cubins;   /* cubin pointer from cuLinkComplete -> hook_link */
+	struct ptrmap graphs;   /* CUgraphExec -> launch count (uintptr_t) */
+	struct hook_kernel **all; /* every kernel, by kid - 1 */
+	uint32_t n_kernels, cap_kernels;
+	uint32_t n_modules;
+};
+
+struct hook_link {
+	char *ptx;     /* PTX inputs joined (each NUL-separated, last NUL-terminated) */
+	size_t ptx_len;
+	int n_ptx;
+};
+
+void hook_registry_init(struct hook_registry *r);
+/* Registers a loaded image; returns the record (also on a repeated handle). */
+struct hook_module *hook_registry_add_module(void *handle, int is_library, const char *api,
+					     const void *image, size_t size_hint);
+struct hook_module *hook_registry_module(void *handle);
+void hook_registry_unload(void *handle);
+/* Another handle for the same image (cuLibraryGetModule). */
+void hook_registry_module_alias(void *handle, struct hook_module *m);
+/* The kernel named `name` in `mod` (created on first sight) for `handle`. */
+struct hook_kernel *hook_registry_add_kernel(void *handle, struct hook_module *mod, const char *name);
+/* Maps another handle (CUfunction from cuKernelGetFunction) to a kernel. */
+void hook_registry_alias(void *handle, struct hook_kernel *k);
+/* Lookup on the launch path; creates a record via the driver's name query
+ * for a handle we never saw created. NULL only when even that fails. */
+struct hook_kernel *hook_registry_kernel(void *handle);
+/* Snapshot of every kernel (for stats); caller frees the array. */
+struct hook_kernel **hook_registry_kernels(uint32_t *n);
+
+/* Numba: PTX inputs per link state, then per linked cubin. */
+void hook_registry_link_create(void *state);
+void hook_registry_link_add(void *state, const void *ptx, size_t len);
+void hook_registry_link_complete(void *state, const void *cubin);
+void hook_registry_link_destroy(void *state);
+
+/* Counts a replay of a graph executable; returns the count so far. */
+uint64_t hook_registry_graph_launch(void *exec);
+
+#endif

@@ -1,0 +1,20 @@
+/* The hook's globals (hook_state.h). */
+#include <string.h>
+#include "hook/hook_state.h"
+
+struct hook_state hook = { .cfg = { .event_fd = -1, .log_fd = -1 } };
+
+void hook_state_init_locks(void)
+{
+	pthread_mutex_init(&hook.q.lock, NULL);
+	pthread_cond_init(&hook.q.wake, NULL);
+	pthread_cond_init(&hook.q.idle, NULL);
+	pthread_mutex_init(&hook.reg.lock, NULL);
+	pthread_mutex_init(&hook.timing.lock, NULL);
+	pthread_cond_init(&hook.timing.wake, NULL);
+	pthread_mutex_init(&hook.res.lock, NULL);
+	pthread_cond_init(&hook.res.wake, NULL);
+	pthread_cond_init(&hook.res.idle, NULL);
+	pthread_mutex_init(&hook.dev_lock, NULL);
+	pthread_mutex_init(&hook.probe_lock, NULL);
+}

@@ -1,0 +1,128 @@
+/* All of the hook's process-wide state, in one struct (`hook`, defined in
+ * hook_state.c), so fork handling and tests can see every lock and queue. */
+#ifndef NTOP_HOOK_STATE_H
+#define NTOP_HOOK_STATE_H
+#include <pthread.h>
+#include <stdint.h>
+#include "hook/hook_registry.h"
+#include "hook/hook_table.h"
+
+struct probe;
+
+enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
+
+#define HOOK_QUEUE_SLOTS 8192   /* event lines waiting for the writer thread */
+#define HOOK_MAX_DEVICES 64
+
+struct hook_config {
+	int event_fd;              /* -1: no sink */
+	int event_fd_owned;        /* we opened events-<pid>.log (reopen after fork) */
+	char *trace_dir;           /* NULL when unset */
+	char *results_dir;         /* trace_dir/results */
+	char *probes;              /* NTOP_PROBES (':'-separated) or NULL */
+	char **kernels;            /* NTOP_KERNELS patterns */
+	int n_kernels;
+	uint64_t probe_every, probe_limit;
+	uint64_t map_budget;       /* bytes */
+	int use_ptxas;
+	enum hook_time_mode time_mode;
+	int keep_ptx;
+	int log_fd;                /* -1: no debug log */
+};
+
+struct hook_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* writer: lines queued or stop */
+	pthread_cond_t idle;       /* flushers: queue drained */
+	char *lines[HOOK_QUEUE_SLOTS];
+	unsigned head, count;
+	uint64_t lost;             /* dropped since the last `lost` line */
+	int writing;               /* writer holds a line outside the lock */
+	int started, stop;
+	pthread_t thread;
+};
+
+struct hook_device {
+	int known;
+	int cc, sms, clock_khz;
+	char name[128];
+};
+
+/* A launch being timed: two pooled events, polled by the timing thread. */
+struct hook_timed {
+	struct hook_timed *next;
+	struct hook_kernel *k;
+	uint64_t seq;
+	void *ctx, *start, *end;   /* CUcontext, CUevent x2 */
+};
+
+struct hook_event_pool {
+	struct hook_event_pool *next;
+	void *ctx;
+	void **free;
+	int n, cap;
+};
+
+struct hook_timing {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct hook_timed *pending;
+	struct hook_event_pool *pools;
+	int started, stop;
+	pthread_t thread;
+	uint64_t last_stats_ns;
+};
+
+/* A device buffer or pinned host buffer kept for reuse. */
+struct hook_buf {
+	struct hook_buf *next;
+	void *ctx;
+	uint64_t ptr;              /* CUdeviceptr, or host address for pinned */
+	uint64_t size;             /* bytes */
+};
+
+struct hook_job;               /* hook_cuda_results.c */
+
+struct hook_results {
+	pthread_mutex_t lock;
+	pthread_cond_t wake, idle;
+	struct hook_job *head, *tail;
+	int busy;                  /* writer holds a job outside the lock */
+	struct hook_buf *dev_free, *host_free;
+	uint64_t in_flight;        /* map bytes of queued/running jobs */
+	int started, stop;
+	pthread_t thread;
+};
+
+struct hook_state {
+	int pid;
+	int initialised;
+	struct hook_config cfg;
+	/* driver */
+	void *real;                /* dlopen handle of the real driver */
+	char real_path[4096];
+	char *no_driver;           /* why there is no real driver */
+	void *real[HOOK_N_ROWS];   /* real driver function per hooked row (or a stub) */
+	/* subsystems */
+	struct hook_queue q;
+	struct hook_registry reg;
+	struct hook_timing timing;
+	struct hook_results res;
+	pthread_mutex_t dev_lock;
+	struct hook_device dev[HOOK_MAX_DEVICES];
+	pthread_mutex_t probe_lock; /* probe loading and instrumentation */
+	int probes_loaded;
+	struct probe **probes;
+	int n_probes;
+	char *probes_cause;        /* why the probes could not be loaded */
+	uint64_t seq;              /* launch sequence (atomic) */
+	uint64_t launches;         /* all launches (atomic) */
+	int atexit_done;
+};
+
+extern struct hook_state hook;
+
+/* Resets every lock after fork() in the child (threads do not survive). */
+void hook_state_init_locks(void);
+
+#endif

@@ -1,0 +1,83 @@
+/* The hooked driver symbols, one row each (tmux cmd_table style): the exact
+ * exported name, the cuda.h function whose type the handler has, and whether
+ * it is a launch entry point. Read by the dispatch fill (exports and dlsym
+ * go through the same trampolines) and by cuGetProcAddress. Every other
+ * export is forwarded untouched, cuGetExportTable included.
+ *
+ * Only names whose ABI matches the listed prototype are hooked: the legacy
+ * cuLinkCreate/cuLinkAddData/cuLinkAddFile have the _v2 signatures; legacy
+ * cuGraphAddKernelNode takes the v1 params struct (same leading fields). */
+#ifndef NTOP_HOOK_TABLE_H
+#define NTOP_HOOK_TABLE_H
+#include <cuda.h>
+
+/* Prototypes cuda.h no longer declares (or only under a macro rename). */
+CUresult hook_proto_getproc_v1(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags);
+CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+				 size_t n_deps, const CUDA_KERNEL_NODE_PARAMS_v1 *params);
+
+/* X(exported name, prototype, launch) */
+#define HOOK_ROWS(X) \
+	X(cuInit, cuInit, 0) \
+	X(cuGetProcAddress, hook_proto_getproc_v1, 0) \
+	X(cuGetProcAddress_v2, cuGetProcAddress_v2, 0) \
+	X(cuModuleLoad, cuModuleLoad, 0) \
+	X(cuModuleLoadData, cuModuleLoadData, 0) \
+	X(cuModuleLoadDataEx, cuModuleLoadDataEx, 0) \
+	X(cuModuleLoadFatBinary, cuModuleLoadFatBinary, 0) \
+	X(cuModuleUnload, cuModuleUnload, 0) \
+	X(cuModuleGetFunction, cuModuleGetFunction, 0) \
+	X(cuLibraryLoadData, cuLibraryLoadData, 0) \
+	X(cuLibraryLoadFromFile, cuLibraryLoadFromFile, 0) \
+	X(cuLibraryUnload, cuLibraryUnload, 0) \
+	X(cuLibraryGetKernel, cuLibraryGetKernel, 0) \
+	X(cuLibraryGetModule, cuLibraryGetModule, 0) \
+	X(cuKernelGetFunction, cuKernelGetFunction, 0) \
+	X(cuLinkCreate, cuLinkCreate_v2, 0) \
+	X(cuLinkCreate_v2, cuLinkCreate_v2, 0) \
+	X(cuLinkAddData, cuLinkAddData_v2, 0) \
+	X(cuLinkAddData_v2, cuLinkAddData_v2, 0) \
+	X(cuLinkAddFile, cuLinkAddFile_v2, 0) \
+	X(cuLinkAddFile_v2, cuLinkAddFile_v2, 0) \
+	X(cuLinkComplete, cuLinkComplete, 0) \
+	X(cuLinkDestroy, cuLinkDestroy, 0) \
+	X(cuLaunchKernel, cuLaunchKernel, 1) \
+	X(cuLaunchKernel_ptsz, cuLaunchKernel, 1) \
+	X(cuLaunchKernelEx, cuLaunchKernelEx, 1) \
+	X(cuLaunchKernelEx_ptsz, cuLaunchKernelEx, 1) \
+	X(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel, 1) \
+	X(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel, 1) \
+	X(cuGraphAddKernelNode, hook_proto_graph_add_v1, 1) \
+	X(cuGraphAddKernelNode_v2, cuGraphAddKernelNode_v2, 1) \
+	X(cuGraphLaunch, cuGraphLaunch, 1) \
+	X(cuGraphLaunch_ptsz, cuGraphLaunch, 1)
+
+enum hook_row_id {
+#define HOOK_ROW_ENUM(name, proto, launch) HOOK_ROW_##name,
+	HOOK_ROWS(HOOK_ROW_ENUM)
+#undef HOOK_ROW_ENUM
+	HOOK_N_ROWS
+};
+
+/* Handlers: hook_<name>, typed like the prototype. */
+#define HOOK_ROW_DECL(name, proto, launch) __typeof__(proto) hook_##name;
+HOOK_ROWS(HOOK_ROW_DECL)
+#undef HOOK_ROW_DECL
+
+struct hook_row {
+	const char *name;  /* exported symbol */
+	void *handler;     /* hook_<name> */
+	int launch;        /* a launch entry point (listed and counted) */
+};
+
+extern const struct hook_row hook_table[HOOK_N_ROWS];
+
+/* Row for an exported name; -1 when the name is not hooked. */
+int hook_table_find(const char *name);
+/* Row whose real driver function is `fn`; -1 when none (cuGetProcAddress). */
+int hook_table_find_real(const void *fn);
+
+/* The real driver function of a row, typed: REAL(cuLaunchKernel_ptsz)(...). */
+#define HOOK_REAL(name) ((__typeof__(&hook_##name))hook.real[HOOK_ROW_##name])
+
+#endif

@@ -1,0 +1,645 @@
+/* Result files (.ntr): writer and reader. Layout (little-endian, byte by byte
+ * in doc/trace-format.md):
+ *
+ *   fixed header (RESULT_HEADER_BYTES, v1 = 104 bytes; readers skip to the
+ *   header_bytes the file declares, so later versions may append fields)
+ *   str kernel, str probes            (str = u32 length + bytes, no NUL)
+ *   per map: descriptor (desc_bytes, level, cap, rec_size, n_fields, units,
+ *            counts/records/frame byte counts, str name, fields) then one
+ *            zstd frame holding counts[units] (u32) followed by the records
+ *
+ * The writer streams each frame straight to a temporary file and patches the
+ * frame and file sizes afterwards, so a DMAT result of hundreds of MB is never
+ * held compressed in memory. The reader trusts nothing: every length is checked
+ * against the bytes left, every size against the others, and a frame must
+ * declare exactly the size the descriptor promises before anything is
+ * allocated for it. */
+#include "trace/result.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "common/cause.h"
+#include "common/strbuf.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "result files keep device records as raw little-endian bytes"
+#endif
+
+#define RESULT_HEADER_BYTES 104u
+#define RESULT_OFF_FILE_BYTES 16u
+#define RESULT_DESC_FIXED 56u      /* descriptor bytes before the map name */
+#define RESULT_MAX_MAPS 64u
+#define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
+/* zstd cannot expand one byte into more than ~32K (an RLE block is 4 bytes
+ * for 128 KiB); a frame promising more is corrupt, and refusing it before
+ * allocating keeps a forged size from asking malloc for a terabyte. */
+#define RESULT_MAX_RATIO 40000ull
+
+/* ---- writing ---- */
+
+static void put_u32(struct strbuf *sb, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	strbuf_append(sb, (const char *)b, 4);
+}
+
+static void put_u64(struct strbuf *sb, uint64_t v)
+{
+	put_u32(sb, (uint32_t)v);
+	put_u32(sb, (uint32_t)(v >> 32));
+}
+
+static void put_str(struct strbuf *sb, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put_u32(sb, (uint32_t)n);
+	strbuf_append(sb, s ? s : "", n);
+}
+
+static int write_all(int fd, const void *buf, size_t n, char **cause)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return cause_set(cause, "write: %s", w < 0 ? strerror(errno) : "short write");
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int pwrite_u64(int fd, uint64_t v, uint64_t off, char **cause)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	if (pwrite(fd, b, 8, (off_t)off) != 8)
+		return cause_set(cause, "pwrite: %s", strerror(errno));
+	return 0;
+}
+
+/* Flushes a strbuf to fd and empties it; tracks the file offset. */
+static int flush_sb(int fd, struct strbuf *sb, uint64_t *off, char **cause)
+{
+	if (sb->failed)
+		return cause_set(cause, "out of memory");
+	if (write_all(fd, sb->data, sb->len, cause) < 0)
+		return -1;
+	*off += sb->len;
+	sb->len = 0;
+	return 0;
+}
+
+/* Bytes of records a map holds; 0 with *bad set on overflow. */
+static uint64_t map_records_bytes(const struct result_map *m, int *bad)
+{
+	uint64_t per = (uint64_t)m->map.cap * m->map.rec_size;
+	if (per && m->units > UINT64_MAX / per) {
+		*bad = 1;
+		return 0;
+	}
+	return per * m->units;
+}
+
+static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec_bytes)
+{
+	size_t start = sb->len;
+	put_u32(sb, 0); /* desc_bytes, patched below */
+	put_u32(sb, (uint32_t)m->map.level);
+	put_u32(sb, m->map.cap);
+	put_u32(sb, m->map.rec_size);
+	put_u32(sb, (uint32_t)m->map.n_fields);
+	put_u32(sb, 0);
+	put_u64(sb, m->units);
+	put_u64(sb, m->units * 4);
+	put_u64(sb, rec_bytes);
+	put_u64(sb, 0); /* frame_bytes, patched after compression */
+	put_str(sb, m->map.name);
+	for (int i = 0; i < m->map.n_fields; i++) {
+		put_str(sb, m->map.fields[i].name);
+		put_u32(sb, (uint32_t)m->map.fields[i].type);
+		put_u32(sb, m->map.fields[i].offset);
+	}
+	if (!sb->failed) {
+		uint32_t n = (uint32_t)(sb->len - start);
+		for (int i = 0; i < 4; i++)
+			sb->data[start + (size_t)i] = (char)(n >> (8 * i));
+	}
+}
+
+/* Streams counts then records through one zstd frame into fd. */
+static int write_frame(int fd, ZSTD_CCtx *cc, const struct result_map *m, uint64_t rec_bytes,
+		       uint64_t *frame_bytes, char **cause)
+{
+	static uint8_t none;
+	uint8_t out[1 << 16];
+	ZSTD_inBuffer parts[2] = {
+		{m->counts ? (const void *)m->counts : &none, m->units * 4, 0},
+		{m->records ? (const void *)m->records : &none, rec_bytes, 0},
+	};
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(cc, m->units * 4 + rec_bytes);
+	*frame_bytes = 0;
+	for (int k = 0; k < 2; k++) {
+		ZSTD_EndDirective mode = k == 1 ? ZSTD_e_end : ZSTD_e_continue;
+		size_t left;
+		do {
+			ZSTD_outBuffer o = {out, sizeof out, 0};
+			left = ZSTD_compressStream2(cc, &o, &parts[k], mode);
+			if (ZSTD_isError(left))
+				return cause_set(cause, "zstd: %s", ZSTD_getErrorName(left));
+			if (write_all(fd, out, o.pos, cause) < 0)
+				return -1;
+			*frame_bytes += o.pos;
+		} while (mode == ZSTD_e_end ? left != 0 : parts[k].pos < parts[k].size);
+	}
+	return 0;
+}
+
+static int result_check_for_write(const struct result *r, char **cause)
+{
+	if (r->n_maps < 0 || (uint32_t)r->n_maps > RESULT_MAX_MAPS || (r->n_maps && !r->maps))
+		return cause_set(cause, "bad map count %d", r->n_maps);
+	for (int i = 0; i < r->n_maps; i++) {
+		const struct result_map *m = &r->maps[i];
+		int bad = 0;
+		uint64_t rb = map_records_bytes(m, &bad);
+		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 ||
+		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS)
+			return cause_set(cause, "map %d (%s): bad sizes", i, m->map.name);
+		if ((m->units && !m->counts) || (rb && !m->records))
+			return cause_set(cause, "map %d (%s): no data", i, m->map.name);
+	}
+	return 0;
+}
+
+static void put_header(struct strbuf *sb, const struct result *r)
+{
+	strbuf_append(sb, RESULT_MAGIC, 8); /* includes the NUL */
+	put_u32(sb, RESULT_VERSION);
+	put_u32(sb, RESULT_HEADER_BYTES);
+	put_u64(sb, 0); /* file_bytes, patched at the end */
+	put_u32(sb, r->pid);
+	put_u32(sb, r->kernel_id);
+	put_u64(sb, r->seq);
+	for (int i = 0; i < 3; i++)
+		put_u32(sb, r->grid[i]);
+	for (int i = 0; i < 3; i++)
+		put_u32(sb, r->block[i]);
+	put_u32(sb, r->smem);
+	put_u32(sb, r->device_sms);
+	put_u32(sb, r->device_cc);
+	put_u32(sb, r->sm_clock_khz);
+	put_u64(sb, r->wall_ns);
+	put_u64(sb, r->duration_ns);
+	put_u32(sb, (uint32_t)r->n_maps);
+	put_u32(sb, 0); /* flags */
+	put_str(sb, r->kernel);
+	put_str(sb, r->probes);
+}
+
+static int result_write_body(int fd, const struct result *r, char **cause)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	uint64_t off = 0;
+	int rc = -1;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	if (!cc) {
+		cause_set(cause, "out of memory");
+		goto out;
+	}
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	put_header(&sb, r);
+	if (flush_sb(fd, &sb, &off, cause) < 0)
+		goto out;
+	for (int i = 0; i < r->n_maps; i++) {
+		const struct result_map *m = &r->maps[i];
+		int bad = 0;
+		uint64_t rb = map_records_bytes(m, &bad);
+		put_desc(&sb, m, rb);
+		uint64_t frame_off = off + 48, frame_bytes;
+		if (flush_sb(fd, &sb, &off, cause) < 0 ||
+		    write_frame(fd, cc, m, rb, &frame_bytes, cause) < 0 ||
+		    pwrite_u64(fd, frame_bytes, frame_off, cause) < 0)
+			goto out;
+		off += frame_bytes;
+	}
+	if (pwrite_u64(fd, off, RESULT_OFF_FILE_BYTES, cause) < 0)
+		goto out;
+	if (fsync(fd) < 0) {
+		cause_set(cause, "fsync: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	ZSTD_freeCCtx(cc);
+	strbuf_done(&sb);
+	return rc;
+}
+
+int result_write(const char *dir, const char *name, const struct result *r, char **cause)
+{
+	if (result_check_for_write(r, cause) < 0)
+		return -1;
+	char *tmp = NULL, *dst = NULL;
+	int fd = -1, rc = -1;
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
+		tmp = NULL;
+		cause_set(cause, "out of memory");
+		goto out;
+	}
+	if (asprintf(&dst, "%s/%s", dir, name) < 0) {
+		dst = NULL;
+		cause_set(cause, "out of memory");
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		cause_set(cause, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (result_write_body(fd, r, cause) < 0) {
+		cause_wrap(cause, "%s", dst);
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		cause_set(cause, "%s: close: %s", dst, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, dst) < 0) {
+		cause_set(cause, "%s: rename: %s", dst, strerror(errno));
+		goto out;
+	}
+	/* the rename itself must survive a crash too */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0 && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(dst);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const uint8_t *p;
+	uint64_t len, off;
+	char **cause;
+	int failed; /* sticky: the first failure's cause is the one reported */
+};
+
+static int rd_need(struct rd *r, uint64_t n, const char *what)
+{
+	if (r->failed)
+		return -1;
+	r->failed = n > r->len - r->off;
+	if (r->failed)
+		return cause_set(r->cause, "truncated at byte %llu: %s needs %llu bytes, %llu left",
+				 (unsigned long long)r->off, what, (unsigned long long)n,
+				 (unsigned long long)(r->len - r->off));
+	return 0;
+}
+
+static int rd_u32(struct rd *r, uint32_t *v, const char *what)
+{
+	if (rd_need(r, 4, what) < 0)
+		return -1;
+	const uint8_t *b = r->p + r->off;
+	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	r->off += 4;
+	return 0;
+}
+
+static int rd_u64(struct rd *r, uint64_t *v, const char *what)
+{
+	uint32_t lo, hi;
+	if (rd_u32(r, &lo, what) < 0 || rd_u32(r, &hi, what) < 0)
+		return -1;
+	*v = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+/* Reads a length-prefixed string into a malloc'd C string (no NULs inside). */
+static int rd_str(struct rd *r, char **out, const char *what)
+{
+	uint32_t n;
+	if (rd_u32(r, &n, what) < 0)
+		return -1;
+	if (n > RESULT_MAX_STR)
+		return cause_set(r->cause, "byte %llu: %s length %u is implausible",
+				 (unsigned long long)r->off - 4, what, n);
+	if (rd_need(r, n, what) < 0)
+		return -1;
+	if (memchr(r->p + r->off, 0, n))
+		return cause_set(r->cause, "byte %llu: %s contains a NUL byte", (unsigned long long)r->off, what);
+	char *s = malloc((size_t)n + 1);
+	if (!s)
+		return cause_set(r->cause, "out of memory");
+	memcpy(s, r->p + r->off, n);
+	s[n] = 0;
+	r->off += n;
+	*out = s;
+	return 0;
+}
+
+static int rd_name(struct rd *r, char *dst, size_t cap, const char *what)
+{
+	char *s = NULL;
+	if (rd_str(r, &s, what) < 0)
+		return -1;
+	if (strlen(s) >= cap) {
+		free(s);
+		return cause_set(r->cause, "byte %llu: %s longer than %zu bytes",
+				 (unsigned long long)r->off, what, cap - 1);
+	}
+	strcpy(dst, s);
+	free(s);
+	return 0;
+}
+
+static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
+{
+	uint32_t version, hdr;
+	uint64_t file_bytes;
+	if (r->len < 16 || memcmp(r->p, RESULT_MAGIC, 8) != 0)
+		return cause_set(r->cause, "not an ntop result file (bad magic)");
+	r->off = 8;
+	rd_u32(r, &version, "version");
+	if (version != RESULT_VERSION)
+		return cause_set(r->cause, "result format version %u, this ntop reads version %u",
+				 version, RESULT_VERSION);
+	rd_u32(r, &hdr, "header size");
+	if (hdr < RESULT_HEADER_BYTES || hdr > r->len)
+		return cause_set(r->cause, "header size %u out of range (file has %llu bytes)",
+				 hdr, (unsigned long long)r->len);
+	if (rd_u64(r, &file_bytes, "file size") < 0)
+		return -1;
+	if (file_bytes != r->len)
+		return cause_set(r->cause, "file has %llu bytes, header says %llu (%s)",
+				 (unsigned long long)r->len, (unsigned long long)file_bytes,
+				 file_bytes > r->len ? "truncated" : "trailing bytes");
+	uint32_t flags;
+	rd_u32(r, &res->pid, "pid");
+	rd_u32(r, &res->kernel_id, "kernel id");
+	rd_u64(r, &res->seq, "seq");
+	for (int i = 0; i < 3; i++)
+		rd_u32(r, &res->grid[i], "grid");
+	for (int i = 0; i < 3; i++)
+		rd_u32(r, &res->block[i], "block");
+	rd_u32(r, &res->smem, "smem");
+	rd_u32(r, &res->device_sms, "device sms");
+	rd_u32(r, &res->device_cc, "device cc");
+	rd_u32(r, &res->sm_clock_khz, "clock");
+	rd_u64(r, &res->wall_ns, "wall time");
+	rd_u64(r, &res->duration_ns, "duration");
+	rd_u32(r, n_maps, "map count");
+	if (rd_u32(r, &flags, "flags") < 0)
+		return -1;
+	if (*n_maps > RESULT_MAX_MAPS)
+		return cause_set(r->cause, "map count %u is implausible", *n_maps);
+	r->off = hdr;
+	if (rd_str(r, &res->kernel, "kernel name") < 0 || rd_str(r, &res->probes, "probe names") < 0)
+		return -1;
+	return 0;
+}
+
+static int rd_fields(struct rd *r, struct probe_map *m)
+{
+	for (int i = 0; i < m->n_fields; i++) {
+		struct probe_field *f = &m->fields[i];
+		uint32_t type, off;
+		if (rd_name(r, f->name, sizeof f->name, "field name") < 0 ||
+		    rd_u32(r, &type, "field type") < 0 || rd_u32(r, &off, "field offset") < 0)
+			return -1;
+		if (type != PROBE_U32 && type != PROBE_U64)
+			return cause_set(r->cause, "map %s: field %s has type %u", m->name, f->name, type);
+		if ((uint64_t)off + type > m->rec_size)
+			return cause_set(r->cause, "map %s: field %s at %u+%u outside a %u-byte record",
+					 m->name, f->name, off, type, m->rec_size);
+		f->type = (enum probe_type)type;
+		f->offset = off;
+	}
+	return 0;
+}
+
+struct rd_desc {
+	uint64_t counts_bytes, records_bytes, frame_bytes;
+};
+
+static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
+{
+	uint64_t start = r->off;
+	uint32_t desc_bytes, level, n_fields, reserved;
+	rd_u32(r, &desc_bytes, "descriptor size");
+	rd_u32(r, &level, "map level");
+	rd_u32(r, &m->map.cap, "map cap");
+	rd_u32(r, &m->map.rec_size, "record size");
+	rd_u32(r, &n_fields, "field count");
+	rd_u32(r, &reserved, "reserved");
+	rd_u64(r, &m->units, "units");
+	rd_u64(r, &d->counts_bytes, "counts size");
+	rd_u64(r, &d->records_bytes, "records size");
+	if (rd_u64(r, &d->frame_bytes, "frame size") < 0)
+		return -1;
+	if (level != PROBE_LEVEL_THREAD && level != PROBE_LEVEL_WARP)
+		return cause_set(r->cause, "byte %llu: map level %u unknown", (unsigned long long)start, level);
+	if (m->map.rec_size == 0 || n_fields > PROBE_MAX_FIELDS)
+		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",
+				 (unsigned long long)start, m->map.rec_size, n_fields);
+	m->map.level = (enum probe_level)level;
+	m->map.n_fields = (int)n_fields;
+	if (rd_name(r, m->map.name, sizeof m->map.name, "map name") < 0 || rd_fields(r, &m->map) < 0)
+		return -1;
+	if (desc_bytes < r->off - start || desc_bytes > r->len - start)
+		return cause_set(r->cause, "map %s: descriptor size %u out of range", m->map.name, desc_bytes);
+	r->off = start + desc_bytes;
+	int bad = 0;
+	uint64_t want = map_records_bytes(m, &bad);
+	if (bad || m->units > UINT64_MAX / 4 || d->counts_bytes != m->units * 4 || d->records_bytes != want)
+		return cause_set(r->cause, "map %s: sizes disagree (units %llu, counts %llu, records %llu)",
+				 m->map.name, (unsigned long long)m->units,
+				 (unsigned long long)d->counts_bytes, (unsigned long long)d->records_bytes);
+	return rd_need(r, d->frame_bytes, "map data");
+}
+
+/* Decompresses one frame into counts then records, exactly as declared. */
+static int rd_frame(struct rd *r, struct result_map *m, const struct rd_desc *d)
+{
+	const uint8_t *src = r->p + r->off;
+	size_t n = (size_t)d->frame_bytes;
+	if (d->counts_bytes > UINT64_MAX - d->records_bytes)
+		return cause_set(r->cause, "map %s: size overflow", m->map.name);
+	uint64_t total = d->counts_bytes + d->records_bytes;
+	unsigned long long declared = ZSTD_getFrameContentSize(src, n);
+	if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN)
+		return cause_set(r->cause, "map %s: data is not a zstd frame with a size", m->map.name);
+	if (declared != total)
+		return cause_set(r->cause, "map %s: frame holds %llu bytes, descriptor says %llu",
+				 m->map.name, declared, (unsigned long long)total);
+	if (ZSTD_findFrameCompressedSize(src, n) != n)
+		return cause_set(r->cause, "map %s: frame does not fill its %zu bytes", m->map.name, n);
+	if (total / RESULT_MAX_RATIO > n + 1)
+		return cause_set(r->cause, "map %s: %llu bytes cannot come from a %zu-byte frame",
+				 m->map.name, (unsigned long long)total, n);
+	m->counts = malloc(d->counts_bytes ? (size_t)d->counts_bytes : 1);
+	m->records = malloc(d->records_bytes ? (size_t)d->records_bytes : 1);
+	if (!m->counts || !m->records)
+		return cause_set(r->cause, "map %s: out of memory for %llu bytes", m->map.name,
+				 (unsigned long long)total);
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	if (!dc)
+		return cause_set(r->cause, "out of memory");
+	uint8_t dummy;
+	ZSTD_outBuffer outs[3] = {{m->counts, (size_t)d->counts_bytes, 0},
+				  {m->records, (size_t)d->records_bytes, 0}, {&dummy, 0, 0}};
+	ZSTD_inBuffer in = {src, n, 0};
+	int k = 0, rc = 0;
+	for (;;) {
+		while (k < 2 && outs[k].pos == outs[k].size)
+			k++;
+		size_t in0 = in.pos, out0 = outs[k].pos;
+		size_t ret = ZSTD_decompressStream(dc, &outs[k], &in);
+		if (ZSTD_isError(ret)) {
+			rc = cause_set(r->cause, "map %s: zstd: %s", m->map.name, ZSTD_getErrorName(ret));
+			break;
+		}
+		if (ret == 0)
+			break;
+		if (in.pos == in0 && outs[k].pos == out0) {
+			rc = cause_set(r->cause, "map %s: frame ends early or holds more than declared", m->map.name);
+			break;
+		}
+	}
+	ZSTD_freeDCtx(dc);
+	if (rc == 0 && (outs[0].pos != outs[0].size || outs[1].pos != outs[1].size || in.pos != n))
+		rc = cause_set(r->cause, "map %s: frame size mismatch", m->map.name);
+	r->off += n;
+	return rc;
+}
+
+static void result_derive_counts(struct result_map *m)
+{
+	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0;
+	for (uint64_t u = 0; u < m->units; u++) {
+		uint64_t c = m->counts[u];
+		attempted += c / m->map.rec_size;
+		written += (c < cap_bytes ? c : cap_bytes) / m->map.rec_size;
+	}
+	m->records_written = written;
+	m->records_dropped = attempted - written;
+}
+
+static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, char **cause)
+{
+	struct rd r = {buf, len, 0, cause, 0};
+	uint32_t n_maps;
+	if (rd_header(&r, res, &n_maps) < 0)
+		return -1;
+	res->maps = calloc(n_maps ? n_maps : 1, sizeof *res->maps);
+	if (!res->maps)
+		return cause_set(cause, "out of memory");
+	for (uint32_t i = 0; i < n_maps; i++) {
+		struct result_map *m = &res->maps[i];
+		struct rd_desc d;
+		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
+		if (rd_descriptor(&r, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
+			return -1;
+		result_derive_counts(m);
+	}
+	if (r.off != len)
+		return cause_set(cause, "%llu unexpected bytes after the last map",
+				 (unsigned long long)(len - r.off));
+	return 0;
+}
+
+static int result_slurp(const char *path, uint8_t **buf, uint64_t *len, char **cause)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cause_set(cause, "%s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return cause_set(cause, "not a regular file");
+	}
+	uint64_t n = (uint64_t)st.st_size, got = 0;
+	uint8_t *b = malloc(n ? (size_t)n : 1);
+	if (!b) {
+		close(fd);
+		return cause_set(cause, "out of memory for %llu bytes", (unsigned long long)n);
+	}
+	while (got < n) {
+		ssize_t k = read(fd, b + got, (size_t)(n - got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (uint64_t)k;
+	}
+	close(fd);
+	*buf = b;
+	*len = got; /* a file that shrank while read is checked as the shorter file */
+	return 0;
+}
+
+int result_read_mem(const void *buf, size_t len, struct result **out, char **cause)
+{
+	*out = NULL;
+	struct result *res = calloc(1, sizeof *res);
+	if (!res)
+		return cause_set(cause, "out of memory");
+	if (result_parse(buf, len, res, cause) < 0) {
+		result_free(res);
+		return -1;
+	}
+	*out = res;
+	return 0;
+}
+
+int result_read(const char *path, struct result **out, char **cause)
+{
+	*out = NULL;
+	uint8_t *buf;
+	uint64_t len;
+	if (result_slurp(path, &buf, &len, cause) < 0)
+		return cause_wrap(cause, "%s", path);
+	int rc = result_read_mem(buf, (size_t)len, out, cause);
+	free(buf);
+	return rc < 0 ? cause_wrap(cause, "%s", path) : 0;
+}
+
+void result_free(struct result *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->n_maps; i++) {
+		free(r->maps[i].counts);
+		free(r->maps[i].records);
+	}
+	free(r->maps);
+	free(r->kernel);
+	free(r->probes);
+	free(r);
+}

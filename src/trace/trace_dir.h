@@ -1,0 +1,136 @@
+/* A trace directory as a model: what events.log says about processes, devices,
+ * modules, kernels and probed launches (doc/trace-format.md). Built by feeding
+ * event lines, so the same code serves a finished trace (trace_dir_load reads
+ * events.log) and a live one (the recorder and the TUI feed lines from the
+ * hook's pipe as they arrive). Unknown event types and keys are ignored; lines
+ * that do not parse, or lack the ids their type needs, are counted, never
+ * fatal. Result files are not opened here: td_result has their paths. */
+#ifndef NTOP_TRACE_DIR_H
+#define NTOP_TRACE_DIR_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct td_process {
+	uint32_t pid, ppid;
+	char *exe;          /* NULL until its hello event */
+	char *hook_version;
+	char *driver;       /* real libcuda path the hook forwards to */
+	int exited;
+	uint64_t exit_launches;
+	uint64_t graph_launches;
+};
+
+struct td_device {
+	uint32_t pid;
+	int ordinal;
+	char *name;
+	int cc;             /* 90 for sm_90 */
+	int sms;
+	int clock_khz;
+};
+
+struct td_module {
+	uint32_t pid, mid;
+	char *api, *kind, *source;
+	uint64_t size;      /* bytes */
+	int n_ptx, n_sass;  /* entries in the image */
+};
+
+struct td_config {
+	uint32_t grid[3], block[3];
+	uint32_t smem;      /* dynamic shared memory, bytes */
+};
+
+struct td_kernel {
+	uint32_t pid, kid, mid;
+	char *name;         /* mangled */
+	char *demangled;
+	int has_ptx;
+	char *ptx_reason;   /* why there is no PTX; NULL when there is */
+	/* instrumentation (NULL status: never instrumented) */
+	char *instrument_status; /* "ok" | "failed" */
+	char *instrument_reason;
+	char *instrument_probes;
+	int regs_orig, regs_probed; /* -1 unknown */
+	int sites;
+	double ms_jit;
+	/* launches: the stats event is cumulative and wins over counting */
+	uint64_t launches;
+	uint64_t timed;     /* launches with a measured duration */
+	uint64_t total_ns;  /* sum over timed launches */
+	uint64_t min_ns, max_ns;
+	uint64_t launch_events;
+	struct td_config last; /* from the last launch event */
+	int has_config;
+	int n_configs;      /* distinct configs seen */
+	struct td_config *configs;
+	int occ;            /* resident blocks per SM (occ= of the launch), 0 unknown */
+	uint64_t declined;  /* launches that should have been probed but ran unprobed */
+	char *declined_reason; /* the last one */
+	uint64_t graph_nodes;
+	int *results;       /* indices into trace_dir.results, in seq order */
+	int n_results;
+	/* private: time events, used only when no stats event came */
+	uint64_t time_count, time_total_ns;
+	int has_stats;
+};
+
+struct td_result {
+	uint32_t pid, kid;
+	uint64_t seq;
+	char *file;         /* as written in the event: results/<pid>-<seq>.ntr */
+	char *path;         /* joined with the trace directory; NULL if file is unsafe */
+	uint64_t maps, records, dropped, bytes;
+	uint64_t ns;        /* time the hook spent on it */
+	struct td_config config; /* of the probed launch, when its launch event came */
+	int has_config;
+	int occ;            /* from the launch event, 0 unknown */
+};
+
+struct td_warning {
+	uint32_t pid;
+	uint64_t t_ns;
+	char *msg;
+};
+
+struct trace_dir {
+	char *path;
+	/* the recorder's header line */
+	char *record_argv, *record_version;
+	uint64_t record_t_ns;
+	uint32_t record_pid;
+
+	struct td_process *procs;   int n_procs;
+	struct td_device *devices;  int n_devices;
+	struct td_module *modules;  int n_modules;
+	struct td_kernel *kernels;  int n_kernels;
+	struct td_result *results;  int n_results;
+	struct td_warning *warnings; int n_warnings;
+	uint64_t lost_events;       /* sum of lost events= */
+
+	uint64_t lines;             /* complete lines fed */
+	uint64_t malformed_lines;   /* did not parse, or missing ids */
+	uint64_t unknown_lines;     /* well-formed, type unknown */
+	int truncated_last_line;    /* events.log did not end with '\n' */
+
+	void *index;                /* private: (pid, kid) -> kernel */
+	int caps[6];                /* private: array capacities */
+};
+
+/* An empty model for `path` (may be NULL for a live stream). */
+struct trace_dir *trace_dir_create(const char *path);
+/* Applies one event line (with or without its '\n'). */
+void trace_dir_feed(struct trace_dir *td, const char *line, size_t len);
+/* Reads path/events.log into a new model. Fails only when the file cannot
+ * be read at all; bad lines are counted. */
+int trace_dir_load(const char *path, struct trace_dir **out, char **cause);
+void trace_dir_free(struct trace_dir *td);
+
+struct td_kernel *trace_dir_kernel(const struct trace_dir *td, uint32_t pid, uint32_t kid);
+struct td_process *trace_dir_process(const struct trace_dir *td, uint32_t pid);
+/* Mean duration of timed launches in ns; 0 when none was timed. */
+double td_kernel_mean_ns(const struct td_kernel *k);
+/* The device a process used (first seen), or NULL. */
+const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pid);
+
+#endif

@@ -1,0 +1,332 @@
+/* Result files: round trip with random data, derived counts, truncation at
+ * every offset, every byte corrupted, wrong magic/version, highly
+ * compressible maps near zstd's ratio limit. All failures must be clean. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "trace/result.h"
+
+static char dir[] = "/tmp/ntop-test-result-XXXXXX";
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+static void set_field(struct probe_map *m, int i, const char *name, enum probe_type t, uint32_t off)
+{
+	snprintf(m->fields[i].name, sizeof m->fields[i].name, "%s", name);
+	m->fields[i].type = t;
+	m->fields[i].offset = off;
+}
+
+/* Two maps: a warp map with named fields and a thread map without names. */
+static struct result *make_result(uint64_t warp_units, uint64_t thread_units)
+{
+	struct result *r = calloc(1, sizeof *r);
+	r->pid = 1234;
+	r->seq = 77;
+	r->kernel_id = 5;
+	r->kernel = strdup("_Z6vecaddPKfS0_Pfi");
+	r->probes = strdup("block_sched,dmat");
+	r->grid[0] = 4; r->grid[1] = 2; r->grid[2] = 1;
+	r->block[0] = 64; r->block[1] = 1; r->block[2] = 1;
+	r->smem = 1024;
+	r->device_sms = 132;
+	r->device_cc = 90;
+	r->sm_clock_khz = 1980000;
+	r->wall_ns = 1745552787265925120ull;
+	r->duration_ns = 59392;
+	r->n_maps = 2;
+	r->maps = calloc(2, sizeof *r->maps);
+
+	struct result_map *w = &r->maps[0];
+	snprintf(w->map.name, sizeof w->map.name, "block_sched");
+	w->map.level = PROBE_LEVEL_WARP;
+	w->map.cap = 1;
+	w->map.rec_size = 16;
+	w->map.n_fields = 3;
+	set_field(&w->map, 0, "start", PROBE_U64, 0);
+	set_field(&w->map, 1, "elapsed", PROBE_U32, 8);
+	set_field(&w->map, 2, "smid", PROBE_U32, 12);
+	w->units = warp_units;
+
+	struct result_map *t = &r->maps[1];
+	snprintf(t->map.name, sizeof t->map.name, "mem");
+	t->map.level = PROBE_LEVEL_THREAD;
+	t->map.cap = 3;
+	t->map.rec_size = 8;
+	t->units = thread_units;
+	for (int k = 0; k < 2; k++) {
+		struct result_map *m = &r->maps[k];
+		size_t rb = (size_t)(m->units * m->map.cap * m->map.rec_size);
+		m->counts = calloc(m->units + 1, 4);
+		m->records = calloc(rb + 1, 1);
+		for (uint64_t u = 0; u < m->units; u++)
+			m->counts[u] = rnd() % (m->map.rec_size * (m->map.cap + 2) + 1);
+		for (size_t b = 0; b < rb; b++)
+			m->records[b] = (uint8_t)rnd();
+	}
+	return r;
+}
+
+static int same_map(const struct result_map *a, const struct result_map *b)
+{
+	size_t rb = (size_t)(a->units * a->map.cap * a->map.rec_size);
+	return strcmp(a->map.name, b->map.name) == 0 && a->map.level == b->map.level &&
+	       a->map.cap == b->map.cap && a->map.rec_size == b->map.rec_size &&
+	       a->map.n_fields == b->map.n_fields && a->units == b->units &&
+	       memcmp(a->map.fields, b->map.fields, sizeof a->map.fields) == 0 &&
+	       memcmp(a->counts, b->counts, (size_t)a->units * 4) == 0 &&
+	       memcmp(a->records, b->records, rb) == 0;
+}
+
+static char *path_of(const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		abort();
+	return p;
+}
+
+static void write_bytes(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, n, f);
+	fclose(f);
+}
+
+static void test_round_trip(void)
+{
+	struct result *r = make_result(8 * 2, 64 * 8);
+	char *cause = NULL;
+	CHECKF(result_write(dir, "1234-77.ntr", r, &cause) == 0, "%s", cause);
+	char *path = path_of("1234-77.ntr");
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	struct result *g = NULL;
+	CHECKF(result_read(path, &g, &cause) == 0, "%s", cause);
+	if (g) {
+		CHECK(g->pid == 1234 && g->seq == 77 && g->kernel_id == 5);
+		CHECK(strcmp(g->kernel, r->kernel) == 0 && strcmp(g->probes, r->probes) == 0);
+		CHECK(memcmp(g->grid, r->grid, sizeof r->grid) == 0);
+		CHECK(memcmp(g->block, r->block, sizeof r->block) == 0);
+		CHECK(g->smem == 1024 && g->device_sms == 132 && g->device_cc == 90);
+		CHECK(g->sm_clock_khz == 1980000 && g->wall_ns == r->wall_ns && g->duration_ns == 59392);
+		CHECK_EQ_INT(g->n_maps, 2);
+		for (int k = 0; k < 2 && g->n_maps == 2; k++) {
+			CHECKF(same_map(&r->maps[k], &g->maps[k]), "map %d differs", k);
+			/* derived counts, recomputed independently */
+			const struct result_map *m = &r->maps[k];
+			uint64_t w = 0, a = 0, capb = m->map.cap * m->map.rec_size;
+			for (uint64_t u = 0; u < m->units; u++) {
+				a += m->counts[u] / m->map.rec_size;
+				w += (m->counts[u] < capb ? m->counts[u] : capb) / m->map.rec_size;
+			}
+			CHECK(g->maps[k].records_written == w);
+			CHECK(g->maps[k].records_dropped == a - w);
+			CHECK(a > w); /* the random counts overflow cap sometimes */
+		}
+	}
+	result_free(g);
+	free(path);
+	result_free(r);
+	free(cause);
+}
+
+static void test_empty_and_errors(void)
+{
+	struct result *r = make_result(0, 0);
+	char *cause = NULL;
+	CHECKF(result_write(dir, "empty.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("empty.ntr");
+	struct result *g = NULL;
+	CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+	CHECK(g && g->n_maps == 2 && g->maps[0].units == 0 && g->maps[1].records_written == 0);
+	result_free(g);
+	free(p);
+
+	struct result *s = make_result(4, 8);
+	CHECKF(result_write(dir, "small.ntr", s, &cause) == 0, "%s", cause);
+	result_free(s);
+
+	/* nonexistent dir: clean error */
+	CHECK(result_write("/nonexistent/dir", "x.ntr", r, &cause) < 0);
+	CHECK(cause && strstr(cause, "/nonexistent/dir"));
+	/* inconsistent struct refused */
+	r->maps[0].units = 5;
+	free(r->maps[0].counts);
+	r->maps[0].counts = NULL;
+	CHECK(result_write(dir, "bad.ntr", r, &cause) < 0);
+	r->maps[0].units = 0;
+	result_free(r);
+
+	CHECK(result_read("/nonexistent/x.ntr", &g, &cause) < 0 && g == NULL);
+	CHECK(cause && strstr(cause, "/nonexistent/x.ntr"));
+	free(cause);
+}
+
+static uint8_t *load(const char *name, size_t *n)
+{
+	char *p = path_of(name);
+	uint8_t *b = (uint8_t *)testlib_slurp(p, n);
+	free(p);
+	return b;
+}
+
+static void test_truncation(void)
+{
+	size_t n;
+	uint8_t *b = load("small.ntr", &n);
+	CHECK(b && n > 200);
+	char *p = path_of("trunc.ntr");
+	int accepted = 0;
+	for (size_t cut = 0; b && cut < n; cut++) {
+		/* a copy of exactly `cut` bytes, so ASan sees any overread */
+		uint8_t *c = malloc(cut ? cut : 1);
+		memcpy(c, b, cut);
+		struct result *g = NULL;
+		char *cause = NULL;
+		if (result_read_mem(c, cut, &g, &cause) == 0)
+			accepted++;
+		CHECK(cause || g);
+		result_free(g);
+		free(cause);
+		free(c);
+	}
+	CHECK_EQ_INT(accepted, 0);
+	write_bytes(p, b, n / 2);
+	struct result *h = NULL;
+	char *why = NULL;
+	CHECK(result_read(p, &h, &why) < 0 && strstr(why, "truncated") && strstr(why, "trunc.ntr"));
+	free(why);
+	/* trailing garbage */
+	uint8_t *longer = malloc(n + 3);
+	memcpy(longer, b, n);
+	memcpy(longer + n, "xyz", 3);
+	write_bytes(p, longer, n + 3);
+	struct result *g = NULL;
+	char *cause = NULL;
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "trailing"));
+	free(cause);
+	free(longer);
+	free(p);
+	free(b);
+}
+
+/* Flips every byte in turn (several patterns): the reader must either fail
+ * cleanly or return something, never touch memory it should not (ASan). A
+ * flipped record byte is not detected by sizes, but the zstd checksum is. */
+static void test_corruption(void)
+{
+	size_t n;
+	uint8_t *b = load("small.ntr", &n);
+	static const uint8_t xors[] = {0x01, 0x80, 0xff};
+	int accepted = 0, runs = 0;
+	for (size_t i = 0; b && i < n; i++) {
+		for (size_t x = 0; x < sizeof xors; x++) {
+			b[i] ^= xors[x];
+			struct result *g = NULL;
+			char *cause = NULL;
+			int rc = result_read_mem(b, n, &g, &cause);
+			runs++;
+			if (rc == 0)
+				accepted++;
+			else
+				CHECK(cause != NULL && g == NULL);
+			result_free(g);
+			free(cause);
+			b[i] ^= xors[x];
+		}
+	}
+	/* only header fields the reader does not interpret may change unnoticed:
+	 * pid..flags (bytes 24..103) and the probe/kernel name text */
+	CHECKF(accepted < runs / 2, "%d of %d corruptions accepted", accepted, runs);
+	CHECK(runs > 600);
+	free(b);
+}
+
+static void test_magic_version(void)
+{
+	size_t n;
+	uint8_t *b = load("1234-77.ntr", &n);
+	char *p = path_of("mv.ntr");
+	struct result *g = NULL;
+	char *cause = NULL;
+	b[0] = 'X';
+	write_bytes(p, b, n);
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "magic"));
+	b[0] = 'N';
+	b[8] = 2;
+	write_bytes(p, b, n);
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 2"));
+	b[8] = 1;
+	/* a forged huge header size */
+	b[12] = 0xff; b[13] = 0xff; b[14] = 0xff; b[15] = 0x7f;
+	write_bytes(p, b, n);
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "header size"));
+	write_bytes(p, (const uint8_t *)"NTOPRES", 7);
+	CHECK(result_read(p, &g, &cause) < 0);
+	free(cause);
+	free(p);
+	free(b);
+}
+
+/* All-zero records compress at zstd's maximum ratio: must still read back. */
+static void test_compressible(void)
+{
+	struct result *r = make_result(0, 0);
+	struct result_map *m = &r->maps[1];
+	m->units = 4u << 20; /* 4M threads * 3 * 8 bytes = 96 MiB of records */
+	free(m->counts);
+	free(m->records);
+	m->counts = calloc(m->units, 4);
+	m->records = calloc(m->units * 24, 1);
+	char *cause = NULL;
+	CHECKF(result_write(dir, "zeros.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("zeros.ntr");
+	struct stat st;
+	CHECK(stat(p, &st) == 0 && st.st_size < (1 << 20));
+	struct result *g = NULL;
+	CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+	CHECK(g && g->maps[1].units == m->units && g->maps[1].records_written == 0);
+	result_free(g);
+	result_free(r);
+	free(p);
+	free(cause);
+}
+
+static void cleanup(void)
+{
+	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
+				      "mv.ntr", "zeros.ntr", "small.ntr"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *p = path_of(names[i]);
+		unlink(p);
+		free(p);
+	}
+	CHECKF(rmdir(dir) == 0, "leftover files in %s", dir);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	test_round_trip();
+	test_empty_and_errors();
+	test_truncation();
+	test_corruption();
+	test_magic_version();
+	test_compressible();
+	cleanup();
+	return testlib_report();
+}
