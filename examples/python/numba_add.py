@@ -6,6 +6,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
+
+# numba 0.68's typing registry still names np.row_stack, which NumPy 2.4
+# removed: without this alias the first kernel compile fails on numpy 2.5.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
 from numba import cuda  # noqa: E402
 from outhash import array_hash, checksum  # noqa: E402
 

@@ -7,7 +7,7 @@ import hashlib
 def tensor_hash(t):
     """sha256 prefix of a torch tensor's bytes (any dtype)."""
     import torch
-    b = t.detach().contiguous().cpu().view(torch.uint8).numpy().tobytes()
+    b = t.detach().reshape(-1).contiguous().cpu().view(torch.uint8).numpy().tobytes()
     return hashlib.sha256(b).hexdigest()[:16]
 
 

@@ -138,6 +138,24 @@ static char *assemble_read_file(const char *path)
 	return buf;
 }
 
+/* Does the text declare an .extern .func (a call ptxas alone cannot resolve)? */
+static int assemble_has_extern_func(const char *ptx, size_t len)
+{
+	static const char pat[] = ".extern";
+	for (const char *p = ptx, *end = ptx + len; p < end;) {
+		const char *hit = memmem(p, (size_t)(end - p), pat, sizeof pat - 1);
+		if (!hit)
+			return 0;
+		const char *q = hit + sizeof pat - 1;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (end - q >= 5 && !memcmp(q, ".func", 5))
+			return 1;
+		p = q;
+	}
+	return 0;
+}
+
 /* Registers of the (first) entry function from ptxas -v output:
  * "ptxas info    : Used 12 registers, used 0 barriers, 360 bytes cmem[0]". */
 static int assemble_parse_registers(const char *log)
@@ -229,7 +247,11 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 		cause_set(cause, "cannot write %s: %s", in, strerror(errno));
 		goto done;
 	}
-	char *argv[] = { ptxas, arch_opt, "-v", "-o", out_path ? (char *)out_path : out, in, NULL };
+	/* calls to .extern functions resolve at link time: assemble relocatable
+	 * code, as a cuLink user of this PTX would */
+	int reloc = assemble_has_extern_func(ptx, len);
+	char *argv[] = { ptxas, arch_opt, "-v", "-o", out_path ? (char *)out_path : out, in,
+			 reloc ? "-c" : NULL, NULL };
 	int status = assemble_spawn(argv, logp, cause);
 	if (status < 0)
 		goto done;

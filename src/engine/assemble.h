@@ -12,7 +12,8 @@ struct assemble_info {
 /* Picks the -arch for a PTX text: its .target when it is sm_XYa / sm_XYf,
  * otherwise `sm` if given (>0), otherwise the .target. "sm_90a" etc. */
 int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len);
-/* Runs ptxas on the PTX; writes the cubin to out_path if non-NULL. ptxas is
+/* Runs ptxas on the PTX; writes the cubin to out_path if non-NULL (relocatable,
+ * with -c, when the PTX declares .extern functions). ptxas is
  * $NTOP_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas. */
 int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
 		   struct assemble_info *info, char **cause);

@@ -33,7 +33,9 @@ enum image_kind image_classify(const void *image, size_t size, size_t *real_size
  * points inside [image, image+size)), and a size of 0 is derived from the
  * headers. Lets the hook copy an image it must keep after the app frees it. */
 int image_resolve(const void *image, size_t size, const void **data, size_t *len, char **cause);
-/* All entries of all fatbin containers inside the image (fatbin or host ELF).
+/* All entries of all fatbin containers inside the image (fatbin or host ELF:
+ * its .nv_fatbin and __nv_relfatbin sections); a bare cubin or PTX text gives
+ * one entry standing for the whole image (arch from e_flags / ".target").
  * *entries is malloc'd (NULL when *n is 0); payload pointers borrow the image. */
 int image_fatbin_entries(const void *image, size_t size, struct image_entry **entries, int *n, char **cause);
 /* Decompresses (or copies) one entry; PTX results are NUL-terminated and
@@ -41,9 +43,12 @@ int image_fatbin_entries(const void *image, size_t size, struct image_entry **en
 int image_entry_data(const struct image_entry *e, uint8_t **out, size_t *len, char **cause);
 /* The PTX the engine should instrument for a device of compute capability
  * `sm` (e.g. 90): the highest PTX entry not above sm (an "a" entry only when
- * its arch equals sm, an "f" entry only within its major version). For
- * IMAGE_PTX returns a copy. For a cubin or a fatbin without PTX fails with a
- * cause saying the image is SASS only. */
+ * its arch equals sm, an "f" entry only within its major version; at equal
+ * arch "a" before "f" before plain; then the first). A host ELF holds one
+ * container per translation unit: this picks across all of them, so callers
+ * that need one kernel's PTX choose among image_fatbin_entries themselves.
+ * For IMAGE_PTX returns a copy. For a cubin or a fatbin without PTX fails
+ * with a cause starting "SASS only". *len excludes the NUL. */
 int image_pick_ptx(const void *image, size_t size, int sm, char **ptx, size_t *len, char **cause);
 /* Kernel (entry) names in a cubin, or in every ELF entry of a fatbin: lets the
  * hook list SASS-only kernels. Without ELF entries the `.entry` names of the

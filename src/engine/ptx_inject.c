@@ -1,8 +1,8 @@
 /* The instrumenter (see ptx_inject.h). One pass over the kernel body builds a
  * new statement array: original statements are moved over unchanged, and the
- * code we add goes in as extra statements (kind PTX_DIRECTIVE, or PTX_LABEL
- * for our skip labels; line 0; one statement per inserted line, insn fields
- * empty) so ptx_emit writes them from their text like any other line.
+ * code we add goes in as extra statements (kind PTX_DIRECTIVE, one per
+ * inserted chunk of lines, insn fields empty) so ptx_emit writes them from
+ * their text like any other statement.
  *
  * Registers: ours are %ntop_*; each probe's own registers (every `.reg` in
  * its snippets) are renamed to %ntop_p<k>_<name> and declared once in the
@@ -35,6 +35,10 @@ struct snip_save {
 	int n_vals;
 	char *vals[INJECT_SAVE_MAX];
 	uint32_t off;    /* bytes from the snippet's record start */
+	/* rendered once (they do not depend on the site): */
+	char *head;      /* bounds check and record address (first SAVE only) */
+	char *store[INJECT_SAVE_MAX]; /* guarded store of value v */
+	char *tail;      /* cursor update (last SAVE only) */
 };
 
 struct snip_line {
@@ -90,7 +94,7 @@ struct inj {
 	int n_out, cap_out;
 	int skip_n;
 	int sites;
-	int failed_oom;
+	char *exit_text;                 /* rendered exit code, reused at every exit */
 	char **cause;
 };
 
@@ -334,6 +338,7 @@ static int save_parse(struct inj *in, struct iprobe *ip, struct snip *sn, const 
 }
 
 static int has_helper(const char *s, const char *word);
+static int save_render(struct inj *in, const struct iprobe *ip, struct snip *sn);
 
 static int line_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const char *stmt)
 {
@@ -410,6 +415,8 @@ static int iprobe_prepare(struct inj *in, struct iprobe *ip)
 					       p->name, p->hooks[h].name, sn->save_bytes,
 					       p->map.level == PROBE_LEVEL_WARP ? "warp" : "thread",
 					       in->cap_bytes[ip->map]);
+			else
+				rc = save_render(in, ip, sn);
 		}
 	}
 	for (int h = 0; h < p->n_hooks; h++)
@@ -427,9 +434,15 @@ static void iprobe_free(struct iprobe *ip)
 		struct snip *sn = &ip->snips[h];
 		for (int i = 0; i < sn->n; i++) {
 			free(sn->lines[i].text);
-			if (sn->lines[i].save)
-				for (int v = 0; v < sn->lines[i].save->n_vals; v++)
-					free(sn->lines[i].save->vals[v]);
+			struct snip_save *sv = sn->lines[i].save;
+			for (int v = 0; sv && v < sv->n_vals; v++) {
+				free(sv->vals[v]);
+				free(sv->store[v]);
+			}
+			if (sv) {
+				free(sv->head);
+				free(sv->tail);
+			}
 			free(sn->lines[i].save);
 		}
 		free(sn->lines);
@@ -571,18 +584,24 @@ static int emit_addr(struct inj *in, struct strbuf *sb, const struct ptx_insn *i
 	inner[bn] = 0;
 	if (inner[0] == '%') {
 		int bits = kreg_bits(in, inner, bn);
-		if (bits == 32)
-			strbuf_printf(sb, "cvt.u64.u32 %%ntop_addr, %s;\n", inner);
-		else if (bits == 64)
-			strbuf_printf(sb, "mov.b64 %%ntop_addr, %s;\n", inner);
-		else
+		if (bits == 32 || bits == 64) {
+			strbuf_puts(sb, bits == 32 ? "cvt.u64.u32 %ntop_addr, " : "mov.b64 %ntop_addr, ");
+			strbuf_puts(sb, inner);
+			strbuf_puts(sb, ";\n");
+		} else {
 			return cause_set(in->cause, "ADDR: address register %s of '%s' is not a declared 32/64-bit register",
 					 inner, insn->opcode);
+		}
 	} else {
-		strbuf_printf(sb, "mov.u64 %%ntop_addr, %s;\n", inner);
+		strbuf_puts(sb, "mov.u64 %ntop_addr, ");
+		strbuf_puts(sb, inner);
+		strbuf_puts(sb, ";\n");
 	}
-	if (off)
-		strbuf_printf(sb, "add.s64 %%ntop_addr, %%ntop_addr, %s;\n", off);
+	if (off) {
+		strbuf_puts(sb, "add.s64 %ntop_addr, %ntop_addr, ");
+		strbuf_puts(sb, off);
+		strbuf_puts(sb, ";\n");
+	}
 	return 0;
 }
 
@@ -592,10 +611,15 @@ static int expand_helpers(struct inj *in, struct strbuf *sb, const char *s, cons
 	static const char *const ops[] = { "OUT", "IN1", "IN2", "IN3" };
 	size_t i = 0, n = strlen(s);
 	while (i < n) {
-		if (!isalpha((unsigned char)s[i]) || (i && (is_ident((unsigned char)s[i - 1]) ||
+		if (!isupper((unsigned char)s[i]) || (i && (is_ident((unsigned char)s[i - 1]) ||
 							 s[i - 1] == '%' || s[i - 1] == '.'))) {
-			strbuf_append(sb, s + i, 1);
-			i++;
+			/* copy up to the next word that could be a helper */
+			size_t k = i + 1;
+			while (k < n && !(isupper((unsigned char)s[k]) && !is_ident((unsigned char)s[k - 1]) &&
+					  s[k - 1] != '%' && s[k - 1] != '.'))
+				k++;
+			strbuf_append(sb, s + i, k - i);
+			i = k;
 			continue;
 		}
 		size_t k = i;
@@ -642,40 +666,63 @@ static int expand_helpers(struct inj *in, struct strbuf *sb, const char *s, cons
 	return 0;
 }
 
-static void emit_save_head(struct inj *in, struct strbuf *sb, int map, uint32_t s)
+/* Renders the site-independent parts of a snippet's SAVEs. */
+static int save_render(struct inj *in, const struct iprobe *ip, struct snip *sn)
 {
-	uint32_t cap = in->cap_bytes[map];
-	/* saturate instead of wrapping, so a huge count never looks small */
-	strbuf_printf(sb, "min.u32 %%ntop_end, %%ntop_cur%d, %u;\n", map, UINT32_MAX - s);
-	strbuf_printf(sb, "add.u32 %%ntop_end, %%ntop_end, %u;\n", s);
-	strbuf_printf(sb, "setp.le.u32 %%ntop_ok, %%ntop_cur%d, %u;\n", map, cap - s);
-	if (in->pr[in->map_pr[map]].p->map.level == PROBE_LEVEL_WARP)
-		strbuf_puts(sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
-	strbuf_printf(sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
-	strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+	int map = ip->map;
+	uint32_t cap = in->cap_bytes[map < 0 ? 0 : map], s = sn->save_bytes;
+	for (int i = 0; i < sn->n; i++) {
+		struct snip_save *sv = sn->lines[i].save;
+		if (!sv)
+			continue;
+		struct strbuf sb;
+		if (sn->lines[i].first_save) {
+			strbuf_init(&sb);
+			/* saturate instead of wrapping, so a huge count never looks small */
+			strbuf_printf(&sb, "min.u32 %%ntop_end, %%ntop_cur%d, %u;\n", map, UINT32_MAX - s);
+			strbuf_printf(&sb, "add.u32 %%ntop_end, %%ntop_end, %u;\n", s);
+			strbuf_printf(&sb, "setp.le.u32 %%ntop_ok, %%ntop_cur%d, %u;\n", map, cap - s);
+			if (ip->p->map.level == PROBE_LEVEL_WARP)
+				strbuf_puts(&sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
+			strbuf_printf(&sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
+			strbuf_printf(&sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+			if (!(sv->head = strbuf_finish(&sb, NULL)))
+				return cause_set(in->cause, "out of memory");
+		}
+		uint32_t off = sv->off;
+		int bits = sv->size * 8;
+		for (int v = 0; v < sv->n_vals; v++, off += (uint32_t)sv->size) {
+			strbuf_init(&sb);
+			strbuf_printf(&sb, ";\n@%%ntop_ok st.global.b%d [%%ntop_sa", bits);
+			if (off)
+				strbuf_printf(&sb, "+%u", off);
+			strbuf_printf(&sb, "], %%ntop_sv%d;\n", bits);
+			if (!(sv->store[v] = strbuf_finish(&sb, NULL)))
+				return cause_set(in->cause, "out of memory");
+		}
+		if (sn->lines[i].last_save) {
+			strbuf_init(&sb);
+			strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %%ntop_end;\n", map);
+			if (!(sv->tail = strbuf_finish(&sb, NULL)))
+				return cause_set(in->cause, "out of memory");
+		}
+	}
+	return 0;
 }
 
-static int emit_save(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
-		     const struct snip *sn, const struct snip_line *l, const struct site *st)
+static int emit_save(struct inj *in, struct strbuf *sb, const struct snip_save *sv,
+		     const struct site *st)
 {
-	const struct snip_save *sv = l->save;
-	if (l->first_save)
-		emit_save_head(in, sb, ip->map, sn->save_bytes);
-	uint32_t off = sv->off;
+	if (sv->head)
+		strbuf_puts(sb, sv->head);
 	for (int v = 0; v < sv->n_vals; v++) {
-		int bits = sv->size * 8;
-		strbuf_printf(sb, "mov.b%d %%ntop_sv%d, ", bits, bits);
+		strbuf_puts(sb, sv->size == 8 ? "mov.b64 %ntop_sv64, " : "mov.b32 %ntop_sv32, ");
 		if (expand_helpers(in, sb, sv->vals[v], st) < 0)
 			return -1;
-		strbuf_puts(sb, ";\n");
-		if (off)
-			strbuf_printf(sb, "@%%ntop_ok st.global.b%d [%%ntop_sa+%u], %%ntop_sv%d;\n", bits, off, bits);
-		else
-			strbuf_printf(sb, "@%%ntop_ok st.global.b%d [%%ntop_sa], %%ntop_sv%d;\n", bits, bits);
-		off += (uint32_t)sv->size;
+		strbuf_puts(sb, sv->store[v]);
 	}
-	if (l->last_save)
-		strbuf_printf(sb, "mov.u32 %%ntop_cur%d, %%ntop_end;\n", ip->map);
+	if (sv->tail)
+		strbuf_puts(sb, sv->tail);
 	return 0;
 }
 
@@ -687,7 +734,7 @@ static int emit_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
 		const struct snip_line *l = &sn->lines[i];
 		int rc;
 		if (l->save) {
-			rc = emit_save(in, sb, ip, sn, l, st);
+			rc = emit_save(in, sb, l->save, st);
 		} else {
 			rc = expand_helpers(in, sb, l->text, st);
 			strbuf_puts(sb, ";\n");
@@ -725,30 +772,46 @@ static int out_push(struct inj *in, const struct ptx_stmt *s)
 	return out_push_owned(in, s, 0);
 }
 
-/* Moves each line of sb into the new body as a statement of its own. */
+/* Moves sb into the new body as one statement: lines after the first get
+ * the tab ptx_emit puts before each statement, so the output reads evenly.
+ * One statement per chunk keeps a site to a single allocation. */
 static int out_flush(struct inj *in, struct strbuf *sb)
 {
 	if (sb->failed) {
 		strbuf_done(sb);
 		return cause_set(in->cause, "out of memory");
 	}
-	const char *p = sb->data;
-	while (p && *p) {
-		size_t n = strcspn(p, "\n");
-		struct ptx_stmt s;
-		memset(&s, 0, sizeof s);
-		s.text = dup_trim(p, n);
-		s.kind = s.text && s.text[0] == '$' ? PTX_LABEL : PTX_DIRECTIVE;
-		if (!s.text || out_push_owned(in, &s, 1) < 0) {
-			free(s.text);
-			strbuf_done(sb);
-			return cause_set(in->cause, "out of memory");
-		}
-		p += n;
-		if (*p == '\n')
-			p++;
+	if (sb->len == 0) {
+		strbuf_done(sb);
+		return 0;
 	}
+	size_t lines = 0;
+	for (size_t i = 0; i < sb->len; i++)
+		lines += sb->data[i] == '\n';
+	char *text = malloc(sb->len + lines + 1);
+	if (!text) {
+		strbuf_done(sb);
+		return cause_set(in->cause, "out of memory");
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < sb->len; i++) {
+		if (sb->data[i] != '\n') {
+			text[o++] = sb->data[i];
+		} else if (i + 1 < sb->len) {
+			text[o++] = '\n';
+			text[o++] = '\t';
+		}
+	}
+	text[o] = 0;
 	strbuf_done(sb);
+	struct ptx_stmt s;
+	memset(&s, 0, sizeof s);
+	s.kind = PTX_DIRECTIVE;
+	s.text = text;
+	if (out_push_owned(in, &s, 1) < 0) {
+		free(text);
+		return -1;
+	}
 	return 0;
 }
 
@@ -847,8 +910,9 @@ static int emit_prologue(struct inj *in)
 	return out_flush(in, &sb);
 }
 
-/* Exit snippets, then each map's count store. */
-static int emit_exit(struct inj *in, struct strbuf *sb)
+/* Exit snippets, then each map's count store. The same at every exit
+ * (no site helpers there), so rendered once. */
+static int emit_exit_render(struct inj *in, struct strbuf *sb)
 {
 	struct site st = { NULL, 0 };
 	for (int k = 0; k < in->n_pr; k++)
@@ -861,6 +925,23 @@ static int emit_exit(struct inj *in, struct strbuf *sb)
 		strbuf_printf(sb, "%sst.global.u32 [%%ntop_cnt%d], %%ntop_cur%d;\n",
 			      warp ? "@%ntop_lane0 " : "", i, i);
 	}
+	return 0;
+}
+
+static int emit_exit(struct inj *in, struct strbuf *sb)
+{
+	if (!in->exit_text) {
+		struct strbuf r;
+		strbuf_init(&r);
+		if (emit_exit_render(in, &r) < 0) {
+			strbuf_done(&r);
+			return -1;
+		}
+		in->exit_text = strbuf_finish(&r, NULL);
+		if (!in->exit_text)
+			return cause_set(in->cause, "out of memory");
+	}
+	strbuf_puts(sb, in->exit_text);
 	return 0;
 }
 
@@ -887,6 +968,16 @@ static int hook_matches(const struct probe_hook *h, const struct ptx_insn *x)
 	return 0;
 }
 
+/* Does hook h of probe k fire on x? Hooks that use ADDR skip .param-space
+ * accesses: call arguments and kernel parameters have no memory address
+ * (ptxas refuses to take one), and a made-up 0 would pollute a DMAT. */
+static int hook_fires(const struct iprobe *ip, int h, const struct ptx_insn *x)
+{
+	if (!hook_matches(&ip->p->hooks[h], x))
+		return 0;
+	return !ip->snips[h].uses_addr || !strstr(x->opcode, ".param");
+}
+
 /* Per statement: does any hook apply, and does any of them need ADDR. */
 static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_addr)
 {
@@ -895,7 +986,7 @@ static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
-			if (hook_matches(hk, x) && (!hk->after || after_ok)) {
+			if (hook_fires(&in->pr[k], h, x) && (!hk->after || after_ok)) {
 				any = 1;
 				*uses_addr |= in->pr[k].snips[h].uses_addr;
 			}
@@ -909,7 +1000,7 @@ static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
-			if (hook_matches(hk, x) && hk->after == after &&
+			if (hook_fires(&in->pr[k], h, x) && hk->after == after &&
 			    emit_snip(in, sb, &in->pr[k], h, &st) < 0)
 				return -1;
 		}
@@ -1135,6 +1226,7 @@ static void inj_done(struct inj *in, int failed)
 		iprobe_free(&in->pr[k]);
 	free(in->pr);
 	free(in->regs);
+	free(in->exit_text);
 	strbuf_done(&in->decls);
 	if (failed) {
 		for (int i = 0; i < in->n_out; i++)

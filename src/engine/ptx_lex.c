@@ -35,7 +35,7 @@ static int ptx_lex_blank(struct ptx_lex *lx, const char *t, size_t len, char **c
 			return cause_set(cause, "line %d: NUL byte in PTX text",
 					 ptx_lex_count_lines(t, i, lx->first_line));
 		} else if (b[i] == '"') {
-			for (i++; i < len && b[i] != '"' && b[i] != '\n'; i++)
+			for (i++; i < len && b[i] != '"' && b[i] != '\n' && b[i] != '\0'; i++)
 				if (b[i] == '\\' && i + 1 < len && b[i + 1] != '\n')
 					i++;
 			if (i >= len || b[i] != '"')

@@ -25,6 +25,7 @@ struct tp {
 	const char *path;
 	char **cause;
 	int depth;       /* open arrays / inline tables */
+	int nodes;       /* allocated so far, against TOML_MAX_NODES */
 	struct toml_node *root, *cur;
 };
 
@@ -124,6 +125,10 @@ static int tp_skip_filler(struct tp *P)
 
 static struct toml_node *node_new(struct tp *P, enum toml_type type, int line, int col)
 {
+	if (++P->nodes > TOML_MAX_NODES) {
+		tp_err(P, line, col, "more than %d values in one document", TOML_MAX_NODES);
+		return NULL;
+	}
 	struct toml_node *n = calloc(1, sizeof *n);
 	if (!n) {
 		tp_err(P, line, col, "out of memory");
@@ -337,6 +342,7 @@ static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int 
 		tp_eat_newline(P);
 	*str_line = P->line;
 	strbuf_init(&sb);
+	strbuf_append(&sb, "", 0); /* NUL-terminated even when empty */
 	for (;;) {
 		int c = tp_peek(P, 0);
 		if (tp_eof(P)) {

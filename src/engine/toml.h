@@ -19,7 +19,8 @@
 /* Limits against hostile input (the fuzzer feeds anything). */
 #define TOML_MAX_DEPTH 32        /* nesting of arrays / inline tables / dotted parts */
 #define TOML_MAX_INPUT (16u << 20)
-#define TOML_MAX_TABLE_KEYS 4096 /* keys per table (lookup is linear) */
+#define TOML_MAX_TABLE_KEYS 1024 /* keys per table (lookup is linear) */
+#define TOML_MAX_NODES 65536     /* values, keys and tables in one document */
 
 enum toml_type {
 	TOML_TABLE,

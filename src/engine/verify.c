@@ -29,6 +29,7 @@
 #include "common/strbuf.h"
 
 #define VERIFY_MAX_OPS 32
+#define VERIFY_SAVE_MAX 32 /* values in one SAVE (the instrumenter's limit) */
 #define VERIFY_MAX_REGS 4096
 
 enum rule {
@@ -263,18 +264,6 @@ static int declared(const struct vctx *V, const char *name, size_t len)
 	return 0;
 }
 
-/* nvcc/Triton register names: %r1, %rd2, %f3, %p1, %rs4, %fd5, %h6, %hh7. */
-static int kernel_style_name(const char *name)
-{
-	static const char *const prefixes[] = { "%rd", "%rs", "%fd", "%hh", "%r", "%f", "%p", "%h", NULL };
-	for (const char *const *p = prefixes; *p; p++) {
-		size_t n = strlen(*p);
-		if (strncmp(name, *p, n) == 0 && strspn(name + n, "0123456789") == strlen(name + n))
-			return 1;
-	}
-	return 0;
-}
-
 /* --- .reg declarations (pass 1) --------------------------------------- */
 
 static int add_reg(struct vctx *V, struct stmt *s, const char *name, size_t len, long count)
@@ -290,9 +279,6 @@ static int add_reg(struct vctx *V, struct stmt *s, const char *name, size_t len,
 	buf[len] = 0;
 	if (strncmp(buf, "%ntop_", 6) == 0)
 		return verr(V, s, RULE_REGS, "registers named %%ntop_* are reserved for the engine");
-	if (kernel_style_name(buf))
-		return verr(V, s, RULE_REGS, "%s looks like a kernel register (nvcc names them %%r, %%rd, %%f, %%p...): "
-			    "give probe registers names of their own", buf);
 	if (V->n_regs >= VERIFY_MAX_REGS)
 		return verr(V, s, RULE_SYNTAX, "too many register declarations");
 	if (V->n_regs % 64 == 0) {
@@ -441,6 +427,10 @@ static int check_save(struct vctx *V, struct stmt *s, const struct insn *in)
 	int n = 1;
 	for (const char *q = in->ops[0]; *q; q++)
 		n += *q == ',';
+	if (n > VERIFY_SAVE_MAX)
+		return verr(V, s, RULE_HELPER, "SAVE takes at most %d values", VERIFY_SAVE_MAX);
+	if (s->text[0] == '@')
+		return verr(V, s, RULE_HELPER, "a SAVE cannot be guarded: it always writes whole records");
 	if (t == PROBE_U64 && V->saved % 8)
 		return verr(V, s, RULE_HELPER, "SAVE.u64 starts at byte %u of what this snippet saves; u64 values must "
 			    "be 8-byte aligned (save u64 values first)", V->saved);
@@ -570,11 +560,16 @@ static int check_hook(struct vctx *V, const struct probe_hook *h)
 	V->last_save_line = 0;
 	if (each_stmt(V, h, check_stmt) < 0)
 		return -1;
-	if (V->p->has_map && V->p->map.rec_size && V->saved % V->p->map.rec_size) {
-		struct stmt s = { .text = V->last_save_text ? V->last_save_text : (char *)"SAVE", .line = V->last_save_line, .terminated = 1 };
+	const struct probe_map *m = &V->p->map;
+	struct stmt s = { .text = V->last_save_text ? V->last_save_text : (char *)"SAVE", .line = V->last_save_line,
+			  .terminated = 1 };
+	if (V->p->has_map && m->rec_size && V->saved % m->rec_size)
 		return verr(V, &s, RULE_HELPER, "this snippet saves %u bytes; it must save whole %u-byte records "
-			    "(0, %u, %u, ...)", V->saved, V->p->map.rec_size, V->p->map.rec_size, 2 * V->p->map.rec_size);
-	}
+			    "(0, %u, %u, ...)", V->saved, m->rec_size, m->rec_size, 2 * m->rec_size);
+	if (V->p->has_map && (uint64_t)V->saved > (uint64_t)m->rec_size * m->cap)
+		return verr(V, &s, RULE_HELPER, "this snippet saves %u bytes, more than the map holds per %s (%u records of "
+			    "%u bytes): raise cap", V->saved, m->level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap,
+			    m->rec_size);
 	return 0;
 }
 

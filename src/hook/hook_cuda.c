@@ -44,7 +44,7 @@ static void cuda_fork_child(void)
 
 static const char *cuda_driver_path(void)
 {
-	return hook.real ? hook.real_path : NULL;
+	return hook.driver ? hook.real_path : NULL;
 }
 
 const struct hook_backend hook_cuda_backend = {
@@ -134,7 +134,7 @@ void hook_cuda_relax_end(CUstreamCaptureMode prev)
 
 CUresult hook_cuInit(unsigned int flags)
 {
-	if (!hook.real)
+	if (!hook.driver)
 		return CUDA_ERROR_NO_DEVICE;
 	CUresult rc = HOOK_REAL(cuInit)(flags);
 	int n = 0;

@@ -7,12 +7,12 @@ struct hook_cuda_api cu;
 
 void hook_cuda_api_load(void)
 {
-	if (!hook.real)
+	if (!hook.driver)
 		return;
-#define HOOK_CUDA_API_LOAD(name) cu.name = (__typeof__(name) *)dlsym(hook.real, #name);
+#define HOOK_CUDA_API_LOAD(name) cu.name = (__typeof__(name) *)dlsym(hook.driver, #name);
 	HOOK_CUDA_API(HOOK_CUDA_API_LOAD)
 #undef HOOK_CUDA_API_LOAD
 	/* Drivers before CUDA 12.8 only have the unversioned name. */
 	if (!cu.cuEventElapsedTime_v2)
-		cu.cuEventElapsedTime_v2 = (__typeof__(cuEventElapsedTime_v2) *)dlsym(hook.real, "cuEventElapsedTime");
+		cu.cuEventElapsedTime_v2 = (__typeof__(cuEventElapsedTime_v2) *)dlsym(hook.driver, "cuEventElapsedTime");
 }

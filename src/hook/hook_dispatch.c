@@ -33,20 +33,20 @@ static CUresult dispatch_no_driver(void)
 
 void *hook_dispatch_stub(void)
 {
-	return hook.real ? (void *)dispatch_missing : (void *)dispatch_no_driver;
+	return hook.driver ? (void *)dispatch_missing : (void *)dispatch_no_driver;
 }
 
 void hook_dispatch_fill(void)
 {
 	for (int r = 0; r < HOOK_N_ROWS; r++) {
-		void *fn = hook.real ? dlsym(hook.real, hook_table[r].name) : NULL;
+		void *fn = hook.driver ? dlsym(hook.driver, hook_table[r].name) : NULL;
 		hook.real[r] = fn ? fn : hook_dispatch_stub();
 	}
 	for (int i = 0; i < hook_export_count; i++) {
 		int r = hook_table_find(hook_export_names[i]);
 		if (r >= 0)
 			ntop_dispatch[i] = hook_table[r].handler;
-		else if (hook.real && (ntop_dispatch[i] = dlsym(hook.real, hook_export_names[i])) != NULL)
+		else if (hook.driver && (ntop_dispatch[i] = dlsym(hook.driver, hook_export_names[i])) != NULL)
 			continue;
 		else
 			ntop_dispatch[i] = hook_dispatch_stub();
@@ -65,7 +65,7 @@ static void dispatch_hello(void)
 	event_add_int(&sb, "ppid", getppid());
 	event_add(&sb, "exe", exe);
 	event_add(&sb, "hook", NTOP_HOOK_VERSION);
-	event_add(&sb, "driver", hook.real ? hook.real_path : "none");
+	event_add(&sb, "driver", hook.driver ? hook.real_path : "none");
 	hook_event_emit(&sb);
 	if (hook.no_driver)
 		hook_event_warn("%s", hook.no_driver);

@@ -3,7 +3,6 @@
  * opened by full path (so no name lookup can hand us back ourselves). We never
  * intercept dlopen: the application's own dlopen("libcuda.so.1") finds us
  * through LD_LIBRARY_PATH, and ours goes by path. */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,7 +75,7 @@ out:
 	return found;
 }
 
-/* Opens one candidate; 0 and sets hook.real when it is a driver. */
+/* Opens one candidate; 0 and sets hook.driver when it is a driver. */
 static int driver_try(const char *path, const struct stat *self, int have_self, struct strbuf *why)
 {
 	struct stat st;
@@ -106,7 +105,7 @@ static int driver_try(const char *path, const struct stat *self, int have_self, 
 		dlclose(h);
 		return -1;
 	}
-	hook.real = h;
+	hook.driver = h;
 	snprintf(hook.real_path, sizeof hook.real_path, "%s", path);
 	return 0;
 }

@@ -37,6 +37,7 @@ struct hook_inst {
 	void *func;           /* CUfunction of the probed copy */
 	struct engine_result *res;
 	int regs_orig, regs_probed;
+	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
 };
 
 struct hook_launch_cfg {

@@ -99,7 +99,7 @@ struct hook_state {
 	int initialised;
 	struct hook_config cfg;
 	/* driver */
-	void *real;                /* dlopen handle of the real driver */
+	void *driver;              /* dlopen handle of the real driver */
 	char real_path[4096];
 	char *no_driver;           /* why there is no real driver */
 	void *real[HOOK_N_ROWS];   /* real driver function per hooked row (or a stub) */

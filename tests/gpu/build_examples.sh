@@ -12,8 +12,8 @@ command -v "$NVCC" >/dev/null || NVCC=/usr/local/cuda/bin/nvcc
 mkdir -p "$out"
 src=$root/examples/cuda
 common=(-O3 -std=c++17 -lineinfo)
-ptx=(-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90)
-sass=(-gencode arch=compute_90,code=sm_90)
+ptx=(-gencode "arch=compute_90,code=sm_90" -gencode "arch=compute_90,code=compute_90")
+sass=(-gencode "arch=compute_90,code=sm_90")
 
 build() { # name flags...
 	local name=$1; shift

@@ -60,6 +60,8 @@ finish() {
 	log ""
 	log "== summary ($(elapsed) s)"
 	python3 tests/gpu/check_trace.py table "$ROWS" | tee -a "$SUMMARY"
+	FAILS=$(awk -F'\t' '{ s += $7 } END { print s + 0 }' "$ROWS")
+	log "total FAIL checks: $FAILS"
 	cp "$SUMMARY" "$LOGS/summary.txt"
 	# Result files are large and their content is checked here already.
 	tar -czf "$OUT/logs.tgz" -C "$WORK" --exclude='*.ntr' --exclude='triton-cache' logs
@@ -133,8 +135,9 @@ run_app() {
 	local filter count
 	read -r filter count < <(python3 tests/gpu/check_trace.py ncu-filter "$name")
 	if [ "$USE_NCU" = 1 ] && [ -n "${filter:-}" ] && command -v ncu >/dev/null; then
+		# -c applies per kernel launch configuration: one profile of each.
 		timeout -k 5 "$STEP_S" ncu --clock-control none --metrics launch__waves_per_multiprocessor \
-			--csv -k "regex:$filter" -c "$count" "$@" >"$L.ncu.csv" 2>&1
+			--csv --filter-mode per-launch-config -k "regex:$filter" -c "$count" "$@" >"$L.ncu.csv" 2>&1
 		local rc3=$?
 		[ "$rc3" != 0 ] && log "  ncu exit $rc3 (see $name.ncu.csv)"
 		args+=(--ncu-csv "$L.ncu.csv")
@@ -143,6 +146,11 @@ run_app() {
 	log "  times: plain $(secs "$t0" "$t1") s, second run $(secs "$t1" "$t2") s, ncu $(secs "$t2" "$t3") s"
 	python3 tests/gpu/check_trace.py app "$name" --plain-out "$L.plain.out" --plain-rc "$rc1" \
 		--rows "$ROWS" "${args[@]}" 2>&1 | tee -a "$SUMMARY"
+	local crc=${PIPESTATUS[0]}
+	if [ "$crc" != 0 ] && [ "$crc" != 1 ]; then
+		log "  FAIL check_trace.py crashed (exit $crc)"
+		printf '%s\tcheck crashed\t-\t-\t-\t-\t1\n' "$name" >>"$ROWS"
+	fi
 	# The app's own complaints, if any.
 	for f in "$L.plain.err" "$L.probed.err" "$L.plain2.err"; do
 		[ -s "$f" ] && { log "  stderr of $(basename "$f") (last 5 lines):"; tail -5 "$f" | sed 's/^/    /' | tee -a "$SUMMARY"; }
@@ -167,7 +175,6 @@ run_app triton_add python3 examples/python/triton_add.py
 run_app numba_add python3 examples/python/numba_add.py
 run_app torch_ops python3 examples/python/torch_ops.py
 
+FAILS=1
 finish
-fails=$(awk -F'\t' '{ s += $7 } END { print s + 0 }' "$ROWS" 2>/dev/null || echo 1)
-echo "total FAIL checks: $fails" | tee -a "$SUMMARY"
-[ "$fails" = 0 ]
+[ "$FAILS" = 0 ]

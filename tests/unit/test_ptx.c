@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -541,8 +542,54 @@ static void test_errors(void)
 	ptx_free(m);
 }
 
+/* A 20,000-deep call chain plus as many unrelated functions: pruning walks
+ * it without recursion and in about linear time (a quadratic walk would take
+ * minutes here). */
+static void test_prune_scale(void)
+{
+	enum { N = 20000 };
+	struct strbuf_lite {
+		char *p;
+		size_t n, cap;
+	} b = {malloc(1 << 22), 0, 1 << 22};
+	CHECK(b.p);
+	if (!b.p)
+		return;
+#define PUT(...) do { \
+	if (b.cap - b.n < 512) { b.cap *= 2; b.p = realloc(b.p, b.cap); } \
+	b.n += (size_t)snprintf(b.p + b.n, b.cap - b.n, __VA_ARGS__); } while (0)
+	PUT(".version 8.0\n.target sm_80\n.address_size 64\n");
+	for (int i = 0; i < N; i++)
+		PUT(".func f%d;\n.func g%d;\n", i, i);
+	for (int i = 0; i < N; i++) {
+		PUT(".func f%d()\n{\n\tret;\n}\n", i);
+		if (i + 1 < N) {
+			b.n -= 9; /* replace "\tret;\n}\n" */
+			PUT("\tcall.uni f%d, ();\n\tret;\n}\n", i + 1);
+		}
+		PUT(".func g%d()\n{\n\tcall.uni g%d, ();\n\tret;\n}\n", i, (i + 1) % N);
+	}
+	PUT(".entry k()\n{\n\tcall.uni f0, ();\n\tret;\n}\n");
+#undef PUT
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct ptx_module *m = NULL;
+	CHECK(ptx_parse_kernel(b.p, b.n, "k", &m, NULL) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	CHECKF(m && m->n_items == 3 + 2 * N + 1, "kept %d items", m ? m->n_items : -1);
+	CHECK(m && has_item(m, "f19999") && !has_item(m, "g0"));
+	CHECKF(ms < 3000, "parse_kernel of %zu bytes took %.0f ms", b.n, ms);
+	ptx_free(m);
+	m = NULL;
+	CHECK(ptx_parse(b.p, b.n, &m, NULL) == 0 && m && ptx_prune(m, "k", NULL) == 0 && m->n_items == 3 + 2 * N + 1);
+	ptx_free(m);
+	free(b.p);
+}
+
 int main(void)
 {
+	test_prune_scale();
 	test_insn_details();
 	test_insn_parse_api();
 	test_emit_from_fields();

@@ -1,0 +1,59 @@
+/* The ntop command: main.c dispatches to one cmd_*.c per subcommand (tmux's
+ * cmd-*.c). Commands print to stdout/stderr and return the process exit code:
+ * 0 ok, 1 the work failed (a probe did not verify, a file was corrupt), 2 bad
+ * usage or an input ntop cannot use. Shared helpers live in cli_*.c. */
+#ifndef NTOP_CLI_H
+#define NTOP_CLI_H
+#include <stdio.h>
+
+#include "common/strbuf.h"
+#include "engine/probe.h"
+
+#ifndef NTOP_VERSION
+#define NTOP_VERSION "0.1.0"
+#endif
+
+#define CLI_EXIT_USAGE 2
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_instrument(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
+
+/* cli_paths.c: where the installed (or built) pieces are, relative to the
+ * binary: <prefix>/bin/ntop, <prefix>/lib/ntop/libcuda.so.1,
+ * <prefix>/share/ntop/probes. Environment overrides (tests, packagers):
+ * NTOP_HOOK_DIR, NTOP_PROBES_DIR. All return malloc'd strings or NULL. */
+char *cli_exe_dir(void);
+char *cli_hook_dir(void);
+char *cli_probes_dir(void);
+/* `-p NAME` is the built-in NAME.toml; anything with a '/' or ending in
+ * ".toml" is a path. Returns a malloc'd path (not checked for existence for
+ * paths; built-in names must exist), or NULL with *cause set. */
+char *cli_probe_path(const char *arg, char **cause);
+/* Absolute form of a path (no symlink resolution needed); malloc'd. */
+char *cli_abspath(const char *path);
+
+/* cli_util.c */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "ntop CMD: message" and a hint to --help; returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_is_help(const char *arg);
+/* Matches argv[*i] against -s / --long / -sVALUE / --long=VALUE. Returns 1
+ * with *val set (advancing *i past a separate value), 0 when argv[*i] is not
+ * this option, -1 when the value is missing (after printing the error). */
+int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *s, const char *l, const char **val);
+/* Non-negative decimal integer; -1 when s is not one. */
+int cli_parse_ulong(const char *s, unsigned long *out);
+/* "map NAME: warp, cap 1 x 24 B (start:u64 ...)" or "no map". */
+void cli_probe_map_summary(struct strbuf *sb, const struct probe *p);
+/* Loads and verifies a probe file; -1 with a cause in the loader's
+ * FILE:LINE:COL form. */
+int cli_probe_load_verified(const char *path, struct probe **out, char **cause);
+
+/* cli_json.c: JSON string literal (escaped, invalid UTF-8 replaced), or
+ * null for NULL. */
+void cli_json_str(struct strbuf *sb, const char *s);
+
+#endif

@@ -1,0 +1,356 @@
+/* ntop instrument: the probe engine offline, on a file instead of a running
+ * application. Takes what the hook would see (PTX text, a fatbin, a cubin, or
+ * a host binary with an embedded .nv_fatbin), picks the PTX, finds the kernel
+ * by a forgiving name match, and writes the probed PTX so it can be read,
+ * diffed or assembled with ptxas. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/demangle.h"
+#include "engine/assemble.h"
+#include "engine/engine.h"
+#include "engine/image.h"
+#include "engine/ptx.h"
+
+struct ins_opts {
+	const char **probes;
+	int n_probes;
+	const char *kernel, *image, *out, *arch;
+	int assemble;
+	int sm;
+};
+
+static void instrument_help(void)
+{
+	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT.ptx\n"
+	       "                       [--arch sm_XX] [--assemble]\n"
+	       "\n"
+	       "Runs the probe engine on one kernel of IMAGE without a GPU: IMAGE is a PTX\n"
+	       "file, a fatbin, or an executable/shared library with embedded PTX (.nv_fatbin).\n"
+	       "A cubin holds SASS only and cannot be probed. Writes the probed PTX to OUT and\n"
+	       "prints line counts, instrumented sites, time per phase and the maps.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -p, --probe PROBE   built-in probe name or .toml file (repeatable)\n"
+	       "  -k, --kernel NAME   kernel to probe: exact or partial mangled or demangled\n"
+	       "                      name; several matches are listed and nothing is written\n"
+	       "  -o, --output FILE   where to write the probed PTX\n"
+	       "      --arch sm_XX    device to pick PTX for (default: the highest PTX in IMAGE)\n"
+	       "      --assemble      also run ptxas on the pruned and probed PTX and print the\n"
+	       "                      registers each uses ($NTOP_PTXAS, else ptxas on PATH)\n"
+	       "  -h, --help          this text\n"
+	       "\n"
+	       "Exit status: 0 written, 1 the engine or ptxas failed, 2 usage error or an\n"
+	       "ambiguous kernel name.\n"
+	       "\n"
+	       "Examples:\n"
+	       "  ntop instrument -p block_sched -k vecadd vecadd.ptx -o vecadd.probed.ptx\n"
+	       "  ntop instrument -p block_sched -k sgemm --arch sm_90 ./bench -o s.ptx --assemble\n");
+}
+
+static int ins_parse_arch(const char *s, int *sm)
+{
+	unsigned long v;
+	char num[16];
+	if (strncmp(s, "sm_", 3) == 0 || strncmp(s, "compute_", 8) == 0)
+		s = strchr(s, '_') + 1;
+	size_t n = strspn(s, "0123456789");
+	if (n == 0 || n >= sizeof num || (s[n] && strcmp(s + n, "a") && strcmp(s + n, "f")))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = 0;
+	if (cli_parse_ulong(num, &v) < 0 || v < 10 || v > 1000)
+		return -1;
+	*sm = (int)v;
+	return 0;
+}
+
+static int ins_parse(int argc, char **argv, struct ins_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int r;
+		if (cli_is_help(a)) {
+			instrument_help();
+			return 1;
+		}
+		if ((r = cli_opt("instrument", argc, argv, &i, "-p", "--probe", &v)) != 0) {
+			const char **np = r > 0 ? realloc(o->probes, (size_t)(o->n_probes + 1) * sizeof *np) : NULL;
+			if (!np)
+				return 2;
+			np[o->n_probes++] = v;
+			o->probes = np;
+		} else if ((r = cli_opt("instrument", argc, argv, &i, "-k", "--kernel", &v)) != 0) {
+			if (r < 0)
+				return 2;
+			o->kernel = v;
+		} else if ((r = cli_opt("instrument", argc, argv, &i, "-o", "--output", &v)) != 0) {
+			if (r < 0)
+				return 2;
+			o->out = v;
+		} else if ((r = cli_opt("instrument", argc, argv, &i, NULL, "--arch", &v)) != 0) {
+			if (r < 0)
+				return 2;
+			if (ins_parse_arch(v, &o->sm) < 0)
+				return cli_usage("instrument", "--arch wants sm_XX (e.g. sm_90), not '%s'", v);
+			o->arch = v;
+		} else if (strcmp(a, "--assemble") == 0) {
+			o->assemble = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("instrument", "unknown option '%s'", a);
+		} else if (o->image) {
+			return cli_usage("instrument", "one image at a time ('%s' and '%s')", o->image, a);
+		} else {
+			o->image = a;
+		}
+	}
+	if (!o->n_probes)
+		return cli_usage("instrument", "give a probe with -p");
+	if (!o->kernel)
+		return cli_usage("instrument", "give the kernel with -k");
+	if (!o->image)
+		return cli_usage("instrument", "give the image (PTX, fatbin or executable) to instrument");
+	if (!o->out)
+		return cli_usage("instrument", "give the output file with -o");
+	return 0;
+}
+
+/* Highest PTX arch in the image, else its highest SASS arch (so messages
+ * name a real device), else 0. */
+static int ins_default_sm(const void *img, size_t size)
+{
+	struct image_entry *e = NULL;
+	int n = 0, ptx = 0, any = 0;
+	if (image_fatbin_entries(img, size, &e, &n, NULL) < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (e[i].is_ptx && e[i].arch > ptx)
+			ptx = e[i].arch;
+		if (e[i].arch > any)
+			any = e[i].arch;
+	}
+	free(e);
+	return ptx ? ptx : any;
+}
+
+static int ins_pick_ptx(const struct ins_opts *o, const void *img, size_t size, char **ptx, size_t *len)
+{
+	enum image_kind kind = image_classify(img, size, NULL);
+	static const char *const kinds[] = {"unknown", "PTX", "fatbin", "cubin", "host ELF"};
+	if (kind == IMAGE_UNKNOWN) {
+		cli_err("%s: not PTX, a fatbin, a cubin or an ELF binary", o->image);
+		return -1;
+	}
+	int sm = o->sm ? o->sm : ins_default_sm(img, size);
+	char *cause = NULL;
+	if (image_pick_ptx(img, size, sm ? sm : 90, ptx, len, &cause) < 0) {
+		cli_err("%s (%s): %s", o->image, kinds[kind], cause ? cause : "no PTX");
+		free(cause);
+		return -1;
+	}
+	printf("image: %s (%s)", o->image, kinds[kind]);
+	if (kind != IMAGE_PTX)
+		printf(", PTX for sm_%d", sm);
+	printf("\n");
+	return 0;
+}
+
+/* Finds the entry NAME means: an exact mangled/demangled/base-name match,
+ * else the single substring match. Returns a borrowed name, or NULL after
+ * printing why (no match: 1; ambiguous: 2 in *rc). */
+static const char *ins_match(const char *want, const char **names, int n, int *rc)
+{
+	int exact = -1, n_exact = 0, n_sub = 0;
+	int *sub = calloc((size_t)n + 1, sizeof *sub);
+	for (int i = 0; sub && i < n; i++) {
+		char *dem = demangle(names[i]);
+		char *base = demangle_base(names[i]);
+		if (!strcmp(names[i], want) || (dem && !strcmp(dem, want)) || (base && !strcmp(base, want))) {
+			exact = i;
+			n_exact++;
+		}
+		if (strstr(names[i], want) || (dem && strstr(dem, want)))
+			sub[n_sub++] = i;
+		free(dem);
+		free(base);
+	}
+	const char *pick = NULL;
+	if (n_exact == 1)
+		pick = names[exact];
+	else if (n_exact == 0 && n_sub == 1)
+		pick = names[sub[0]];
+	if (!pick && n_sub == 0) {
+		cli_err("no kernel matches '%s'; the image has %d kernel%s:", want, n, n == 1 ? "" : "s");
+		*rc = 2;
+	} else if (!pick) {
+		cli_err("'%s' matches %d kernels; give more of the name:", want, n_sub);
+		*rc = 2;
+	}
+	for (int i = 0; !pick && i < (n_sub ? n_sub : n) && i < 50; i++) {
+		char *dem = demangle(names[n_sub ? sub[i] : i]);
+		fprintf(stderr, "  %s\n", dem ? dem : names[n_sub ? sub[i] : i]);
+		free(dem);
+	}
+	free(sub);
+	return pick;
+}
+
+static void ins_stats(const struct engine_result *res)
+{
+	const struct engine_stats *s = &res->stats;
+	printf("lines: %d in, %d after pruning, %d probed\n", s->lines_in, s->lines_pruned, s->lines_probed);
+	printf("sites: %d instrumented", s->sites);
+	if (s->sites_in_funcs)
+		printf(" (%d more inside .func bodies, not instrumented)", s->sites_in_funcs);
+	printf("\ntime: parse %.2f ms, prune %.2f ms, inject %.2f ms, emit %.2f ms\n", s->ms_parse,
+	       s->ms_prune, s->ms_inject, s->ms_emit);
+	for (int i = 0; i < res->n_maps; i++) {
+		const struct probe_map *m = &res->maps[i].map;
+		printf("map %s (probe %s): %s, %u x %u B, kernel parameter %d\n", m->name, res->maps[i].probe,
+		       m->level == PROBE_LEVEL_WARP ? "per warp" : "per thread", m->cap, m->rec_size,
+		       res->maps[i].param_index);
+	}
+	if (res->n_globals)
+		printf("module variables used: %d\n", res->n_globals);
+}
+
+/* ptxas on one PTX text; registers or -1. */
+static int ins_ptxas(const char *ptx, size_t len, const char *arch, const char *what)
+{
+	struct assemble_info info = {-1, NULL};
+	char *cause = NULL;
+	int rc = assemble_ptxas(ptx, len, arch, NULL, &info, &cause);
+	int regs = rc == 0 ? info.registers : -1;
+	if (rc < 0)
+		cli_err("ptxas on the %s PTX failed: %s", what, cause ? cause : "?");
+	free(cause);
+	assemble_info_done(&info);
+	return rc < 0 ? -2 : regs;
+}
+
+static int ins_assemble(const struct engine_result *res, int sm)
+{
+	char arch[32];
+	if (assemble_pick_arch(res->ptx, sm, arch, sizeof arch) < 0) {
+		cli_err("cannot choose a ptxas -arch for target %s", res->target);
+		return 1;
+	}
+	int before = res->pruned_ptx ? ins_ptxas(res->pruned_ptx, strlen(res->pruned_ptx), arch, "pruned") : -1;
+	int after = ins_ptxas(res->ptx, res->ptx_len, arch, "probed");
+	if (before == -2 || after == -2)
+		return 1;
+	printf("ptxas -arch=%s: registers %d unprobed, %d probed", arch, before, after);
+	if (before >= 0 && after >= 0)
+		printf(" (%+d)", after - before);
+	printf("\n");
+	return 0;
+}
+
+static int ins_write(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || fwrite(s, 1, n, f) != n || fclose(f) != 0) {
+		cli_err("cannot write %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int ins_load_probes(const struct ins_opts *o, struct probe **probes)
+{
+	for (int i = 0; i < o->n_probes; i++) {
+		char *cause = NULL;
+		char *path = cli_probe_path(o->probes[i], &cause);
+		if (!path || cli_probe_load_verified(path, &probes[i], &cause) < 0) {
+			cli_err("probe %s: %s", o->probes[i], cause ? cause : "cannot load");
+			free(cause);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+/* With the PTX in hand: pick the kernel, run the engine, write, report. */
+static int ins_run(const struct ins_opts *o, struct probe **probes, const char *ptx, size_t len)
+{
+	struct ptx_module *mod = NULL;
+	const char **names = NULL;
+	int n = 0, rc = 1;
+	char *cause = NULL;
+	if (ptx_parse(ptx, len, &mod, &cause) < 0 || ptx_list_entries(mod, &names, &n) < 0) {
+		cli_err("%s: %s", o->image, cause ? cause : "cannot list kernels");
+		goto out;
+	}
+	const char *kernel = ins_match(o->kernel, names, n, &rc);
+	if (!kernel)
+		goto out;
+	char *dem = demangle(kernel);
+	printf("kernel: %s\n", dem ? dem : kernel);
+	if (dem && strcmp(dem, kernel))
+		printf("        %s\n", kernel);
+	free(dem);
+	struct engine_result res;
+	memset(&res, 0, sizeof res);
+	if (engine_instrument(ptx, len, kernel, probes, o->n_probes, &res, &cause) < 0) {
+		cli_err("instrumenting %s failed: %s", kernel, cause ? cause : "?");
+		goto out;
+	}
+	ins_stats(&res);
+	rc = ins_write(o->out, res.ptx, res.ptx_len) < 0 ? 1 : 0;
+	if (rc == 0)
+		printf("wrote %s (%zu bytes, target %s)\n", o->out, res.ptx_len, res.target);
+	if (rc == 0 && o->assemble)
+		rc = ins_assemble(&res, o->sm);
+	engine_result_done(&res);
+out:
+	free(cause);
+	free(names);
+	ptx_free(mod);
+	return rc;
+}
+
+int cmd_instrument(int argc, char **argv)
+{
+	struct ins_opts o;
+	memset(&o, 0, sizeof o);
+	int rc = ins_parse(argc, argv, &o);
+	if (rc) {
+		free(o.probes);
+		return rc == 1 ? 0 : rc;
+	}
+	struct probe **probes = calloc((size_t)o.n_probes, sizeof *probes);
+	char *img = NULL, *ptx = NULL;
+	size_t size = 0, len = 0;
+	rc = 2;
+	if (!probes || ins_load_probes(&o, probes) < 0)
+		goto out;
+	rc = 1;
+	FILE *f = fopen(o.image, "rb");
+	if (!f) {
+		cli_err("cannot open %s: %s", o.image, strerror(errno));
+		goto out;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_append(&sb, buf, got);
+	fclose(f);
+	img = strbuf_finish(&sb, &size);
+	if (!img || ins_pick_ptx(&o, img, size, &ptx, &len) < 0)
+		goto out;
+	rc = ins_run(&o, probes, ptx, len);
+out:
+	for (int i = 0; probes && i < o.n_probes; i++)
+		probe_free(probes[i]);
+	free(probes);
+	free(img);
+	free(ptx);
+	free(o.probes);
+	return rc;
+}

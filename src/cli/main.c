@@ -1,0 +1,80 @@
+/* ntop: dispatches to a subcommand (cmd_*.c). Without one, `ntop ./app` is
+ * meant to start the terminal UI; until that is built it says so. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} cli_commands[] = {
+	{"record", cmd_record, "run a program under the hook and write a trace directory"},
+	{"report", cmd_report, "summarise a trace directory (text or --json)"},
+	{"instrument", cmd_instrument, "probe one kernel of a PTX/fatbin/executable offline"},
+	{"check", cmd_check, "load and verify probe files"},
+	{"probes", cmd_probes, "list the built-in probes"},
+};
+#define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])
+
+static void main_help(FILE *f)
+{
+	fprintf(f,
+		"ntop %s: GPU kernel profiler with PTX probes\n"
+		"\n"
+		"Usage: ntop COMMAND [ARGS...]\n"
+		"       ntop PROGRAM [ARGS...]      (terminal UI: not built yet)\n"
+		"\n"
+		"Commands:\n",
+		NTOP_VERSION);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-11s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Examples:\n"
+		"  ntop record -p block_sched -k vecadd -- ./vecadd 1024\n"
+		"  ntop report ntop-trace/20261101-120000_4242\n"
+		"  ntop probes\n"
+		"\n"
+		"'ntop COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_help(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
+		if (argc > 2 && strcmp(cmd, "help") == 0) {
+			for (size_t i = 0; i < N_COMMANDS; i++)
+				if (strcmp(argv[2], cli_commands[i].name) == 0) {
+					char *hv[] = {argv[2], "--help", NULL};
+					return cli_commands[i].fn(2, hv);
+				}
+		}
+		main_help(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("ntop %s\n", NTOP_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(cmd, cli_commands[i].name) == 0)
+			return cli_commands[i].fn(argc - 1, argv + 1);
+	if (cmd[0] == '-') {
+		cli_err("unknown option '%s'. Try 'ntop --help'.", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	cli_err("'%s' is not an ntop command; running a program in the terminal UI "
+		"('ntop PROGRAM') is not built yet.", cmd);
+	fprintf(stderr, "Record it headless instead:  ntop record -p block_sched -- %s%s\n", cmd,
+		argc > 2 ? " ..." : "");
+	fprintf(stderr, "Commands: ");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", cli_commands[i].name);
+	fprintf(stderr, ". Try 'ntop --help'.\n");
+	return CLI_EXIT_USAGE;
+}

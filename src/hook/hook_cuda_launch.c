@@ -1,0 +1,237 @@
+/* Launch entry points. Every launch is counted; a `launch` line is emitted
+ * only for a kernel's first launch, a changed configuration (grid, block,
+ * shared memory, entry point) and every probed launch, so the per-launch cost
+ * is a registry lookup and a few atomics. Sampled launches are timed with
+ * pooled events; matching kernels take the probe path. */
+#include <stdio.h>
+#include <string.h>
+#include "hook/hook_cuda.h"
+#include "hook/hook_cuda_api.h"
+#include "hook/hook_dispatch.h"
+#include "hook/hook_events.h"
+#include "hook/hook_table.h"
+#include "trace/events.h"
+
+CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **params, void **extra)
+{
+	void *fn = hook.real[l->row];
+	if (l->config) {
+		CUresult (*ex)(const CUlaunchConfig *, CUfunction, void **, void **) = fn;
+		return ex(l->config, f, params, extra);
+	}
+	if (l->cooperative) {
+		__typeof__(&hook_cuLaunchCooperativeKernel) coop = fn;
+		return coop(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->smem,
+			    l->stream, params);
+	}
+	__typeof__(&hook_cuLaunchKernel) lk = fn;
+	return lk(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->smem, l->stream,
+		  params, extra);
+}
+
+static int launch_cfg_changed(struct hook_kernel *k, const struct hook_launch *l)
+{
+	struct hook_launch_cfg c = { { l->grid[0], l->grid[1], l->grid[2] },
+				     { l->block[0], l->block[1], l->block[2] }, l->smem, l->api };
+	pthread_mutex_lock(&hook.reg.lock);
+	int changed = !k->launched || memcmp(&c, &k->last, sizeof c) != 0;
+	k->last = c;
+	k->launched = 1;
+	pthread_mutex_unlock(&hook.reg.lock);
+	return changed;
+}
+
+void hook_cuda_emit_launch(const struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing)
+{
+	if (!hook_events_on())
+		return;
+	int occ = 0;
+	unsigned threads = l->block[0] * l->block[1] * l->block[2];
+	if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor &&
+	    cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l->f, (int)threads, l->smem) != CUDA_SUCCESS)
+		occ = 0;
+	struct strbuf sb;
+	hook_event_begin(&sb, "launch");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "seq", (long long)l->seq);
+	event_add(&sb, "api", l->api);
+	event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
+	event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+	event_add_int(&sb, "smem", l->smem);
+	event_addf(&sb, "stream", "%p", (void *)l->stream);
+	event_add_int(&sb, "capture", capturing);
+	event_add_int(&sb, "probed", probed);
+	event_add_int(&sb, "occ", occ);
+	hook_event_emit(&sb);
+	if (capturing) {
+		hook_event_begin(&sb, "graph");
+		event_add_int(&sb, "kid", k->kid);
+		event_add(&sb, "api", "capture");
+		event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
+		event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+		hook_event_emit(&sb);
+	}
+}
+
+CUresult hook_cuda_launch(struct hook_launch *l)
+{
+	struct hook_kernel *k = hook_registry_kernel(l->f);
+	l->seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
+	if (!k)
+		return hook_cuda_forward(l, l->f, l->params, l->extra);
+	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
+	if (!hook.atexit_done)
+		hook_dispatch_register_exit();
+	if (hook_events_on()) {
+		hook_timing_ensure_thread();
+		CUresult rc;
+		if (hook_probe_wanted(k) && hook_probe_launch(l, k, &rc))
+			return rc;
+		if (launch_cfg_changed(k, l))
+			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
+	}
+	struct hook_timed *t = NULL;
+	if (hook_timing_wanted(k, n) && hook_timing_start(k, l->seq, l->ostream, &t) == 0) {
+		CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
+		if (rc == CUDA_SUCCESS)
+			hook_timing_finish(t, l->ostream);
+		else
+			hook_timing_abort(t);
+		return rc;
+	}
+	return hook_cuda_forward(l, l->f, l->params, l->extra);
+}
+
+static CUresult launch_kernel(enum hook_row_id row, int ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+			      unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s, void **params,
+			      void **extra, int coop)
+{
+	struct hook_launch l = { .row = row, .api = hook_table[row].name, .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz }, .smem = smem,
+				 .stream = s, .ostream = s, .params = params, .extra = extra, .cooperative = coop };
+	if (ptsz && !s)
+		l.ostream = CU_STREAM_PER_THREAD;
+	return hook_cuda_launch(&l);
+}
+
+CUresult hook_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+			     unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
+{
+	return launch_kernel(HOOK_ROW_cuLaunchKernel, 0, f, gx, gy, gz, bx, by, bz, smem, s, params, extra, 0);
+}
+
+CUresult hook_cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+				  unsigned bz, unsigned smem, CUstream s, void **params, void **extra)
+{
+	return launch_kernel(HOOK_ROW_cuLaunchKernel_ptsz, 1, f, gx, gy, gz, bx, by, bz, smem, s, params, extra, 0);
+}
+
+CUresult hook_cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+					unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
+{
+	return launch_kernel(HOOK_ROW_cuLaunchCooperativeKernel, 0, f, gx, gy, gz, bx, by, bz, smem, s, params, NULL, 1);
+}
+
+CUresult hook_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+					     unsigned by, unsigned bz, unsigned smem, CUstream s, void **params)
+{
+	return launch_kernel(HOOK_ROW_cuLaunchCooperativeKernel_ptsz, 1, f, gx, gy, gz, bx, by, bz, smem, s, params, NULL,
+			     1);
+}
+
+static int launch_ex_cooperative(const CUlaunchConfig *c)
+{
+	for (unsigned i = 0; i < c->numAttrs; i++)
+		if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && c->attrs[i].value.cooperative)
+			return 1;
+	return 0;
+}
+
+static CUresult launch_ex(enum hook_row_id row, int ptsz, const CUlaunchConfig *c, CUfunction f, void **params,
+			  void **extra)
+{
+	if (!c)
+		return ((__typeof__(&hook_cuLaunchKernelEx))hook.real[row])(c, f, params, extra);
+	struct hook_launch l = { .row = row, .api = hook_table[row].name, .f = f, .grid = { c->gridDimX, c->gridDimY, c->gridDimZ },
+				 .block = { c->blockDimX, c->blockDimY, c->blockDimZ }, .smem = c->sharedMemBytes,
+				 .stream = c->hStream, .ostream = c->hStream, .params = params, .extra = extra,
+				 .config = c, .cooperative = launch_ex_cooperative(c) };
+	if (ptsz && !c->hStream)
+		l.ostream = CU_STREAM_PER_THREAD;
+	return hook_cuda_launch(&l);
+}
+
+CUresult hook_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+	return launch_ex(HOOK_ROW_cuLaunchKernelEx, 0, c, f, params, extra);
+}
+
+CUresult hook_cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+	return launch_ex(HOOK_ROW_cuLaunchKernelEx_ptsz, 1, c, f, params, extra);
+}
+
+static void graph_node_event(CUfunction f, const unsigned grid[3], const unsigned block[3], const char *api)
+{
+	struct hook_kernel *k = hook_registry_kernel(f);
+	if (!k || !hook_events_on())
+		return;
+	struct strbuf sb;
+	hook_event_begin(&sb, "graph");
+	event_add_int(&sb, "kid", k->kid);
+	event_add(&sb, "api", api);
+	event_addf(&sb, "grid", "%u,%u,%u", grid[0], grid[1], grid[2]);
+	event_addf(&sb, "block", "%u,%u,%u", block[0], block[1], block[2]);
+	hook_event_emit(&sb);
+}
+
+CUresult hook_cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t n_deps,
+				   const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	CUresult rc = HOOK_REAL(cuGraphAddKernelNode)(node, graph, deps, n_deps, p);
+	if (rc == CUDA_SUCCESS && p)
+		graph_node_event(p->func, (unsigned[]){ p->gridDimX, p->gridDimY, p->gridDimZ },
+				 (unsigned[]){ p->blockDimX, p->blockDimY, p->blockDimZ }, "cuGraphAddKernelNode");
+	return rc;
+}
+
+CUresult hook_cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t n_deps,
+				      const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	CUresult rc = HOOK_REAL(cuGraphAddKernelNode_v2)(node, graph, deps, n_deps, p);
+	if (rc == CUDA_SUCCESS && p)
+		graph_node_event(p->func ? p->func : (CUfunction)p->kern,
+				 (unsigned[]){ p->gridDimX, p->gridDimY, p->gridDimZ },
+				 (unsigned[]){ p->blockDimX, p->blockDimY, p->blockDimZ }, "cuGraphAddKernelNode");
+	return rc;
+}
+
+/* Replays are counted per executable; a line at the 1st, 2nd, 4th, 8th...
+ * replay keeps a graph loop from flooding the stream. */
+static void graph_launch_event(CUgraphExec exec, const char *api)
+{
+	uint64_t n = hook_registry_graph_launch(exec);
+	__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
+	if (!hook.atexit_done)
+		hook_dispatch_register_exit();
+	if ((n & (n - 1)) != 0 || !hook_events_on())
+		return;
+	struct strbuf sb;
+	hook_event_begin(&sb, "graph");
+	event_add(&sb, "api", api);
+	event_addf(&sb, "exec", "%p", (void *)exec);
+	event_add_int(&sb, "launches", (long long)n);
+	hook_event_emit(&sb);
+}
+
+CUresult hook_cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+	graph_launch_event(exec, "cuGraphLaunch");
+	return HOOK_REAL(cuGraphLaunch)(exec, s);
+}
+
+CUresult hook_cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
+{
+	graph_launch_event(exec, "cuGraphLaunch_ptsz");
+	return HOOK_REAL(cuGraphLaunch_ptsz)(exec, s);
+}

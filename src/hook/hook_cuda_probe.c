@@ -1,0 +1,591 @@
+/* Probed launches. On the first probed launch of a kernel in a context the
+ * engine instruments its PTX (the module's own PTX for the device's compute
+ * capability, Numba's link PTX, or Triton's cache PTX) and the driver JITs it
+ * (or ptxas, NTOP_ASSEMBLER=ptxas); the outcome is cached per (kernel,
+ * context) and reported once in an `instrument` line. Each probed launch then
+ * queues on the application's stream, in order: zeroing of the map buffer,
+ * copies of the module globals the kernel uses into the probed module, the
+ * probed launch (map pointers appended to its parameters), copies of the
+ * non-const globals back, the map copy into pinned memory, and an event the
+ * result writer waits on in its own thread. Whenever anything is missing or
+ * fails, the original kernel runs and a `probe status=declined` line says why. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/cause.h"
+#include "common/timeutil.h"
+#include "engine/assemble.h"
+#include "engine/engine.h"
+#include "engine/image.h"
+#include "engine/probe.h"
+#include "engine/verify.h"
+#include "hook/hook_config.h"
+#include "hook/hook_cuda.h"
+#include "hook/hook_cuda_api.h"
+#include "hook/hook_cuda_results.h"
+#include "hook/hook_events.h"
+#include "hook/hook_log.h"
+#include "hook/hook_table.h"
+#include "trace/events.h"
+
+#define PROBE_JIT_LOG 8192
+
+/* Module globals of an instrumented copy: where the app's and the probed
+ * module's copies live in this context. */
+struct probe_global {
+	CUdeviceptr app, probed;
+	size_t size;
+	int is_const;
+};
+
+struct probe_inst_data {
+	struct probe_global globals[ENGINE_MAX_GLOBALS];
+	int n_globals;
+};
+
+static void probe_load_all(void)
+{
+	struct strbuf why;
+	strbuf_init(&why);
+	char *list = strdup(hook.cfg.probes);
+	for (char *save = NULL, *path = list ? strtok_r(list, ":", &save) : NULL; path;
+	     path = strtok_r(NULL, ":", &save)) {
+		struct probe *p = NULL;
+		char *cause = NULL;
+		if (probe_load_file(path, &p, &cause) < 0 || verify_probe(p, &cause) < 0) {
+			strbuf_printf(&why, "%s%s", why.len ? "; " : "", cause ? cause : path);
+			hook_event_warn("probe %s rejected: %s", path, cause ? cause : "?");
+			probe_free(p);
+			free(cause);
+			continue;
+		}
+		struct probe **v = realloc(hook.probes, (size_t)(hook.n_probes + 1) * sizeof *v);
+		if (!v) {
+			probe_free(p);
+			continue;
+		}
+		hook.probes = v;
+		hook.probes[hook.n_probes++] = p;
+	}
+	free(list);
+	if (hook.n_probes == 0)
+		hook.probes_cause = strbuf_finish(&why, NULL);
+	else
+		strbuf_done(&why);
+	if (hook.n_probes == 0 && !hook.probes_cause)
+		hook.probes_cause = strdup("no probe could be loaded");
+	hook.probes_loaded = 1;
+}
+
+int hook_probe_wanted(struct hook_kernel *k)
+{
+	if (!hook.cfg.probes)
+		return 0;
+	int match = __atomic_load_n(&k->match, __ATOMIC_RELAXED);
+	if (match < 0) {
+		match = hook_config_kernel_matches(k->name);
+		__atomic_store_n(&k->match, match, __ATOMIC_RELAXED);
+	}
+	if (!match)
+		return 0;
+	uint64_t n = __atomic_fetch_add(&k->probe_attempts, 1, __ATOMIC_RELAXED);
+	if (n % hook.cfg.probe_every != 0)
+		return 0;
+	return __atomic_load_n(&k->probed, __ATOMIC_RELAXED) < hook.cfg.probe_limit;
+}
+
+/* Says once per kernel and reason why a probed launch did not happen. */
+static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reason)
+{
+	pthread_mutex_lock(&hook.probe_lock);
+	int same = k->decline_reported && strcmp(k->decline_reported, reason) == 0;
+	if (!same) {
+		free(k->decline_reported);
+		k->decline_reported = strdup(reason);
+	}
+	pthread_mutex_unlock(&hook.probe_lock);
+	if (same || !hook_events_on())
+		return;
+	struct strbuf sb;
+	hook_event_begin(&sb, "probe");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "seq", (long long)seq);
+	event_add(&sb, "status", "declined");
+	event_add(&sb, "reason", reason);
+	hook_event_emit(&sb);
+}
+
+/* The PTX to instrument: Numba's or Triton's for a cubin, else the image's. */
+static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t *len, char **cause)
+{
+	const struct hook_module *m = k->mod;
+	if (!k->has_ptx || !m)
+		return cause_set(cause, "%s", k->reason ? k->reason : "no PTX");
+	if (m->link_ptx) {
+		/* Inputs are NUL-separated: take the one defining the kernel. */
+		for (const char *p = m->link_ptx; p < m->link_ptx + m->link_ptx_len; p += strlen(p) + 1) {
+			const char *hit = strstr(p, k->name);
+			if (!hit || !strstr(p, ".entry"))
+				continue;
+			*len = strlen(p);
+			*ptx = malloc(*len + 1);
+			if (!*ptx)
+				return cause_set(cause, "out of memory");
+			memcpy(*ptx, p, *len + 1);
+			return 0;
+		}
+		return cause_set(cause, "no linked PTX input defines %s", k->name);
+	}
+	return image_pick_ptx(m->image, m->size, cc, ptx, len, cause);
+}
+
+static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_result *res)
+{
+	if (!hook.cfg.keep_ptx || !hook.cfg.trace_dir)
+		return;
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof dir, "%s/kernels", hook.cfg.trace_dir);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof dir, "%s/kernels/%d-%u", hook.cfg.trace_dir, hook.pid, k->kid);
+	mkdir(dir, 0700);
+	const char *names[2] = { "pruned.ptx", "probed.ptx" };
+	const char *texts[2] = { res->pruned_ptx, res->ptx };
+	for (int i = 0; i < 2; i++) {
+		if (!texts[i])
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		FILE *f = fopen(path, "we");
+		if (f) {
+			fputs(texts[i], f);
+			fclose(f);
+		}
+	}
+}
+
+static int probe_jit(const char *ptx, CUmodule *mod, char **cause)
+{
+	char info[PROBE_JIT_LOG] = "", err[PROBE_JIT_LOG] = "";
+	CUjit_option opts[] = { CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+				CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[] = { info, (void *)(uintptr_t)sizeof info, err, (void *)(uintptr_t)sizeof err };
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = HOOK_REAL(cuModuleLoadDataEx)(mod, ptx, 4, opts, vals);
+	hook_cuda_relax_end(prev);
+	if (rc != CUDA_SUCCESS)
+		return cause_set(cause, "driver JIT failed (CUDA error %d): %.2000s", (int)rc, err);
+	return 0;
+}
+
+static int probe_ptxas(const char *ptx, size_t len, int cc, CUmodule *mod, char **cause)
+{
+	char arch[32], path[] = "/tmp/ntop-cubin-XXXXXX";
+	if (assemble_pick_arch(ptx, cc, arch, sizeof arch) < 0)
+		return cause_set(cause, "cannot pick a ptxas -arch for sm_%d", cc);
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return cause_set(cause, "mkstemp: %s", strerror(errno));
+	close(fd);
+	struct assemble_info info = { -1, NULL };
+	int rc = assemble_ptxas(ptx, len, arch, path, &info, cause);
+	assemble_info_done(&info);
+	size_t n = 0;
+	char *cubin = NULL;
+	if (rc == 0) {
+		FILE *f = fopen(path, "rbe");
+		long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+		if (sz > 0 && fseek(f, 0, SEEK_SET) == 0 && (cubin = malloc((size_t)sz)) != NULL)
+			n = fread(cubin, 1, (size_t)sz, f);
+		if (f)
+			fclose(f);
+		if (!cubin || n != (size_t)sz)
+			rc = cause_set(cause, "cannot read ptxas output %s", path);
+	}
+	unlink(path);
+	if (rc == 0) {
+		CUstreamCaptureMode prev = hook_cuda_relax_begin();
+		CUresult r = HOOK_REAL(cuModuleLoadData)(mod, cubin);
+		hook_cuda_relax_end(prev);
+		if (r != CUDA_SUCCESS)
+			rc = cause_set(cause, "loading the ptxas cubin failed (CUDA error %d)", (int)r);
+	}
+	free(cubin);
+	return rc;
+}
+
+static int probe_global_addr(const struct hook_kernel *k, CUmodule pmod, const struct engine_global *g,
+			     struct probe_global *out, char **cause)
+{
+	size_t asz = 0, psz = 0;
+	CUresult rc = CUDA_ERROR_NOT_FOUND;
+	if (k->mod->is_library && cu.cuLibraryGetGlobal)
+		rc = cu.cuLibraryGetGlobal(&out->app, &asz, (CUlibrary)k->mod->handle, g->name);
+	else if (!k->mod->is_library && cu.cuModuleGetGlobal_v2)
+		rc = cu.cuModuleGetGlobal_v2(&out->app, &asz, (CUmodule)k->mod->handle, g->name);
+	if (rc != CUDA_SUCCESS)
+		return cause_set(cause, "global %s not found in the application's module (CUDA error %d)", g->name,
+				 (int)rc);
+	rc = cu.cuModuleGetGlobal_v2 ? cu.cuModuleGetGlobal_v2(&out->probed, &psz, pmod, g->name) : CUDA_ERROR_NOT_FOUND;
+	if (rc != CUDA_SUCCESS)
+		return cause_set(cause, "global %s not found in the probed module (CUDA error %d)", g->name, (int)rc);
+	out->size = asz < psz ? asz : psz;
+	out->is_const = g->is_const;
+	return 0;
+}
+
+static void probe_emit_instrument(const struct hook_kernel *k, const struct hook_inst *in, double ms_jit)
+{
+	if (!hook_events_on())
+		return;
+	struct strbuf sb;
+	hook_event_begin(&sb, "instrument");
+	event_add_int(&sb, "kid", k->kid);
+	event_add(&sb, "status", in->ok ? "ok" : "failed");
+	char names[512] = "";
+	for (int i = 0; i < hook.n_probes; i++) {
+		size_t n = strlen(names);
+		snprintf(names + n, sizeof names - n, "%s%s", i ? "," : "", hook.probes[i]->name);
+	}
+	event_add(&sb, "probes", names);
+	if (!in->ok)
+		event_add(&sb, "reason", in->reason);
+	event_add_int(&sb, "regs_orig", in->regs_orig);
+	event_add_int(&sb, "regs_probed", in->regs_probed);
+	if (in->res) {
+		const struct engine_stats *s = &in->res->stats;
+		event_add_int(&sb, "lines_in", s->lines_in);
+		event_add_int(&sb, "lines_pruned", s->lines_pruned);
+		event_add_int(&sb, "lines_probed", s->lines_probed);
+		event_add_int(&sb, "sites", s->sites);
+		event_add_int(&sb, "sites_in_funcs", s->sites_in_funcs);
+		event_addf(&sb, "ms_parse", "%.3f", s->ms_parse);
+		event_addf(&sb, "ms_prune", "%.3f", s->ms_prune);
+		event_addf(&sb, "ms_inject", "%.3f", s->ms_inject);
+		event_addf(&sb, "ms_emit", "%.3f", s->ms_emit);
+	}
+	event_addf(&sb, "ms_jit", "%.3f", ms_jit);
+	hook_event_emit(&sb);
+}
+
+/* Engine, JIT, function, globals: fills `in` (ok or a reason). */
+static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, struct hook_inst *in, double *ms_jit,
+		       char **cause)
+{
+	char *ptx = NULL;
+	size_t len = 0;
+	if (probe_source(k, cc, &ptx, &len, cause) < 0)
+		return -1;
+	in->res = calloc(1, sizeof *in->res);
+	int rc = in->res ? engine_instrument(ptx, len, k->name, hook.probes, hook.n_probes, in->res, cause)
+			 : cause_set(cause, "out of memory");
+	free(ptx);
+	if (rc < 0) {
+		free(in->res);
+		in->res = NULL;
+		return -1;
+	}
+	probe_keep_ptx(k, in->res);
+	uint64_t t0 = time_mono_ns();
+	CUmodule mod = NULL;
+	rc = hook.cfg.use_ptxas ? probe_ptxas(in->res->ptx, in->res->ptx_len, cc, &mod, cause)
+				: probe_jit(in->res->ptx, &mod, cause);
+	*ms_jit = (double)(time_mono_ns() - t0) / 1e6;
+	if (rc < 0)
+		return -1;
+	in->module = mod;
+	CUfunction f = NULL;
+	CUresult r = HOOK_REAL(cuModuleGetFunction)(&f, mod, k->name);
+	if (r != CUDA_SUCCESS)
+		return cause_set(cause, "probed module has no function %s (CUDA error %d)", k->name, (int)r);
+	in->func = f;
+	if (cu.cuFuncGetAttribute) {
+		cu.cuFuncGetAttribute(&in->regs_probed, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+		if (cu.cuFuncGetAttribute(&in->regs_orig, CU_FUNC_ATTRIBUTE_NUM_REGS, orig) != CUDA_SUCCESS)
+			in->regs_orig = -1;
+	}
+	struct probe_inst_data *d = calloc(1, sizeof *d);
+	if (!d)
+		return cause_set(cause, "out of memory");
+	in->globals = d;
+	for (int i = 0; i < in->res->n_globals; i++)
+		if (probe_global_addr(k, mod, &in->res->globals[i], &d->globals[d->n_globals++], cause) < 0)
+			return -1;
+	return 0;
+}
+
+/* The instrumented copy of k for ctx, built on first use. */
+static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUcontext ctx, int cc)
+{
+	pthread_mutex_lock(&hook.probe_lock);
+	if (!hook.probes_loaded)
+		probe_load_all();
+	struct hook_inst *in;
+	for (in = k->insts; in && in->ctx != ctx; in = in->next)
+		;
+	if (in) {
+		pthread_mutex_unlock(&hook.probe_lock);
+		return in;
+	}
+	in = calloc(1, sizeof *in);
+	if (!in) {
+		pthread_mutex_unlock(&hook.probe_lock);
+		return NULL;
+	}
+	in->ctx = ctx;
+	in->regs_orig = in->regs_probed = -1;
+	char *cause = NULL;
+	double ms_jit = 0;
+	if (hook.n_probes == 0)
+		cause_set(&cause, "%s", hook.probes_cause ? hook.probes_cause : "no probes");
+	else if (probe_build(k, orig, cc, in, &ms_jit, &cause) == 0)
+		in->ok = 1;
+	if (!in->ok) {
+		in->reason = cause ? cause : strdup("instrumentation failed");
+		cause = NULL;
+	}
+	if (hook.n_probes > 0 && k->has_ptx)
+		probe_emit_instrument(k, in, ms_jit);
+	in->next = k->insts;
+	k->insts = in;
+	pthread_mutex_unlock(&hook.probe_lock);
+	free(cause);
+	return in;
+}
+
+/* Parameters of the probed launch: the originals plus one pointer per map.
+ * kernelParams gets a longer array; `extra` a longer buffer with each map
+ * pointer at its parameter's offset in the probed function. */
+struct probe_args {
+	void **params, **extra;
+	void *ptr_storage[ENGINE_MAX_MAPS + 64];
+	void **params_alloc;
+	uint8_t *buf;
+	size_t buf_size;
+	void *extra_arr[5];
+};
+
+static int probe_args_build(const struct hook_launch *l, const struct hook_inst *in, const CUdeviceptr *maps,
+			    struct probe_args *a, char **cause)
+{
+	const struct engine_result *res = in->res;
+	if (!l->extra || l->params) {
+		int n = res->n_params_orig + res->n_maps;
+		a->params_alloc = calloc((size_t)n + 1, sizeof(void *));
+		if (!a->params_alloc)
+			return cause_set(cause, "out of memory");
+		for (int i = 0; i < res->n_params_orig && l->params; i++)
+			a->params_alloc[i] = l->params[i];
+		for (int j = 0; j < res->n_maps; j++)
+			a->params_alloc[res->maps[j].param_index] = (void *)&maps[j];
+		a->params = a->params_alloc;
+		return 0;
+	}
+	void *obuf = NULL;
+	size_t *osize = NULL;
+	for (int i = 0; l->extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (l->extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			obuf = l->extra[i + 1];
+		else if (l->extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			osize = l->extra[i + 1];
+		else
+			return cause_set(cause, "unknown entry %p in the launch's extra array", l->extra[i]);
+	}
+	if (!obuf || !osize)
+		return cause_set(cause, "extra array without buffer pointer and size");
+	if (!cu.cuFuncGetParamInfo)
+		return cause_set(cause, "the driver has no cuFuncGetParamInfo: cannot place map pointers in `extra`");
+	size_t size = *osize, offs[ENGINE_MAX_MAPS];
+	for (int j = 0; j < res->n_maps; j++) {
+		size_t off = 0, psz = 0;
+		CUresult rc = cu.cuFuncGetParamInfo(in->func, (size_t)res->maps[j].param_index, &off, &psz);
+		if (rc != CUDA_SUCCESS || psz != sizeof(CUdeviceptr))
+			return cause_set(cause, "cuFuncGetParamInfo(map %d) failed (CUDA error %d)", j, (int)rc);
+		offs[j] = off;
+		if (off + psz > size)
+			size = off + psz;
+	}
+	a->buf = calloc(1, size);
+	if (!a->buf)
+		return cause_set(cause, "out of memory");
+	memcpy(a->buf, obuf, *osize);
+	for (int j = 0; j < res->n_maps; j++)
+		memcpy(a->buf + offs[j], &maps[j], sizeof maps[j]);
+	a->buf_size = size;
+	a->extra_arr[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+	a->extra_arr[1] = a->buf;
+	a->extra_arr[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+	a->extra_arr[3] = &a->buf_size;
+	a->extra_arr[4] = CU_LAUNCH_PARAM_END;
+	a->extra = a->extra_arr;
+	return 0;
+}
+
+static void probe_args_done(struct probe_args *a)
+{
+	free(a->params_alloc);
+	free(a->buf);
+}
+
+static CUresult probe_copy_globals(const struct hook_inst *in, CUstream s, int back)
+{
+	const struct probe_inst_data *d = in->globals;
+	for (int i = 0; d && i < d->n_globals; i++) {
+		const struct probe_global *g = &d->globals[i];
+		if (back && g->is_const)
+			continue;
+		CUresult rc = back ? cu.cuMemcpyDtoDAsync_v2(g->app, g->probed, g->size, s)
+				   : cu.cuMemcpyDtoDAsync_v2(g->probed, g->app, g->size, s);
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Cooperative launches need every block resident at once: the probed copy
+ * (more registers) must still fit. */
+static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *in, int sms, char **cause)
+{
+	int occ = 0;
+	unsigned threads = l->block[0] * l->block[1] * l->block[2];
+	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	if (!cu.cuOccupancyMaxActiveBlocksPerMultiprocessor ||
+	    cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, in->func, (int)threads, l->smem) != CUDA_SUCCESS)
+		return cause_set(cause, "cooperative launch: occupancy of the probed copy unknown");
+	if ((uint64_t)occ * (uint64_t)sms < blocks)
+		return cause_set(cause, "cooperative launch: the probed copy (%d registers) fits %d blocks per SM, "
+				 "%llu blocks must be co-resident", in->regs_probed, occ, (unsigned long long)blocks);
+	return 0;
+}
+
+static int probe_plan(const struct hook_launch *l, const struct engine_result *res, struct hook_job *j,
+		      char **cause)
+{
+	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
+	uint64_t total = 0;
+	for (int i = 0; i < res->n_maps; i++) {
+		uint64_t b = engine_map_bytes(&res->maps[i].map, blocks, threads);
+		if (b == 0)
+			return cause_set(cause, "map %s size overflows", res->maps[i].map.name);
+		j->map_off[i] = total;
+		total += (b + 255) & ~(uint64_t)255;
+	}
+	j->bytes = total ? total : 256;
+	return 0;
+}
+
+/* Everything after the buffers are reserved: queue the stream work. */
+static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hook_job *j, CUresult *lrc,
+			 char **cause)
+{
+	CUstream s = l->ostream;
+	CUdeviceptr maps[ENGINE_MAX_MAPS];
+	for (int i = 0; i < in->res->n_maps; i++)
+		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
+	struct probe_args a;
+	memset(&a, 0, sizeof a);
+	if (probe_args_build(l, in, maps, &a, cause) < 0)
+		return -1;
+	j->start = hook_event_get(j->ctx);
+	j->end = hook_event_get(j->ctx);
+	j->done = hook_event_get(j->ctx);
+	int rc = -1;
+	CUresult r;
+	if (!j->start || !j->end || !j->done)
+		cause_set(cause, "cannot create events");
+	else if ((r = cu.cuMemsetD8Async(j->dev->ptr, 0, j->bytes, s)) != CUDA_SUCCESS)
+		cause_set(cause, "cuMemsetD8Async of the maps failed (CUDA error %d)", (int)r);
+	else if ((r = probe_copy_globals(in, s, 0)) != CUDA_SUCCESS)
+		cause_set(cause, "copying module globals in failed (CUDA error %d)", (int)r);
+	else if ((r = cu.cuEventRecord(j->start, s)) != CUDA_SUCCESS)
+		cause_set(cause, "cuEventRecord failed (CUDA error %d)", (int)r);
+	else if ((r = hook_cuda_forward(l, in->func, a.params, a.extra)) != CUDA_SUCCESS)
+		cause_set(cause, "probed launch failed (CUDA error %d)", (int)r);
+	else
+		rc = 0;
+	probe_args_done(&a);
+	if (rc < 0)
+		return -1;
+	/* From here the probed kernel is queued: report failures, never launch
+	 * the original a second time. */
+	*lrc = CUDA_SUCCESS;
+	if ((r = cu.cuEventRecord(j->end, s)) != CUDA_SUCCESS ||
+	    (r = probe_copy_globals(in, s, 1)) != CUDA_SUCCESS ||
+	    (r = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)j->host->ptr, j->dev->ptr, j->bytes, s)) != CUDA_SUCCESS ||
+	    (r = cu.cuEventRecord(j->done, s)) != CUDA_SUCCESS) {
+		hook_event_warn("probed launch %llu: queuing the copy back failed (CUDA error %d)",
+				(unsigned long long)j->seq, (int)r);
+		return 1;
+	}
+	return 0;
+}
+
+static void probe_job_free(struct hook_job *j)
+{
+	hook_event_put(j->ctx, j->start);
+	hook_event_put(j->ctx, j->end);
+	hook_event_put(j->ctx, j->done);
+	if (j->dev || j->host)
+		hook_results_release(j->dev, j->host, j->bytes);
+	free(j);
+}
+
+int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *lrc)
+{
+	CUcontext ctx = NULL;
+	const struct hook_device *dev = hook_cuda_device(&ctx);
+	char *cause = NULL;
+	struct hook_job *j = NULL;
+	if (!k->has_ptx) {
+		probe_decline(k, l->seq, k->reason);
+		return 0;
+	}
+	if (!dev) {
+		probe_decline(k, l->seq, "no current context");
+		return 0;
+	}
+	if (hook_cuda_capturing(l->ostream)) {
+		probe_decline(k, l->seq, "stream capture active: probed launches would allocate and copy inside the graph");
+		return 0;
+	}
+	struct hook_inst *in = probe_inst(k, l->f, ctx, dev->cc);
+	if (!in || !in->ok) {
+		probe_decline(k, l->seq, in ? in->reason : "out of memory");
+		return 0;
+	}
+	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
+		goto declined;
+	if (!(j = calloc(1, sizeof *j))) {
+		cause_set(&cause, "out of memory");
+		goto declined;
+	}
+	j->k = k;
+	j->plan = in->res;
+	j->seq = l->seq;
+	j->wall_ns = time_wall_ns();
+	j->ctx = ctx;
+	j->device = *dev;
+	memcpy(j->grid, l->grid, sizeof j->grid);
+	memcpy(j->block, l->block, sizeof j->block);
+	j->smem = l->smem;
+	if (probe_plan(l, in->res, j, &cause) < 0 || hook_results_reserve(ctx, j->bytes, &j->dev, &j->host, &cause) < 0)
+		goto declined;
+	int q = probe_enqueue(l, in, j, lrc, &cause);
+	if (q < 0)
+		goto declined;
+	__atomic_add_fetch(&k->probed, 1, __ATOMIC_RELAXED);
+	hook_cuda_emit_launch(k, l, 1, 0);
+	if (q == 0)
+		hook_results_submit(j);
+	/* else: the stream may still use the buffers; leak the job (rare). */
+	return 1;
+declined:
+	probe_decline(k, l->seq, cause ? cause : "declined");
+	free(cause);
+	if (j)
+		probe_job_free(j);
+	return 0;
+}

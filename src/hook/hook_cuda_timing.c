@@ -1,0 +1,288 @@
+/* Launch timing without synchronising the application: sampled launches get
+ * a pooled start/end event pair recorded around them on their own stream; a
+ * background thread polls the end events (cuEventQuery, never a wait), turns
+ * finished pairs into `time` lines and per-kernel totals, and emits `stats`
+ * every 200 ms. Nothing is timed while the stream is capturing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include "common/timeutil.h"
+#include "hook/hook_cuda.h"
+#include "hook/hook_cuda_api.h"
+#include "hook/hook_events.h"
+#include "hook/hook_log.h"
+#include "trace/events.h"
+
+#define TIMING_SAMPLE_FIRST 8
+#define TIMING_SAMPLE_GAP_NS 10000000ull   /* one timed launch per 10 ms per kernel */
+#define TIMING_POLL_NS 2000000ll           /* poll pending events every 2 ms */
+#define TIMING_STATS_NS 200000000ull       /* stats lines at most every 200 ms */
+#define TIMING_DRAIN_NS 500000000ull       /* at exit, wait this long for pending events */
+
+static struct hook_event_pool *timing_pool(CUcontext ctx)
+{
+	struct hook_event_pool *p;
+	for (p = hook.timing.pools; p && p->ctx != ctx; p = p->next)
+		;
+	if (!p && (p = calloc(1, sizeof *p)) != NULL) {
+		p->ctx = ctx;
+		p->next = hook.timing.pools;
+		hook.timing.pools = p;
+	}
+	return p;
+}
+
+CUevent hook_event_get(CUcontext ctx)
+{
+	CUevent e = NULL;
+	pthread_mutex_lock(&hook.timing.lock);
+	struct hook_event_pool *p = timing_pool(ctx);
+	if (p && p->n > 0)
+		e = p->free[--p->n];
+	pthread_mutex_unlock(&hook.timing.lock);
+	if (!e && (!cu.cuEventCreate || cu.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS))
+		e = NULL;
+	return e;
+}
+
+void hook_event_put(CUcontext ctx, CUevent e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&hook.timing.lock);
+	struct hook_event_pool *p = timing_pool(ctx);
+	if (p && p->n == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+		void **v = realloc(p->free, (size_t)cap * sizeof *v);
+		if (v) {
+			p->free = v;
+			p->cap = cap;
+		}
+	}
+	if (p && p->n < p->cap)
+		p->free[p->n++] = e;
+	pthread_mutex_unlock(&hook.timing.lock);
+}
+
+int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
+{
+	if (hook.cfg.time_mode == HOOK_TIME_OFF || !hook_events_on())
+		return 0;
+	if (hook.cfg.time_mode == HOOK_TIME_ALL || n <= TIMING_SAMPLE_FIRST)
+		return 1;
+	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
+	uint64_t now = time_mono_ns();
+	return now >= next && __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **out)
+{
+	CUcontext ctx = NULL;
+	if (!cu.cuEventRecord || !cu.cuCtxGetCurrent || cu.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+		return -1;
+	if (hook_cuda_capturing(stream))
+		return -1;
+	struct hook_timed *t = calloc(1, sizeof *t);
+	if (!t)
+		return -1;
+	t->k = k;
+	t->seq = seq;
+	t->ctx = ctx;
+	t->start = hook_event_get(ctx);
+	t->end = hook_event_get(ctx);
+	if (!t->start || !t->end || cu.cuEventRecord(t->start, stream) != CUDA_SUCCESS) {
+		hook_timing_abort(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+void hook_timing_abort(struct hook_timed *t)
+{
+	hook_event_put(t->ctx, t->start);
+	hook_event_put(t->ctx, t->end);
+	free(t);
+}
+
+void hook_timing_finish(struct hook_timed *t, CUstream stream)
+{
+	if (cu.cuEventRecord(t->end, stream) != CUDA_SUCCESS) {
+		hook_timing_abort(t);
+		return;
+	}
+	pthread_mutex_lock(&hook.timing.lock);
+	t->next = hook.timing.pending;
+	hook.timing.pending = t;
+	pthread_cond_signal(&hook.timing.wake);
+	pthread_mutex_unlock(&hook.timing.lock);
+}
+
+static void timing_record(struct hook_timed *t, uint64_t ns)
+{
+	struct hook_kernel *k = t->k;
+	k->timed++;
+	k->total_ns += ns;
+	if (ns < k->min_ns)
+		k->min_ns = ns;
+	if (ns > k->max_ns)
+		k->max_ns = ns;
+	struct strbuf sb;
+	hook_event_begin(&sb, "time");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "seq", (long long)t->seq);
+	event_add_int(&sb, "ns", (long long)ns);
+	hook_event_emit(&sb);
+}
+
+/* 1 when t is finished (recorded or dropped), 0 when still running. */
+static int timing_poll_one(struct hook_timed *t, CUcontext *cur)
+{
+	if (*cur != t->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(t->ctx) == CUDA_SUCCESS)
+		*cur = t->ctx;
+	CUresult rc = cu.cuEventQuery(t->end);
+	if (rc == CUDA_ERROR_NOT_READY)
+		return 0;
+	float ms = 0;
+	if (rc == CUDA_SUCCESS && cu.cuEventElapsedTime_v2 &&
+	    cu.cuEventElapsedTime_v2(&ms, t->start, t->end) == CUDA_SUCCESS)
+		timing_record(t, (uint64_t)((double)ms * 1e6));
+	if (rc == CUDA_SUCCESS) {
+		hook_timing_abort(t); /* returns the events to the pool */
+	} else {
+		hook_log("event query failed (%d): dropping the timing", (int)rc);
+		free(t); /* the context is likely gone: do not reuse its events */
+	}
+	return 1;
+}
+
+static int timing_poll(CUcontext *cur)
+{
+	pthread_mutex_lock(&hook.timing.lock);
+	struct hook_timed *list = hook.timing.pending;
+	hook.timing.pending = NULL;
+	pthread_mutex_unlock(&hook.timing.lock);
+	struct hook_timed *keep = NULL;
+	int left = 0;
+	while (list) {
+		struct hook_timed *t = list;
+		list = t->next;
+		if (!timing_poll_one(t, cur)) {
+			t->next = keep;
+			keep = t;
+			left++;
+		}
+	}
+	if (keep) {
+		pthread_mutex_lock(&hook.timing.lock);
+		struct hook_timed *tail = keep;
+		while (tail->next)
+			tail = tail->next;
+		tail->next = hook.timing.pending;
+		hook.timing.pending = keep;
+		pthread_mutex_unlock(&hook.timing.lock);
+	}
+	return left;
+}
+
+void hook_timing_stats(int final)
+{
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	for (uint32_t i = 0; all && i < n; i++) {
+		struct hook_kernel *k = all[i];
+		uint64_t launches = __atomic_load_n(&k->launches, __ATOMIC_RELAXED);
+		if (launches == k->stats_launches && k->timed == k->stats_timed && !(final && launches))
+			continue;
+		k->stats_launches = launches;
+		k->stats_timed = k->timed;
+		struct strbuf sb;
+		hook_event_begin(&sb, "stats");
+		event_add_int(&sb, "kid", k->kid);
+		event_add_int(&sb, "launches", (long long)launches);
+		event_add_int(&sb, "timed", (long long)k->timed);
+		event_add_int(&sb, "total_ns", (long long)k->total_ns);
+		event_add_int(&sb, "min_ns", (long long)(k->timed ? k->min_ns : 0));
+		event_add_int(&sb, "max_ns", (long long)k->max_ns);
+		hook_event_emit(&sb);
+	}
+	free(all);
+}
+
+static void timing_deadline(struct timespec *ts, long long ns)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ns / 1000000000ll;
+	ts->tv_nsec += ns % 1000000000ll;
+	if (ts->tv_nsec >= 1000000000l) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000l;
+	}
+}
+
+static void *timing_thread(void *arg)
+{
+	(void)arg;
+	CUcontext cur = NULL;
+	for (;;) {
+		pthread_mutex_lock(&hook.timing.lock);
+		int stop = hook.timing.stop;
+		if (!stop) {
+			struct timespec ts;
+			timing_deadline(&ts, hook.timing.pending ? TIMING_POLL_NS : (long long)TIMING_STATS_NS);
+			pthread_cond_timedwait(&hook.timing.wake, &hook.timing.lock, &ts);
+			stop = hook.timing.stop;
+		}
+		pthread_mutex_unlock(&hook.timing.lock);
+		if (stop)
+			break;
+		timing_poll(&cur);
+		uint64_t now = time_mono_ns();
+		if (now - hook.timing.last_stats_ns >= TIMING_STATS_NS) {
+			hook.timing.last_stats_ns = now;
+			hook_timing_stats(0);
+		}
+	}
+	uint64_t until = time_mono_ns() + TIMING_DRAIN_NS;
+	while (timing_poll(&cur) > 0 && time_mono_ns() < until) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+void hook_timing_ensure_thread(void)
+{
+	if (__atomic_load_n(&hook.timing.started, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&hook.timing.lock);
+	if (!hook.timing.started && !hook.timing.stop) {
+		hook.timing.last_stats_ns = time_mono_ns();
+		if (pthread_create(&hook.timing.thread, NULL, timing_thread, NULL) == 0)
+			__atomic_store_n(&hook.timing.started, 1, __ATOMIC_RELEASE);
+		else
+			hook.timing.stop = 1;
+	}
+	pthread_mutex_unlock(&hook.timing.lock);
+}
+
+void hook_timing_shutdown(void)
+{
+	pthread_mutex_lock(&hook.timing.lock);
+	int started = hook.timing.started == 1;
+	hook.timing.stop = 1;
+	pthread_cond_signal(&hook.timing.wake);
+	pthread_mutex_unlock(&hook.timing.lock);
+	if (started)
+		pthread_join(hook.timing.thread, NULL);
+}
+
+void hook_timing_fork_child(void)
+{
+	/* The parent's events and pending timings belong to its contexts. */
+	hook.timing.pending = NULL;
+	hook.timing.pools = NULL;
+	hook.timing.started = 0;
+	hook.timing.stop = 0;
+}

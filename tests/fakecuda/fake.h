@@ -1,0 +1,61 @@
+/* fakecuda: a driver test double for the hook's plumbing tests. It runs on
+ * the CPU: "device memory" is host memory, streams execute at once, kernels
+ * do nothing except probed copies, which write plausible block_sched-style
+ * records into their map buffers. It proves plumbing only, never GPU
+ * behaviour. Internal header of the fake's files. */
+#ifndef FAKECUDA_FAKE_H
+#define FAKECUDA_FAKE_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+#define FAKE_SMS 4
+#define FAKE_MAX_PARAMS 64
+
+struct fake_param {
+	size_t offset, size;
+};
+
+struct fake_func {
+	struct fake_func *next;
+	struct fake_module *mod;
+	char name[512];
+	int n_params;
+	struct fake_param params[FAKE_MAX_PARAMS];
+};
+
+struct fake_global {
+	struct fake_global *next;
+	char name[256];
+	void *data;
+	size_t size;
+};
+
+struct fake_module {
+	int is_library;
+	int any_name;      /* no PTX seen: any function name resolves */
+	struct fake_func *funcs;
+	struct fake_global *globals;
+};
+
+struct fake_stream {
+	int capturing;
+	int invalidated;
+	int nodes;
+};
+
+extern pthread_mutex_t fake_lock;
+extern int fake_global_captures; /* global-mode captures in progress */
+
+/* fake_module.c */
+struct fake_module *fake_module_from_image(const void *image, int is_library);
+/* Entry name -> parameter count of its first definition: a later function
+ * of the same name with more parameters is a probed copy. */
+int fake_first_param_count(const char *name);
+/* fake_core.c */
+int fake_capture_blocks(CUstream s);
+void fake_invalidate(CUstream s);
+
+#endif

@@ -1,0 +1,406 @@
+/* fakecuda core: init, devices, contexts, memory, events, streams and
+ * capture, cuGetProcAddress and a private export table. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fake.h"
+
+pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+int fake_global_captures;
+static int fake_inited;
+static __thread CUcontext fake_current;
+static __thread CUstreamCaptureMode fake_thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static int fake_ctx_storage[4];
+
+FAKE_EXPORT CUresult cuInit(unsigned int flags)
+{
+	(void)flags;
+	fake_inited = 1;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetCount(int *n)
+{
+	if (!fake_inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	*n = 1;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+	if (ordinal != 0)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*d = 0;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+	(void)d;
+	snprintf(name, (size_t)len, "Fake GPU");
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	(void)d;
+	switch (a) {
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = FAKE_SMS; break;
+	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *v = 1000000; break;
+	default: *v = 0;
+	}
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned int flags, CUdevice d)
+{
+	(void)p, (void)flags, (void)d;
+	*c = (CUcontext)&fake_ctx_storage[0];
+	fake_current = *c;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+	(void)d;
+	*c = (CUcontext)&fake_ctx_storage[0];
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
+{
+	*c = fake_current;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext c)
+{
+	fake_current = c;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
+{
+	if (!fake_current)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*d = 0;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxSynchronize(void)
+{
+	return CUDA_SUCCESS;
+}
+
+/* Allocation in global capture mode (while some thread captures globally)
+ * is "unsafe" in CUDA: it fails and invalidates the capture. */
+static CUresult fake_alloc_allowed(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	int bad = fake_global_captures > 0 && fake_thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+	pthread_mutex_unlock(&fake_lock);
+	return bad ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUstreamCaptureMode old = fake_thread_mode;
+	fake_thread_mode = *mode;
+	*mode = old;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+	CUresult rc = fake_alloc_allowed();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	void *m = calloc(1, n ? n : 1);
+	if (!m)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*p = (CUdeviceptr)(uintptr_t)m;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	free((void *)(uintptr_t)p);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
+{
+	CUresult rc = fake_alloc_allowed();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	*p = calloc(1, n ? n : 1);
+	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuMemFreeHost(void *p)
+{
+	free(p);
+	return CUDA_SUCCESS;
+}
+
+int fake_capture_blocks(CUstream s)
+{
+	struct fake_stream *fs = (struct fake_stream *)s;
+	return fs && fs != (struct fake_stream *)CU_STREAM_PER_THREAD && fs->capturing;
+}
+
+void fake_invalidate(CUstream s)
+{
+	((struct fake_stream *)s)->invalidated = 1;
+}
+
+/* Copies and memsets on a capturing stream would become graph nodes in CUDA;
+ * the fake treats them as a hook bug: the capture is invalidated. */
+static CUresult fake_stream_op(CUstream s)
+{
+	if (!fake_capture_blocks(s))
+		return CUDA_SUCCESS;
+	fake_invalidate(s);
+	return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+}
+
+FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc == CUDA_SUCCESS)
+		memset((void *)(uintptr_t)p, v, n);
+	return rc;
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n)
+{
+	memcpy((void *)(uintptr_t)d, h, n);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
+{
+	memcpy(h, (void *)(uintptr_t)d, n);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc == CUDA_SUCCESS)
+		memcpy(h, (void *)(uintptr_t)d, n);
+	return rc;
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc == CUDA_SUCCESS)
+		memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n);
+	return rc;
+}
+
+struct fake_event {
+	uint64_t ns;
+	int recorded;
+};
+
+static uint64_t fake_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	(void)flags;
+	*e = calloc(1, sizeof(struct fake_event));
+	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	struct fake_event *fe = (struct fake_event *)e;
+	fe->ns = fake_now();
+	fe->recorded = 1;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventQuery(CUevent e)
+{
+	return ((struct fake_event *)e)->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+	(void)e;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	struct fake_event *x = (struct fake_event *)a, *y = (struct fake_event *)b;
+	if (!x->recorded || !y->recorded)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*ms = (float)((double)(y->ns - x->ns) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent e)
+{
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	(void)flags;
+	*s = calloc(1, sizeof(struct fake_stream));
+	return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	return fake_capture_blocks(s) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
+{
+	*st = fake_capture_blocks(s) ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+	struct fake_stream *fs = (struct fake_stream *)s;
+	if (!fs || fs->capturing)
+		return CUDA_ERROR_INVALID_VALUE;
+	fs->capturing = 1;
+	fs->invalidated = 0;
+	fs->nodes = 0;
+	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
+		pthread_mutex_lock(&fake_lock);
+		fake_global_captures++;
+		pthread_mutex_unlock(&fake_lock);
+		fs->capturing = 2;
+	}
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	struct fake_stream *fs = (struct fake_stream *)s;
+	if (!fs || !fs->capturing)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	if (fs->capturing == 2) {
+		pthread_mutex_lock(&fake_lock);
+		fake_global_captures--;
+		pthread_mutex_unlock(&fake_lock);
+	}
+	fs->capturing = 0;
+	if (fs->invalidated)
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	*g = (CUgraph)(uintptr_t)(0x1000 + fs->nodes);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+	(void)flags;
+	*e = (CUgraphExec)g;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
+{
+	(void)flags;
+	*g = (CUgraph)(uintptr_t)0x2000;
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_graph_launch(CUgraphExec e, CUstream s)
+{
+	(void)s;
+	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+	return fake_graph_launch(e, s);
+}
+
+FAKE_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
+{
+	return fake_graph_launch(e, s);
+}
+
+/* A private table: slot 1 returns 42, proving the call reached the fake. */
+static int fake_private_fn(void)
+{
+	return 42;
+}
+
+static const void *fake_export_table[] = { (void *)(uintptr_t)(2 * sizeof(void *)), (void *)fake_private_fn };
+
+FAKE_EXPORT CUresult cuGetExportTable(const void **table, const CUuuid *id)
+{
+	(void)id;
+	*table = fake_export_table;
+	return CUDA_SUCCESS;
+}
+
+static void *fake_self_sym(const char *name)
+{
+	Dl_info info;
+	if (!dladdr((void *)cuInit, &info))
+		return NULL;
+	void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	void *p = h ? dlsym(h, name) : NULL;
+	if (h)
+		dlclose(h);
+	return p;
+}
+
+FAKE_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+					 CUdriverProcAddressQueryResult *status)
+{
+	(void)version;
+	char name[256];
+	void *p = NULL;
+	if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+		snprintf(name, sizeof name, "%s_ptsz", symbol);
+		p = fake_self_sym(name);
+	}
+	if (!p) {
+		snprintf(name, sizeof name, "%s_v2", symbol);
+		p = fake_self_sym(name);
+	}
+	if (!p)
+		p = fake_self_sym(symbol);
+	if (status)
+		*status = p ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	*pfn = p;
+	return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+FAKE_EXPORT CUresult cuGetErrorString(CUresult rc, const char **s)
+{
+	(void)rc;
+	*s = "fake error";
+	return CUDA_SUCCESS;
+}

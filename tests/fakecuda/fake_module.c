@@ -1,0 +1,480 @@
+/* fakecuda modules and launches: PTX is scanned for ".entry NAME(" with its
+ * parameter list and for module-scope .global/.const variables; fatbins and
+ * cubins get an empty module whose functions are made up on request. A
+ * launch of a probed copy (same entry name as a first definition, more
+ * parameters) fills its trailing map buffers with block_sched-style records:
+ * one record per warp (or thread);
+ * layout from FAKECUDA_MAP ("warp:24" by default: level:record bytes, cap 1),
+ * records u64 start, u64 gstart, u32 elapsed, u32 smid (probes/block_sched). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake.h"
+
+struct fake_first {
+	struct fake_first *next;
+	char name[512];
+	int n_params;
+};
+
+static struct fake_first *fake_firsts;
+static int fake_launches;
+
+int fake_first_param_count(const char *name)
+{
+	for (struct fake_first *f = fake_firsts; f; f = f->next)
+		if (strcmp(f->name, name) == 0)
+			return f->n_params;
+	return -1;
+}
+
+static void fake_note_first(const struct fake_func *fn)
+{
+	if (fake_first_param_count(fn->name) >= 0)
+		return;
+	struct fake_first *f = calloc(1, sizeof *f);
+	if (!f)
+		return;
+	snprintf(f->name, sizeof f->name, "%s", fn->name);
+	f->n_params = fn->n_params;
+	f->next = fake_firsts;
+	fake_firsts = f;
+}
+
+static size_t fake_type_size(const char *t)
+{
+	if (strstr(t, "64"))
+		return 8;
+	if (strstr(t, "32"))
+		return 4;
+	if (strstr(t, "16"))
+		return 2;
+	return 1;
+}
+
+/* ".param .u64 name" or ".param .align 8 .b8 name[16]" */
+static void fake_param(struct fake_func *fn, const char *decl, size_t *off)
+{
+	if (fn->n_params >= FAKE_MAX_PARAMS)
+		return;
+	size_t align, size;
+	const char *al = strstr(decl, ".align");
+	const char *br = strchr(decl, '[');
+	const char *ty = strrchr(decl, '.');
+	if (!ty)
+		return;
+	size = fake_type_size(ty);
+	align = al ? strtoul(al + 6, NULL, 10) : size;
+	if (br)
+		size *= strtoul(br + 1, NULL, 10);
+	if (align == 0)
+		align = 1;
+	*off = (*off + align - 1) / align * align;
+	fn->params[fn->n_params].offset = *off;
+	fn->params[fn->n_params].size = size;
+	fn->n_params++;
+	*off += size;
+}
+
+static void fake_scan_entry(struct fake_module *m, const char *p)
+{
+	struct fake_func *fn = calloc(1, sizeof *fn);
+	if (!fn)
+		return;
+	p += strlen(".entry");
+	while (isspace((unsigned char)*p))
+		p++;
+	size_t n = strcspn(p, " \t\r\n(");
+	snprintf(fn->name, sizeof fn->name, "%.*s", (int)n, p);
+	const char *open = strchr(p, '(');
+	const char *brace = strchr(p, '{');
+	const char *close = open ? strchr(open, ')') : NULL;
+	size_t off = 0;
+	if (open && close && (!brace || open < brace)) {
+		for (const char *q = open + 1; q < close;) {
+			const char *end = q + strcspn(q, ",)");
+			char decl[256];
+			snprintf(decl, sizeof decl, "%.*s", (int)(end - q), q);
+			if (strstr(decl, ".param"))
+				fake_param(fn, decl, &off);
+			q = *end == ',' ? end + 1 : end;
+			if (*end == ')')
+				break;
+		}
+	}
+	fn->mod = m;
+	fn->next = m->funcs;
+	m->funcs = fn;
+	fake_note_first(fn);
+}
+
+/* ".global .align 4 .u32 name;" / ".const .align 4 .b8 name[64] = {...};" at line start. */
+static void fake_scan_global(struct fake_module *m, const char *p)
+{
+	const char *end = p + strcspn(p, ";=\n");
+	const char *name_end = end;
+	while (name_end > p && isspace((unsigned char)name_end[-1]))
+		name_end--;
+	size_t count = 1;
+	if (name_end > p && name_end[-1] == ']') {
+		const char *br = name_end;
+		while (br > p && *br != '[')
+			br--;
+		count = strtoul(br + 1, NULL, 10);
+		name_end = br;
+	}
+	const char *name = name_end;
+	while (name > p && !isspace((unsigned char)name[-1]))
+		name--;
+	const char *ty = name;
+	while (ty > p && *ty != '.')
+		ty--;
+	struct fake_global *g = calloc(1, sizeof *g);
+	if (!g || name_end <= name)
+		return free(g);
+	snprintf(g->name, sizeof g->name, "%.*s", (int)(name_end - name), name);
+	g->size = fake_type_size(ty) * (count ? count : 1);
+	g->data = calloc(1, g->size);
+	g->next = m->globals;
+	m->globals = g;
+}
+
+struct fake_module *fake_module_from_image(const void *image, int is_library)
+{
+	struct fake_module *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->is_library = is_library;
+	const char *s = image;
+	const uint8_t *u = image;
+	if (memcmp(s, "\177ELF", 4) == 0 && u[18] == 190 && u[58] == 64 && u[60] == 1 && u[40] == 64)
+		s += 128; /* a cuLinkComplete output of ours: PTX follows the header */
+	else if (memcmp(s, "\177ELF", 4) == 0 || u[0] == 0xB1 || u[0] == 0x50) {
+		m->any_name = 1; /* cubin or fatbin: functions are made up on request */
+		return m;
+	}
+	pthread_mutex_lock(&fake_lock);
+	for (const char *p = s; (p = strstr(p, ".entry")) != NULL; p += 6)
+		fake_scan_entry(m, p);
+	for (const char *line = s; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *t = line;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (strncmp(t, ".global ", 8) == 0 || strncmp(t, ".const ", 7) == 0 ||
+		    strncmp(t, ".visible .global ", 17) == 0)
+			fake_scan_global(m, t);
+	}
+	pthread_mutex_unlock(&fake_lock);
+	return m;
+}
+
+FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
+{
+	*mod = (CUmodule)fake_module_from_image(image, 0);
+	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
+}
+
+FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CUjit_option *o,
+					void **v)
+{
+	(void)n, (void)o, (void)v;
+	/* A PTX text the fake JIT refuses, so the hook's JIT failure path runs. */
+	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL"))
+		return CUDA_ERROR_INVALID_PTX;
+	return cuModuleLoadData(mod, image);
+}
+
+FAKE_EXPORT CUresult cuModuleUnload(CUmodule mod)
+{
+	(void)mod; /* kept: handles must stay unique in the test */
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_get_func(struct fake_func **out, struct fake_module *m, const char *name)
+{
+	pthread_mutex_lock(&fake_lock);
+	struct fake_func *fn;
+	for (fn = m->funcs; fn && strcmp(fn->name, name) != 0; fn = fn->next)
+		;
+	if (!fn && m->any_name && (fn = calloc(1, sizeof *fn)) != NULL) {
+		snprintf(fn->name, sizeof fn->name, "%s", name);
+		fn->mod = m;
+		fn->next = m->funcs;
+		m->funcs = fn;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	if (!fn)
+		return CUDA_ERROR_NOT_FOUND;
+	*out = fn;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
+{
+	return fake_get_func((struct fake_func **)f, (struct fake_module *)mod, name);
+}
+
+static CUresult fake_get_global(struct fake_module *m, const char *name, CUdeviceptr *p, size_t *size)
+{
+	for (struct fake_global *g = m->globals; g; g = g->next)
+		if (strcmp(g->name, name) == 0) {
+			if (p)
+				*p = (CUdeviceptr)(uintptr_t)g->data;
+			if (size)
+				*size = g->size;
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+FAKE_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *size, CUmodule mod, const char *name)
+{
+	return fake_get_global((struct fake_module *)mod, name, p, size);
+}
+
+FAKE_EXPORT CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, void **jv,
+				       unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl)
+{
+	(void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
+	*lib = (CUlibrary)fake_module_from_image(code, 1);
+	return *lib ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
+}
+
+FAKE_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
+{
+	(void)lib;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
+{
+	return fake_get_func((struct fake_func **)k, (struct fake_module *)lib, name);
+}
+
+FAKE_EXPORT CUresult cuLibraryGetModule(CUmodule *mod, CUlibrary lib)
+{
+	*mod = (CUmodule)lib;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *p, size_t *size, CUlibrary lib, const char *name)
+{
+	return fake_get_global((struct fake_module *)lib, name, p, size);
+}
+
+FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+	*f = (CUfunction)k; /* the fake's kernels are their functions */
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
+{
+	*name = ((struct fake_func *)f)->name;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuKernelGetName(const char **name, CUkernel k)
+{
+	return cuFuncGetName(name, (CUfunction)k);
+}
+
+FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	struct fake_func *fn = (struct fake_func *)f;
+	if (i >= (size_t)fn->n_params)
+		return CUDA_ERROR_INVALID_VALUE;
+	*off = fn->params[i].offset;
+	*size = fn->params[i].size;
+	return CUDA_SUCCESS;
+}
+
+static int fake_regs(const struct fake_func *fn)
+{
+	return 16 + 2 * fn->n_params;
+}
+
+FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
+{
+	struct fake_func *fn = (struct fake_func *)f;
+	*v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? fake_regs(fn) : a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t smem)
+{
+	(void)smem;
+	if (threads <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	int by_threads = 2048 / threads, by_regs = 65536 / (fake_regs((struct fake_func *)f) * threads);
+	int v = by_threads < by_regs ? by_threads : by_regs;
+	*n = v > 32 ? 32 : v;
+	return CUDA_SUCCESS;
+}
+
+/* --- cuLink*: the "cubin" is a minimal CUDA ELF header followed by the PTX. */
+struct fake_link {
+	char *ptx;
+	uint8_t *cubin;
+};
+
+FAKE_EXPORT CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *o, void **v, CUlinkState *st)
+{
+	(void)n, (void)o, (void)v;
+	*st = calloc(1, sizeof(struct fake_link));
+	return *st ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void *data, size_t size,
+				      const char *name, unsigned int n, CUjit_option *o, void **v)
+{
+	(void)size, (void)name, (void)n, (void)o, (void)v;
+	struct fake_link *l = (struct fake_link *)st;
+	if (type == CU_JIT_INPUT_PTX && !l->ptx)
+		l->ptx = strdup(data);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	size_t plen = l->ptx ? strlen(l->ptx) : 0;
+	l->cubin = calloc(1, 128 + plen + 1);
+	if (!l->cubin)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	uint8_t *e = l->cubin;
+	memcpy(e, "\177ELF\2\1\1", 7); /* ELF64, little endian */
+	e[18] = 190;                   /* EM_CUDA */
+	e[40] = 64;                    /* e_shoff */
+	e[58] = 64;                    /* e_shentsize */
+	e[60] = 1;                     /* e_shnum: the null section */
+	if (plen)
+		memcpy(e + 128, l->ptx, plen);
+	*cubin = l->cubin;
+	*size = 128;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuLinkDestroy(CUlinkState st)
+{
+	struct fake_link *l = (struct fake_link *)st;
+	free(l->ptx);
+	/* the cubin stays: modules loaded from it keep their functions */
+	free(l);
+	return CUDA_SUCCESS;
+}
+
+/* --- launches */
+static uint64_t fake_param_value(const struct fake_func *fn, int i, void **params, void **extra)
+{
+	uint64_t v = 0;
+	if (params) {
+		memcpy(&v, params[i], fn->params[i].size < 8 ? fn->params[i].size : 8);
+		return v;
+	}
+	uint8_t *buf = NULL;
+	for (int k = 0; extra && extra[k] != CU_LAUNCH_PARAM_END; k += 2)
+		if (extra[k] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			buf = extra[k + 1];
+	if (buf)
+		memcpy(&v, buf + fn->params[i].offset, 8);
+	return v;
+}
+
+static void fake_fill_map(uint8_t *base, const unsigned grid[3], const unsigned block[3])
+{
+	const char *spec = getenv("FAKECUDA_MAP");
+	int warp = !spec || strncmp(spec, "thread", 6) != 0;
+	const char *colon = spec ? strchr(spec, ':') : NULL;
+	unsigned rec = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 24;
+	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+	unsigned threads = block[0] * block[1] * block[2];
+	uint64_t upb = warp ? (threads + 31) / 32 : threads, units = blocks * upb;
+	uint8_t *records = base + ((units * 4 + 15) & ~(uint64_t)15);
+	for (uint64_t u = 0; u < units; u++) {
+		uint64_t b = u / upb;
+		uint32_t count = rec, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;
+		uint64_t start = 1000 + (b / FAKE_SMS) * 5000 + (u % upb) * 10;
+		memcpy(base + u * 4, &count, 4);
+		uint8_t *r = records + u * rec;
+		uint64_t gstart = 1700000000000000000ull + start; /* ns, like %globaltimer */
+		if (rec >= 24) {
+			memcpy(r, &start, 8);
+			memcpy(r + 8, &gstart, 8);
+			memcpy(r + 16, &elapsed, 4);
+			memcpy(r + 20, &smid, 4);
+		}
+	}
+}
+
+static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s,
+			    void **params, void **extra)
+{
+	struct fake_func *fn = (struct fake_func *)f;
+	if (!fn || (params && extra) || block[0] * block[1] * block[2] == 0 || block[0] * block[1] * block[2] > 1024)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fn->n_params > 0 && !params && !extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fake_lock);
+	fake_launches++;
+	if (fake_capture_blocks(s))
+		((struct fake_stream *)s)->nodes++;
+	int first = fake_first_param_count(fn->name);
+	pthread_mutex_unlock(&fake_lock);
+	if (fake_capture_blocks(s))
+		return CUDA_SUCCESS; /* captured, not run */
+	for (int i = first >= 0 ? first : fn->n_params; i < fn->n_params; i++) {
+		uint64_t p = fake_param_value(fn, i, params, extra);
+		if (!p)
+			return CUDA_ERROR_ILLEGAL_ADDRESS;
+		fake_fill_map((uint8_t *)(uintptr_t)p, grid, block);
+	}
+	return CUDA_SUCCESS;
+}
+
+#define FAKE_LAUNCH_ARGS CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
+	unsigned bz, unsigned smem, CUstream s
+
+FAKE_EXPORT CUresult cuLaunchKernel(FAKE_LAUNCH_ARGS, void **params, void **extra)
+{
+	(void)smem;
+	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, s, params, extra);
+}
+
+FAKE_EXPORT CUresult cuLaunchKernel_ptsz(FAKE_LAUNCH_ARGS, void **params, void **extra)
+{
+	return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+}
+
+FAKE_EXPORT CUresult cuLaunchCooperativeKernel(FAKE_LAUNCH_ARGS, void **params)
+{
+	(void)smem;
+	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, s, params, NULL);
+}
+
+FAKE_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(FAKE_LAUNCH_ARGS, void **params)
+{
+	return cuLaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, smem, s, params);
+}
+
+FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+	return fake_launch(f, (unsigned[]){ c->gridDimX, c->gridDimY, c->gridDimZ },
+			   (unsigned[]){ c->blockDimX, c->blockDimY, c->blockDimZ }, c->hStream, params, extra);
+}
+
+FAKE_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+	return cuLaunchKernelEx(c, f, params, extra);
+}
+
+FAKE_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t n,
+					     const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	(void)g, (void)deps, (void)n;
+	if (!p || !p->func)
+		return CUDA_ERROR_INVALID_VALUE;
+	*node = (CUgraphNode)(uintptr_t)0x3000;
+	return CUDA_SUCCESS;
+}

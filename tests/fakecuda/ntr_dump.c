@@ -1,0 +1,46 @@
+/* Prints a summary of one result file for the regress scripts:
+ *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N
+ * (smid_max: the largest u32 field named "smid" in the first map, -1 when
+ * there is none). Exit 1 when the file cannot be read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/result.h"
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: ntr_dump FILE.ntr\n");
+		return 2;
+	}
+	struct result *r = NULL;
+	char *cause = NULL;
+	if (result_read(argv[1], &r, &cause) < 0) {
+		fprintf(stderr, "ntr_dump: %s\n", cause ? cause : "unreadable");
+		free(cause);
+		return 1;
+	}
+	long long smid_max = -1;
+	uint64_t units = 0, written = 0, dropped = 0;
+	for (int i = 0; i < r->n_maps; i++) {
+		const struct result_map *m = &r->maps[i];
+		units += m->units;
+		written += m->records_written;
+		dropped += m->records_dropped;
+		for (int f = 0; i == 0 && f < m->map.n_fields; f++) {
+			if (strcmp(m->map.fields[f].name, "smid") != 0 || m->map.fields[f].type != PROBE_U32)
+				continue;
+			for (uint64_t u = 0; u < m->units * m->map.cap; u++) {
+				uint32_t v;
+				memcpy(&v, m->records + u * m->map.rec_size + m->map.fields[f].offset, 4);
+				if (u / m->map.cap < m->units && m->counts[u / m->map.cap] > 0 && (long long)v > smid_max)
+					smid_max = v;
+			}
+		}
+	}
+	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u\n",
+	       r->kernel, r->kernel_id, (unsigned long long)r->seq, r->n_maps, (unsigned long long)units,
+	       (unsigned long long)written, (unsigned long long)dropped, smid_max, r->device_sms);
+	result_free(r);
+	return 0;
+}

@@ -1,0 +1,249 @@
+/* The whole engine over the PTX corpus: every kernel of every .ptx file in
+ * tests/corpus/ptx, instrumented with every probe file we ship (.toml files
+ * in probes/) and with NEUTRINO's (tests/data/neutrino_<name>.toml), and
+ * every result assembled with ptxas (two at a time: ptxas dominates). */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/assemble.h"
+#include "engine/engine.h"
+#include "engine/probe.h"
+#include "engine/ptx.h"
+#include "testlib.h"
+
+#define MAX_PROBES 32
+#define WORKERS 2
+
+struct job {
+	char what[512];
+	char *ptx;
+	int n_maps;
+	int ok;
+	int registers;
+	char *cause;
+};
+
+static struct job *jobs;
+static int n_jobs, cap_jobs, next_job;
+static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in dir ending in suffix (and starting with prefix). */
+static int list_dir(const char *dir, const char *prefix, const char *suffix, char ***out)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name), sl = strlen(suffix);
+		if (len <= sl || strcmp(e->d_name + len - sl, suffix) ||
+		    strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		*out = realloc(*out, (size_t)(n + 1) * sizeof **out);
+		(*out)[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(*out, (size_t)n, sizeof **out, cmp_str);
+	return n;
+}
+
+/* Every memory access: its address and size (ADDR on every operand form the
+ * corpus has, BYTES on every type and cp.async size), lane 0 of each warp. */
+static const char MEMTRACE[] =
+	"[mem]\n"
+	"position = \"ld:st:atom:red:cp.async.ca:cp.async.cg:cp.async.bulk\"\n"
+	"datamodel = \"warp:16\"\n"
+	"before = \"SAVE.u64 {ADDR}; SAVE.u32 {BYTES, SMID};\"\n";
+
+static int load_probes(struct probe **probes, char **names)
+{
+	int n = 0;
+	char *mcause = NULL;
+	CHECKF(probe_load_string(MEMTRACE, "memtrace.toml", &probes[n], &mcause) == 0, "memtrace: %s",
+	       mcause ? mcause : "");
+	free(mcause);
+	if (probes[n])
+		names[n++] = strdup("memtrace (inline)");
+	int loaded = n;
+	char **files;
+	int nf = list_dir(testlib_src("probes"), "", ".toml", &files);
+	for (int i = 0; i < nf; i++) {
+		char rel[512];
+		snprintf(rel, sizeof rel, "probes/%s", files[i]);
+		names[n] = strdup(rel);
+		free(files[i]);
+		n++;
+	}
+	free(files);
+	nf = list_dir(testlib_src("tests/data"), "neutrino_", ".toml", &files);
+	for (int i = 0; i < nf; i++) {
+		char rel[512];
+		snprintf(rel, sizeof rel, "tests/data/%s", files[i]);
+		if (n < MAX_PROBES)
+			names[n++] = strdup(rel);
+		free(files[i]);
+	}
+	free(files);
+	for (int i = loaded; i < n && i < MAX_PROBES; i++) {
+		char *cause = NULL;
+		struct probe *p = NULL;
+		int rc = probe_load_file(testlib_src(names[i]), &p, &cause);
+		CHECKF(rc == 0, "%s: %s", names[i], cause ? cause : "");
+		free(cause);
+		if (rc == 0) {
+			probes[loaded] = p;
+			names[loaded] = names[i];
+			loaded++;
+		} else {
+			free(names[i]);
+		}
+	}
+	return loaded;
+}
+
+static void add_job(const char *what, char *ptx, int n_maps)
+{
+	if (n_jobs == cap_jobs) {
+		cap_jobs = cap_jobs ? cap_jobs * 2 : 64;
+		jobs = realloc(jobs, (size_t)cap_jobs * sizeof *jobs);
+	}
+	struct job *j = &jobs[n_jobs++];
+	memset(j, 0, sizeof *j);
+	snprintf(j->what, sizeof j->what, "%s", what);
+	j->ptx = ptx;
+	j->n_maps = n_maps;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&job_lock);
+		int i = next_job < n_jobs ? next_job++ : -1;
+		pthread_mutex_unlock(&job_lock);
+		if (i < 0)
+			return NULL;
+		struct job *j = &jobs[i];
+		char arch[32];
+		struct assemble_info info;
+		if (assemble_pick_arch(j->ptx, 0, arch, sizeof arch) < 0) {
+			j->cause = strdup("no .target");
+			continue;
+		}
+		j->ok = assemble_ptxas(j->ptx, strlen(j->ptx), arch, NULL, &info, &j->cause) == 0;
+		j->registers = j->ok ? info.registers : -1;
+		if (j->ok)
+			assemble_info_done(&info);
+	}
+}
+
+/* Structure every probed kernel must have, whatever the probe. */
+static void check_result(const char *what, const struct engine_result *r)
+{
+	CHECKF(r->ptx && r->ptx_len == strlen(r->ptx), "%s: ptx length", what);
+	CHECKF(r->pruned_ptx && strstr(r->pruned_ptx, "ntop_") == NULL, "%s: pruned PTX is probed", what);
+	CHECKF(r->target[0] == 's' && r->target[1] == 'm', "%s: target '%s'", what, r->target);
+	CHECKF(r->stats.lines_in >= r->stats.lines_pruned && r->stats.lines_probed > r->stats.lines_pruned,
+	       "%s: lines %d %d %d", what, r->stats.lines_in, r->stats.lines_pruned, r->stats.lines_probed);
+	for (int i = 0; i < r->n_maps; i++) {
+		char pat[64];
+		snprintf(pat, sizeof pat, ".param .u64 ntop_map%d", i);
+		CHECKF(strstr(r->ptx, pat) != NULL, "%s: no %s", what, pat);
+		CHECKF(r->maps[i].param_index == r->n_params_orig + i, "%s: map %d param %d", what, i,
+		       r->maps[i].param_index);
+		snprintf(pat, sizeof pat, "[%%ntop_cnt%d], %%ntop_cur%d;", i, i);
+		CHECKF(strstr(r->ptx, pat) != NULL, "%s: map %d count never stored", what, i);
+	}
+	CHECKF(r->stats.sites >= 1, "%s: %d sites", what, r->stats.sites);
+}
+
+static int instrument_file(const char *name, struct probe **probes, char **pnames, int n_probes)
+{
+	char rel[512];
+	snprintf(rel, sizeof rel, "tests/corpus/ptx/%s", name);
+	size_t len = 0;
+	char *text = testlib_slurp(testlib_src(rel), &len);
+	CHECKF(text != NULL, "cannot read %s", rel);
+	if (!text)
+		return 0;
+	struct ptx_module *m = NULL;
+	char *cause = NULL;
+	int kernels = 0;
+	CHECKF(ptx_parse(text, len, &m, &cause) == 0, "%s: %s", name, cause ? cause : "");
+	const char **entries = NULL;
+	int n_entries = 0;
+	if (m && ptx_list_entries(m, &entries, &n_entries) == 0) {
+		for (int k = 0; k < n_entries; k++) {
+			kernels++;
+			for (int p = 0; p < n_probes; p++) {
+				char what[512];
+				snprintf(what, sizeof what, "%s %s [%s]", name, entries[k], pnames[p]);
+				struct engine_result r;
+				int rc = engine_instrument(text, len, entries[k], &probes[p], 1, &r, &cause);
+				CHECKF(rc == 0, "%s: %s", what, cause ? cause : "");
+				if (rc < 0)
+					continue;
+				check_result(what, &r);
+				add_job(what, r.ptx, r.n_maps);
+				r.ptx = NULL;
+				engine_result_done(&r);
+			}
+		}
+	}
+	free(entries);
+	ptx_free(m);
+	free(cause);
+	free(text);
+	return kernels;
+}
+
+int main(void)
+{
+	char **files;
+	int n_files = list_dir(testlib_src("tests/corpus/ptx"), "", ".ptx", &files);
+	struct probe *probes[MAX_PROBES];
+	char *pnames[MAX_PROBES];
+	int n_probes = load_probes(probes, pnames);
+	int kernels = 0;
+	for (int i = 0; i < n_files; i++)
+		kernels += instrument_file(files[i], probes, pnames, n_probes);
+
+	pthread_t th[WORKERS];
+	for (int i = 0; i < WORKERS; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	int assembled = 0;
+	for (int i = 0; i < n_jobs; i++) {
+		CHECKF(jobs[i].ok, "%s: %s", jobs[i].what, jobs[i].cause ? jobs[i].cause : "");
+		assembled += jobs[i].ok;
+		free(jobs[i].ptx);
+		free(jobs[i].cause);
+	}
+	printf("corpus: %d files, %d kernels, %d probe files, %d probed kernels assembled of %d\n",
+	       n_files, kernels, n_probes, assembled, n_jobs);
+	if (n_files == 0)
+		printf("corpus is empty: nothing tested yet\n");
+	else
+		CHECKF(kernels > 0 && n_probes > 0 && assembled > 0, "files but nothing tested");
+	for (int i = 0; i < n_files; i++)
+		free(files[i]);
+	free(files);
+	for (int i = 0; i < n_probes; i++) {
+		probe_free(probes[i]);
+		free(pnames[i]);
+	}
+	free(jobs);
+	return testlib_report();
+}

@@ -1,0 +1,754 @@
+/* The instrumenter on hand-written kernels with hand-built probes: the shape
+ * of the probed PTX (parameters, prologue, exit sites, predicate skips, .func
+ * bodies left alone), ptxas accepting every result, the helpers, the map
+ * layout arithmetic, and a host emulation of the unit indices the prologue
+ * computes. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/assemble.h"
+#include "engine/engine.h"
+#include "engine/probe.h"
+#include "engine/ptx.h"
+#include "engine/ptx_inject.h"
+#include "testlib.h"
+
+static const char *HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n\n";
+
+static const char *K_NORET =
+	".visible .entry k_noret(\n"
+	"\t.param .u64 k_noret_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<4>;\n"
+	"\t.reg .b64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [k_noret_param_0];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tmul.wide.u32 %rd3, %r1, 4;\n"
+	"\tadd.s64 %rd2, %rd2, %rd3;\n"
+	"\tld.global.u32 %r2, [%rd2];\n"
+	"\tadd.s32 %r3, %r2, 1;\n"
+	"\tst.global.u32 [%rd2+4], %r3;\n"
+	"}\n";
+
+static const char *K_RETS =
+	".visible .entry k_rets(\n"
+	"\t.param .u64 k_rets_param_0,\n"
+	"\t.param .u32 k_rets_param_1\n"
+	")\n{\n"
+	"\t.reg .pred %p<3>;\n"
+	"\t.reg .b32 %r<6>;\n"
+	"\t.reg .b64 %rd<5>;\n"
+	"\tld.param.u64 %rd1, [k_rets_param_0];\n"
+	"\tld.param.u32 %r1, [k_rets_param_1];\n"
+	"\tmov.u32 %r2, %tid.x;\n"
+	"\tsetp.ge.u32 %p1, %r2, %r1;\n"
+	"\t@%p1 ret;\n"
+	"\tsetp.eq.u32 %p2, %r2, 5;\n"
+	"\t@!%p2 bra $L__BB1_2;\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tld.global.u32 %r3, [%rd2+-4];\n"
+	"\tst.global.u32 [%rd2], %r3;\n"
+	"\tret;\n"
+	"$L__BB1_2:\n"
+	"\tcvta.to.global.u64 %rd3, %rd1;\n"
+	"\t@!%p2 st.global.u32 [%rd3], %r2;\n"
+	"\tret;\n"
+	"}\n";
+
+static const char *K_EXIT =
+	".visible .entry k_exit(\n"
+	"\t.param .u64 k_exit_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<3>;\n"
+	"\t.reg .b64 %rd<3>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.eq.u32 %p1, %r1, 3;\n"
+	"\t@%p1 exit;\n"
+	"\tld.param.u64 %rd1, [k_exit_param_0];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tst.global.u32 [%rd2], %r1;\n"
+	"\texit;\n"
+	"}\n";
+
+/* 3-D block, 32-bit shared addresses, [sym+8], vectors, cp.async. */
+static const char *K_3D =
+	".shared .align 16 .b8 smem[256];\n"
+	".visible .entry k_3d(\n"
+	"\t.param .u64 k_3d_param_0\n"
+	")\n.reqntid 7, 3, 2\n{\n"
+	"\t.reg .b32 %r<8>;\n"
+	"\t.reg .f32 %f<5>;\n"
+	"\t.reg .b64 %rd<4>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tmov.u32 %r2, %tid.y;\n"
+	"\tmov.u32 %r3, %tid.z;\n"
+	"\tld.param.u64 %rd1, [k_3d_param_0];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r4, smem;\n"
+	"\tcp.async.ca.shared.global [%r4], [%rd2+16], 16;\n"
+	"\tcp.async.wait_all;\n"
+	"\tbar.sync 0;\n"
+	"\tld.shared.u32 %r5, [%r4];\n"
+	"\tld.shared.u32 %r6, [smem+8];\n"
+	"\tld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+32];\n"
+	"\tadd.s32 %r7, %r5, %r6;\n"
+	"\tadd.s32 %r7, %r7, %r2;\n"
+	"\tadd.s32 %r7, %r7, %r3;\n"
+	"\tst.global.u32 [%rd2], %r7;\n"
+	"\tst.global.v4.f32 [%rd2+16], {%f1, %f2, %f3, %f4};\n"
+	"\tret;\n"
+	"}\n";
+
+static const char *K_CALL =
+	".func (.param .b32 func_retval0) helper(\n"
+	"\t.param .b64 helper_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\tld.param.u64 %rd1, [helper_param_0];\n"
+	"\tld.global.u32 %r1, [%rd1];\n"
+	"\tst.param.b32 [func_retval0+0], %r1;\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry k_call(\n"
+	"\t.param .u64 k_call_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\t.reg .b64 %rd<3>;\n"
+	"\tld.param.u64 %rd1, [k_call_param_0];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\t{\n"
+	"\t.param .b64 param0;\n"
+	"\tst.param.b64 [param0], %rd2;\n"
+	"\t.param .b32 retval0;\n"
+	"\tcall.uni (retval0), helper, (param0);\n"
+	"\tld.param.b32 %r1, [retval0];\n"
+	"\t}\n"
+	"\tst.global.u32 [%rd2], %r1;\n"
+	"\tret;\n"
+	"}\n";
+
+static const char *K_NOPARAM =
+	".visible .entry k_noparam\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tret;\n"
+	"}\n";
+
+/* ---- hand-built probes -------------------------------------------------- */
+
+static struct probe *mk_probe(const char *name, int has_map, enum probe_level level,
+			      uint32_t cap, uint32_t rec)
+{
+	struct probe *p = calloc(1, sizeof *p);
+	snprintf(p->name, sizeof p->name, "%s", name);
+	p->path = strdup("<test>");
+	p->has_map = has_map;
+	snprintf(p->map.name, sizeof p->map.name, "%s", name);
+	p->map.level = level;
+	p->map.cap = cap;
+	p->map.rec_size = rec;
+	return p;
+}
+
+static void add_hook(struct probe *p, enum probe_tp_kind kind, int after, const char *opcode,
+		     const char *snippet)
+{
+	p->hooks = realloc(p->hooks, (size_t)(p->n_hooks + 1) * sizeof *p->hooks);
+	struct probe_hook *h = &p->hooks[p->n_hooks++];
+	memset(h, 0, sizeof *h);
+	snprintf(h->name, sizeof h->name, "%.40s%d", p->name, p->n_hooks);
+	h->kind = kind;
+	h->after = after;
+	if (opcode) {
+		h->opcodes = calloc(1, sizeof *h->opcodes);
+		h->opcodes[0] = strdup(opcode);
+		h->n_opcodes = 1;
+	}
+	h->snippet = strdup(snippet);
+}
+
+/* NEUTRINO's block_sched: one 16-byte record per warp. */
+static struct probe *probe_block_sched(void)
+{
+	struct probe *p = mk_probe("block_sched", 1, PROBE_LEVEL_WARP, 1, 16);
+	add_hook(p, PROBE_TP_ENTRY, 0, NULL,
+		 ".reg .b64 %lstart; // local start time (unit: cycle)\n"
+		 ".reg .b64 %lend;\n.reg .b64 %elapsed;\n.reg .b32 %elapse;\n"
+		 "mov.u64 %lstart, %clock64;");
+	add_hook(p, PROBE_TP_EXIT, 0, NULL,
+		 "mov.u64 %lend, CLOCK;\nsub.u64 %elapsed, %lend, %lstart;\n"
+		 "cvt.u32.u64 %elapse, %elapsed; /* to u32 */\n"
+		 "SAVE.u64 {%lstart}; // start\nSAVE.u32 {%elapse, SMID};");
+	return p;
+}
+
+/* Memory trace: address and clock of every global access, 8 per thread. */
+static struct probe *probe_memtrace(const char *opcode)
+{
+	struct probe *p = mk_probe("memtrace", 1, PROBE_LEVEL_THREAD, 8, 16);
+	add_hook(p, PROBE_TP_INSN, 0, opcode,
+		 ".reg .b64 %t<2>;\nmov.u64 %t1, CLOCK;\nSAVE.u64 {ADDR, %t1};");
+	return p;
+}
+
+/* Bytes moved per thread: counts after each access, saves at exit. */
+static struct probe *probe_bytes(const char *opcode)
+{
+	struct probe *p = mk_probe("bytes", 1, PROBE_LEVEL_THREAD, 1, 8);
+	add_hook(p, PROBE_TP_ENTRY, 0, NULL, ".reg .b64 %sum;\n.reg .b32 %n;\nmov.u64 %sum, 0;");
+	add_hook(p, PROBE_TP_INSN, 1, opcode,
+		 "mov.u32 %n, BYTES;\nadd.u64 %sum, %sum, 1;\ncvt.u64.u32 %n_wide, %n;");
+	/* %n_wide is declared in the exit snippet: hoisting makes it visible */
+	add_hook(p, PROBE_TP_EXIT, 0, NULL, ".reg .b64 %n_wide;\nSAVE.u64 {%sum};");
+	return p;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The text of function `name` in emitted PTX, from its name to its closing brace. */
+static char *func_text(const char *ptx, const char *name)
+{
+	char pat[128];
+	snprintf(pat, sizeof pat, "%s(", name);
+	const char *p = strstr(ptx, pat);
+	if (!p) {
+		snprintf(pat, sizeof pat, "%s\n", name);
+		p = strstr(ptx, pat);
+	}
+	if (!p)
+		return strdup("");
+	const char *e = strstr(p, "\n}");
+	size_t n = e ? (size_t)(e - p) + 2 : strlen(p);
+	char *r = malloc(n + 1);
+	memcpy(r, p, n);
+	r[n] = 0;
+	return r;
+}
+
+static int n_assembled;
+
+static void check_assembles(const char *what, const char *ptx)
+{
+	char arch[32];
+	CHECKF(assemble_pick_arch(ptx, 0, arch, sizeof arch) == 0, "%s: no arch", what);
+	struct assemble_info info;
+	char *cause = NULL;
+	int rc = assemble_ptxas(ptx, strlen(ptx), arch, NULL, &info, &cause);
+	CHECKF(rc == 0, "%s: ptxas: %s\n%s", what, cause ? cause : "", ptx);
+	if (rc == 0) {
+		n_assembled++;
+		CHECKF(info.registers > 0, "%s: registers %d", what, info.registers);
+	}
+	assemble_info_done(&info);
+	free(cause);
+}
+
+/* Parses HEADER+body, injects, emits; NULL on failure (cause kept). */
+static char *instrument(const char *body, const char *kernel, struct probe **probes, int n,
+			struct ptx_inject_result *ir, char **cause)
+{
+	size_t blen = strlen(HEADER) + strlen(body);
+	char *src = malloc(blen + 1);
+	snprintf(src, blen + 1, "%s%s", HEADER, body);
+	struct ptx_module *m = NULL;
+	char *out = NULL;
+	if (ptx_parse(src, blen, &m, cause) == 0 && ptx_prune(m, kernel, cause) == 0 &&
+	    ptx_inject(m, kernel, probes, n, ir, cause) == 0)
+		out = ptx_emit(m, NULL);
+	ptx_free(m);
+	free(src);
+	return out;
+}
+
+static const char *pos(const char *hay, const char *needle)
+{
+	const char *p = strstr(hay, needle);
+	return p ? p : hay + strlen(hay) + 1;
+}
+
+/* ---- structure tests ---------------------------------------------------- */
+
+static void test_noret(void)
+{
+	struct probe *p = probe_block_sched();
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_NORET, "k_noret", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK_EQ_INT(ir.n_params_orig, 1);
+		CHECK_EQ_INT(ir.n_maps, 1);
+		CHECK_EQ_INT(ir.map_probe[0], 0);
+		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map0"), 1);
+		CHECK(pos(out, "k_noret_param_0") < pos(out, "ntop_map0"));
+		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_w<8>;"), 1);
+		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_p0_lstart;"), 1);
+		CHECK_EQ_INT(count_str(out, "%ntop_lane0 st.global.u32 [%ntop_cnt0], %ntop_cur0;"), 1);
+		/* exit code sits after the last kernel instruction, before the brace */
+		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_cnt0], %ntop_cur0"));
+		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "ld.param.u64 %rd1"));
+		CHECK(strstr(out, "mov.u64 %ntop_p0_lend, %clock64;") != NULL);
+		CHECK(strstr(out, "%ntop_sv32, %smid;") != NULL);
+		CHECK(strstr(out, "st.global.b32 [%ntop_sa+12], %ntop_sv32;") != NULL);
+		CHECK(strstr(out, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;") != NULL);
+		CHECK_EQ_INT(ir.sites, 2);
+		check_assembles("noret", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
+static void test_rets(void)
+{
+	struct probe *ps[2] = { probe_block_sched(), probe_memtrace("ld.global") };
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_RETS, "k_rets", ps, 2, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK_EQ_INT(ir.n_params_orig, 2);
+		CHECK_EQ_INT(ir.n_maps, 2);
+		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map0"), 1);
+		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map1"), 1);
+		/* three rets -> three exit sites, each storing both counts */
+		CHECK_EQ_INT(count_str(out, "@%ntop_lane0 st.global.u32 [%ntop_cnt0], %ntop_cur0;"), 3);
+		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_cnt1], %ntop_cur1;"), 3);
+		/* the guarded ret: exit code skipped unless %p1 holds */
+		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");
+		CHECK(skip != NULL);
+		CHECK(skip && pos(skip, "[%ntop_cnt0]") < pos(skip, "@%p1 ret;"));
+		CHECK(skip && pos(skip, "@%p1 ret;") < pos(skip, "$ntop_skip_0:"));
+		/* one ld.global with [%rd2+-4]: ADDR = %rd2 - 4 */
+		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, -4;") != NULL);
+		CHECK_EQ_INT(count_str(out, "mov.u64 %ntop_p1_t1, %clock64;"), 1);
+		CHECK_EQ_INT(ir.sites, 1 + 3 + 1);
+		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_p1_t<2>;"), 1);
+		check_assembles("rets", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(ps[0]);
+	probe_free(ps[1]);
+
+	/* a guarded store with a negated guard gets a positive skip */
+	struct probe *st = probe_memtrace("st.global");
+	out = instrument(K_RETS, "k_rets", &st, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK(strstr(out, "@%p2 bra $ntop_skip_") != NULL);
+		CHECK_EQ_INT(count_str(out, "mov.u64 %ntop_p0_t1, %clock64;"), 2);
+		CHECK_EQ_INT(count_str(out, "bra $ntop_skip_"), 2); /* @%p1 ret and @!%p2 st */
+		check_assembles("rets/st", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(st);
+}
+
+static void test_exit(void)
+{
+	struct probe *p = probe_block_sched();
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_EXIT, "k_exit", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK_EQ_INT(count_str(out, "[%ntop_cnt0], %ntop_cur0;"), 2);
+		CHECK(strstr(out, "@!%p1 bra $ntop_skip_0;") != NULL);
+		CHECK(pos(out, "[%ntop_cnt0]") < pos(out, "@%p1 exit;"));
+		/* ends in an unguarded exit: nothing added after it */
+		const char *last = strstr(out, "\texit;");
+		CHECK(last && strstr(last, "ntop") == NULL);
+		check_assembles("exit", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
+static void test_3d_helpers(void)
+{
+	struct probe *ps[3] = { probe_memtrace("ld"), probe_bytes("ld"), probe_block_sched() };
+	add_hook(ps[0], PROBE_TP_INSN, 0, "cp.async.ca",
+		 "SAVE.u64 {ADDR}; SAVE.u32 {BYTES, IN1};");
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_3D, "k_3d", ps, 3, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK(strstr(out, "cvt.u64.u32 %ntop_addr, %r4;") != NULL);        /* 32-bit shared address */
+		CHECK(strstr(out, "mov.u64 %ntop_addr, smem;\n\tadd.s64 %ntop_addr, %ntop_addr, 8;") != NULL);
+		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, 16;") != NULL);
+		CHECK(strstr(out, "mov.u32 %ntop_p1_n, 16;") != NULL);              /* v4.f32 */
+		CHECK(strstr(out, "mov.u32 %ntop_p1_n, 4;") != NULL);               /* u32 */
+		CHECK(strstr(out, "mov.b32 %ntop_sv32, 16;") != NULL);              /* cp.async size */
+		CHECK(strstr(out, "mov.b32 %ntop_sv32, [%rd2+16];") != NULL);       /* IN1 text */
+		/* "ld" matches the three loads; the ADDR hook skips the ld.param
+		 * (no address), the BYTES-only hook does not */
+		CHECK_EQ_INT(count_str(out, "mov.u64 %ntop_p0_t1, %clock64;"), 3);
+		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p1_n, 8;"), 1);
+		CHECK_EQ_INT(ir.n_maps, 3);
+		CHECK(strstr(out, ".reqntid 7, 3, 2") != NULL);
+		CHECK(strstr(out, "mov.u32 %ntop_w2, %tid.z;") != NULL);
+	}
+	free(out);
+	free(cause);
+	cause = NULL;
+	/* IN1 as a stored value is an address here, which ptxas rejects: drop it */
+	free(ps[0]->hooks[1].snippet);
+	ps[0]->hooks[1].snippet = strdup("SAVE.u64 {ADDR}; SAVE.u32 {BYTES, SMID};");
+	out = instrument(K_3D, "k_3d", ps, 3, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out)
+		check_assembles("3d", out);
+	free(out);
+	free(cause);
+	for (int i = 0; i < 3; i++)
+		probe_free(ps[i]);
+}
+
+static void test_func_untouched(void)
+{
+	struct probe *ps[2] = { probe_memtrace("ld.global"), probe_block_sched() };
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_CALL, "k_call", ps, 2, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		char *helper = func_text(out, "helper");
+		CHECK(strstr(helper, "ld.global.u32 %r1, [%rd1];") != NULL);
+		CHECKF(strstr(helper, "ntop") == NULL, "%s", helper);
+		free(helper);
+		CHECK_EQ_INT(ir.sites_in_funcs, 1);
+		CHECK_EQ_INT(ir.sites, 2); /* entry + one ret; no ld.global in the kernel */
+		check_assembles("call", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(ps[0]);
+	probe_free(ps[1]);
+}
+
+static void test_noparam(void)
+{
+	struct probe *p = probe_block_sched();
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument(K_NOPARAM, "k_noparam", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK_EQ_INT(ir.n_params_orig, 0);
+		CHECK(strstr(out, "k_noparam(\n\t.param .u64 ntop_map0\n)") != NULL);
+		check_assembles("noparam", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
+/* Errors: helpers outside instruction sites, SAVE without a map, our prefix
+ * in the kernel, a missing operand, a kernel that is not there. */
+static void test_errors(void)
+{
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	struct probe *p = mk_probe("bad", 1, PROBE_LEVEL_THREAD, 1, 8);
+	add_hook(p, PROBE_TP_ENTRY, 0, NULL, "SAVE.u64 {ADDR};");
+	char *out = instrument(K_NORET, "k_noret", &p, 1, &ir, &cause);
+	CHECK(out == NULL);
+	CHECKF(cause && strstr(cause, "ADDR"), "%s", cause ? cause : "");
+	free(out);
+	probe_free(p);
+
+	p = mk_probe("nomap", 0, PROBE_LEVEL_THREAD, 0, 0);
+	add_hook(p, PROBE_TP_EXIT, 0, NULL, "SAVE.u32 {SMID};");
+	out = instrument(K_NORET, "k_noret", &p, 1, &ir, &cause);
+	CHECK(out == NULL);
+	CHECKF(cause && strstr(cause, "without a map"), "%s", cause ? cause : "");
+	free(out);
+	probe_free(p);
+
+	p = mk_probe("op", 1, PROBE_LEVEL_THREAD, 1, 4);
+	add_hook(p, PROBE_TP_INSN, 0, "st.global", "SAVE.u32 {IN3};");
+	out = instrument(K_NORET, "k_noret", &p, 1, &ir, &cause);
+	CHECK(out == NULL);
+	CHECKF(cause && strstr(cause, "IN3"), "%s", cause ? cause : "");
+	free(out);
+	probe_free(p);
+
+	p = mk_probe("odd", 1, PROBE_LEVEL_THREAD, 2, 8);
+	add_hook(p, PROBE_TP_EXIT, 0, NULL, "SAVE.u32 {SMID};");
+	out = instrument(K_NORET, "k_noret", &p, 1, &ir, &cause);
+	CHECK(out == NULL);
+	CHECKF(cause && strstr(cause, "whole"), "%s", cause ? cause : "");
+	free(out);
+	probe_free(p);
+
+	p = probe_block_sched();
+	const char *clash = ".visible .entry k_clash()\n{\n\t.reg .b32 %ntop_w<2>;\n\tret;\n}\n";
+	out = instrument(clash, "k_clash", &p, 1, &ir, &cause);
+	CHECK(out == NULL);
+	CHECKF(cause && strstr(cause, "reserved"), "%s", cause ? cause : "");
+	free(out);
+
+	/* a failed inject leaves the module as it was */
+	struct ptx_module *m = NULL;
+	size_t blen = strlen(HEADER) + strlen(K_NORET);
+	char *src = malloc(blen + 1);
+	snprintf(src, blen + 1, "%s%s", HEADER, K_NORET);
+	CHECK(ptx_parse(src, blen, &m, &cause) == 0);
+	if (m) {
+		char *before = ptx_emit(m, NULL);
+		struct probe *bad = mk_probe("bad", 1, PROBE_LEVEL_THREAD, 1, 8);
+		add_hook(bad, PROBE_TP_INSN, 0, "ld.global", "SAVE.u64 {OUT}; mov.u32 %x, IN3;");
+		struct probe *both[2] = { p, bad };
+		CHECK(ptx_inject(m, "k_noret", both, 2, &ir, &cause) < 0);
+		char *after = ptx_emit(m, NULL);
+		CHECK(before && after && strcmp(before, after) == 0);
+		CHECK(ptx_inject(m, "nope", both, 1, &ir, &cause) < 0);
+		free(before);
+		free(after);
+		probe_free(bad);
+	}
+	ptx_free(m);
+	free(src);
+	probe_free(p);
+	free(cause);
+}
+
+static const char *K_VARS =
+	".global .align 4 .u32 g_count;\n"
+	".global .align 4 .u32 g_unused;\n"
+	".const .align 4 .b8 c_tab[16];\n"
+	".visible .entry k_other()\n{\n\tret;\n}\n"
+	".visible .entry k_vars(\n"
+	"\t.param .u64 k_vars_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<3>;\n"
+	"\tld.const.u32 %r1, [c_tab+4];\n"
+	"\tatom.global.add.u32 %r2, [g_count], %r1;\n"
+	"\tret;\n"
+	"}\n";
+
+/* engine_instrument: prune, map plan, globals, stats, phase-named causes. */
+static void test_engine(void)
+{
+	size_t blen = strlen(HEADER) + strlen(K_VARS);
+	char *src = malloc(blen + 1);
+	snprintf(src, blen + 1, "%s%s", HEADER, K_VARS);
+	struct probe *ps[2] = { probe_memtrace("atom"), probe_block_sched() };
+	struct engine_result r;
+	char *cause = NULL;
+	int rc = engine_instrument(src, blen, "k_vars", ps, 2, &r, &cause);
+	CHECKF(rc == 0, "%s", cause ? cause : "");
+	if (rc == 0) {
+		CHECK_EQ_INT(r.n_params_orig, 1);
+		CHECK_EQ_INT(r.n_maps, 2);
+		CHECK(!strcmp(r.maps[0].probe, "memtrace") && r.maps[0].param_index == 1);
+		CHECK(!strcmp(r.maps[1].probe, "block_sched") && r.maps[1].param_index == 2);
+		CHECK_EQ_INT(r.maps[1].map.level, PROBE_LEVEL_WARP);
+		CHECK(!strcmp(r.target, "sm_80"));
+		CHECK_EQ_INT(r.n_globals, 2);
+		int seen_g = 0, seen_c = 0;
+		for (int i = 0; i < r.n_globals; i++) {
+			seen_g |= !strcmp(r.globals[i].name, "g_count") && !r.globals[i].is_const;
+			seen_c |= !strcmp(r.globals[i].name, "c_tab") && r.globals[i].is_const;
+		}
+		CHECK(seen_g && seen_c);
+		CHECK(strstr(r.pruned_ptx, "k_other") == NULL && strstr(r.pruned_ptx, "ntop") == NULL);
+		CHECK(strstr(r.pruned_ptx, "g_unused") == NULL);
+		CHECK(strstr(r.ptx, "k_other") == NULL);
+		CHECK(strstr(r.ptx, "mov.u64 %ntop_addr, g_count;") != NULL);
+		CHECK_EQ_INT(r.stats.lines_in, 4 + 16); /* newline-terminated lines */
+		CHECK(r.stats.lines_pruned < r.stats.lines_in && r.stats.lines_probed > r.stats.lines_pruned);
+		CHECK_EQ_INT(r.stats.sites, 3); /* entry, atom, ret */
+		CHECK(r.stats.ms_parse >= 0 && r.stats.ms_inject > 0 && r.stats.ms_emit > 0);
+		check_assembles("engine", r.ptx);
+		check_assembles("engine/pruned", r.pruned_ptx);
+	}
+	engine_result_done(&r);
+	CHECK(engine_instrument(src, blen, "k_missing", ps, 2, &r, &cause) < 0);
+	CHECKF(cause && !strncmp(cause, "parse", 5), "%s", cause ? cause : "");
+	CHECK(r.ptx == NULL && r.pruned_ptx == NULL);
+	struct probe *bad = NULL;
+	if (probe_load_file(testlib_src("tests/data/bad_branch.toml"), &bad, &cause) == 0) {
+		struct probe *both[2] = { ps[1], bad };
+		CHECK(engine_instrument(src, blen, "k_vars", both, 2, &r, &cause) < 0);
+		CHECKF(cause && !strncmp(cause, "verify: ", 8), "%s", cause ? cause : "");
+		probe_free(bad);
+	}
+	/* an inject error (IN3 of a 3-operand atom) names its phase too */
+	struct probe *in3 = mk_probe("in3", 1, PROBE_LEVEL_THREAD, 1, 4);
+	add_hook(in3, PROBE_TP_INSN, 0, "atom", "SAVE.u32 {IN3};");
+	CHECK(engine_instrument(src, blen, "k_vars", &in3, 1, &r, &cause) < 0);
+	CHECKF(cause && (!strncmp(cause, "inject: ", 8) || !strncmp(cause, "verify: ", 8)), "%s",
+	       cause ? cause : "");
+	probe_free(in3);
+	free(cause);
+	free(src);
+	probe_free(ps[0]);
+	probe_free(ps[1]);
+}
+
+static void test_bytes(void)
+{
+	static const struct { const char *op; const char *want; } cases[] = {
+		{ "ld.global.u8", "1" }, { "st.global.s16", "2" }, { "ld.global.nc.v4.f32", "16" },
+		{ "ld.global.v2.u64", "16" }, { "atom.global.add.f32", "4" },
+		{ "red.global.add.u64", "8" }, { "ld.global.b128", "16" },
+		{ "ld.global.L2::128B.v2.f16x2", "8" }, { "st.shared.v8.bf16", "16" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ptx_insn x;
+		memset(&x, 0, sizeof x);
+		x.opcode = (char *)cases[i].op;
+		char buf[32] = "";
+		CHECKF(ptx_inject_bytes(&x, buf, sizeof buf, NULL) == 0 && !strcmp(buf, cases[i].want),
+		       "%s -> %s", cases[i].op, buf);
+	}
+	struct ptx_insn x;
+	memset(&x, 0, sizeof x);
+	x.opcode = "prefetch.global.L2";
+	char buf[32];
+	CHECK(ptx_inject_bytes(&x, buf, sizeof buf, NULL) < 0);
+}
+
+/* ---- map layout --------------------------------------------------------- */
+
+static void test_map_plan(void)
+{
+	struct probe_map w = { .level = PROBE_LEVEL_WARP, .cap = 1, .rec_size = 16 };
+	struct probe_map t = { .level = PROBE_LEVEL_THREAD, .cap = 4, .rec_size = 8 };
+	CHECK_EQ_INT(engine_map_units(&w, 1, 33), 2);
+	CHECK_EQ_INT(engine_map_units(&w, 10, 32), 10);
+	CHECK_EQ_INT(engine_map_units(&w, 3, 42), 6);      /* 7x3x2 */
+	CHECK_EQ_INT(engine_map_units(&t, 3, 42), 126);
+	CHECK_EQ_INT(engine_map_records_offset(&w, 1, 33), 16);   /* 2 counts = 8 -> 16 */
+	CHECK_EQ_INT(engine_map_records_offset(&t, 3, 42), 512);  /* 504 -> 512 */
+	CHECK_EQ_INT(engine_map_bytes(&w, 1, 33), 16 + 2 * 16);
+	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42), 512 + 126 * 32);
+	/* 3-D grid 4x5x6 of 7x3x2 blocks */
+	CHECK_EQ_INT(engine_map_units(&w, 120, 42), 240);
+	CHECK_EQ_INT(engine_map_bytes(&w, 120, 42), 960 + 240 * 16);
+	/* overflow */
+	CHECK_EQ_INT(engine_map_units(&t, UINT64_MAX / 2, 1024), 0);
+	CHECK_EQ_INT(engine_map_bytes(&t, UINT64_MAX / 2, 1024), 0);
+	CHECK_EQ_INT(engine_map_bytes(&t, (UINT64_MAX / 1024) / 32, 1024), 0);
+	struct probe_map big = { .level = PROBE_LEVEL_THREAD, .cap = 1u << 20, .rec_size = 4096 };
+	CHECK_EQ_INT(engine_map_bytes(&big, 1ull << 31, 1024), 0);
+}
+
+/* Enumerates every thread of a launch and applies the prologue's formulas:
+ * every unit index is in range, thread units are hit once each, warp units
+ * once each by the storing (lane 0) thread. */
+static void emulate_launch(const struct probe_map *m, const uint32_t grid[3], const uint32_t block[3])
+{
+	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+	uint32_t threads = block[0] * block[1] * block[2];
+	uint64_t units = engine_map_units(m, blocks, threads);
+	unsigned char *hits = calloc(units ? units : 1, 1);
+	int bad = 0;
+	uint32_t c[3], t[3];
+	for (c[2] = 0; c[2] < grid[2]; c[2]++)
+	for (c[1] = 0; c[1] < grid[1]; c[1]++)
+	for (c[0] = 0; c[0] < grid[0]; c[0]++)
+	for (t[2] = 0; t[2] < block[2]; t[2]++)
+	for (t[1] = 0; t[1] < block[1]; t[1]++)
+	for (t[0] = 0; t[0] < block[0]; t[0]++) {
+		int lane0 = 0;
+		uint64_t u = engine_map_unit_index(m, grid, block, c, t, &lane0);
+		if (u >= units) {
+			bad++;
+			continue;
+		}
+		if (lane0)
+			hits[u]++;
+	}
+	uint64_t once = 0;
+	for (uint64_t u = 0; u < units; u++)
+		once += hits[u] == 1;
+	CHECKF(bad == 0 && once == units, "grid %ux%ux%u block %ux%ux%u level %d: %d out of range, %llu of %llu units hit once",
+	       grid[0], grid[1], grid[2], block[0], block[1], block[2], m->level, bad,
+	       (unsigned long long)once, (unsigned long long)units);
+	/* the record area of the last unit ends exactly at the buffer end */
+	uint64_t end = engine_map_records_offset(m, blocks, threads) +
+		       units * (uint64_t)m->cap * m->rec_size;
+	CHECK_EQ_INT(end, engine_map_bytes(m, blocks, threads));
+	free(hits);
+}
+
+static void test_emulation(void)
+{
+	static const uint32_t shapes[][6] = {
+		{ 1, 1, 1, 33, 1, 1 }, { 2, 1, 1, 7, 3, 2 }, { 3, 2, 2, 7, 3, 2 },
+		{ 4, 5, 6, 32, 1, 1 }, { 2, 3, 1, 16, 16, 1 }, { 1, 1, 1, 1, 1, 1 },
+		{ 5, 1, 3, 65, 2, 1 }, { 1, 2, 1, 1024, 1, 1 }, { 2, 2, 2, 5, 5, 5 },
+	};
+	struct probe_map w = { .level = PROBE_LEVEL_WARP, .cap = 2, .rec_size = 16 };
+	struct probe_map t = { .level = PROBE_LEVEL_THREAD, .cap = 3, .rec_size = 8 };
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		emulate_launch(&w, shapes[i], shapes[i] + 3);
+		emulate_launch(&t, shapes[i], shapes[i] + 3);
+	}
+	/* 33 threads: the lone thread 32 is lane 0 of warp 1 */
+	uint32_t g[3] = { 1, 1, 1 }, b[3] = { 33, 1, 1 }, c[3] = { 0, 0, 0 }, tid[3] = { 32, 0, 0 };
+	int lane0 = 0;
+	CHECK_EQ_INT(engine_map_unit_index(&w, g, b, c, tid, &lane0), 1);
+	CHECK(lane0);
+	/* block (1,1,0) of a 3x2 grid of 7x3x2 blocks: block_linear 4, 2 warps each */
+	uint32_t g2[3] = { 3, 2, 1 }, b2[3] = { 7, 3, 2 }, c2[3] = { 1, 1, 0 }, t2[3] = { 6, 2, 1 };
+	CHECK_EQ_INT(engine_map_unit_index(&w, g2, b2, c2, t2, &lane0), 4 * 2 + 41 / 32);
+	CHECK(!lane0);
+	CHECK_EQ_INT(engine_map_unit_index(&t, g2, b2, c2, t2, &lane0), 4 * 42 + 41);
+}
+
+static void test_pick_arch(void)
+{
+	char arch[32];
+	CHECK(assemble_pick_arch(".version 8.0\n.target sm_90a\n", 80, arch, sizeof arch) == 0 &&
+	      !strcmp(arch, "sm_90a"));
+	CHECK(assemble_pick_arch(".version 8.0\n.target sm_75\n", 80, arch, sizeof arch) == 0 &&
+	      !strcmp(arch, "sm_80"));
+	CHECK(assemble_pick_arch(".version 8.0\n.target sm_75, debug\n", 0, arch, sizeof arch) == 0 &&
+	      !strcmp(arch, "sm_75"));
+	CHECK(assemble_pick_arch("no target here", 0, arch, sizeof arch) < 0);
+	/* ptxas errors come back with its message */
+	char *cause = NULL;
+	struct assemble_info info;
+	const char *bad = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tbogus.op %r1;\n}\n";
+	CHECK(assemble_ptxas(bad, strlen(bad), "sm_80", NULL, &info, &cause) < 0);
+	CHECKF(cause && strstr(cause, "ptxas"), "%s", cause ? cause : "");
+	free(cause);
+}
+
+int main(void)
+{
+	test_noret();
+	test_rets();
+	test_exit();
+	test_3d_helpers();
+	test_func_untouched();
+	test_noparam();
+	test_errors();
+	test_engine();
+	test_bytes();
+	test_map_plan();
+	test_emulation();
+	test_pick_arch();
+	printf("%d probed kernels assembled\n", n_assembled);
+	return testlib_report();
+}
