@@ -62,6 +62,11 @@ def read_times(path):
     return out
 
 
+def spread(xs):
+    """'min-max' of a list, to show run-to-run noise beside a median."""
+    return f"{min(xs):.4g}-{max(xs):.4g}" if xs else "n/a"
+
+
 def ratio_of_medians(modes):
     p, n = median(modes.get("plain", [])), median(modes.get("ntop", []))
     if not p or n is None:
@@ -111,14 +116,18 @@ def analyse(work):
     times = read_times(os.path.join(work, "times.tsv"))
     print("| metric | measured | target | verdict | detail |")
     print("| --- | --- | --- | --- | --- |")
-    r, p, n = ratio_of_medians(times.get("launch_loop", {}))
+    ll = times.get("launch_loop", {})
+    r, p, n = ratio_of_medians(ll)
     print(f"| unprobed launch overhead (launch_loop under ntop record / plain) | {fmt(r)} | "
           f"<= {TARGETS['unprobed']}x | {verdict(r, TARGETS['unprobed'])} | "
-          f"median loop {fmt(p, ' s', 4)} plain, {fmt(n, ' s', 4)} ntop, "
-          f"{len(times.get('launch_loop', {}).get('plain', []))}+{len(times.get('launch_loop', {}).get('ntop', []))} runs |")
-    r, p, n = ratio_of_medians(times.get("torch", {}))
+          f"median loop {fmt(p, ' s', 4)} plain (range {spread(ll.get('plain', []))}), "
+          f"{fmt(n, ' s', 4)} ntop (range {spread(ll.get('ntop', []))}), "
+          f"{len(ll.get('plain', []))}+{len(ll.get('ntop', []))} runs |")
+    tt = times.get("torch", {})
+    r, p, n = ratio_of_medians(tt)
     print(f"| torch_ops.py wall time under ntop record / plain | {fmt(r)} | <= {TARGETS['torch']}x | "
-          f"{verdict(r, TARGETS['torch'])} | median {fmt(p, ' s', 2)} plain, {fmt(n, ' s', 2)} ntop |")
+          f"{verdict(r, TARGETS['torch'])} | median {fmt(p, ' s', 2)} plain (range {spread(tt.get('plain', []))}), "
+          f"{fmt(n, ' s', 2)} ntop (range {spread(tt.get('ntop', []))}) |")
 
     traces = []
     names = sorted(d for d in os.listdir(work) if os.path.isdir(os.path.join(work, d))) if os.path.isdir(work) else []

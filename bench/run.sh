@@ -7,7 +7,7 @@
 # Measures side by side in one run (never compare with numbers from another
 # run or machine):
 #   1. unprobed launch overhead: launch_loop's measured loop time under
-#      `ntop record` (no probe) / plain, median of 3 alternating runs each
+#      `ntop record` (no probe) / plain, median of 5 alternating runs each
 #   2. torch_ops.py whole-process wall time under `ntop record` / plain
 #   3. first-launch instrumentation time per kernel (instrument events)
 #   4. block_sched kernel slowdown: `ntop record -p block_sched --every 2`
@@ -31,11 +31,12 @@ REPORT=$OUT/bench.txt
 : >"$REPORT"
 STEP_S=${NTOP_BENCH_STEP_S:-120}
 RUNS=3
+LOOP_RUNS=5 # launch_loop is short and noisy (a pass-through ntop measured 1.04x once)
 LOOP_N=200000
 TORCH_REPEATS=20
 export PYTHONUNBUFFERED=1
 export PATH=$PATH:/usr/local/cuda/bin
-[ "${1:-}" = --quick ] && RUNS=1
+[ "${1:-}" = --quick ] && RUNS=1 && LOOP_RUNS=1
 
 say() { echo "$@" | tee -a "$REPORT"; }
 now() { date +%s.%N; }
@@ -72,7 +73,7 @@ loop_time() { sed -n 's/^info: wall_s=\([0-9.]*\).*/\1/p' "$1"; }
 
 say ""
 say "== 1. unprobed launch overhead: launch_loop $LOOP_N"
-for i in $(seq "$RUNS"); do
+for i in $(seq "$LOOP_RUNS"); do
 	timeout -k 5 "$STEP_S" "$EX/launch_loop" "$LOOP_N" >"$W/ll.plain.$i.out" 2>&1
 	printf 'launch_loop\tplain\t%s\t%s\n' "$i" "$(loop_time "$W/ll.plain.$i.out")" >>"$W/times.tsv"
 	rec "ll.ntop.$i" -- "$EX/launch_loop" "$LOOP_N"

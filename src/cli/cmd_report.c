@@ -116,6 +116,40 @@ static void rep_results_free(struct rep_result *rr, int n)
 
 /* ---- text ---- */
 
+/* Trace strings come from other programs: control bytes (escape sequences
+ * included) must not reach the terminal. JSON escapes them instead. */
+static void rep_tame(char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+static void rep_tame_model(struct trace_dir *td)
+{
+	rep_tame(td->path);
+	rep_tame(td->record_argv);
+	rep_tame(td->record_version);
+	for (int i = 0; i < td->n_procs; i++) {
+		rep_tame(td->procs[i].exe);
+		rep_tame(td->procs[i].hook_version);
+		rep_tame(td->procs[i].driver);
+	}
+	for (int i = 0; i < td->n_devices; i++)
+		rep_tame(td->devices[i].name);
+	for (int i = 0; i < td->n_kernels; i++) {
+		struct td_kernel *k = &td->kernels[i];
+		char *v[] = {k->name, k->demangled, k->ptx_reason, k->instrument_status,
+			     k->instrument_reason, k->instrument_probes, k->declined_reason};
+		for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
+			rep_tame(v[j]);
+	}
+	for (int i = 0; i < td->n_results; i++)
+		rep_tame(td->results[i].file);
+	for (int i = 0; i < td->n_warnings; i++)
+		rep_tame(td->warnings[i].msg);
+}
+
 static void rep_duration(char *buf, size_t len, double ns)
 {
 	if (ns >= 1e9)
@@ -158,6 +192,7 @@ static void rep_text_probe_status(const struct td_kernel *k)
 static void rep_text_result(const struct rep_result *rr)
 {
 	const struct td_result *tr = rr->tr;
+	rep_tame(rr->error);
 	printf("      seq %llu: ", (unsigned long long)tr->seq);
 	if (rr->has_bs) {
 		printf("%s", rr->bs_line);
@@ -247,8 +282,9 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 			rep_text_kernel(td, &td->kernels[i]);
 }
 
-static void rep_text(const struct trace_dir *td)
+static void rep_text(struct trace_dir *td)
 {
+	rep_tame_model(td);
 	printf("Trace %s\n", td->path);
 	if (td->record_argv) {
 		char when[64] = "";

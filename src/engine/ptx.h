@@ -110,9 +110,11 @@ int ptx_insn_parse(const char *text, struct ptx_insn *insn, char **cause);
 void ptx_stmt_clear(struct ptx_stmt *s);
 void ptx_func_free(struct ptx_func *f);
 
-/* Opcode matching: does `opcode` start with the dotted parts of `pattern`?
- * "ld.global" matches "ld.global.nc.v4.f32" but not "ld.globalx" nor "wld.global";
- * "mma.sync" does not match "wmma.mma.sync". */
+/* Opcode matching on dotted parts, never on substrings: the first parts must be
+ * equal and the pattern's remaining parts must appear in the opcode in order.
+ * "ld.global" matches "ld.global.nc.v4.f32" and "ld.relaxed.gpu.global.u32" but
+ * not "ld.globalx", "ldu.global" or "wld.global"; "mma.sync" does not match
+ * "wmma.mma.sync". */
 int ptx_opcode_matches(const char *opcode, const char *pattern);
 
 #endif

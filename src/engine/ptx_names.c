@@ -99,12 +99,39 @@ void ptx_names_scan(const char *text, void (*fn)(void *ctx, const char *s, size_
 	}
 }
 
+/* Length of the dotted part starting at s. */
+static size_t opcode_part_len(const char *s)
+{
+	const char *dot = strchr(s, '.');
+	return dot ? (size_t)(dot - s) : strlen(s);
+}
+
+/* The first parts must be equal and the pattern's other parts must appear in
+ * the opcode in the same order: "ld.global" matches "ld.global.nc.v4.f32" and
+ * also "ld.relaxed.gpu.global.u32" (memory-order qualifiers come before the
+ * state space), but never "ldu.global" or "wmma.mma.sync" for "mma.sync". */
 int ptx_opcode_matches(const char *opcode, const char *pattern)
 {
 	if (!opcode || !pattern || !*pattern)
 		return 0;
-	size_t n = strlen(pattern);
-	if (strncmp(opcode, pattern, n) != 0)
+	size_t n = opcode_part_len(pattern);
+	if (opcode_part_len(opcode) != n || strncmp(opcode, pattern, n) != 0)
 		return 0;
-	return opcode[n] == '\0' || opcode[n] == '.';
+	const char *o = opcode + n, *p = pattern + n;
+	while (*p == '.') {
+		p++;
+		size_t pn = opcode_part_len(p);
+		for (;;) {
+			if (*o != '.')
+				return 0;
+			o++;
+			size_t on = opcode_part_len(o);
+			int same = on == pn && strncmp(o, p, pn) == 0;
+			o += on;
+			if (same)
+				break;
+		}
+		p += pn;
+	}
+	return 1;
 }

@@ -117,6 +117,8 @@ static int next_stmt(const struct probe_hook *h, size_t *pos, int *line_off, str
 		char c = s[i++];
 		if (c == '\n')
 			(*line_off)++;
+		if (c == ';' && start_off < 0)
+			continue; /* an empty statement: keep going, never stop early */
 		if (c == ';') {
 			out->terminated = 1;
 			break;
@@ -269,9 +271,9 @@ static int declared(const struct vctx *V, const char *name, size_t len)
 static int add_reg(struct vctx *V, struct stmt *s, const char *name, size_t len, long count)
 {
 	char buf[64];
-	if (len == 0 || len >= sizeof buf || !(name[0] == '%' || name[0] == '_' || name[0] == '$' ||
-					      (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
-		return verr(V, s, RULE_SYNTAX, "bad register name in .reg");
+	/* '%' always: the instrumenter renames %names, so bare ones could meet the kernel's */
+	if (len < 2 || len >= sizeof buf || name[0] != '%')
+		return verr(V, s, RULE_SYNTAX, "bad register name in .reg: probe registers are written %%name");
 	for (size_t i = 1; i < len; i++)
 		if (!is_name_char(name[i]))
 			return verr(V, s, RULE_SYNTAX, "bad register name in .reg");

@@ -92,10 +92,24 @@ int hook_probe_wanted(struct hook_kernel *k)
 	}
 	if (!match)
 		return 0;
+	/* SASS-only kernels are declined once, then stay off the probe path. */
+	if (!k->has_ptx && __atomic_load_n(&k->decline_reported, __ATOMIC_ACQUIRE))
+		return 0;
 	uint64_t n = __atomic_fetch_add(&k->probe_attempts, 1, __ATOMIC_RELAXED);
 	if (n % hook.cfg.probe_every != 0)
 		return 0;
-	return __atomic_load_n(&k->probed, __ATOMIC_RELAXED) < hook.cfg.probe_limit;
+	/* Reserve a probed launch (given back on decline), so concurrent
+	 * launches cannot overshoot NTOP_PROBE_LIMIT. */
+	if (__atomic_fetch_add(&k->probed, 1, __ATOMIC_RELAXED) < hook.cfg.probe_limit)
+		return 1;
+	__atomic_sub_fetch(&k->probed, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int probe_unreserve(struct hook_kernel *k)
+{
+	__atomic_sub_fetch(&k->probed, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* Says once per kernel and reason why a probed launch did not happen. */
@@ -104,8 +118,9 @@ static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reaso
 	pthread_mutex_lock(&hook.probe_lock);
 	int same = k->decline_reported && strcmp(k->decline_reported, reason) == 0;
 	if (!same) {
-		free(k->decline_reported);
-		k->decline_reported = strdup(reason);
+		char *old = k->decline_reported;
+		__atomic_store_n(&k->decline_reported, strdup(reason), __ATOMIC_RELEASE);
+		free(old);
 	}
 	pthread_mutex_unlock(&hook.probe_lock);
 	if (same || !hook_events_on())
@@ -541,20 +556,20 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *lr
 	struct hook_job *j = NULL;
 	if (!k->has_ptx) {
 		probe_decline(k, l->seq, k->reason);
-		return 0;
+		return probe_unreserve(k);
 	}
 	if (!dev) {
 		probe_decline(k, l->seq, "no current context");
-		return 0;
+		return probe_unreserve(k);
 	}
 	if (hook_cuda_capturing(l->ostream)) {
 		probe_decline(k, l->seq, "stream capture active: probed launches would allocate and copy inside the graph");
-		return 0;
+		return probe_unreserve(k);
 	}
 	struct hook_inst *in = probe_inst(k, l->f, ctx, dev->cc);
 	if (!in || !in->ok) {
 		probe_decline(k, l->seq, in ? in->reason : "out of memory");
-		return 0;
+		return probe_unreserve(k);
 	}
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
 		goto declined;
@@ -576,7 +591,6 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *lr
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
 		goto declined;
-	__atomic_add_fetch(&k->probed, 1, __ATOMIC_RELAXED);
 	hook_cuda_emit_launch(k, l, 1, 0);
 	if (q == 0)
 		hook_results_submit(j);
@@ -587,5 +601,5 @@ declined:
 	free(cause);
 	if (j)
 		probe_job_free(j);
-	return 0;
+	return probe_unreserve(k);
 }

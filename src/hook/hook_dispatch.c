@@ -53,7 +53,7 @@ void hook_dispatch_fill(void)
 	}
 }
 
-static void dispatch_hello(void)
+static void dispatch_hello(int sync)
 {
 	if (!hook_events_on())
 		return;
@@ -66,7 +66,10 @@ static void dispatch_hello(void)
 	event_add(&sb, "exe", exe);
 	event_add(&sb, "hook", NTOP_HOOK_VERSION);
 	event_add(&sb, "driver", hook.driver ? hook.real_path : "none");
-	hook_event_emit(&sb);
+	if (sync)
+		hook_event_emit_sync(&sb);
+	else
+		hook_event_emit(&sb);
 	if (hook.no_driver)
 		hook_event_warn("%s", hook.no_driver);
 }
@@ -93,7 +96,7 @@ static void dispatch_fork_child(void)
 	hook_config_fork_child();
 	hook_cuda_backend.fork_child();
 	hook_log("forked");
-	dispatch_hello();
+	dispatch_hello(1);
 }
 
 __attribute__((constructor)) static void dispatch_init(void)
@@ -110,7 +113,7 @@ __attribute__((constructor)) static void dispatch_init(void)
 	hook_dispatch_fill();
 	hook.initialised = 1;
 	pthread_atfork(NULL, NULL, dispatch_fork_child);
-	dispatch_hello();
+	dispatch_hello(0);
 }
 
 /* Fallback flush when no launch registered the atexit handler (or the

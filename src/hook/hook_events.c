@@ -128,6 +128,20 @@ void hook_event_emit(struct strbuf *sb)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void hook_event_emit_sync(struct strbuf *sb)
+{
+	if (!hook_events_on()) {
+		strbuf_done(sb);
+		return;
+	}
+	event_end(sb);
+	if (!sb->failed) {
+		events_clip(sb);
+		events_write_line(sb->data, sb->len);
+	}
+	strbuf_done(sb);
+}
+
 void hook_event_warn(const char *fmt, ...)
 {
 	if (!hook_events_on())

@@ -12,6 +12,9 @@ int hook_events_on(void);
 void hook_event_begin(struct strbuf *sb, const char *type);
 /* Ends the line and queues it (takes the buffer). */
 void hook_event_emit(struct strbuf *sb);
+/* Writes the line at once, bypassing the queue (a fork child's hello: the
+ * child may _exit before a writer thread ever runs). */
+void hook_event_emit_sync(struct strbuf *sb);
 /* `warn msg=...`. */
 void hook_event_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Waits up to timeout_ms for the queue to drain, then stops the writer. */

@@ -401,6 +401,10 @@ static void test_3d_helpers(void)
 		 * (no address), the BYTES-only hook does not */
 		CHECK_EQ_INT(count_str(out, "mov.u64 %ntop_p0_t1, %clock64;"), 3);
 		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p1_n, 8;"), 1);
+		/* declared once though inserted at three sites; cross-hook register too */
+		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_p0_t<2>;"), 1);
+		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_p1_n_wide;"), 1);
+		CHECK_EQ_INT(count_str(out, "cvt.u64.u32 %ntop_p1_n_wide, %ntop_p1_n;"), 4); /* + ld.param */
 		CHECK_EQ_INT(ir.n_maps, 3);
 		CHECK(strstr(out, ".reqntid 7, 3, 2") != NULL);
 		CHECK(strstr(out, "mov.u32 %ntop_w2, %tid.z;") != NULL);

@@ -425,6 +425,12 @@ static void test_opcode_match(void)
 		{"cp.async.bulk.shared::cluster.global", "cp.async.bulk", 1},
 		{"cp.async.ca.shared.global", "cp.async.bulk", 0},
 		{"st.global.f32", "", 0},
+		{"st.volatile.global.u32", "st.global", 1},
+		{"ld.relaxed.gpu.global.u32", "ld.global", 1},
+		{"ld.relaxed.gpu.shared.u32", "ld.global", 0},
+		{"ldu.global.f32", "ld.global", 0},
+		{"ld.global.nc.f32", "ld.global.nc", 1},
+		{"ld.global.f32", "ld.global.nc", 0},
 		{"ret", "ret", 1},
 		{"exit", "ret", 0},
 	};

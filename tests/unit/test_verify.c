@@ -165,6 +165,8 @@ static void test_rule2_4(void)
 	fails(ENTRY "/* a comment\n over two lines */ bra.uni $L1;\n" END, 7, "rule 2 (no control flow): 'bra.uni'",
 	      "bra.uni $L1;");
 	fails(ENTRY "ret;\n" END, 6, "rule 2", "ret;");
+	/* empty statements do not end the scan early */
+	fails(ENTRY ".reg .b32 %x;\nmov.u32 %x, 1;;\n ; ret;\n" END, 8, "rule 2", "ret;");
 	fails(ENTRY "exit;\n" END, 6, "rule 2", "exit;");
 	fails(ENTRY "trap;\n" END, 6, "rule 2", "trap;");
 	fails(ENTRY "brx.idx %r1, $tbl;\n" END, 6, "rule 2", NULL);
@@ -189,6 +191,8 @@ static void test_syntax(void)
 	fails(ENTRY ".local .b32 buf[4];\n" END, 6, "syntax: only .reg declarations", NULL);
 	fails(ENTRY "{ mov.u32 %x, 1; }\n" END, 6, "syntax: { } blocks", NULL);
 	fails(ENTRY ".reg .b32 %x<0>;\n" END, 6, "syntax: bad register range", NULL);
+	fails(ENTRY ".reg .b32 bare;\n" END, 6, "syntax: bad register name in .reg", NULL);
+	fails(ENTRY ".reg .b32 %a, %b-c;\n" END, 6, "syntax: bad register name in .reg", NULL);
 	/* NEUTRINO one-line snippet: every statement reports the key's line */
 	fails("[s]\nposition = \"kernel\"\nbefore = \".reg .b32 %x;\\nmov.u32 %x, 1;\\nret;\"\n", 3, "rule 2", "ret;");
 }

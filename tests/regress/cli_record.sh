@@ -1,0 +1,113 @@
+#!/bin/bash
+# ntop record without a GPU: a stand-in hook directory (an empty
+# libcuda.so.1 the programs never load) and shell programs that write event
+# lines to NTOP_EVENT_FD themselves. Checks exit status propagation, the
+# trace directory (0700, record header, events copied), the environment
+# handed to the program, signals, and every refusal before the program starts.
+set -u
+NTOP="${NTOP_BINARY_DIR:?}/bin/ntop"
+[ -x "$NTOP" ] || { echo "FAIL: $NTOP not built"; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+mkdir "$T/hook"
+: > "$T/hook/libcuda.so.1"
+export NTOP_HOOK_DIR="$T/hook"
+perm() { stat -c %a "$1"; }
+
+# exit status, stdout, header line, permissions
+out=$("$NTOP" record -o "$T/a/b/tr1" -- /bin/sh -c 'echo hi; exit 3' 2>"$T/err")
+rc=$?
+[ "$rc" = 3 ] || bad "exit status $rc, want 3"
+[ "$out" = "hi" ] || bad "stdout '$out'"
+[ -f "$T/a/b/tr1/events.log" ] || bad "no events.log"
+head -1 "$T/a/b/tr1/events.log" | grep -Eq '^record t=[0-9]+ pid=[0-9]+ argv=/bin/sh%20-c%20echo%20hi;%20exit%203 version=[0-9.]+ ' \
+	|| bad "header: $(head -1 "$T/a/b/tr1/events.log")"
+[ "$(perm "$T/a/b/tr1")" = 700 ] || bad "trace dir mode $(perm "$T/a/b/tr1")"
+[ "$(perm "$T/a/b")" = 755 ] || bad "parent mode $(perm "$T/a/b")"
+grep -q "ntop report $T/a/b/tr1" "$T/err" || bad "summary: $(cat "$T/err")"
+
+# events from the program (and from a child after it exited) are kept
+"$NTOP" record -o "$T/tr2" -- bash -c '
+	echo "hello t=1 pid=$$ exe=/bin/bash hook=test" >&$NTOP_EVENT_FD
+	echo "kernel t=2 pid=$$ kid=1 name=_Z3foov ptx=1" >&$NTOP_EVENT_FD
+	echo "launch t=3 pid=$$ kid=1 seq=1 grid=1,1,1 block=32,1,1 probed=0" >&$NTOP_EVENT_FD
+	(sleep 0.3; echo "warn t=4 pid=$$ msg=from%20a%20child" >&$NTOP_EVENT_FD) &
+	exit 0' 2>"$T/err"
+[ $? = 0 ] || bad "tr2 rc"
+[ "$(wc -l < "$T/tr2/events.log")" = 5 ] || bad "tr2 events: $(cat "$T/tr2/events.log")"
+grep -q '^warn .*msg=from%20a%20child' "$T/tr2/events.log" || bad "late child line lost"
+grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning' "$T/err" || bad "summary: $(cat "$T/err")"
+
+# the environment: probes copied and absolute, kernels joined by newlines
+"$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 -o "$T/tr3" -- \
+	bash -c 'env > "$0/env.txt"; printf "%s" "$NTOP_KERNELS" > "$0/kernels.txt"' "$T" 2>/dev/null
+[ $? = 0 ] || bad "tr3 rc"
+grep -q "^NTOP_PROBES=$T/tr3/probes/block_sched.toml$" "$T/env.txt" || bad "NTOP_PROBES: $(grep NTOP_PROBES "$T/env.txt")"
+[ -f "$T/tr3/probes/block_sched.toml" ] || bad "probe not copied"
+[ "$(cat "$T/kernels.txt")" = "$(printf 'vecadd\nsgemm*')" ] || bad "NTOP_KERNELS: $(cat "$T/kernels.txt")"
+grep -q "^NTOP_PROBE_EVERY=3$" "$T/env.txt" || bad "every"
+grep -q "^NTOP_PROBE_LIMIT=7$" "$T/env.txt" || bad "limit"
+grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
+grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
+grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"
+grep -Eq "^NTOP_EVENT_FD=[0-9]{3}$" "$T/env.txt" || bad "event fd: $(grep NTOP_EVENT_FD "$T/env.txt")"
+
+# default directory name under ./ntop-trace
+(cd "$T" && "$NTOP" record /bin/true 2>/dev/null) || bad "default dir run"
+d=$(ls -d "$T"/ntop-trace/*_* 2>/dev/null | head -1)
+[ -n "$d" ] && [ -f "$d/events.log" ] || bad "default trace dir missing"
+[ -n "$d" ] && { basename "$d" | grep -Eq '^[0-9]{8}-[0-9]{6}_[0-9]+$' || bad "default name $d"; }
+
+# refusals: nothing may run
+"$NTOP" record -o "$T/a/b/tr1" -- touch "$T/ran1" 2>"$T/err"
+[ $? = 2 ] || bad "non-empty dir should exit 2"
+grep -q 'not empty' "$T/err" || bad "non-empty message: $(cat "$T/err")"
+printf 'ntop_probe = 1\nname = "x"\ncolour = 1\n' > "$T/bad.toml"
+"$NTOP" record -p "$T/bad.toml" -o "$T/tr4" -- touch "$T/ran2" 2>"$T/err"
+[ $? = 2 ] || bad "bad probe should exit 2"
+grep -q "$T/bad.toml:3:1:" "$T/err" || bad "bad probe message: $(cat "$T/err")"
+[ -e "$T/tr4" ] && bad "trace dir created for a bad probe"
+NTOP_HOOK_DIR="$T/nohook" "$NTOP" record -o "$T/tr5" -- touch "$T/ran3" 2>"$T/err"
+[ $? = 2 ] || bad "missing hook should exit 2"
+grep -q 'hook library not found' "$T/err" || bad "missing hook message: $(cat "$T/err")"
+"$NTOP" record --bogus -- touch "$T/ran4" 2>/dev/null
+[ $? = 2 ] || bad "unknown option should exit 2"
+"$NTOP" record --every 0 -- touch "$T/ran5" 2>/dev/null
+[ $? = 2 ] || bad "--every 0 should exit 2"
+"$NTOP" record 2>/dev/null
+[ $? = 2 ] || bad "no program should exit 2"
+for i in 1 2 3 4 5; do [ -e "$T/ran$i" ] && bad "program ran despite refusal $i"; done
+
+"$NTOP" record -o "$T/tr6" -- "$T/no-such-program" 2>"$T/err"
+[ $? = 127 ] || bad "missing program should exit 127"
+grep -q 'No such file or directory' "$T/err" || bad "127 message: $(cat "$T/err")"
+[ -e "$T/tr6" ] && bad "trace dir left behind for a program that never ran"
+
+# killed by a signal: 128+N and said so
+"$NTOP" record -o "$T/tr7" -- bash -c 'kill -KILL $$' 2>"$T/err"
+[ $? = 137 ] || bad "SIGKILL should give 137"
+grep -q 'killed by signal 9' "$T/err" || bad "signal message: $(cat "$T/err")"
+
+# Ctrl-C goes to the whole foreground group: the program dies, ntop finishes
+setsid "$NTOP" record -o "$T/tr8" -- sleep 20 2>"$T/err8" &
+pid=$!
+sleep 0.5
+kill -INT -- -"$pid" 2>/dev/null || kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 130 ] || bad "SIGINT to the group: rc $rc, want 130"
+grep -q 'ntop report' "$T/err8" || bad "no summary after Ctrl-C: $(cat "$T/err8")"
+
+# SIGTERM to ntop is forwarded to the program
+"$NTOP" record -o "$T/tr9" -- sleep 20 2>/dev/null &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 143 ] || bad "SIGTERM forwarding: rc $rc, want 143"
+
+[ "$fail" = 0 ] && echo "cli_record: all passed"
+exit "$fail"
