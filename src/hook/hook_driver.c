@@ -20,8 +20,12 @@
 #include "hook/hook_state.h"
 
 /* Exported so that a copy of the hook found on the search path can be told
- * apart from a driver after it is opened. */
-__attribute__((visibility("default"))) const char ntop_hook_marker[] = "ntop hook";
+ * apart from a driver (a function: sanitizer builds add no extra symbols
+ * for it, as they do for exported variables). */
+__attribute__((visibility("default"))) void ntop_hook_marker(void);
+void ntop_hook_marker(void)
+{
+}
 
 static const char *const driver_dirs[] = {
 	"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib",
@@ -31,7 +35,7 @@ static const char *const driver_dirs[] = {
 static int driver_self(struct stat *self)
 {
 	Dl_info info;
-	if (!dladdr((void *)&ntop_hook_marker, &info) || !info.dli_fname)
+	if (!dladdr((void *)ntop_hook_marker, &info) || !info.dli_fname)
 		return -1;
 	return stat(info.dli_fname, self);
 }

@@ -229,7 +229,7 @@ static int result_write_body(int fd, const struct result *r, char **cause)
 		int bad = 0;
 		uint64_t rb = map_records_bytes(m, &bad);
 		put_desc(&sb, m, rb);
-		uint64_t frame_off = off + 48, frame_bytes;
+		uint64_t frame_off = off + 48, frame_bytes = 0;
 		if (flush_sb(fd, &sb, &off, cause) < 0 ||
 		    write_frame(fd, cc, m, rb, &frame_bytes, cause) < 0 ||
 		    pwrite_u64(fd, frame_bytes, frame_off, cause) < 0)
@@ -334,7 +334,7 @@ static int rd_u32(struct rd *r, uint32_t *v, const char *what)
 
 static int rd_u64(struct rd *r, uint64_t *v, const char *what)
 {
-	uint32_t lo, hi;
+	uint32_t lo = 0, hi = 0;
 	if (rd_u32(r, &lo, what) < 0 || rd_u32(r, &hi, what) < 0)
 		return -1;
 	*v = (uint64_t)hi << 32 | lo;
@@ -344,7 +344,7 @@ static int rd_u64(struct rd *r, uint64_t *v, const char *what)
 /* Reads a length-prefixed string into a malloc'd C string (no NULs inside). */
 static int rd_str(struct rd *r, char **out, const char *what)
 {
-	uint32_t n;
+	uint32_t n = 0;
 	if (rd_u32(r, &n, what) < 0)
 		return -1;
 	if (n > RESULT_MAX_STR)
@@ -381,8 +381,8 @@ static int rd_name(struct rd *r, char *dst, size_t cap, const char *what)
 
 static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
 {
-	uint32_t version, hdr;
-	uint64_t file_bytes;
+	uint32_t version = 0, hdr = 0;
+	uint64_t file_bytes = 0;
 	if (r->len < 16 || memcmp(r->p, RESULT_MAGIC, 8) != 0)
 		return cause_set(r->cause, "not an ntop result file (bad magic)");
 	r->off = 8;
@@ -400,7 +400,7 @@ static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
 		return cause_set(r->cause, "file has %llu bytes, header says %llu (%s)",
 				 (unsigned long long)r->len, (unsigned long long)file_bytes,
 				 file_bytes > r->len ? "truncated" : "trailing bytes");
-	uint32_t flags;
+	uint32_t flags = 0;
 	rd_u32(r, &res->pid, "pid");
 	rd_u32(r, &res->kernel_id, "kernel id");
 	rd_u64(r, &res->seq, "seq");
@@ -429,7 +429,7 @@ static int rd_fields(struct rd *r, struct probe_map *m)
 {
 	for (int i = 0; i < m->n_fields; i++) {
 		struct probe_field *f = &m->fields[i];
-		uint32_t type, off;
+		uint32_t type = 0, off = 0;
 		if (rd_name(r, f->name, sizeof f->name, "field name") < 0 ||
 		    rd_u32(r, &type, "field type") < 0 || rd_u32(r, &off, "field offset") < 0)
 			return -1;
@@ -451,7 +451,7 @@ struct rd_desc {
 static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
 {
 	uint64_t start = r->off;
-	uint32_t desc_bytes, level, n_fields, reserved;
+	uint32_t desc_bytes = 0, level = 0, n_fields = 0, reserved = 0;
 	rd_u32(r, &desc_bytes, "descriptor size");
 	rd_u32(r, &level, "map level");
 	rd_u32(r, &m->map.cap, "map cap");
@@ -554,7 +554,7 @@ static void result_derive_counts(struct result_map *m)
 static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, char **cause)
 {
 	struct rd r = {buf, len, 0, cause, 0};
-	uint32_t n_maps;
+	uint32_t n_maps = 0;
 	if (rd_header(&r, res, &n_maps) < 0)
 		return -1;
 	res->maps = calloc(n_maps ? n_maps : 1, sizeof *res->maps);
@@ -562,7 +562,7 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 		return cause_set(cause, "out of memory");
 	for (uint32_t i = 0; i < n_maps; i++) {
 		struct result_map *m = &res->maps[i];
-		struct rd_desc d;
+		struct rd_desc d = {0, 0, 0};
 		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
 		if (rd_descriptor(&r, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
 			return -1;
@@ -621,8 +621,8 @@ int result_read_mem(const void *buf, size_t len, struct result **out, char **cau
 int result_read(const char *path, struct result **out, char **cause)
 {
 	*out = NULL;
-	uint8_t *buf;
-	uint64_t len;
+	uint8_t *buf = NULL;
+	uint64_t len = 0;
 	if (result_slurp(path, &buf, &len, cause) < 0)
 		return cause_wrap(cause, "%s", path);
 	int rc = result_read_mem(buf, (size_t)len, out, cause);

@@ -246,7 +246,7 @@ static int bs_dims(const uint32_t d[3], uint64_t *out)
 static int bs_check_shape(const struct result *r, const struct result_map *m, struct bs_ctx *c,
 			  uint64_t *blocks, char **cause)
 {
-	uint64_t threads;
+	uint64_t threads = 0;
 	if (bs_dims(r->grid, blocks) < 0 || bs_dims(r->block, &threads) < 0 || !*blocks || !threads)
 		return cause_set(cause, "bad launch shape %ux%ux%u blocks of %ux%ux%u threads",
 				 r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);
@@ -269,7 +269,7 @@ int block_sched_analyze(const struct result *r, int map_index, int occ_blocks_pe
 	struct bs_ctx c = {&r->maps[map_index], {0}, 0};
 	if (bs_layout_of(&c.m->map, &c.l) < 0)
 		return cause_set(cause, "map %s has no start/elapsed/smid fields", c.m->map.name);
-	uint64_t blocks;
+	uint64_t blocks = 0;
 	if (bs_check_shape(r, c.m, &c, &blocks, cause) < 0)
 		return -1;
 	struct block_sched *bs = calloc(1, sizeof *bs);

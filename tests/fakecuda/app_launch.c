@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 	CUresult rc = cuInit(0);
 	if (rc != CUDA_SUCCESS) {
 		printf("cuInit failed: %d\n", (int)rc);
+		free(ptx);
 		return 4;
 	}
 	CK(cuDeviceGet(&dev, 0));

@@ -55,6 +55,9 @@ struct fake_module *fake_module_from_image(const void *image, int is_library);
  * of the same name with more parameters is a probed copy. */
 int fake_first_param_count(const char *name);
 /* fake_core.c */
+/* Keeps a pointer reachable until exit: the fake never frees what it hands
+ * out (handles must stay unique), and leak checkers must not blame the app. */
+void *fake_keep(void *p);
 int fake_capture_blocks(CUstream s);
 void fake_invalidate(CUstream s);
 

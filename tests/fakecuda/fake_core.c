@@ -14,6 +14,25 @@ static __thread CUcontext fake_current;
 static __thread CUstreamCaptureMode fake_thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 static int fake_ctx_storage[4];
 
+void *fake_keep(void *p)
+{
+	static void **kept;
+	static size_t n, cap;
+	pthread_mutex_lock(&fake_lock);
+	if (n == cap) {
+		size_t c = cap ? cap * 2 : 64;
+		void **v = realloc(kept, c * sizeof *v);
+		if (v) {
+			kept = v;
+			cap = c;
+		}
+	}
+	if (n < cap)
+		kept[n++] = p;
+	pthread_mutex_unlock(&fake_lock);
+	return p;
+}
+
 FAKE_EXPORT CUresult cuInit(unsigned int flags)
 {
 	(void)flags;
@@ -270,7 +289,7 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
 	(void)flags;
-	*s = calloc(1, sizeof(struct fake_stream));
+	*s = fake_keep(calloc(1, sizeof(struct fake_stream)));
 	return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 

@@ -142,7 +142,7 @@ static void fake_scan_global(struct fake_module *m, const char *p)
 
 struct fake_module *fake_module_from_image(const void *image, int is_library)
 {
-	struct fake_module *m = calloc(1, sizeof *m);
+	struct fake_module *m = fake_keep(calloc(1, sizeof *m));
 	if (!m)
 		return NULL;
 	m->is_library = is_library;
@@ -340,7 +340,7 @@ FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
 	size_t plen = l->ptx ? strlen(l->ptx) : 0;
-	l->cubin = calloc(1, 128 + plen + 1);
+	l->cubin = fake_keep(calloc(1, 128 + plen + 1));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	uint8_t *e = l->cubin;

@@ -7,7 +7,7 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "examples", "python"))
+sys.path.insert(0, os.path.normpath(os.path.join(here, "..", "..", "examples", "python")))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton_kernels as tk  # noqa: E402
