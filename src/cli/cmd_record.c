@@ -224,10 +224,11 @@ static int rec_make_dir(struct rec_session *s, const char *want)
 		s->created_dir = 1;
 		return 0;
 	}
+	int err = errno;
 	struct stat st;
-	if (errno != EEXIST || stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (err != EEXIST || stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		cli_err("cannot create trace directory %s: %s", s->dir,
-			errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+			err == EEXIST ? "exists and is not a directory" : strerror(err));
 		return -1;
 	}
 	if (!rec_dir_empty(s->dir)) {

@@ -63,6 +63,7 @@ char *strbuf_finish(struct strbuf *sb, size_t *len)
 		strbuf_done(sb);
 		return NULL;
 	}
+	sb->data[sb->len] = 0; /* a buffer never appended to has no terminator yet */
 	char *d = sb->data;
 	if (len)
 		*len = sb->len;

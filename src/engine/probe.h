@@ -2,8 +2,10 @@
  * results go (a map). Loaded from TOML in two schemas:
  *  - NEUTRINO's (seed 003): top-level author/description/analyze_hook, one
  *    table per probe with position = "kernel" | "opcode[:opcode...]",
- *    optional datamodel = "thread:BYTES" | "warp:BYTES" (cap 1), before/after.
- *  - ntop's own (doc/probes.md): see probe.c for the grammar; fields named.
+ *    optional datamodel = "thread:BYTES" | "warp:BYTES" [":CAP"] (cap 1 unless
+ *    given), before/after.
+ *  - ntop's own (doc/probes.md, probe_ntop.c): ntop_probe = 1, [map] with named
+ *    fields, [[hook]] entries; chosen when the top level has `ntop_probe`.
  * Snippet helpers (expanded by the instrumenter):
  *   SAVE.u32 {a, b, ...} / SAVE.u64 {a, ...}  append values to this thread's /
  *       warp's record (whole records per snippet execution; clamped at cap)

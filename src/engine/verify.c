@@ -1,7 +1,9 @@
 /* The probe verifier. A snippet runs inside someone else's kernel, so it may
  * only observe: (1) it writes only registers it declared itself, (2) it never
  * changes control flow, (3) it never touches shared memory, (4) it never
- * calls a function. Helper use is checked against the hook and the map.
+ * calls a function, (5) it writes memory only through SAVE, (6) it uses no
+ * warp collectives or resource instructions. Helper use is checked against
+ * the hook and the map.
  *
  * Snippets are read statement by statement: comments (// and block) are
  * dropped, statements end with ';', `.reg` lines declare the probe's
@@ -14,8 +16,7 @@
  *  - generic ld/st cannot be traced to shared memory and are allowed: only
  *    explicit .shared state spaces, cvta to/from shared, and the instructions
  *    that only work on shared memory (mbarrier, ldmatrix, stmatrix) are caught;
- *  - declaring nvcc-style names (%r, %rd, %f, %p... with digits) is refused,
- *    since those belong to the kernel the snippet is pasted into.
+ *  - probe registers may use any name: the instrumenter renames them.
  * Errors read "FILE:LINE: rule N (what): detail: instruction;" where LINE is
  * the snippet's line in the TOML file. */
 #include "engine/verify.h"
@@ -37,6 +38,8 @@ enum rule {
 	RULE_FLOW,
 	RULE_SHARED,
 	RULE_CALL,
+	RULE_WRITE,
+	RULE_WARP,
 	RULE_HELPER,
 	RULE_SYNTAX,
 };
@@ -46,6 +49,8 @@ static const char *const rule_names[] = {
 	[RULE_FLOW] = "rule 2 (no control flow)",
 	[RULE_SHARED] = "rule 3 (no shared memory)",
 	[RULE_CALL] = "rule 4 (no function calls)",
+	[RULE_WRITE] = "rule 5 (writes memory only through SAVE)",
+	[RULE_WARP] = "rule 6 (no warp-collective or resource instructions)",
 	[RULE_HELPER] = "helper",
 	[RULE_SYNTAX] = "syntax",
 };
@@ -358,6 +363,23 @@ static int has_shared_space(const char *opcode)
 	return 0;
 }
 
+/* A probe shares the kernel's memory and warps: a stray store would corrupt
+ * the app's data, and a warp collective inside divergent code deadlocks or is
+ * undefined, so both are refused even though they are not control flow. */
+static int check_side_effects(struct vctx *V, struct stmt *s, const struct insn *in)
+{
+	static const char *const writes[] = { "st", "red", "atom", "cp", "multimem", "stmatrix", "tensormap",
+					      NULL };
+	static const char *const warp[] = { "shfl", "vote", "match", "redux", "elect", "setmaxnreg", "alloca",
+					    "stacksave", "stackrestore", "griddepcontrol", "mbarrier", "wgmma",
+					    "wmma", "mma", "tcgen05", NULL };
+	if (opcode_base_in(in->opcode, writes))
+		return verr(V, s, RULE_WRITE, "'%s' writes memory; record values with SAVE", in->opcode);
+	if (opcode_base_in(in->opcode, warp))
+		return verr(V, s, RULE_WARP, "'%s' synchronises or reconfigures the warp", in->opcode);
+	return 0;
+}
+
 static int check_flow(struct vctx *V, struct stmt *s, const struct insn *in)
 {
 	static const char *const flow[] = { "bra", "brx", "ret", "exit", "trap", "brkpt", "bar", "barrier", NULL };
@@ -367,7 +389,7 @@ static int check_flow(struct vctx *V, struct stmt *s, const struct insn *in)
 		return verr(V, s, RULE_FLOW, "'%s' changes control flow or synchronises threads", in->opcode);
 	if (has_shared_space(in->opcode))
 		return verr(V, s, RULE_SHARED, "'%s' uses shared memory", in->opcode);
-	return 0;
+	return check_side_effects(V, s, in);
 }
 
 static int is_memory_opcode(const char *op)

@@ -22,9 +22,15 @@ static int cuda_init(char **cause)
 
 static void cuda_exit_event(void)
 {
+	uint64_t launches = __atomic_load_n(&hook.launches, __ATOMIC_RELAXED);
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	for (uint32_t i = 0; all && i < n; i++)
+		launches += __atomic_load_n(&all[i]->launches, __ATOMIC_RELAXED);
+	free(all);
 	struct strbuf sb;
 	hook_event_begin(&sb, "exit");
-	event_add_int(&sb, "launches", (long long)__atomic_load_n(&hook.launches, __ATOMIC_RELAXED));
+	event_add_int(&sb, "launches", (long long)launches);
 	hook_event_emit(&sb);
 }
 

@@ -29,10 +29,26 @@ CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **par
 		  params, extra);
 }
 
+static uint64_t launch_cfg_hash(const struct hook_launch_cfg *c)
+{
+	uint64_t h = 1469598103934665603ull;
+	const uint32_t v[] = { c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->smem,
+			       (uint32_t)(uintptr_t)c->api, (uint32_t)((uintptr_t)c->api >> 32) };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	return h | 1; /* never 0: 0 means "no launch line yet" */
+}
+
+/* Lock-free when the hash matches the last config shown (the usual case);
+ * a collision only costs a `launch` line. */
 static int launch_cfg_changed(struct hook_kernel *k, const struct hook_launch *l)
 {
 	struct hook_launch_cfg c = { { l->grid[0], l->grid[1], l->grid[2] },
 				     { l->block[0], l->block[1], l->block[2] }, l->smem, l->api };
+	uint64_t h = launch_cfg_hash(&c);
+	if (__atomic_load_n(&k->last_hash, __ATOMIC_RELAXED) == h)
+		return 0;
+	__atomic_store_n(&k->last_hash, h, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&hook.reg.lock);
 	int changed = !k->launched || memcmp(&c, &k->last, sizeof c) != 0;
 	k->last = c;
@@ -77,9 +93,10 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 {
 	struct hook_kernel *k = hook_registry_kernel(l->f);
 	l->seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
-	if (!k)
+	if (!k) {
+		__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
 		return hook_cuda_forward(l, l->f, l->params, l->extra);
+	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
 	if (!hook.atexit_done)
 		hook_dispatch_register_exit();

@@ -15,7 +15,7 @@
 
 #define TIMING_SAMPLE_FIRST 8
 #define TIMING_SAMPLE_GAP_NS 10000000ull   /* one timed launch per 10 ms per kernel */
-#define TIMING_POLL_NS 2000000ll           /* poll pending events every 2 ms */
+#define TIMING_POLL_NS 20000000ll          /* poll pending events every 20 ms: each query takes driver locks the app contends for */
 #define TIMING_STATS_NS 200000000ull       /* stats lines at most every 200 ms */
 #define TIMING_DRAIN_NS 500000000ull       /* at exit, wait this long for pending events */
 
@@ -64,6 +64,15 @@ void hook_event_put(CUcontext ctx, CUevent e)
 	pthread_mutex_unlock(&hook.timing.lock);
 }
 
+/* The sampling gap is 10 ms: the coarse clock (jiffy resolution, a few ns
+ * to read) is precise enough for it. */
+static uint64_t timing_coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 {
 	if (hook.cfg.time_mode == HOOK_TIME_OFF || !hook_events_on())
@@ -71,7 +80,7 @@ int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 	if (hook.cfg.time_mode == HOOK_TIME_ALL || n <= TIMING_SAMPLE_FIRST)
 		return 1;
 	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
-	uint64_t now = time_mono_ns();
+	uint64_t now = timing_coarse_ns();
 	return now >= next && __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0,
 							  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
@@ -115,7 +124,8 @@ void hook_timing_finish(struct hook_timed *t, CUstream stream)
 	pthread_mutex_lock(&hook.timing.lock);
 	t->next = hook.timing.pending;
 	hook.timing.pending = t;
-	pthread_cond_signal(&hook.timing.wake);
+	/* No wake-up: the thread polls on its own clock (at most 200 ms late),
+	 * so a launch loop does not ping-pong with it. */
 	pthread_mutex_unlock(&hook.timing.lock);
 }
 

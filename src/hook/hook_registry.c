@@ -200,6 +200,7 @@ void hook_registry_unload(void *handle)
 {
 	REG_LOCK();
 	struct hook_module *m = ptrmap_get(&hook.reg.modules, handle);
+	__atomic_add_fetch(&hook.reg.generation, 1, __ATOMIC_RELEASE);
 	if (m) {
 		m->unloaded = 1;
 		unload_drop(&hook.reg.kernels, m, 1);
@@ -291,13 +292,42 @@ void hook_registry_alias(void *handle, struct hook_kernel *k)
 	REG_UNLOCK();
 }
 
+/* A few recent handles per thread, so a launch loop takes no lock. Valid
+ * while the registry generation is unchanged (no module was unloaded). */
+#define REG_CACHE 4
+static __thread struct {
+	uint64_t gen;
+	void *handle[REG_CACHE];
+	struct hook_kernel *k[REG_CACHE];
+	unsigned next;
+} reg_cache;
+
 struct hook_kernel *hook_registry_kernel(void *handle)
 {
+	uint64_t gen = __atomic_load_n(&hook.reg.generation, __ATOMIC_ACQUIRE);
+	if (reg_cache.gen == gen) {
+		for (int i = 0; i < REG_CACHE; i++)
+			if (reg_cache.handle[i] == handle && handle)
+				return reg_cache.k[i];
+	} else {
+		memset(&reg_cache, 0, sizeof reg_cache);
+		reg_cache.gen = gen;
+	}
 	REG_LOCK();
 	struct hook_kernel *k = ptrmap_get(&hook.reg.kernels, handle);
 	REG_UNLOCK();
-	if (k || !handle)
-		return k;
+	if (!k && handle)
+		k = hook_registry_kernel_slow(handle);
+	if (k) {
+		unsigned i = reg_cache.next++ % REG_CACHE;
+		reg_cache.handle[i] = handle;
+		reg_cache.k[i] = k;
+	}
+	return k;
+}
+
+struct hook_kernel *hook_registry_kernel_slow(void *handle)
+{
 	/* A handle we did not see created (a module loaded before us, or
 	 * through an entry point we do not hook): ask the driver its name. */
 	const char *name = NULL;

@@ -61,6 +61,7 @@ struct hook_kernel {
 	uint64_t stats_timed;
 	uint64_t next_sample_ns;   /* monotonic: earliest next sampled timing */
 	struct hook_launch_cfg last; /* last config a `launch` line showed */
+	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
 	int launched;              /* a `launch` line was emitted */
 	struct hook_inst *insts;   /* per context */
 	char *decline_reported;    /* last decline reason emitted (say it once) */
@@ -76,6 +77,7 @@ struct hook_registry {
 	struct hook_kernel **all; /* every kernel, by kid - 1 */
 	uint32_t n_kernels, cap_kernels;
 	uint32_t n_modules;
+	uint64_t generation;    /* bumped when handles are dropped: invalidates thread caches */
 };
 
 struct hook_link {
@@ -99,6 +101,8 @@ void hook_registry_alias(void *handle, struct hook_kernel *k);
 /* Lookup on the launch path; creates a record via the driver's name query
  * for a handle we never saw created. NULL only when even that fails. */
 struct hook_kernel *hook_registry_kernel(void *handle);
+/* Registers a handle the registry has never seen, named by the driver. */
+struct hook_kernel *hook_registry_kernel_slow(void *handle);
 /* Snapshot of every kernel (for stats); caller frees the array. */
 struct hook_kernel **hook_registry_kernels(uint32_t *n);
 

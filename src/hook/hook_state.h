@@ -116,7 +116,7 @@ struct hook_state {
 	int n_probes;
 	char *probes_cause;        /* why the probes could not be loaded */
 	uint64_t seq;              /* launch sequence (atomic) */
-	uint64_t launches;         /* all launches (atomic) */
+	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
 	int atexit_done;
 };
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The checked-in export list equals the toolkit stub's exports, and the hook
 # exports exactly those names plus its marker (-fvisibility=hidden).
-source "$(dirname "$0")/hook_lib.sh"
+source "$(dirname "$0")/hook_lib.inc"
 LIST=$S/src/hook/cuda_exports.txt
 STUB=${CUDA_STUB:-/usr/local/cuda/lib64/stubs/libcuda.so}
 command -v nm > /dev/null || exit 77

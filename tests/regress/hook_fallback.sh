@@ -3,7 +3,7 @@
 # original kernel and says why; a missing real driver returns errors (no
 # crash) and a warn line; the driver search skips the hook itself and a copy
 # of it on LD_LIBRARY_PATH; nothing is written to the app's stdout/stderr.
-source "$(dirname "$0")/hook_lib.sh"
+source "$(dirname "$0")/hook_lib.inc"
 
 LD_LIBRARY_PATH=$(dirname "$FAKE") "$APP" "$PTX" 3 > "$TMP/base.out" 2>&1
 

@@ -4,7 +4,7 @@
 # result files with plausible records, the app's output and exit code are
 # unchanged, a fork child says hello with its own pid. Plumbing only: the
 # fake driver runs no GPU code (doc/hook.md).
-source "$(dirname "$0")/hook_lib.sh"
+source "$(dirname "$0")/hook_lib.inc"
 
 LD_LIBRARY_PATH=$(dirname "$FAKE") "$APP" "$PTX" 3 > "$TMP/base.out"
 base_rc=$?

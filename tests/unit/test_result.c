@@ -305,6 +305,90 @@ static void test_compressible(void)
 	free(cause);
 }
 
+/* ---- a file built byte by byte, as doc/trace-format.md lays it out ---- */
+
+struct bytes {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void b_u32(struct bytes *x, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		x->b[x->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void b_u64(struct bytes *x, uint64_t v)
+{
+	b_u32(x, (uint32_t)v);
+	b_u32(x, (uint32_t)(v >> 32));
+}
+
+static void b_str(struct bytes *x, const char *s)
+{
+	b_u32(x, (uint32_t)strlen(s));
+	memcpy(x->b + x->n, s, strlen(s));
+	x->n += strlen(s);
+}
+
+/* A map whose sizes agree (2^32 units of 4 + 12 bytes = 64 GiB) and a
+ * 17-byte zstd frame that claims that much: the reader must refuse it
+ * without trying to allocate 64 GiB. Then the same layout, honest and
+ * small, must read back: the layout in the doc is the one the reader uses. */
+static void test_forged_size(void)
+{
+	for (int honest = 0; honest <= 1; honest++) {
+		struct bytes x = {{0}, 0};
+		uint64_t units = honest ? 1 : 1ull << 32;
+		uint64_t total = units * 16;
+		memcpy(x.b, "NTOPRES", 8);
+		x.n = 8;
+		b_u32(&x, 1);
+		b_u32(&x, 104);
+		b_u64(&x, 0); /* file_bytes, patched below */
+		while (x.n < 96)
+			b_u32(&x, 1); /* pid .. duration: any value */
+		b_u32(&x, 1); /* n_maps */
+		b_u32(&x, 0);
+		b_str(&x, "k");
+		b_str(&x, "p");
+		b_u32(&x, 56 + 4 + 1);
+		b_u32(&x, PROBE_LEVEL_THREAD);
+		b_u32(&x, 1);
+		b_u32(&x, 12);
+		b_u32(&x, 0);
+		b_u32(&x, 0);
+		b_u64(&x, units);
+		b_u64(&x, units * 4);
+		b_u64(&x, units * 12);
+		b_u64(&x, 17);
+		b_str(&x, "m");
+		/* zstd frame: magic, single-segment header with an 8-byte size,
+		 * one last RLE block */
+		b_u32(&x, 0xFD2FB528u);
+		x.b[x.n++] = 0xE0;
+		b_u64(&x, total);
+		uint32_t bh = 1u | 1u << 1 | (uint32_t)total << 3;
+		x.b[x.n++] = (uint8_t)bh;
+		x.b[x.n++] = (uint8_t)(bh >> 8);
+		x.b[x.n++] = (uint8_t)(bh >> 16);
+		x.b[x.n++] = 0x00; /* the repeated byte */
+		for (int i = 0; i < 8; i++)
+			x.b[16 + i] = (uint8_t)((uint64_t)x.n >> (8 * i));
+		struct result *g = NULL;
+		char *cause = NULL;
+		int rc = result_read_mem(x.b, x.n, &g, &cause);
+		if (honest) {
+			CHECKF(rc == 0, "%s", cause);
+			CHECK(g && g->maps[0].units == 1 && g->maps[0].counts[0] == 0 && g->maps[0].records_written == 0);
+		} else {
+			CHECK(rc < 0 && cause && strstr(cause, "cannot come from"));
+		}
+		result_free(g);
+		free(cause);
+	}
+}
+
 static void cleanup(void)
 {
 	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
@@ -327,6 +411,7 @@ int main(void)
 	test_corruption();
 	test_magic_version();
 	test_compressible();
+	test_forged_size();
 	cleanup();
 	return testlib_report();
 }

@@ -77,6 +77,10 @@ static void test_files(void)
 		   "call.uni (%ret), vprintf, (%rd1, %rd2);");
 	file_fails("tests/data/bad_save_misaligned.toml", "SAVE.u64 {%t}", "helper: SAVE.u64 starts at byte 4",
 		   "SAVE.u64 {%t};");
+	file_fails("tests/data/bad_store_app_memory.toml", "st.global.u32 [ADDR]",
+		   "rule 5 (writes memory only through SAVE)", "st.global.u32 [ADDR], %zero;");
+	file_fails("tests/data/bad_warp_collective.toml", "shfl.sync",
+		   "rule 6 (no warp-collective or resource instructions)", "shfl.sync.idx.b32 %v, %tid.x, 0, 31, -1;");
 	file_fails("tests/data/bad_save_without_map.toml", "SAVE.u64 {%t}", "helper: SAVE needs a map", "SAVE.u64 {%t};");
 	file_fails("tests/data/bad_addr_on_kernel_tp.toml", "mov.u64 %a, ADDR", "helper: ADDR is only defined in hooks "
 		   "on memory instructions, not at kernel entry", "mov.u64 %a, ADDR;");
@@ -135,7 +139,7 @@ static void test_rule1(void)
 {
 	passes(ENTRY ".reg .b32 %a, %b<4>;\n.reg .pred %q;\nmov.u32 %a, %r5;   // reading kernel registers is fine\n"
 	       "mov.u32 %b3, %tid.x;\nsetp.eq.u32 %q, %a, %b0;\n@%p1 add.u32 %a, %a, 1;\n"
-	       "mov.b64 {%b1, %b2}, %rd4;\nst.global.u32 [%rd1], %a;\nred.global.add.u32 [%rd1], 1;\n"
+	       "mov.b64 {%b1, %b2}, %rd4;\n"
 	       "prefetch.global.L2 [%rd2];\nmembar.gl;\nfence.acq_rel.gpu;\nmov.u32 _, %a;\n" END);
 	fails(ENTRY ".reg .b32 %b<4>;\nmov.u32 %b4, 1;\n" END, 7, "rule 1 (writes only its own registers): writes %b4,",
 	      "mov.u32 %b4, 1;");
@@ -144,7 +148,9 @@ static void test_rule1(void)
 	      "registers): writes %p2,", "setp.ne.u32 %mine|%p2, %r1, 0;");
 	fails(ENTRY ".reg .b32 %lo;\nmov.b64 {%lo, %r9}, %rd1;\n" END, 7, "rule 1 (writes only its own registers): "
 	      "writes %r9", "mov.b64 {%lo, %r9}, %rd1;");
-	fails(ENTRY "atom.global.add.u32 %r2, [%rd1], 1;\n" END, 6, "rule 1", "atom.global.add.u32 %r2, [%rd1], 1;");
+	fails(ENTRY "atom.global.add.u32 %r2, [%rd1], 1;\n" END, 6, "rule 5", "atom.global.add.u32 %r2, [%rd1], 1;");
+	fails(ENTRY ".reg .b32 %a;\nst.global.u32 [%rd1], %a;\n" END, 7, "rule 5", "st.global.u32 [%rd1], %a;");
+	fails(ENTRY "red.global.add.u32 [%rd1], 1;\n" END, 6, "rule 5", "red.global.add.u32 [%rd1], 1;");
 	fails(ENTRY "@%p1 ld.global.u32 %r3, [%rd1];\n" END, 6, "rule 1", "@%p1 ld.global.u32 %r3, [%rd1];");
 	fails(LOADS "mov.u32 OUT, 0;\n" END, 7, "rule 1 (writes only its own registers): writes OUT, which stands for "
 	      "the traced instruction's operand", "mov.u32 OUT, 0;");
