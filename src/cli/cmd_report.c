@@ -23,7 +23,9 @@ struct rep_result {
 	char bs_line[128];
 	uint64_t bs_blocks, bs_warps_rec, bs_warps_exp, bs_dropped, bs_mismatch;
 	double bs_running, bs_sched, bs_waves;
-	uint32_t bs_sms, bs_max_conc;
+	uint32_t bs_sms, bs_max_conc, bs_smid_max;
+	uint64_t bs_el_min, bs_el_max;
+	uint32_t device_sms;
 };
 
 static void report_help(void)
@@ -67,6 +69,7 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 	}
 	rr->read_ok = 1;
 	rr->n_maps = r->n_maps;
+	rr->device_sms = r->device_sms;
 	for (int i = 0; i < r->n_maps; i++) {
 		rr->records += r->maps[i].records_written;
 		rr->dropped += r->maps[i].records_dropped;
@@ -91,6 +94,9 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->bs_warps_exp = bs->warps_expected;
 		rr->bs_dropped = bs->records_dropped;
 		rr->bs_mismatch = bs->smid_mismatch_blocks;
+		rr->bs_smid_max = bs->smid_max;
+		rr->bs_el_min = bs->elapsed_min;
+		rr->bs_el_max = bs->elapsed_max;
 	}
 	block_sched_free(bs);
 	free(cause);
@@ -336,13 +342,15 @@ static void js_dims(struct strbuf *sb, const uint32_t d[3])
 	strbuf_printf(sb, "[%u,%u,%u]", d[0], d[1], d[2]);
 }
 
-static void js_result(struct strbuf *sb, const struct rep_result *rr)
+static void js_result(struct strbuf *sb, const struct rep_result *rr, const struct td_kernel *k)
 {
 	const struct td_result *tr = rr->tr;
 	int f = 1;
 	strbuf_puts(sb, "{");
 	js_key(sb, &f, "seq");
 	strbuf_printf(sb, "%llu", (unsigned long long)tr->seq);
+	js_key(sb, &f, "kernel");
+	cli_json_str(sb, k->name);
 	js_key(sb, &f, "file");
 	cli_json_str(sb, tr->file);
 	js_key(sb, &f, "ok");
@@ -361,6 +369,8 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr)
 		strbuf_puts(sb, "null");
 	js_key(sb, &f, "occupancy_blocks_per_sm");
 	strbuf_printf(sb, "%d", tr->occ);
+	js_key(sb, &f, "device_sms");
+	strbuf_printf(sb, "%u", rr->device_sms);
 	js_key(sb, &f, "maps");
 	strbuf_printf(sb, "%d", rr->n_maps);
 	js_key(sb, &f, "records");
@@ -399,6 +409,12 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr)
 	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_dropped);
 	js_key(sb, &g, "smid_mismatch_blocks");
 	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_mismatch);
+	js_key(sb, &g, "smid_max");
+	strbuf_printf(sb, "%u", rr->bs_smid_max);
+	js_key(sb, &g, "elapsed_min");
+	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_el_min);
+	js_key(sb, &g, "elapsed_max");
+	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_el_max);
 	strbuf_puts(sb, "}}");
 }
 
@@ -482,7 +498,7 @@ static void js_kernel(struct strbuf *sb, const struct trace_dir *td, const struc
 	for (int i = 0; rr && i < k->n_results; i++) {
 		if (i)
 			strbuf_puts(sb, ",");
-		js_result(sb, &rr[i]);
+		js_result(sb, &rr[i], k);
 	}
 	rep_results_free(rr, k->n_results);
 	strbuf_puts(sb, "]}");

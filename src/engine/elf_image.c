@@ -205,12 +205,12 @@ static int elf_image_symtab(const struct elf_view *v, const uint8_t **syms, size
 			continue;
 		if (sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_link >= v->eh.e_shnum)
 			return cause_set(cause, "ELF symbol table malformed");
-		size_t len;
+		size_t len = 0;
 		if (elf_image_section_data(v, &sh, syms, &len, cause) < 0)
 			return -1;
 		*nsyms = len / sizeof(Elf64_Sym);
 		elf_image_shdr(v, sh.sh_link, &strsh);
-		const uint8_t *s;
+		const uint8_t *s = NULL;
 		if (elf_image_section_data(v, &strsh, &s, str_len, cause) < 0)
 			return -1;
 		*str = (const char *)s;
@@ -224,9 +224,9 @@ int elf_image_kernel_names(const uint8_t *p, size_t size, char ***names, int *n,
 	struct elf_view v;
 	if (elf_image_open(p, size, &v, cause) < 0)
 		return -1;
-	const uint8_t *syms;
+	const uint8_t *syms = NULL;
 	size_t nsyms = 0, str_len = 0;
-	const char *str;
+	const char *str = NULL;
 	int rc = elf_image_symtab(&v, &syms, &nsyms, &str, &str_len, cause);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;

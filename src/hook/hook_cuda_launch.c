@@ -74,7 +74,7 @@ void hook_cuda_emit_launch(const struct hook_kernel *k, const struct hook_launch
 	event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
 	event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
 	event_add_int(&sb, "smem", l->smem);
-	event_addf(&sb, "stream", "%p", (void *)l->stream);
+	event_addf(&sb, "stream", "0x%llx", (unsigned long long)(uintptr_t)l->stream);
 	event_add_int(&sb, "capture", capturing);
 	event_add_int(&sb, "probed", probed);
 	event_add_int(&sb, "occ", occ);
@@ -236,7 +236,7 @@ static void graph_launch_event(CUgraphExec exec, const char *api)
 	struct strbuf sb;
 	hook_event_begin(&sb, "graph");
 	event_add(&sb, "api", api);
-	event_addf(&sb, "exec", "%p", (void *)exec);
+	event_addf(&sb, "exec", "0x%llx", (unsigned long long)(uintptr_t)exec);
 	event_add_int(&sb, "launches", (long long)n);
 	hook_event_emit(&sb);
 }

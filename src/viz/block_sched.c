@@ -81,8 +81,10 @@ struct bs_ctx {
 	uint64_t upb; /* units per block */
 };
 
-/* Folds block b's records into *blk; returns warps (units) that recorded. */
-static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_block *blk)
+/* Folds block b's records into *blk (and the record extremes into *bs);
+ * returns warps (units) that recorded. */
+static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_block *blk,
+			      struct block_sched *bs)
 {
 	const struct result_map *m = c->m;
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size;
@@ -99,6 +101,12 @@ static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_bloc
 			uint64_t e = s + el < s ? UINT64_MAX : s + el;
 			uint32_t sm = (uint32_t)bs_get(rec, c->l.smid_off, 4);
 			uint64_t g = c->l.has_gstart ? bs_get(rec, c->l.gstart_off, 8) : 0;
+			if (sm > bs->smid_max)
+				bs->smid_max = sm;
+			if (el < bs->elapsed_min)
+				bs->elapsed_min = el;
+			if (el > bs->elapsed_max)
+				bs->elapsed_max = el;
 			if (first) {
 				blk->start = s;
 				blk->end = e;
@@ -278,11 +286,12 @@ int block_sched_analyze(const struct result *r, int map_index, int occ_blocks_pe
 	bs->n_blocks = blocks;
 	bs->warps_expected = c.m->units;
 	bs->records_dropped = c.m->records_dropped;
+	bs->elapsed_min = UINT64_MAX;
 	uint64_t n = 0;
 	for (uint64_t b = 0; b < blocks; b++) {
 		struct bs_block *blk = &bs->blocks[n];
 		memset(blk, 0, sizeof *blk);
-		uint32_t w = bs_fold_block(&c, b, blk);
+		uint32_t w = bs_fold_block(&c, b, blk, bs);
 		bs->warps_recorded += w;
 		if (!w)
 			continue; /* no warp of this block left a record */
@@ -290,6 +299,8 @@ int block_sched_analyze(const struct result *r, int map_index, int occ_blocks_pe
 		n++;
 	}
 	bs->n_blocks_recorded = n;
+	if (!n)
+		bs->elapsed_min = 0;
 	qsort(bs->blocks, (size_t)n, sizeof *bs->blocks, bs_cmp);
 	bs->sms = calloc(n ? (size_t)n : 1, sizeof *bs->sms);
 	if (!bs->sms || bs_replay(bs, n) < 0)

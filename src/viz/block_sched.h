@@ -42,6 +42,8 @@ struct block_sched {
 	uint64_t records_dropped;   /* from the map: saves past its cap */
 	uint64_t smid_mismatch_blocks;
 	uint32_t n_sms;             /* SMs that ran at least one recorded block */
+	uint32_t smid_max;          /* highest %smid in any record (sanity: < device SMs) */
+	uint64_t elapsed_min, elapsed_max; /* cycles: shortest/longest warp record */
 	uint32_t max_concurrent;    /* max over SMs */
 	double mean_running;        /* cycles per SM, mean over n_sms */
 	double mean_sched;          /* cycles per SM, mean over n_sms */

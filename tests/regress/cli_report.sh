@@ -111,6 +111,8 @@ assert l2["ok"] and b["line"] == "No.block:5 Running:265 Scheduling:125 (cycle)"
 assert b["running_cycles"] == 265 and b["scheduling_cycles"] == 125
 assert b["waves_per_sm"] == 0.625 and b["sms_used"] == 1 and b["max_concurrent_blocks"] == 2
 assert b["warps_recorded"] == 5 and b["warps_expected"] == 5 and b["records_dropped"] == 0
+assert b["smid_max"] == 3 and b["elapsed_min"] == 5 and b["elapsed_max"] == 100
+assert l2["kernel"] == "_Z6vecaddPKfS0_Pfi" and l2["device_sms"] == 4 and l2["records"] == 5
 assert l3["ok"] is False and "500-3.ntr" in l3["error"] and l3["block_sched"] is None
 s = k[2]
 assert s["ptx"] is False and s["ptx_reason"].startswith("SASS only") and s["config_varied"] is True

@@ -92,6 +92,9 @@ static void test_one_sm(void)
 		CHECK_EQ_INT(bs->warps_expected, 5);
 		CHECK_EQ_INT(bs->warps_recorded, 5);
 		CHECK_EQ_INT(bs->smid_mismatch_blocks, 0);
+		CHECK_EQ_INT(bs->smid_max, 3);
+		CHECK_EQ_INT(bs->elapsed_min, 5);
+		CHECK_EQ_INT(bs->elapsed_max, 100);
 		/* 5 blocks / (2 per SM * 4 SMs) */
 		CHECK(bs->waves == 0.625);
 		/* sorted by start; slots: A0 B1 C0 E1 D0; grid indices kept */
@@ -143,6 +146,8 @@ static void test_two_sms(void)
 		CHECK(bs->mean_running == 74.0);
 		CHECK(bs->mean_sched == 477.5);
 		CHECK_EQ_INT(bs->smid_mismatch_blocks, 1);
+		CHECK_EQ_INT(bs->smid_max, 2);
+		CHECK_EQ_INT(bs->elapsed_min, 1); /* the missing warps' zeros do not count */
 		CHECK(bs->waves < 0); /* occupancy unknown */
 		CHECK_EQ_INT(bs->max_concurrent, 1);
 		CHECK(bs->sms[0].smid == 1 && bs->sms[0].blocks == 2 && bs->sms[0].running == 87);
