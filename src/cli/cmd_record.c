@@ -85,7 +85,7 @@ static void record_help(void)
 	       "\n"
 	       "Environment: NTOP_HOOK_DIR (directory holding the hook's libcuda.so.1),\n"
 	       "NTOP_PROBES_DIR (built-in probes), and the hook's NTOP_TIME_LAUNCHES,\n"
-	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/trace-format.md).\n"
+	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/hook.md).\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop record ./app                       # list and time kernels only\n"

@@ -1,0 +1,391 @@
+/* ntop export: draws one probed launch of a kernel from a trace directory to
+ * a PNG. Only the block-scheduling timeline exists so far (--view timeline):
+ * the kernel is found by name, its probed launch chosen, the result file's
+ * block_sched map analysed (viz/block_sched.h), laid out (viz/timeline.h)
+ * and drawn (viz/render_png.h) with a theme (viz/theme.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "common/demangle.h"
+#include "trace/result.h"
+#include "trace/trace_dir.h"
+#include "viz/block_sched.h"
+#include "viz/render_png.h"
+#include "viz/theme.h"
+#include "viz/timeline.h"
+
+struct ex_args {
+	const char *dir, *kernel, *out, *theme, *view;
+	unsigned long pid, launch, width, height;
+	int time;        /* -1 auto: global when the records allow it */
+	enum tl_color color;
+};
+
+static void export_help(void)
+{
+	printf("Usage: ntop export DIR -k KERNEL -o FILE.png [options]\n"
+	       "\n"
+	       "Draws a probed launch recorded in trace directory DIR as a PNG. The block\n"
+	       "scheduling timeline (--view timeline, needs the block_sched probe) has one\n"
+	       "lane per SM, each block a bar from its first warp's start to its last warp's\n"
+	       "end, blocks resident at the same time stacked inside the lane. The header\n"
+	       "gives blocks, waves per SM, mean running and scheduling cycles per SM and\n"
+	       "the SMs used.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -k, --kernel NAME      kernel to draw: part of its demangled or mangled name\n"
+	       "      --pid PID          the process, when several ran a kernel of that name\n"
+	       "      --launch N         the Nth probed launch of the kernel (1 = first);\n"
+	       "                         default: the last one with block_sched results\n"
+	       "      --view timeline    what to draw (the only view so far)\n"
+	       "  -o, --output FILE      PNG file to write\n"
+	       "      --width W          image width in pixels (default %d, at least %d)\n"
+	       "      --height H         image height in pixels (default %d, at least %d)\n"
+	       "      --theme NAME|PATH  dark (default), light, colorblind, mono, or a .toml file\n"
+	       "      --time sm|global   x axis: SM clock cycles, every SM from its own first\n"
+	       "                         block (SM clocks are independent); or global timer\n"
+	       "                         time aligned across SMs. Default: global when the\n"
+	       "                         records have the global timer, else sm\n"
+	       "      --color index|duration  bar colour by block index (default) or by\n"
+	       "                         duration; with duration, blocks ending in the last\n"
+	       "                         10%% of the kernel (the tail) are outlined\n"
+	       "  -h, --help             this text\n"
+	       "\n"
+	       "Examples:\n"
+	       "  ntop export ntop-trace/20261101-120000_4242 -k vecadd -o vecadd.png\n"
+	       "  ntop export trace1 -k sgemm --launch 2 --color duration --time sm -o sgemm.png\n"
+	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n",
+	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H);
+}
+
+/* ---- arguments ---- */
+
+static int ex_enum(const char *opt, const char *v, const char *a, const char *b, int *out)
+{
+	if (strcmp(v, a) == 0)
+		*out = 0;
+	else if (strcmp(v, b) == 0)
+		*out = 1;
+	else
+		return cli_usage("export", "%s takes %s or %s, not '%s'", opt, a, b, v);
+	return 0;
+}
+
+static int ex_number(const char *opt, const char *v, unsigned long *out)
+{
+	if (cli_parse_ulong(v, out) < 0 || *out == 0 || *out > 1000000)
+		return cli_usage("export", "%s takes a positive number, not '%s'", opt, v);
+	return 0;
+}
+
+/* One option at argv[*i]; 1 consumed, 0 not an option of ours, 2 usage error. */
+static int ex_opt(struct ex_args *a, int argc, char **argv, int *i)
+{
+	const char *v;
+	int r, e;
+#define EX_OPT(s, l) ((r = cli_opt("export", argc, argv, i, s, l, &v)) < 0 ? 2 : r)
+	if ((e = EX_OPT("-k", "--kernel")))
+		return e == 2 ? 2 : (a->kernel = v, 1);
+	if ((e = EX_OPT("-o", "--output")))
+		return e == 2 ? 2 : (a->out = v, 1);
+	if ((e = EX_OPT(NULL, "--theme")))
+		return e == 2 ? 2 : (a->theme = v, 1);
+	if ((e = EX_OPT(NULL, "--view")))
+		return e == 2 ? 2 : (a->view = v, 1);
+	if ((e = EX_OPT(NULL, "--pid")))
+		return e == 2 || ex_number("--pid", v, &a->pid) ? 2 : 1;
+	if ((e = EX_OPT(NULL, "--launch")))
+		return e == 2 || ex_number("--launch", v, &a->launch) ? 2 : 1;
+	if ((e = EX_OPT(NULL, "--width")))
+		return e == 2 || ex_number("--width", v, &a->width) ? 2 : 1;
+	if ((e = EX_OPT(NULL, "--height")))
+		return e == 2 || ex_number("--height", v, &a->height) ? 2 : 1;
+	if ((e = EX_OPT(NULL, "--time")))
+		return e == 2 || ex_enum("--time", v, "sm", "global", &a->time) ? 2 : 1;
+	if ((e = EX_OPT(NULL, "--color"))) {
+		int c = 0;
+		if (e == 2 || ex_enum("--color", v, "index", "duration", &c))
+			return 2;
+		a->color = c ? TL_COLOR_DURATION : TL_COLOR_INDEX;
+		return 1;
+	}
+#undef EX_OPT
+	return 0;
+}
+
+static int ex_parse(struct ex_args *a, int argc, char **argv)
+{
+	memset(a, 0, sizeof *a);
+	a->time = -1;
+	a->view = "timeline";
+	a->width = RP_DEFAULT_W;
+	a->height = RP_DEFAULT_H;
+	a->theme = "dark";
+	for (int i = 1; i < argc; i++) {
+		int r = ex_opt(a, argc, argv, &i);
+		if (r == 2)
+			return CLI_EXIT_USAGE;
+		if (r == 1)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("export", "unknown option '%s'", argv[i]);
+		if (a->dir)
+			return cli_usage("export", "one trace directory at a time ('%s' and '%s')", a->dir, argv[i]);
+		a->dir = argv[i];
+	}
+	if (!a->dir)
+		return cli_usage("export", "which trace directory? (ntop record prints it)");
+	if (!a->kernel)
+		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
+	if (!a->out)
+		return cli_usage("export", "where to? give -o FILE.png");
+	if (strcmp(a->view, "timeline") != 0)
+		return cli_usage("export", "--view %s: only 'timeline' can be exported so far", a->view);
+	char *cause = NULL;
+	if (render_png_check_size((int)a->width, (int)a->height, &cause) < 0) {
+		cli_usage("export", "bad size: %s", cause);
+		free(cause);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- finding the kernel and its launch ---- */
+
+static const char *ex_kname(const struct td_kernel *k)
+{
+	return k->demangled ? k->demangled : k->name ? k->name : "(unnamed)";
+}
+
+static int ex_matches(const struct td_kernel *k, const char *want, int exact)
+{
+	if (exact)
+		return (k->name && strcmp(k->name, want) == 0) || (k->demangled && strcmp(k->demangled, want) == 0);
+	return (k->name && strstr(k->name, want)) || (k->demangled && strstr(k->demangled, want));
+}
+
+/* The one kernel the name picks; NULL after printing why (*rc set). */
+static const struct td_kernel *ex_find_kernel(const struct trace_dir *td, const struct ex_args *a, int *rc)
+{
+	*rc = CLI_EXIT_USAGE;
+	for (int exact = 1; exact >= 0; exact--) {
+		const struct td_kernel *hit = NULL;
+		int n = 0;
+		for (int i = 0; i < td->n_kernels; i++) {
+			const struct td_kernel *k = &td->kernels[i];
+			if ((!a->pid || k->pid == a->pid) && ex_matches(k, a->kernel, exact)) {
+				hit = k;
+				n++;
+			}
+		}
+		if (n == 1)
+			return hit;
+		if (n == 0)
+			continue;
+		cli_err("'%s' matches %d kernels; give more of the name%s:", a->kernel, n,
+			a->pid ? "" : " or --pid");
+		for (int i = 0; i < td->n_kernels; i++) {
+			const struct td_kernel *k = &td->kernels[i];
+			if ((!a->pid || k->pid == a->pid) && ex_matches(k, a->kernel, exact))
+				fprintf(stderr, "  pid %u kid %u  %s  (%d probed launch%s)\n", k->pid, k->kid, ex_kname(k),
+					k->n_results, k->n_results == 1 ? "" : "es");
+		}
+		return NULL;
+	}
+	cli_err("no kernel matches '%s' in %s (%d kernel%s in the trace; 'ntop report %s' lists them)", a->kernel,
+		a->dir, td->n_kernels, td->n_kernels == 1 ? "" : "s", a->dir);
+	return NULL;
+}
+
+static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
+{
+	cli_err("kernel %s was never probed (%llu launch%s, no results)", ex_kname(k),
+		(unsigned long long)k->launches, k->launches == 1 ? "" : "es");
+	if (k->instrument_status && strcmp(k->instrument_status, "failed") == 0)
+		fprintf(stderr, "  instrumenting it failed: %s\n", k->instrument_reason ? k->instrument_reason : "?");
+	else if (!k->has_ptx)
+		fprintf(stderr, "  it has no PTX: %s\n", k->ptx_reason ? k->ptx_reason : "SASS only");
+	if (k->declined)
+		fprintf(stderr, "  %llu probed launch%s declined: %s\n", (unsigned long long)k->declined,
+			k->declined == 1 ? " was" : "es were", k->declined_reason ? k->declined_reason : "?");
+	fprintf(stderr, "  record it with: ntop record -p block_sched -k '%s' -- APP\n", a->kernel);
+	return CLI_EXIT_USAGE;
+}
+
+static void ex_no_block_sched(const struct td_kernel *k, const struct result *r)
+{
+	fprintf(stderr, "  launch seq %llu recorded probes %s; maps:", (unsigned long long)r->seq,
+		r->probes && *r->probes ? r->probes : "(none named)");
+	for (int i = 0; i < r->n_maps; i++)
+		fprintf(stderr, " %s", r->maps[i].map.name);
+	fprintf(stderr, "%s\n", r->n_maps ? "" : " none");
+	(void)k;
+}
+
+/* Reads the chosen launch's result; *which = its position among the kernel's results. */
+static struct result *ex_load_launch(const struct trace_dir *td, const struct td_kernel *k,
+				     const struct ex_args *a, int *which, int *rc)
+{
+	*rc = CLI_EXIT_USAGE;
+	if (a->launch > (unsigned long)k->n_results) {
+		cli_err("kernel %s has %d probed launch%s; --launch takes 1..%d", ex_kname(k), k->n_results,
+			k->n_results == 1 ? "" : "es", k->n_results);
+		return NULL;
+	}
+	int lo = a->launch ? (int)a->launch - 1 : 0, hi = a->launch ? (int)a->launch - 1 : k->n_results - 1;
+	int unreadable = 0, shown = 0;
+	for (int i = hi; i >= lo; i--) {
+		const struct td_result *tr = &td->results[k->results[i]];
+		struct result *r = NULL;
+		char *cause = NULL;
+		if (!tr->path || result_read(tr->path, &r, &cause) < 0) {
+			cli_err("launch seq %llu: %s", (unsigned long long)tr->seq,
+				!tr->path ? "its result path points outside the trace directory"
+					  : cause ? cause : "unreadable result file");
+			free(cause);
+			unreadable++;
+			continue;
+		}
+		if (block_sched_find_map(r) >= 0) {
+			*which = i;
+			*rc = 0;
+			return r;
+		}
+		if (!shown++)
+			cli_err("kernel %s has no block_sched results to draw a timeline from", ex_kname(k));
+		ex_no_block_sched(k, r);
+		result_free(r);
+	}
+	if (shown)
+		fprintf(stderr, "  record it with: ntop record -p block_sched -k '%s' -- APP\n", a->kernel);
+	if (unreadable && !shown)
+		*rc = 1; /* the files were there but broken: the work failed */
+	return NULL;
+}
+
+/* ---- drawing ---- */
+
+static char *ex_themes_dir(void)
+{
+	const char *env = getenv("NTOP_THEMES_DIR");
+	if (env && *env)
+		return strdup(env);
+	char *exe = cli_exe_dir(), *d = NULL;
+	struct stat st;
+	if (exe && asprintf(&d, "%s/../share/ntop/themes", exe) >= 0 && stat(d, &st) == 0)
+		goto out;
+	free(d);
+	d = NULL;
+	char *probes = cli_probes_dir(); /* the source tree's probes/ from a build tree */
+	if (probes && asprintf(&d, "%s/../themes", probes) >= 0 && stat(d, &st) != 0) {
+		free(d);
+		d = NULL;
+	}
+	free(probes);
+out:
+	free(exe);
+	return d;
+}
+
+static void ex_titles(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+		      char *title, size_t tlen, char *sub, size_t slen)
+{
+	char *dem = demangle(r->kernel ? r->kernel : k->name);
+	snprintf(title, tlen, "%s", dem ? dem : k->name ? k->name : "(unnamed)");
+	free(dem);
+	const struct td_device *d = trace_dir_device(td, k->pid);
+	char dev[160] = "";
+	if (d && d->name)
+		snprintf(dev, sizeof dev, "  %s (%d SMs, %.2f GHz)", d->name, d->sms, d->clock_khz / 1e6);
+	else if (r->device_sms)
+		snprintf(dev, sizeof dev, "  sm_%u, %u SMs", r->device_cc, r->device_sms);
+	snprintf(sub, slen,
+		 "pid %u  launch seq %llu (probed launch %d of %d)  grid %ux%ux%u  block %ux%ux%u  smem %u B%s",
+		 r->pid, (unsigned long long)r->seq, which + 1, k->n_results, r->grid[0], r->grid[1], r->grid[2],
+		 r->block[0], r->block[1], r->block[2], r->smem, dev);
+}
+
+static int ex_draw(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+		   const struct ex_args *a, const struct theme *th)
+{
+	int occ = td->results[k->results[which]].occ;
+	struct block_sched *bs = NULL;
+	struct timeline *tl = NULL;
+	struct rp_image img = {0};
+	char *cause = NULL;
+	int rc = 1;
+	if (block_sched_analyze(r, block_sched_find_map(r), occ > 0 ? occ : k->occ, &bs, &cause) < 0)
+		goto out;
+	enum tl_time mode = a->time == 0 ? TL_TIME_SM : TL_TIME_GLOBAL;
+	if (timeline_create(bs, mode, r->sm_clock_khz, r->device_sms, &tl, &cause) < 0)
+		goto out;
+	if (a->time < 0)
+		tl->note[0] = 0; /* auto: falling back to SM cycles is expected, not news */
+	struct tl_view v;
+	timeline_view_fit(tl, &v);
+	char title[512], sub[512];
+	ex_titles(td, k, r, which, title, sizeof title, sub, sizeof sub);
+	struct rp_opts o;
+	render_png_opts_init(&o);
+	o.width = (int)a->width;
+	o.height = (int)a->height;
+	o.color = a->color;
+	o.title = title;
+	o.subtitle = sub;
+	if (render_png_draw(tl, &v, th, &o, &img, &cause) < 0 || render_png_write(a->out, &img, &cause) < 0)
+		goto out;
+	printf("wrote %s: %dx%d, %llu blocks on %u SMs, %s time, colour by %s, theme %s\n", a->out, img.w, img.h,
+	       (unsigned long long)bs->n_blocks_recorded, bs->n_sms, tl->time == TL_TIME_SM ? "SM-cycle" : "global",
+	       a->color == TL_COLOR_INDEX ? "index" : "duration", th->name);
+	if (tl->note[0])
+		printf("note: %s\n", tl->note);
+	rc = 0;
+out:
+	if (rc)
+		cli_err("%s", cause ? cause : "export failed");
+	free(cause);
+	rp_image_free(&img);
+	timeline_free(tl);
+	block_sched_free(bs);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (cli_is_help(argv[i])) {
+			export_help();
+			return 0;
+		}
+	struct ex_args a;
+	int rc = ex_parse(&a, argc, argv);
+	if (rc)
+		return rc;
+	struct theme th;
+	char *cause = NULL, *tdir = ex_themes_dir();
+	rc = theme_resolve(a.theme, tdir, &th, &cause);
+	free(tdir);
+	if (rc < 0) {
+		cli_usage("export", "--theme: %s", cause);
+		free(cause);
+		return CLI_EXIT_USAGE;
+	}
+	struct trace_dir *td = NULL;
+	if (trace_dir_load(a.dir, &td, &cause) < 0) {
+		cli_err("%s", cause ? cause : "cannot read the trace");
+		free(cause);
+		return CLI_EXIT_USAGE;
+	}
+	const struct td_kernel *k = ex_find_kernel(td, &a, &rc);
+	struct result *r = NULL;
+	int which = 0;
+	if (k && k->n_results == 0)
+		rc = ex_never_probed(k, &a);
+	else if (k && (r = ex_load_launch(td, k, &a, &which, &rc)) != NULL)
+		rc = ex_draw(td, k, r, which, &a, &th);
+	result_free(r);
+	trace_dir_free(td);
+	return rc;
+}
