@@ -46,7 +46,7 @@ run)
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNTOP_TESTS=OFF >/dev/null
 	cmake --build build -j"$jobs"
 	if have_gpu; then
-		examples/build.sh build/examples
+		tests/gpu/build_examples.sh build/examples
 		dir=$(mktemp -d -t ntop-demo.XXXXXX)
 		build/bin/ntop record -p block_sched -o "$dir/trace" -- build/examples/launch_modes
 		build/bin/ntop report "$dir/trace"

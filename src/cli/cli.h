@@ -20,6 +20,7 @@ int cmd_report(int argc, char **argv);
 int cmd_instrument(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* cli_paths.c: where the installed (or built) pieces are, relative to the
  * binary: <prefix>/bin/ntop, <prefix>/lib/ntop/libcuda.so.1,

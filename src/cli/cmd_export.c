@@ -80,38 +80,51 @@ static int ex_number(const char *opt, const char *v, unsigned long *out)
 	return 0;
 }
 
-/* One option at argv[*i]; 1 consumed, 0 not an option of ours, 2 usage error. */
+enum ex_opt_id { EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR };
+
+static const struct {
+	const char *s, *l;
+} ex_opts[] = {
+	[EX_KERNEL] = {"-k", "--kernel"}, [EX_OUTPUT] = {"-o", "--output"}, [EX_THEME] = {NULL, "--theme"},
+	[EX_VIEW] = {NULL, "--view"},     [EX_PID] = {NULL, "--pid"},       [EX_LAUNCH] = {NULL, "--launch"},
+	[EX_WIDTH] = {NULL, "--width"},   [EX_HEIGHT] = {NULL, "--height"}, [EX_TIME] = {NULL, "--time"},
+	[EX_COLOR] = {NULL, "--color"},
+};
+
+/* Stores option `id`'s value; -1 after a usage message. */
+static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
+{
+	int c = 0;
+	switch (id) {
+	case EX_KERNEL: a->kernel = v; return 0;
+	case EX_OUTPUT: a->out = v; return 0;
+	case EX_THEME: a->theme = v; return 0;
+	case EX_VIEW: a->view = v; return 0;
+	case EX_PID: return ex_number("--pid", v, &a->pid) ? -1 : 0;
+	case EX_LAUNCH: return ex_number("--launch", v, &a->launch) ? -1 : 0;
+	case EX_WIDTH: return ex_number("--width", v, &a->width) ? -1 : 0;
+	case EX_HEIGHT: return ex_number("--height", v, &a->height) ? -1 : 0;
+	case EX_TIME: return ex_enum("--time", v, "sm", "global", &a->time) ? -1 : 0;
+	case EX_COLOR:
+		if (ex_enum("--color", v, "index", "duration", &c))
+			return -1;
+		a->color = c ? TL_COLOR_DURATION : TL_COLOR_INDEX;
+		return 0;
+	}
+	return -1;
+}
+
+/* One option at argv[*i]: 1 consumed, 0 not one of ours, 2 usage error. */
 static int ex_opt(struct ex_args *a, int argc, char **argv, int *i)
 {
-	const char *v;
-	int r, e;
-#define EX_OPT(s, l) ((r = cli_opt("export", argc, argv, i, s, l, &v)) < 0 ? 2 : r)
-	if ((e = EX_OPT("-k", "--kernel")))
-		return e == 2 ? 2 : (a->kernel = v, 1);
-	if ((e = EX_OPT("-o", "--output")))
-		return e == 2 ? 2 : (a->out = v, 1);
-	if ((e = EX_OPT(NULL, "--theme")))
-		return e == 2 ? 2 : (a->theme = v, 1);
-	if ((e = EX_OPT(NULL, "--view")))
-		return e == 2 ? 2 : (a->view = v, 1);
-	if ((e = EX_OPT(NULL, "--pid")))
-		return e == 2 || ex_number("--pid", v, &a->pid) ? 2 : 1;
-	if ((e = EX_OPT(NULL, "--launch")))
-		return e == 2 || ex_number("--launch", v, &a->launch) ? 2 : 1;
-	if ((e = EX_OPT(NULL, "--width")))
-		return e == 2 || ex_number("--width", v, &a->width) ? 2 : 1;
-	if ((e = EX_OPT(NULL, "--height")))
-		return e == 2 || ex_number("--height", v, &a->height) ? 2 : 1;
-	if ((e = EX_OPT(NULL, "--time")))
-		return e == 2 || ex_enum("--time", v, "sm", "global", &a->time) ? 2 : 1;
-	if ((e = EX_OPT(NULL, "--color"))) {
-		int c = 0;
-		if (e == 2 || ex_enum("--color", v, "index", "duration", &c))
+	for (size_t k = 0; k < sizeof ex_opts / sizeof ex_opts[0]; k++) {
+		const char *v;
+		int r = cli_opt("export", argc, argv, i, ex_opts[k].s, ex_opts[k].l, &v);
+		if (r < 0)
 			return 2;
-		a->color = c ? TL_COLOR_DURATION : TL_COLOR_INDEX;
-		return 1;
+		if (r > 0)
+			return ex_set(a, (enum ex_opt_id)k, v) < 0 ? 2 : 1;
 	}
-#undef EX_OPT
 	return 0;
 }
 

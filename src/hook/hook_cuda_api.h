@@ -17,6 +17,7 @@
 	X(cuFuncGetName) \
 	X(cuKernelGetName) \
 	X(cuFuncGetAttribute) \
+	X(cuKernelGetAttribute) \
 	X(cuFuncGetParamInfo) \
 	X(cuModuleUnload) \
 	X(cuModuleGetGlobal_v2) \

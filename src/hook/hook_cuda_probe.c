@@ -286,6 +286,20 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 }
 
 /* Engine, JIT, function, globals: fills `in` (ok or a reason). */
+/* The runtime hands a CUkernel where a CUfunction is expected; function
+ * attribute queries refuse it, so ask the kernel API for the device in use. */
+static int probe_orig_regs(CUfunction orig)
+{
+	int regs = -1;
+	CUdevice dev;
+	if (cu.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, orig) == CUDA_SUCCESS)
+		return regs;
+	if (cu.cuKernelGetAttribute && cu.cuCtxGetDevice && cu.cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+	    cu.cuKernelGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, (CUkernel)orig, dev) == CUDA_SUCCESS)
+		return regs;
+	return -1;
+}
+
 static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, struct hook_inst *in, double *ms_jit,
 		       char **cause)
 {
@@ -318,8 +332,7 @@ static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, struct ho
 	in->func = f;
 	if (cu.cuFuncGetAttribute) {
 		cu.cuFuncGetAttribute(&in->regs_probed, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
-		if (cu.cuFuncGetAttribute(&in->regs_orig, CU_FUNC_ATTRIBUTE_NUM_REGS, orig) != CUDA_SUCCESS)
-			in->regs_orig = -1;
+		in->regs_orig = probe_orig_regs(orig);
 	}
 	struct probe_inst_data *d = calloc(1, sizeof *d);
 	if (!d)

@@ -13,6 +13,10 @@
 #define FONT5X7_ADVANCE 6
 #define FONT5X7_GLYPHS 96 /* 95 printable ASCII + micro */
 
+#define FONT5X7_LINE_H 9 /* rows a line of text may touch: descenders reach 2 below */
+
+/* Rows a glyph is drawn below the text's top: 2 for descenders (g p q y µ). */
+int font5x7_drop(uint32_t cp);
 /* Glyph rows top to bottom, bit 4 = leftmost column. */
 void font5x7_rows(uint32_t cp, uint8_t rows[FONT5X7_H]);
 /* Next code point of a UTF-8 string (0 at its end), advancing *s; bytes

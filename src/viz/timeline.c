@@ -415,7 +415,7 @@ void timeline_header(const struct timeline *tl, char *buf, size_t len)
 	timeline_fmt_num(s->mean_running, run, sizeof run);
 	timeline_fmt_num(s->mean_sched, sch, sizeof sch);
 	size_t o = 0;
-#define TL_PUT(...) do { int k_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__); \
+#define TL_PUT(...) do { int k_ = snprintf(o < len ? buf + o : NULL, o < len ? len - o : 0, __VA_ARGS__); \
 		if (k_ > 0) o += (size_t)k_; } while (0)
 	if (!len)
 		return;

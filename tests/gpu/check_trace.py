@@ -78,7 +78,10 @@ APPS = {
         "kernels": [Expect(r"triton_add_kernel"), Expect(r"triton_matmul_kernel")],
         "ncu": ("triton_add_kernel|triton_matmul_kernel", 1),
     },
-    "numba_add": {"kernels": [Expect(r"nb_vec_add"), Expect(r"nb_saxpy")],
+    # numba-cuda links through nvJitLink (cuda.core) when its major version
+    # matches the driver's, so the driver only ever sees a cubin: listed and
+    # timed, with the reason; probed only where Numba uses the driver's cuLink.
+    "numba_add": {"kernels": [Expect(r"nb_vec_add", ptx=None), Expect(r"nb_saxpy", ptx=None)],
                   "ncu": ("nb_vec_add|nb_saxpy", 1)},
     "torch_ops": {
         # Stock PyTorch ships SASS only: listed, timed, not probed.
@@ -446,11 +449,14 @@ def check_kernels(c, tr, spec):
         if not c.ok(bool(found), f"kernel /{e.pattern}/ listed", "no kernel event"):
             continue
         listed += 1
+        # Libraries (cuBLAS) take handles to kernels they never launch: one
+        # launched kernel per pattern is what the app's work proves.
+        launched = [k for k in found
+                    if tr.launches.get(k) or (e.graph and tr.graphs.get(k))]
+        c.ok(bool(launched), f"/{e.pattern}/ launch seen", "kernels listed but no launch/graph event")
         for k in found:
             f = tr.kernels[k]
             short = f.get("name", "?")[:60]
-            seen = bool(tr.launches.get(k)) or (e.graph and bool(tr.graphs.get(k)))
-            c.ok(seen, f"{short} launch seen", "kernel listed but no launch/graph event")
             ptx = ival(f, "ptx")
             if e.ptx is not None:
                 c.ok(ptx == e.ptx, f"{short} ptx={e.ptx}", f"ptx={f.get('ptx')}")
@@ -470,9 +476,9 @@ def check_kernels(c, tr, spec):
         why = "; ".join(i.get("reason", "?") for i in ins) or "no instrument event"
         for d in tr.declined.get(k, []):
             why += f"; declined seq={d.get('seq')}: {d.get('reason')}"
-        c.ok(good, f"{short} instrumented", why)
+        status = "WARN" if e.graph else "FAIL"  # capture/graph launches may be declined
+        c.ok(good, f"{short} instrumented", why, status=status)
         res = tr.results.get(k, [])
-        status = "WARN" if e.graph else "FAIL"
         has_res = c.ok(bool(res), f"{short} has result events", "none", status=status)
         if good and (has_res or e.graph):
             probed_ok += 1
@@ -576,7 +582,9 @@ def check_waves(c, tr, rep, keys, ncu_csv):
             continue
         got = mine[0]
         rel = abs(got - want) / want if want else abs(got)
-        c.ok(rel <= WAVES_REL_TOL, f"{name}: waves/SM ntop {got:.4g} vs ncu {want:.4g}",
+        # ncu prints two decimals: a difference within its rounding agrees.
+        c.ok(rel <= WAVES_REL_TOL or abs(got - want) <= 0.005 + 1e-9,
+             f"{name}: waves/SM ntop {got:.4g} vs ncu {want:.4g}",
              f"relative difference {rel:.3%} > {WAVES_REL_TOL:.0%}")
         cells.append(f"{name}: {got:.3g}/{want:.3g}")
     return "; ".join(cells)
