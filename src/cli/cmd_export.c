@@ -227,14 +227,13 @@ static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
 	return CLI_EXIT_USAGE;
 }
 
-static void ex_no_block_sched(const struct td_kernel *k, const struct result *r)
+static void ex_no_block_sched(const struct result *r)
 {
 	fprintf(stderr, "  launch seq %llu recorded probes %s; maps:", (unsigned long long)r->seq,
 		r->probes && *r->probes ? r->probes : "(none named)");
 	for (int i = 0; i < r->n_maps; i++)
 		fprintf(stderr, " %s", r->maps[i].map.name);
 	fprintf(stderr, "%s\n", r->n_maps ? "" : " none");
-	(void)k;
 }
 
 /* Reads the chosen launch's result; *which = its position among the kernel's results. */
@@ -268,7 +267,7 @@ static struct result *ex_load_launch(const struct trace_dir *td, const struct td
 		}
 		if (!shown++)
 			cli_err("kernel %s has no block_sched results to draw a timeline from", ex_kname(k));
-		ex_no_block_sched(k, r);
+		ex_no_block_sched(r);
 		result_free(r);
 	}
 	if (shown)

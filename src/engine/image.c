@@ -178,8 +178,8 @@ static int image_host_elf_entries(const uint8_t *p, size_t len, struct fatbin_li
 /* Entries of any image kind into `list` (see image_fatbin_entries). */
 static int image_list(const void *image, size_t size, struct fatbin_list *list, char **cause)
 {
-	const void *data;
-	size_t len;
+	const void *data = NULL;
+	size_t len = 0;
 	memset(list, 0, sizeof *list);
 	if (image_resolve(image, size, &data, &len, cause) < 0)
 		return -1;
@@ -367,7 +367,7 @@ static int image_ptx_entry_names(const char *p, size_t n, char ***names, int *cn
 
 static int image_entry_names(const struct image_entry *e, char ***names, int *n, int *cap, char **cause)
 {
-	uint8_t *data;
+	uint8_t *data = NULL;
 	size_t len;
 	if (image_entry_data(e, &data, &len, cause) < 0)
 		return -1;

@@ -349,7 +349,7 @@ static void rp_legend(struct rp_ctx *c)
 	x += font5x7_text_width(what, s) + 6 * s;
 	if (c->o->color == TL_COLOR_INDEX) {
 		snprintf(lo, sizeof lo, "0");
-		timeline_fmt_num((double)c->tl->index_max, hi, sizeof hi);
+		snprintf(hi, sizeof hi, "%llu", (unsigned long long)c->tl->index_max);
 	} else {
 		timeline_fmt_num((double)c->tl->dur_min, lo, sizeof lo);
 		timeline_fmt_num((double)c->tl->dur_max, hi, sizeof hi);
