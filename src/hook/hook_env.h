@@ -17,6 +17,8 @@
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
  *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)
  *   NTOP_KEEP_PTX     "1": write kernels/<pid>-<kid>/{pruned,probed}.ptx
+ *   NTOP_CONTROL      path of the live control file (doc/control.md); once it
+ *                     exists it replaces NTOP_PROBES/NTOP_KERNELS selection
  */
 #ifndef NTOP_HOOK_ENV_H
 #define NTOP_HOOK_ENV_H
@@ -33,5 +35,6 @@
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"
 #define NTOP_ENV_LOG "NTOP_LOG"
 #define NTOP_ENV_KEEP_PTX "NTOP_KEEP_PTX"
+#define NTOP_ENV_CONTROL "NTOP_CONTROL"
 
 #endif
