@@ -31,6 +31,10 @@ for app in launch_modes fill sgemm memk launch_loop; do
 	build "$app" "${ptx[@]}" &
 	pids+=($!)
 done
+build driver_api "${ptx[@]}" -lcuda &
+pids+=($!)
+build threads_fork "${ptx[@]}" -lpthread &
+pids+=($!)
 build sass_only "${sass[@]}" &
 pids+=($!)
 fails=0

@@ -74,6 +74,10 @@ APPS = {
     },
     "sass_only": {"kernels": [Expect(r"sass_only_kernel", ptx=0)], "ncu": None},
     "launch_loop": {"kernels": [Expect(r"empty_kernel")], "ncu": None},
+    # cuModuleLoadData of PTX text, cuLaunchKernel with kernelParams and `extra`.
+    "driver_api": {"kernels": [Expect(r"drv_axpy")], "ncu": ("drv_axpy", 1)},
+    # Two processes (fork before CUDA), four launching threads in each.
+    "threads_fork": {"kernels": [Expect(r"tf_bump")], "ncu": None},
     "triton_add": {
         "kernels": [Expect(r"triton_add_kernel"), Expect(r"triton_matmul_kernel")],
         "ncu": ("triton_add_kernel|triton_matmul_kernel", 1),

@@ -161,9 +161,11 @@ run_app() {
 
 env_info
 build_all
-log ""
-log "== triton PTX for tests/corpus/ptx"
-timeout -k 5 "$STEP_S" python3 tests/gpu/gen_triton_ptx.py "$OUT/triton_ptx" 2>&1 | tail -5 | tee -a "$SUMMARY"
+if [ -n "${NTOP_GPU_TRITON_PTX:-}" ]; then
+	log ""
+	log "== triton PTX for tests/corpus/ptx"
+	timeout -k 5 "$STEP_S" python3 tests/gpu/gen_triton_ptx.py "$OUT/triton_ptx" 2>&1 | tail -5 | tee -a "$SUMMARY"
+fi
 
 run_app launch_modes "$EX/launch_modes"
 run_app fill "$EX/fill" 20
@@ -171,6 +173,8 @@ run_app sgemm "$EX/sgemm" 3
 run_app memk "$EX/memk" 5
 run_app sass_only "$EX/sass_only"
 run_app launch_loop "$EX/launch_loop" 2000
+run_app driver_api "$EX/driver_api"
+run_app threads_fork "$EX/threads_fork"
 run_app triton_add python3 examples/python/triton_add.py
 run_app numba_add python3 examples/python/numba_add.py
 run_app torch_ops python3 examples/python/torch_ops.py
