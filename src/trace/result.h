@@ -42,7 +42,7 @@ struct result {
 	struct result_map *maps;
 };
 
-/* Writes dir/name atomically (tmp file, fsync, rename). The struct's buffers
+/* Writes dir/name atomically (tmp file, rename; not fsynced). The struct's buffers
  * are only read. Compression level: zstd 3 (fast). */
 int result_write(const char *dir, const char *name, const struct result *r, char **cause);
 int result_read(const char *path, struct result **out, char **cause);
