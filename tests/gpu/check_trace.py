@@ -549,7 +549,8 @@ def check_report(c, tr, rep, rep_err, keys):
             c.out("FAIL", f"report seq={L['seq']}: {L['records']} records for "
                   f"{L['warps_expected']} warps")
         if L["records"] is not None and L["seq"] is not None:
-            ev = [r for k, _ in keys for r in tr.results.get(k, []) if r.get("seq") == L["seq"]]
+            ev = [r for k, _ in keys for r in tr.results.get(k, [])
+                  if r.get("seq") == L["seq"] and (L["pid"] is None or r.get("pid") == L["pid"])]
             if ev and ival(ev[0], "records") != L["records"]:
                 c.out("FAIL", f"report seq={L['seq']}: records {L['records']} but "
                       f"events.log says {ev[0].get('records')}")
