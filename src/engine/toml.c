@@ -7,6 +7,7 @@
  *  - tables made by dotted keys (a.b = 1) cannot be reopened by a [header],
  *    though a header may define sub-tables beneath them;
  *  - inline tables and static arrays are sealed. */
+#include "common/hexdigit.h"
 #include "engine/toml.h"
 
 #include <errno.h>
@@ -236,17 +237,6 @@ static void utf8_put(struct strbuf *sb, uint32_t cp)
 	strbuf_append(sb, b, n);
 }
 
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* \uXXXX or \UXXXXXXXX; P sits on the 'u'/'U'. (line, col) = the backslash. */
 static int parse_unicode_escape(struct tp *P, struct strbuf *sb, int line, int col)
 {
@@ -254,7 +244,7 @@ static int parse_unicode_escape(struct tp *P, struct strbuf *sb, int line, int c
 	uint32_t cp = 0;
 	tp_next(P);
 	for (int i = 0; i < digits; i++) {
-		int h = hex_val(tp_peek(P, 0));
+		int h = hex_digit(tp_peek(P, 0));
 		if (h < 0)
 			return tp_err(P, line, col, "\\%c escape needs %d hex digits", digits == 4 ? 'u' : 'U', digits);
 		cp = cp * 16 + (uint32_t)h;
@@ -465,9 +455,9 @@ static size_t take_digits(const char *tok, size_t i, int base, char *buf, size_t
 	size_t start = i;
 	for (;; i++) {
 		int c = tok[i];
-		int d = hex_val(c);
+		int d = hex_digit(c);
 		if (c == '_') {
-			if (!prev_digit || !(tok[i + 1] && hex_val(tok[i + 1]) >= 0 && hex_val(tok[i + 1]) < base))
+			if (!prev_digit || !(tok[i + 1] && hex_digit(tok[i + 1]) >= 0 && hex_digit(tok[i + 1]) < base))
 				*ok = 0;
 			prev_digit = 0;
 			continue;
@@ -493,7 +483,7 @@ static int parse_based_int(struct tp *P, const char *tok, int line, int col, str
 		return tp_err(P, line, col, "invalid number '%s'", tok);
 	uint64_t v = 0;
 	for (size_t i = 0; i < bl; i++) {
-		uint64_t d = (uint64_t)hex_val(buf[i]);
+		uint64_t d = (uint64_t)hex_digit(buf[i]);
 		if (v > (UINT64_C(0x7FFFFFFFFFFFFFFF) - d) / (uint64_t)base)
 			return tp_err(P, line, col, "integer %s is out of range (64-bit signed)", tok);
 		v = v * (uint64_t)base + d;

@@ -2,6 +2,7 @@
  * The parser copies the line once into ev->storage and decodes values in
  * place (a decoded value is never longer than its encoding), so an event costs
  * one allocation however many fields it has. */
+#include "common/hexdigit.h"
 #include "trace/events.h"
 
 #include <errno.h>
@@ -16,17 +17,6 @@ static int event_is_key_char(int c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static int event_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes %XX in place; -1 on a bad escape. */
 static int event_decode(char *s)
 {
@@ -36,8 +26,8 @@ static int event_decode(char *s)
 			*w++ = *r;
 			continue;
 		}
-		int hi = event_hex((unsigned char)r[1]);
-		int lo = hi < 0 ? -1 : event_hex((unsigned char)r[2]);
+		int hi = hex_digit((unsigned char)r[1]);
+		int lo = hi < 0 ? -1 : hex_digit((unsigned char)r[2]);
 		if (lo < 0)
 			return -1;
 		*w++ = (char)(hi * 16 + lo);
@@ -136,7 +126,7 @@ static int event_parse_u64(const char *s, unsigned long long *out, int *neg)
 		*neg = 1;
 		s++;
 	}
-	if (!((*s >= '0' && *s <= '9') || (base == 16 && event_hex((unsigned char)*s) >= 0)))
+	if (!((*s >= '0' && *s <= '9') || (base == 16 && hex_digit((unsigned char)*s) >= 0)))
 		return -1;
 	char *end;
 	errno = 0;

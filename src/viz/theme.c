@@ -1,5 +1,6 @@
 /* Themes (theme.h): built-in tables that mirror the files in themes/ (a test keeps
  * them in step), the TOML reader on top of engine/toml.h, and colour maths. */
+#include "common/hexdigit.h"
 #include "viz/theme.h"
 
 #include <errno.h>
@@ -62,17 +63,6 @@ int theme_builtin(const char *name, struct theme *out)
 	return -1;
 }
 
-static int theme_hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int theme_parse_color(const char *s, struct rgb *out)
 {
 	size_t n = strlen(s);
@@ -80,7 +70,7 @@ int theme_parse_color(const char *s, struct rgb *out)
 		return -1;
 	int d[6];
 	for (size_t i = 1; i < n; i++)
-		if ((d[i - 1] = theme_hexdigit(s[i])) < 0)
+		if ((d[i - 1] = hex_digit(s[i])) < 0)
 			return -1;
 	if (n == 4)
 		*out = (struct rgb){(uint8_t)(d[0] * 17), (uint8_t)(d[1] * 17), (uint8_t)(d[2] * 17)};
