@@ -16,7 +16,11 @@
  * block), units = blocks * units_per_block, unit index =
  * block_linear * units_per_block + (thread_linear or thread_linear/32), and
  * count = bytes the unit tried to save (saves past cap*rec_size are dropped,
- * so records written = min(count, cap*rec_size)/rec_size). */
+ * so records written = min(count, cap*rec_size)/rec_size). The buffer must
+ * be 16-byte aligned (the device code uses vector stores where a record
+ * start, 16-aligned area + multiple of rec_size, allows). Every unit that
+ * reaches a kernel exit stores its count there; a unit that leaves
+ * otherwise (exit/trap in a .func) leaves its count as the host set it. */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];

@@ -10,12 +10,26 @@
  * or with itself when its snippet is inserted at many sites, and a register
  * set at entry is still there at exit (block_sched's start clock).
  *
- * Warp maps store only from lane 0 (%laneid == 0): lane 0 exists in every
- * warp, even the partial last warp of a block whose size is not a multiple
- * of 32, and reaches exactly one kernel exit, so a warp-level entry/exit probe
- * writes exactly one record per warp. Instruction tracepoints on warp maps
- * record what lane 0 executes. Every lane keeps its own cursor; only lane 0's
- * reaches memory. */
+ * Cost (the probed kernel should run as fast as the original): nothing is
+ * computed at entry but the entry snippets, so an entry clock reads first.
+ * Map addresses are computed where they are stored (exit sites, SAVEs),
+ * once per site: only thread_linear differs within a block, the rest is
+ * block-uniform and ptxas keeps it in uniform registers. Entry and exit
+ * snippets run exactly once per thread in a fixed order, so a map whose
+ * SAVEs all sit there has its cursor known here: no cursor register, the
+ * count is a constant, a record past cap is dropped at instrumentation
+ * time. Only SAVEs at instruction tracepoints need a live cursor and record
+ * address. A SAVE goes out in as few (vector) stores as alignment allows.
+ *
+ * Warp maps store only from lane 0 (thread_linear % 32 == 0): lane 0 exists
+ * in every warp, even the partial last warp of a block whose size is not a
+ * multiple of 32, and reaches exactly one kernel exit, so a warp-level
+ * entry/exit probe writes exactly one record per warp. At exits the warp
+ * maps' snippets and stores sit behind one branch that only lane 0 takes
+ * (our own code: the kernel's reconvergence is untouched; ptxas turns it
+ * into an early EXIT of the other lanes). Instruction tracepoints on warp
+ * maps record what lane 0 executes. Every lane keeps its own cursor; only
+ * lane 0's reaches memory. */
 #include "engine/ptx_inject.h"
 
 #include <ctype.h>
@@ -35,10 +49,6 @@ struct snip_save {
 	int n_vals;
 	char *vals[INJECT_SAVE_MAX];
 	uint32_t off;    /* bytes from the snippet's record start */
-	/* rendered once (they do not depend on the site): */
-	char *head;      /* bounds check and record address (first SAVE only) */
-	char *store[INJECT_SAVE_MAX]; /* guarded store of value v */
-	char *tail;      /* cursor update (last SAVE only) */
 };
 
 struct snip_line {
@@ -77,14 +87,27 @@ struct kreg {
 	int bits;
 };
 
+/* Per map: how its cursor (bytes the unit tried to save so far) is known.
+ * Entry and exit snippets run exactly once per thread, in a fixed order, so
+ * a map whose SAVEs all sit in them has a cursor known at instrumentation
+ * time everywhere (no register). A SAVE at an instruction tracepoint makes
+ * the cursor dynamic: %ntop_cur<i> and the unit's record address
+ * %ntop_rec<i> then live from the entry to the exits. */
+struct imap {
+	int pr;              /* iprobe index */
+	int warp;            /* warp map: lane 0 stores */
+	int dynamic;
+	uint32_t cap_bytes;  /* cap * rec_size */
+	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
+};
+
 struct inj {
 	struct ptx_func *kernel;
 	struct iprobe *pr;
 	int n_pr;
 	int n_maps;
-	int map_pr[ENGINE_MAX_MAPS];     /* iprobe index per map */
-	uint32_t cap_bytes[ENGINE_MAX_MAPS];
-	int any_warp, any_thread;
+	struct imap maps[ENGINE_MAX_MAPS];
+	int any_warp, any_dyn_warp;
 	int has_exit_work;
 	struct strbuf decls;             /* renamed probe .reg lines */
 	struct kreg *regs;
@@ -92,9 +115,11 @@ struct inj {
 	struct ptx_stmt *out;
 	unsigned char *mine; /* out[i] was made here (freed on failure) */
 	int n_out, cap_out;
-	int skip_n;
+	int skip_n, lane_n;  /* label counters */
 	int sites;
-	char *exit_text;                 /* rendered exit code, reused at every exit */
+	/* exit code, rendered once and reused at every exit: the part every
+	 * thread runs, and the part only lane 0 of each warp runs (warp maps) */
+	char *exit_all, *exit_lane0;
 	char **cause;
 };
 
@@ -338,7 +363,6 @@ static int save_parse(struct inj *in, struct iprobe *ip, struct snip *sn, const 
 }
 
 static int has_helper(const char *s, const char *word);
-static int save_render(struct inj *in, const struct iprobe *ip, struct snip *sn);
 
 static int line_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const char *stmt)
 {
@@ -410,13 +434,13 @@ static int iprobe_prepare(struct inj *in, struct iprobe *ip)
 			if (!rs || sn->save_bytes % rs)
 				rc = cause_set(in->cause, "probe '%s' hook '%s': SAVEs write %u bytes, not whole %u-byte records",
 					       p->name, p->hooks[h].name, sn->save_bytes, rs);
-			else if (sn->save_bytes > in->cap_bytes[ip->map])
+			else if (sn->save_bytes > in->maps[ip->map].cap_bytes)
 				rc = cause_set(in->cause, "probe '%s' hook '%s': SAVEs write %u bytes, more than the map holds per %s (%u)",
 					       p->name, p->hooks[h].name, sn->save_bytes,
 					       p->map.level == PROBE_LEVEL_WARP ? "warp" : "thread",
-					       in->cap_bytes[ip->map]);
-			else
-				rc = save_render(in, ip, sn);
+					       in->maps[ip->map].cap_bytes);
+			else if (p->hooks[h].kind == PROBE_TP_INSN)
+				in->maps[ip->map].dynamic = 1;
 		}
 	}
 	for (int h = 0; h < p->n_hooks; h++)
@@ -435,14 +459,8 @@ static void iprobe_free(struct iprobe *ip)
 		for (int i = 0; i < sn->n; i++) {
 			free(sn->lines[i].text);
 			struct snip_save *sv = sn->lines[i].save;
-			for (int v = 0; sv && v < sv->n_vals; v++) {
+			for (int v = 0; sv && v < sv->n_vals; v++)
 				free(sv->vals[v]);
-				free(sv->store[v]);
-			}
-			if (sv) {
-				free(sv->head);
-				free(sv->tail);
-			}
 			free(sn->lines[i].save);
 		}
 		free(sn->lines);
@@ -452,10 +470,36 @@ static void iprobe_free(struct iprobe *ip)
 
 /* ---- helpers at a site -------------------------------------------------- */
 
+enum site_kind { SITE_ENTRY, SITE_INSN, SITE_EXIT };
+
+/* What the straight-line code emitted so far at this site already holds,
+ * so a quantity is computed once per site (ptxas does not merge repeated
+ * special-register reads). */
+enum {
+	HAVE_TL = 1,     /* %ntop_tl = thread_linear */
+	HAVE_GRID = 2,   /* %ntop_bl = block_linear, %ntop_nb = blocks */
+	HAVE_UNIT_T = 4, /* %ntop_pt = units per block, %ntop_ut = unit in block (thread maps) */
+	HAVE_UNIT_W = 8, /* %ntop_pw, %ntop_uw: the same for warp maps */
+};
+
 struct site {
 	const struct ptx_insn *insn; /* NULL at kernel entry/exit */
-	int addr_ready;              /* %ntop_addr holds ADDR */
+	enum site_kind kind;
+	int lane0_only;              /* inside the exit's lane-0 branch */
+	unsigned have;               /* HAVE_* */
+	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
+	uint32_t cur[ENGINE_MAX_MAPS]; /* bytes: cursors known here (entry, static exits) */
 };
+
+static struct site site_at(enum site_kind kind, const struct ptx_insn *insn)
+{
+	struct site st;
+	memset(&st, 0, sizeof st);
+	st.kind = kind;
+	st.insn = insn;
+	st.sa_map = -1;
+	return st;
+}
 
 static int helper_at(const char *s, size_t i, const char *word)
 {
@@ -666,75 +710,247 @@ static int expand_helpers(struct inj *in, struct strbuf *sb, const char *s, cons
 	return 0;
 }
 
-/* Renders the site-independent parts of a snippet's SAVEs. */
-static int save_render(struct inj *in, const struct iprobe *ip, struct snip *sn)
+/* ---- map addresses ------------------------------------------------------ */
+
+/* thread_linear (< 1024, so 32-bit) into %ntop_tl. */
+static void emit_thread_linear(struct strbuf *sb, struct site *st)
+{
+	if (st->have & HAVE_TL)
+		return;
+	st->have |= HAVE_TL;
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %tid.x;\n"
+		"mov.u32 %ntop_w1, %tid.y;\n"
+		"mov.u32 %ntop_w2, %tid.z;\n"
+		"mov.u32 %ntop_w3, %ntid.x;\n"
+		"mov.u32 %ntop_w4, %ntid.y;\n"
+		"mad.lo.u32 %ntop_tl, %ntop_w2, %ntop_w4, %ntop_w1;\n"
+		"mad.lo.u32 %ntop_tl, %ntop_tl, %ntop_w3, %ntop_w0;\n");
+}
+
+/* pred = this thread is lane 0 of its warp. Warps are cut from consecutive
+ * thread_linear values, so lane = thread_linear % 32 (no %laneid read). */
+static void emit_lane0(struct strbuf *sb, struct site *st, const char *pred)
+{
+	emit_thread_linear(sb, st);
+	strbuf_printf(sb, "and.b32 %%ntop_w0, %%ntop_tl, 31;\nsetp.eq.u32 %s, %%ntop_w0, 0;\n", pred);
+}
+
+/* block_linear and blocks. The y/z grid extents are <= 65535, so
+ * ctaid.z * nctaid.y + ctaid.y and nctaid.y * nctaid.z fit 32 bits; the
+ * products with the x extent (< 2^31) need 64. */
+static void emit_grid(struct strbuf *sb, struct site *st)
+{
+	if (st->have & HAVE_GRID)
+		return;
+	st->have |= HAVE_GRID;
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %ctaid.y;\n"
+		"mov.u32 %ntop_w1, %ctaid.z;\n"
+		"mov.u32 %ntop_w2, %nctaid.y;\n"
+		"mov.u32 %ntop_w3, %nctaid.z;\n"
+		"mov.u32 %ntop_w4, %nctaid.x;\n"
+		"mov.u32 %ntop_w5, %ctaid.x;\n"
+		"mad.lo.u32 %ntop_w0, %ntop_w1, %ntop_w2, %ntop_w0;\n"
+		"mul.lo.u32 %ntop_w2, %ntop_w2, %ntop_w3;\n"
+		"cvt.u64.u32 %ntop_d0, %ntop_w0;\n"
+		"cvt.u64.u32 %ntop_d1, %ntop_w4;\n"
+		"cvt.u64.u32 %ntop_d2, %ntop_w5;\n"
+		"mad.lo.u64 %ntop_bl, %ntop_d0, %ntop_d1, %ntop_d2;\n"
+		"cvt.u64.u32 %ntop_d0, %ntop_w2;\n"
+		"mul.lo.u64 %ntop_nb, %ntop_d0, %ntop_d1;\n");
+}
+
+/* Units per block and this thread's unit in its block, both 32-bit
+ * (<= 1024 threads): one per thread, or ceil(threads/32) warps, the last
+ * possibly partial. */
+static void emit_unit_in_block(struct strbuf *sb, struct site *st, int warp)
+{
+	unsigned bit = warp ? HAVE_UNIT_W : HAVE_UNIT_T;
+	if (st->have & bit)
+		return;
+	emit_thread_linear(sb, st);
+	st->have |= bit;
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %ntid.x;\n"
+		"mov.u32 %ntop_w1, %ntid.y;\n"
+		"mov.u32 %ntop_w2, %ntid.z;\n"
+		"mul.lo.u32 %ntop_w0, %ntop_w0, %ntop_w1;\n");
+	if (warp)
+		strbuf_puts(sb,
+			"mad.lo.u32 %ntop_pw, %ntop_w0, %ntop_w2, 31;\n"
+			"shr.u32 %ntop_pw, %ntop_pw, 5;\n"
+			"shr.u32 %ntop_uw, %ntop_tl, 5;\n");
+	else
+		strbuf_puts(sb,
+			"mul.lo.u32 %ntop_pt, %ntop_w0, %ntop_w2;\n"
+			"mov.u32 %ntop_ut, %ntop_tl;\n");
+}
+
+/* dst = address of this unit's count (rec = 0) or first record (rec = 1)
+ * in map i (layout in engine.h), computed where it is needed rather than
+ * kept live from the entry. Only the unit in the block differs between the
+ * threads of a block: the rest is uniform (ptxas keeps it in uniform
+ * registers), and the per-thread part is one mad.wide.u32. */
+static void emit_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			   int rec, const char *dst)
+{
+	const struct imap *m = &in->maps[map];
+	const char *u = m->warp ? "w" : "t";
+	emit_unit_in_block(sb, st, m->warp);
+	emit_grid(sb, st);
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", u);
+	strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_bl, %ntop_d1;\n"); /* the block's first unit */
+	strbuf_printf(sb, "ld.param.u64 %%ntop_d2, [ntop_map%d];\n", map);
+	strbuf_puts(sb, "cvta.to.global.u64 %ntop_d2, %ntop_d2;\n");
+	if (!rec) {
+		strbuf_puts(sb, "mad.lo.u64 %ntop_d0, %ntop_d0, 4, %ntop_d2;\n");
+		strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, 4, %%ntop_d0;\n", dst, u);
+		return;
+	}
+	strbuf_puts(sb,
+		"mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n" /* units */
+		"shl.b64 %ntop_d3, %ntop_d3, 2;\n"
+		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
+		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
+		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");  /* record area */
+	strbuf_printf(sb, "mad.lo.u64 %%ntop_d0, %%ntop_d0, %u, %%ntop_d2;\n", m->cap_bytes);
+	strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, %u, %%ntop_d0;\n", dst, u, m->cap_bytes);
+}
+
+/* ---- SAVE --------------------------------------------------------------- */
+
+/* Where one execution of a snippet stores, decided at its first SAVE. */
+struct save_state {
+	int drop;      /* static cursor past cap: no stores (the count still grows) */
+	int pred;      /* stores guarded by %ntop_ok */
+	uint32_t base; /* bytes: immediate offset of the snippet's record from %ntop_sa */
+};
+
+static uint32_t sat_add(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+/* Largest power of two (<= 16) dividing both. */
+static uint32_t pow2_align(uint32_t a, uint32_t b)
+{
+	uint32_t x = a | b | 16;
+	return x & -x;
+}
+
+static int save_static(const struct inj *in, int map, const struct site *st)
+{
+	return st->kind == SITE_ENTRY || !in->maps[map].dynamic;
+}
+
+/* First SAVE of a snippet: bounds check and record address into %ntop_sa. */
+static void save_head(struct inj *in, struct strbuf *sb, const struct iprobe *ip, uint32_t s,
+		      struct site *st, struct save_state *ss)
 {
 	int map = ip->map;
-	uint32_t cap = in->cap_bytes[map < 0 ? 0 : map], s = sn->save_bytes;
-	for (int i = 0; i < sn->n; i++) {
-		struct snip_save *sv = sn->lines[i].save;
-		if (!sv)
-			continue;
-		struct strbuf sb;
-		if (sn->lines[i].first_save) {
-			strbuf_init(&sb);
-			/* saturate instead of wrapping, so a huge count never looks small */
-			strbuf_printf(&sb, "min.u32 %%ntop_end, %%ntop_cur%d, %u;\n", map, UINT32_MAX - s);
-			strbuf_printf(&sb, "add.u32 %%ntop_end, %%ntop_end, %u;\n", s);
-			strbuf_printf(&sb, "setp.le.u32 %%ntop_ok, %%ntop_cur%d, %u;\n", map, cap - s);
-			if (ip->p->map.level == PROBE_LEVEL_WARP)
-				strbuf_puts(&sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
-			strbuf_printf(&sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
-			strbuf_printf(&sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
-			if (!(sv->head = strbuf_finish(&sb, NULL)))
-				return cause_set(in->cause, "out of memory");
+	const struct imap *m = &in->maps[map];
+	int need_lane = m->warp && !st->lane0_only;
+	memset(ss, 0, sizeof *ss);
+	if (save_static(in, map, st)) {
+		uint32_t c = st->cur[map];
+		if (c > m->cap_bytes - s) {
+			ss->drop = 1;
+			return;
 		}
-		uint32_t off = sv->off;
-		int bits = sv->size * 8;
-		for (int v = 0; v < sv->n_vals; v++, off += (uint32_t)sv->size) {
-			strbuf_init(&sb);
-			strbuf_printf(&sb, ";\n@%%ntop_ok st.global.b%d [%%ntop_sa", bits);
-			if (off)
-				strbuf_printf(&sb, "+%u", off);
-			strbuf_printf(&sb, "], %%ntop_sv%d;\n", bits);
-			if (!(sv->store[v] = strbuf_finish(&sb, NULL)))
-				return cause_set(in->cause, "out of memory");
+		if (st->sa_map != map)
+			emit_unit_addr(in, sb, st, map, 1, "%ntop_sa");
+		st->sa_map = map;
+		ss->base = c;
+		if (c > (uint32_t)INT32_MAX - s) { /* keep [%ntop_sa+imm] a small immediate */
+			strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_sa, %u;\n", c);
+			st->sa_map = -1;
+			ss->base = 0;
 		}
-		if (sn->lines[i].last_save) {
-			strbuf_init(&sb);
-			strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %%ntop_end;\n", map);
-			if (!(sv->tail = strbuf_finish(&sb, NULL)))
-				return cause_set(in->cause, "out of memory");
+		if (need_lane) {
+			emit_lane0(sb, st, "%ntop_ok");
+			ss->pred = 1;
 		}
+		return;
+	}
+	/* saturate instead of wrapping, so a huge count never looks small */
+	strbuf_printf(sb, "min.u32 %%ntop_end, %%ntop_cur%d, %u;\n", map, UINT32_MAX - s);
+	strbuf_printf(sb, "add.u32 %%ntop_end, %%ntop_end, %u;\n", s);
+	strbuf_printf(sb, "setp.le.u32 %%ntop_ok, %%ntop_cur%d, %u;\n", map, m->cap_bytes - s);
+	if (need_lane)
+		strbuf_puts(sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
+	strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+	st->sa_map = -1;
+	ss->pred = 1;
+}
+
+/* The values of one SAVE, in as few stores as alignment allows: a record
+ * start is 16-aligned in the buffer, plus multiples of rec_size, so a value
+ * at byte `off` of it is aligned to the powers of two dividing 16, rec_size
+ * and off (v2 needs twice the value size, v4 16 bytes). */
+static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
+		       const struct snip_save *sv, const struct site *st, const struct save_state *ss)
+{
+	int bits = sv->size * 8;
+	uint32_t off = ss->base + sv->off;
+	for (int v = 0; v < sv->n_vals;) {
+		uint32_t a = pow2_align(ip->p->map.rec_size, off);
+		int n = 1;
+		if (sv->size == 4 && a >= 16 && v + 4 <= sv->n_vals)
+			n = 4;
+		else if ((uint32_t)sv->size * 2 <= a && v + 2 <= sv->n_vals)
+			n = 2;
+		for (int k = 0; k < n; k++) {
+			strbuf_printf(sb, "mov.b%d %%ntop_%c%d, ", bits, sv->size == 8 ? 'x' : 'v', k);
+			if (expand_helpers(in, sb, sv->vals[v + k], st) < 0)
+				return -1;
+			strbuf_puts(sb, ";\n");
+		}
+		strbuf_printf(sb, "%sst.global", ss->pred ? "@%ntop_ok " : "");
+		if (n > 1)
+			strbuf_printf(sb, ".v%d", n);
+		strbuf_printf(sb, ".b%d [%%ntop_sa", bits);
+		if (off)
+			strbuf_printf(sb, "+%u", off);
+		strbuf_puts(sb, "], ");
+		for (int k = 0; k < n; k++)
+			strbuf_printf(sb, "%s%%ntop_%c%d", k ? ", " : n > 1 ? "{" : "",
+				      sv->size == 8 ? 'x' : 'v', k);
+		strbuf_puts(sb, n > 1 ? "};\n" : ";\n");
+		v += n;
+		off += (uint32_t)(n * sv->size);
 	}
 	return 0;
 }
 
-static int emit_save(struct inj *in, struct strbuf *sb, const struct snip_save *sv,
-		     const struct site *st)
+static int emit_save(struct inj *in, struct strbuf *sb, const struct iprobe *ip, const struct snip *sn,
+		     const struct snip_line *l, struct site *st, struct save_state *ss)
 {
-	if (sv->head)
-		strbuf_puts(sb, sv->head);
-	for (int v = 0; v < sv->n_vals; v++) {
-		strbuf_puts(sb, sv->size == 8 ? "mov.b64 %ntop_sv64, " : "mov.b32 %ntop_sv32, ");
-		if (expand_helpers(in, sb, sv->vals[v], st) < 0)
-			return -1;
-		strbuf_puts(sb, sv->store[v]);
-	}
-	if (sv->tail)
-		strbuf_puts(sb, sv->tail);
+	int map = ip->map;
+	if (l->first_save)
+		save_head(in, sb, ip, sn->save_bytes, st, ss);
+	if (!ss->drop && save_values(in, sb, ip, l->save, st, ss) < 0)
+		return -1;
+	if (!l->last_save)
+		return 0;
+	if (save_static(in, map, st))
+		st->cur[map] = sat_add(st->cur[map], sn->save_bytes);
+	else
+		strbuf_printf(sb, "mov.u32 %%ntop_cur%d, %%ntop_end;\n", map);
 	return 0;
 }
 
 static int emit_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip, int hook,
-		     const struct site *st)
+		     struct site *st)
 {
 	const struct snip *sn = &ip->snips[hook];
+	struct save_state ss = { 0, 0, 0 };
 	for (int i = 0; i < sn->n; i++) {
 		const struct snip_line *l = &sn->lines[i];
 		int rc;
 		if (l->save) {
-			rc = emit_save(in, sb, l->save, st);
+			rc = emit_save(in, sb, ip, sn, l, st, &ss);
 		} else {
 			rc = expand_helpers(in, sb, l->text, st);
 			strbuf_puts(sb, ";\n");
@@ -815,87 +1031,28 @@ static int out_flush(struct inj *in, struct strbuf *sb)
 	return 0;
 }
 
-static void emit_prologue_maps(struct inj *in, struct strbuf *sb)
-{
-	strbuf_puts(sb,
-		"mov.u32 %ntop_w0, %ctaid.x;\n"
-		"mov.u32 %ntop_w1, %ctaid.y;\n"
-		"mov.u32 %ntop_w2, %ctaid.z;\n"
-		"mov.u32 %ntop_w3, %nctaid.x;\n"
-		"mov.u32 %ntop_w4, %nctaid.y;\n"
-		"mov.u32 %ntop_w5, %nctaid.z;\n"
-		"cvt.u64.u32 %ntop_d0, %ntop_w2;\n"
-		"cvt.u64.u32 %ntop_d1, %ntop_w4;\n"
-		"cvt.u64.u32 %ntop_d2, %ntop_w1;\n"
-		"mad.lo.u64 %ntop_d0, %ntop_d0, %ntop_d1, %ntop_d2;\n"
-		"cvt.u64.u32 %ntop_d1, %ntop_w3;\n"
-		"cvt.u64.u32 %ntop_d2, %ntop_w0;\n"
-		"mad.lo.u64 %ntop_bl, %ntop_d0, %ntop_d1, %ntop_d2;\n" /* block_linear */
-		"cvt.u64.u32 %ntop_d2, %ntop_w4;\n"
-		"mul.lo.u64 %ntop_blocks, %ntop_d1, %ntop_d2;\n"
-		"cvt.u64.u32 %ntop_d2, %ntop_w5;\n"
-		"mul.lo.u64 %ntop_blocks, %ntop_blocks, %ntop_d2;\n"
-		"mov.u32 %ntop_w0, %tid.x;\n"
-		"mov.u32 %ntop_w1, %tid.y;\n"
-		"mov.u32 %ntop_w2, %tid.z;\n"
-		"mov.u32 %ntop_w3, %ntid.x;\n"
-		"mov.u32 %ntop_w4, %ntid.y;\n"
-		"mov.u32 %ntop_w5, %ntid.z;\n"
-		"mad.lo.u32 %ntop_w6, %ntop_w2, %ntop_w4, %ntop_w1;\n"
-		"mad.lo.u32 %ntop_w6, %ntop_w6, %ntop_w3, %ntop_w0;\n" /* thread_linear (<= 1024) */
-		"mul.lo.u32 %ntop_w7, %ntop_w3, %ntop_w4;\n"
-		"mul.lo.u32 %ntop_w7, %ntop_w7, %ntop_w5;\n"           /* threads per block */
-		"cvt.u64.u32 %ntop_tl, %ntop_w6;\n"
-		"cvt.u64.u32 %ntop_thr, %ntop_w7;\n");
-	if (in->any_thread)
-		strbuf_puts(sb,
-			"mad.lo.u64 %ntop_unit_t, %ntop_bl, %ntop_thr, %ntop_tl;\n"
-			"mul.lo.u64 %ntop_units_t, %ntop_blocks, %ntop_thr;\n");
-	if (in->any_warp)
-		strbuf_puts(sb, /* ceil(threads/32) warps per block: the last may be partial */
-			"add.u64 %ntop_d0, %ntop_thr, 31;\n"
-			"shr.u64 %ntop_d0, %ntop_d0, 5;\n"
-			"shr.u64 %ntop_d1, %ntop_tl, 5;\n"
-			"mad.lo.u64 %ntop_unit_w, %ntop_bl, %ntop_d0, %ntop_d1;\n"
-			"mul.lo.u64 %ntop_units_w, %ntop_blocks, %ntop_d0;\n"
-			"mov.u32 %ntop_w0, %laneid;\n"
-			"setp.eq.u32 %ntop_lane0, %ntop_w0, 0;\n");
-	for (int i = 0; i < in->n_maps; i++) {
-		const char *u = in->pr[in->map_pr[i]].p->map.level == PROBE_LEVEL_WARP ? "w" : "t";
-		strbuf_printf(sb, "ld.param.u64 %%ntop_d0, [ntop_map%d];\n", i);
-		strbuf_puts(sb, "cvta.to.global.u64 %ntop_d0, %ntop_d0;\n");
-		strbuf_printf(sb, "mad.lo.u64 %%ntop_cnt%d, %%ntop_unit_%s, 4, %%ntop_d0;\n", i, u);
-		strbuf_printf(sb, "shl.b64 %%ntop_d1, %%ntop_units_%s, 2;\n", u);
-		strbuf_puts(sb, "add.u64 %ntop_d1, %ntop_d1, 15;\n"
-				"and.b64 %ntop_d1, %ntop_d1, -16;\n"
-				"add.u64 %ntop_d0, %ntop_d0, %ntop_d1;\n");
-		strbuf_printf(sb, "mad.lo.u64 %%ntop_rec%d, %%ntop_unit_%s, %u, %%ntop_d0;\n", i, u,
-			      in->cap_bytes[i]);
-		strbuf_printf(sb, "mov.u32 %%ntop_cur%d, 0;\n", i);
-	}
-}
-
+/* Registers, then the entry snippets first (so an entry clock reads as
+ * early as possible), then what dynamic-cursor maps keep live. */
 static int emit_prologue(struct inj *in)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_puts(&sb,
-		".reg .b32 %ntop_w<8>;\n"
-		".reg .b64 %ntop_d<3>;\n"
-		".reg .b64 %ntop_bl, %ntop_blocks, %ntop_tl, %ntop_thr;\n"
-		".reg .b64 %ntop_unit_t, %ntop_units_t, %ntop_unit_w, %ntop_units_w;\n"
-		".reg .b64 %ntop_sa, %ntop_addr, %ntop_sv64;\n"
-		".reg .b32 %ntop_end, %ntop_sv32;\n"
+		".reg .b32 %ntop_w<7>;\n"
+		".reg .b64 %ntop_d<4>;\n"
+		".reg .b32 %ntop_tl, %ntop_end, %ntop_v<4>;\n"
+		".reg .b64 %ntop_sa, %ntop_ca, %ntop_addr, %ntop_x<2>;\n"
+		".reg .b64 %ntop_bl, %ntop_nb;\n"
+		".reg .b32 %ntop_pt, %ntop_ut, %ntop_pw, %ntop_uw;\n"
 		".reg .pred %ntop_ok, %ntop_lane0;\n");
 	for (int i = 0; i < in->n_maps; i++)
-		strbuf_printf(&sb, ".reg .b64 %%ntop_cnt%d, %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i, i);
+		if (in->maps[i].dynamic)
+			strbuf_printf(&sb, ".reg .b64 %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i);
 	if (in->decls.data)
 		strbuf_append(&sb, in->decls.data, in->decls.len);
 	if (in->decls.failed)
 		sb.failed = 1;
-	if (in->n_maps)
-		emit_prologue_maps(in, &sb);
-	struct site st = { NULL, 0 };
+	struct site st = site_at(SITE_ENTRY, NULL);
 	int any = 0;
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++)
@@ -907,41 +1064,102 @@ static int emit_prologue(struct inj *in)
 				}
 			}
 	in->sites += any;
+	for (int i = 0; i < in->n_maps; i++) {
+		in->maps[i].entry_bytes = st.cur[i];
+		if (!in->maps[i].dynamic)
+			continue;
+		char rec[32];
+		snprintf(rec, sizeof rec, "%%ntop_rec%d", i);
+		emit_unit_addr(in, &sb, &st, i, 1, rec);
+		strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st.cur[i]);
+	}
+	if (in->any_dyn_warp)
+		emit_lane0(&sb, &st, "%ntop_lane0");
 	return out_flush(in, &sb);
 }
 
-/* Exit snippets, then each map's count store. The same at every exit
- * (no site helpers there), so rendered once. */
-static int emit_exit_render(struct inj *in, struct strbuf *sb)
+/* Bytes a unit has tried to save when it leaves: the entry's and every
+ * exit snippet's (static cursors only). */
+static uint32_t exit_count(const struct inj *in, int map)
 {
-	struct site st = { NULL, 0 };
-	for (int k = 0; k < in->n_pr; k++)
-		for (int h = 0; h < in->pr[k].p->n_hooks; h++)
-			if (in->pr[k].p->hooks[h].kind == PROBE_TP_EXIT &&
-			    emit_snip(in, sb, &in->pr[k], h, &st) < 0)
+	uint32_t c = in->maps[map].entry_bytes;
+	const struct probe *p = in->pr[in->maps[map].pr].p;
+	for (int h = 0; h < p->n_hooks; h++)
+		if (p->hooks[h].kind == PROBE_TP_EXIT)
+			c = sat_add(c, in->pr[in->maps[map].pr].snips[h].save_bytes);
+	return c;
+}
+
+static void emit_count_store(struct inj *in, struct strbuf *sb, struct site *st, int map)
+{
+	emit_unit_addr(in, sb, st, map, 0, "%ntop_ca");
+	if (in->maps[map].dynamic)
+		strbuf_printf(sb, "st.global.u32 [%%ntop_ca], %%ntop_cur%d;\n", map);
+	else
+		strbuf_printf(sb, "st.global.u32 [%%ntop_ca], %u;\n", exit_count(in, map));
+}
+
+/* The exit code of the probes whose map is (warp = 1) or is not (0) a warp
+ * map: their exit snippets and those maps' count stores. A static count is
+ * stored first: its address is then dead before the record address is
+ * computed (fewer registers live at once than the other order). */
+static int emit_exit_group(struct inj *in, struct strbuf *sb, struct site *st, int warp)
+{
+	for (int i = 0; i < in->n_maps; i++)
+		if (in->maps[i].warp == warp && !in->maps[i].dynamic)
+			emit_count_store(in, sb, st, i);
+	for (int k = 0; k < in->n_pr; k++) {
+		const struct iprobe *ip = &in->pr[k];
+		if ((ip->map >= 0 && in->maps[ip->map].warp) != warp)
+			continue;
+		for (int h = 0; h < ip->p->n_hooks; h++)
+			if (ip->p->hooks[h].kind == PROBE_TP_EXIT && emit_snip(in, sb, ip, h, st) < 0)
 				return -1;
-	for (int i = 0; i < in->n_maps; i++) {
-		int warp = in->pr[in->map_pr[i]].p->map.level == PROBE_LEVEL_WARP;
-		strbuf_printf(sb, "%sst.global.u32 [%%ntop_cnt%d], %%ntop_cur%d;\n",
-			      warp ? "@%ntop_lane0 " : "", i, i);
 	}
+	for (int i = 0; i < in->n_maps; i++)
+		if (in->maps[i].warp == warp && in->maps[i].dynamic)
+			emit_count_store(in, sb, st, i);
 	return 0;
 }
 
+/* Renders the exit code once: the same at every exit (no site helpers).
+ * The lane-0 part runs after the other, so it reuses what that computed. */
+static int emit_exit_render(struct inj *in)
+{
+	struct site st = site_at(SITE_EXIT, NULL);
+	for (int i = 0; i < in->n_maps; i++)
+		st.cur[i] = in->maps[i].entry_bytes;
+	struct strbuf all, lane;
+	strbuf_init(&all);
+	strbuf_init(&lane);
+	int rc = emit_exit_group(in, &all, &st, 0);
+	if (rc == 0 && in->any_warp) {
+		emit_lane0(&all, &st, "%ntop_lane0");
+		st.lane0_only = 1;
+		rc = emit_exit_group(in, &lane, &st, 1);
+	}
+	in->exit_all = strbuf_finish(&all, NULL);
+	in->exit_lane0 = strbuf_finish(&lane, NULL);
+	if (rc == 0 && (!in->exit_all || !in->exit_lane0))
+		rc = cause_set(in->cause, "out of memory");
+	return rc;
+}
+
+/* Exit code before a ret/exit (or the closing brace). Warp-map exit
+ * snippets and stores run in lane 0 only, behind a branch around our own
+ * code: nothing else in the warp needs them, and the other lanes' issue
+ * slots and registers are spared (ptxas turns it into an early EXIT). */
 static int emit_exit(struct inj *in, struct strbuf *sb)
 {
-	if (!in->exit_text) {
-		struct strbuf r;
-		strbuf_init(&r);
-		if (emit_exit_render(in, &r) < 0) {
-			strbuf_done(&r);
-			return -1;
-		}
-		in->exit_text = strbuf_finish(&r, NULL);
-		if (!in->exit_text)
-			return cause_set(in->cause, "out of memory");
+	if (!in->exit_all && emit_exit_render(in) < 0)
+		return -1;
+	strbuf_puts(sb, in->exit_all);
+	if (in->any_warp) {
+		int n = in->lane_n++;
+		strbuf_printf(sb, "@!%%ntop_lane0 bra $ntop_lane_%d;\n", n);
+		strbuf_puts(sb, in->exit_lane0);
+		strbuf_printf(sb, "$ntop_lane_%d:\n", n);
 	}
-	strbuf_puts(sb, in->exit_text);
 	return 0;
 }
 
@@ -996,7 +1214,7 @@ static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_
 
 static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int after)
 {
-	struct site st = { x, 1 };
+	struct site st = site_at(SITE_INSN, x);
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
@@ -1157,13 +1375,11 @@ static int setup_probes(struct inj *in, struct probe *const *probes, int n_probe
 			return cause_set(in->cause, "probe '%s': map holds %llu bytes per unit (need 1..4 GiB)",
 					 p->name, (unsigned long long)capb);
 		ip->map = in->n_maps;
-		in->map_pr[in->n_maps] = k;
-		in->cap_bytes[in->n_maps] = (uint32_t)capb;
-		if (p->map.level == PROBE_LEVEL_WARP)
-			in->any_warp = 1;
-		else
-			in->any_thread = 1;
-		in->n_maps++;
+		struct imap *m = &in->maps[in->n_maps++];
+		m->pr = k;
+		m->cap_bytes = (uint32_t)capb;
+		m->warp = p->map.level == PROBE_LEVEL_WARP;
+		in->any_warp |= m->warp;
 	}
 	in->has_exit_work = in->n_maps > 0;
 	for (int k = 0; k < in->n_pr; k++) {
@@ -1173,6 +1389,8 @@ static int setup_probes(struct inj *in, struct probe *const *probes, int n_probe
 		if (iprobe_prepare(in, &in->pr[k]) < 0)
 			return -1;
 	}
+	for (int i = 0; i < in->n_maps; i++)
+		in->any_dyn_warp |= in->maps[i].dynamic && in->maps[i].warp;
 	return 0;
 }
 
@@ -1226,7 +1444,8 @@ static void inj_done(struct inj *in, int failed)
 		iprobe_free(&in->pr[k]);
 	free(in->pr);
 	free(in->regs);
-	free(in->exit_text);
+	free(in->exit_all);
+	free(in->exit_lane0);
 	strbuf_done(&in->decls);
 	if (failed) {
 		for (int i = 0; i < in->n_out; i++)
@@ -1267,7 +1486,8 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	in.kernel->n_body = in.n_out;
 	in.out = NULL;
 	res->n_maps = in.n_maps;
-	memcpy(res->map_probe, in.map_pr, sizeof res->map_probe);
+	for (int i = 0; i < in.n_maps; i++)
+		res->map_probe[i] = in.maps[i].pr;
 	res->sites = in.sites;
 	res->sites_in_funcs = count_func_sites(&in, m);
 	rc = 0;

@@ -1,8 +1,8 @@
 /* The instrumenter: rewrites one kernel of a parsed (and pruned) PTX module
  * so that it runs the given probes. Adds one `.param .u64 ntop_map<i>` per
- * probe map (probe order) after the kernel's own parameters, an entry
- * prologue that computes each map's count and record addresses (layout in
- * engine.h), the probes' snippets at their tracepoints with helpers expanded,
+ * probe map (probe order) after the kernel's own parameters, the probes'
+ * snippets at their tracepoints with helpers expanded (SAVE stores at the
+ * unit's record address, computed where it is needed; layout in engine.h),
  * and the count stores before every kernel exit. Probes must already have
  * passed verify_probe. Only the kernel body is instrumented: matching sites
  * inside .func bodies are counted, not probed. */

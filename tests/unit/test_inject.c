@@ -294,16 +294,28 @@ static void test_noret(void)
 		CHECK_EQ_INT(ir.map_probe[0], 0);
 		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map0"), 1);
 		CHECK(pos(out, "k_noret_param_0") < pos(out, "ntop_map0"));
-		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_w<8>;"), 1);
+		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_w<7>;"), 1);
 		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_p0_lstart;"), 1);
-		CHECK_EQ_INT(count_str(out, "%ntop_lane0 st.global.u32 [%ntop_cnt0], %ntop_cur0;"), 1);
+		/* SAVEs only at entry/exit: the cursor is known here, no register */
+		CHECK(strstr(out, "%ntop_cur") == NULL && strstr(out, "%ntop_rec") == NULL);
+		/* lane 0 alone runs the warp map's exit code: one branch around it,
+		 * the count (16 bytes tried) stored unguarded inside */
+		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
+		CHECK(lane != NULL);
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 1);
+		CHECK(lane && pos(lane, "st.global.u32 [%ntop_ca], 16;") < pos(lane, "$ntop_lane_0:"));
+		CHECK(strstr(out, "@%ntop_ok") == NULL);
 		/* exit code sits after the last kernel instruction, before the brace */
-		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_cnt0], %ntop_cur0"));
+		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_ca]"));
+		/* nothing before the entry snippet: its clock reads first */
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "ld.param.u64 %rd1"));
+		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "%ctaid"));
+		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "%tid.x"));
 		CHECK(strstr(out, "mov.u64 %ntop_p0_lend, %clock64;") != NULL);
-		CHECK(strstr(out, "%ntop_sv32, %smid;") != NULL);
-		CHECK(strstr(out, "st.global.b32 [%ntop_sa+12], %ntop_sv32;") != NULL);
-		CHECK(strstr(out, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;") != NULL);
+		/* SAVE.u32 {elapse, SMID} at record byte 8 of 16: one 8-byte vector store */
+		CHECK(strstr(out, "mov.b32 %ntop_v1, %smid;") != NULL);
+		CHECK(strstr(out, "st.global.v2.b32 [%ntop_sa+8], {%ntop_v0, %ntop_v1};") != NULL);
+		CHECK(strstr(out, "st.global.b64 [%ntop_sa], %ntop_x0;") != NULL);
 		CHECK_EQ_INT(ir.sites, 2);
 		check_assembles("noret", out);
 	}
@@ -324,13 +336,21 @@ static void test_rets(void)
 		CHECK_EQ_INT(ir.n_maps, 2);
 		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map0"), 1);
 		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map1"), 1);
-		/* three rets -> three exit sites, each storing both counts */
-		CHECK_EQ_INT(count_str(out, "@%ntop_lane0 st.global.u32 [%ntop_cnt0], %ntop_cur0;"), 3);
-		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_cnt1], %ntop_cur1;"), 3);
+		/* three rets -> three exit sites, each storing both counts: the
+		 * warp map's behind a lane-0 branch, the thread map's (dynamic:
+		 * SAVEs at ld.global) from its cursor register */
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 3);
+		CHECK_EQ_INT(count_str(out, "@!%ntop_lane0 bra $ntop_lane_"), 3);
+		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_ca], %ntop_cur1;"), 3);
+		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_cur1;"), 1);
+		CHECK(strstr(out, "%ntop_cur0") == NULL);
+		/* the instruction site stores through the live record address */
+		CHECK(strstr(out, "add.u64 %ntop_sa, %ntop_rec1, %ntop_sa;") != NULL);
+		CHECK(strstr(out, "@%ntop_ok st.global.v2.b64 [%ntop_sa], {%ntop_x0, %ntop_x1};") != NULL);
 		/* the guarded ret: exit code skipped unless %p1 holds */
 		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");
 		CHECK(skip != NULL);
-		CHECK(skip && pos(skip, "[%ntop_cnt0]") < pos(skip, "@%p1 ret;"));
+		CHECK(skip && pos(skip, "[%ntop_ca]") < pos(skip, "@%p1 ret;"));
 		CHECK(skip && pos(skip, "@%p1 ret;") < pos(skip, "$ntop_skip_0:"));
 		/* one ld.global with [%rd2+-4]: ADDR = %rd2 - 4 */
 		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, -4;") != NULL);
@@ -367,9 +387,9 @@ static void test_exit(void)
 	char *out = instrument(K_EXIT, "k_exit", &p, 1, &ir, &cause);
 	CHECKF(out, "%s", cause ? cause : "");
 	if (out) {
-		CHECK_EQ_INT(count_str(out, "[%ntop_cnt0], %ntop_cur0;"), 2);
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 2);
 		CHECK(strstr(out, "@!%p1 bra $ntop_skip_0;") != NULL);
-		CHECK(pos(out, "[%ntop_cnt0]") < pos(out, "@%p1 exit;"));
+		CHECK(pos(out, "[%ntop_ca]") < pos(out, "@%p1 exit;"));
 		/* ends in an unguarded exit: nothing added after it */
 		const char *last = strstr(out, "\texit;");
 		CHECK(last && strstr(last, "ntop") == NULL);
@@ -395,8 +415,8 @@ static void test_3d_helpers(void)
 		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, 16;") != NULL);
 		CHECK(strstr(out, "mov.u32 %ntop_p1_n, 16;") != NULL);              /* v4.f32 */
 		CHECK(strstr(out, "mov.u32 %ntop_p1_n, 4;") != NULL);               /* u32 */
-		CHECK(strstr(out, "mov.b32 %ntop_sv32, 16;") != NULL);              /* cp.async size */
-		CHECK(strstr(out, "mov.b32 %ntop_sv32, [%rd2+16];") != NULL);       /* IN1 text */
+		CHECK(strstr(out, "mov.b32 %ntop_v0, 16;") != NULL);                /* cp.async size */
+		CHECK(strstr(out, "mov.b32 %ntop_v1, [%rd2+16];") != NULL);         /* IN1 text */
 		/* "ld" matches the three loads; the ADDR hook skips the ld.param
 		 * (no address), the BYTES-only hook does not */
 		CHECK_EQ_INT(count_str(out, "mov.u64 %ntop_p0_t1, %clock64;"), 3);

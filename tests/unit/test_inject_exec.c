@@ -1,0 +1,661 @@
+/* Runs probed PTX on the host: a small interpreter for the instructions the
+ * instrumenter emits (and the few the test kernels use) executes every
+ * thread of a launch, one after the other, against map buffers laid out as
+ * engine.h says. Then every unit's count, every record and every byte that
+ * must stay untouched is checked against the host mirror of the layout
+ * (engine_map_unit_index / engine_map_records_offset), for warp and thread
+ * maps, static and dynamic cursors, cap overflow and odd block shapes. No GPU
+ * needed: this is the device-side contract checked in CI. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "engine/probe.h"
+#include "engine/ptx.h"
+#include "engine/ptx_inject.h"
+#include "testlib.h"
+
+#define MAX_INSNS 4096
+#define MAX_REGS 512
+#define MAX_OPS 8
+#define FILL 0xAB /* bytes nobody may write */
+
+/* ---- the program -------------------------------------------------------- */
+
+struct insn {
+	char pred[48];  /* "" or "%p" */
+	int neg;        /* @!pred */
+	char op[64];
+	int n_ops;
+	char ops[MAX_OPS][96];
+	char label[48]; /* a label line: op is empty */
+};
+
+struct prog {
+	struct insn *v;
+	int n;
+};
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		s[--n] = 0;
+	return s;
+}
+
+/* Splits "a, {b, c}, [d+4]" at top-level commas. */
+static int split_ops(char *s, struct insn *x)
+{
+	int depth = 0;
+	char *start = s;
+	for (char *p = s;; p++) {
+		if (*p == '{' || *p == '[')
+			depth++;
+		if (*p == '}' || *p == ']')
+			depth--;
+		if ((*p == ',' && depth == 0) || !*p) {
+			int end = !*p;
+			*p = 0;
+			char *t = trim(start);
+			if (*t) {
+				if (x->n_ops == MAX_OPS)
+					return -1;
+				snprintf(x->ops[x->n_ops++], sizeof x->ops[0], "%s", t);
+			}
+			if (end)
+				return 0;
+			start = p + 1;
+		}
+	}
+}
+
+static int parse_stmt(struct prog *pg, char *s)
+{
+	s = trim(s);
+	if (!*s || *s == '.' || *s == '{' || *s == '}' || !strncmp(s, "//", 2))
+		return 0;
+	if (pg->n == MAX_INSNS)
+		return -1;
+	struct insn *x = &pg->v[pg->n++];
+	memset(x, 0, sizeof *x);
+	if (*s == '@') {
+		s++;
+		if (*s == '!') {
+			x->neg = 1;
+			s++;
+		}
+		size_t n = strcspn(s, " \t");
+		snprintf(x->pred, sizeof x->pred, "%.*s", (int)n, s);
+		s = trim(s + n);
+	}
+	size_t n = strcspn(s, " \t");
+	snprintf(x->op, sizeof x->op, "%.*s", (int)n, s);
+	return split_ops(s + n, x);
+}
+
+/* The kernel body of the emitted PTX: statements end in ';', labels in ':'. */
+static int prog_load(struct prog *pg, const char *ptx)
+{
+	const char *b = strstr(ptx, "\n{");
+	const char *e = b ? strstr(b, "\n}") : NULL;
+	if (!e)
+		return -1;
+	size_t len = (size_t)(e - b);
+	char *text = malloc(len + 1);
+	memcpy(text, b + 2, len - 2);
+	text[len - 2] = 0;
+	pg->v = calloc(MAX_INSNS, sizeof *pg->v);
+	pg->n = 0;
+	int rc = 0;
+	char *s = text;
+	while (*s && rc == 0) {
+		size_t semi = strcspn(s, ";\n");
+		char c = s[semi];
+		s[semi] = 0;
+		char *t = trim(s);
+		size_t tl = strlen(t);
+		if (tl && t[tl - 1] == ':') {
+			struct insn *x = &pg->v[pg->n++];
+			memset(x, 0, sizeof *x);
+			snprintf(x->label, sizeof x->label, "%.*s", (int)(tl - 1), t);
+		} else {
+			rc = parse_stmt(pg, t);
+		}
+		s += semi + (c ? 1 : 0);
+	}
+	free(text);
+	return rc;
+}
+
+/* ---- one thread --------------------------------------------------------- */
+
+struct mem {
+	uint64_t base[ENGINE_MAX_MAPS + 1]; /* device addresses; last = the kernel's scratch */
+	uint8_t *host[ENGINE_MAX_MAPS + 1];
+	uint64_t size[ENGINE_MAX_MAPS + 1];
+	int n;
+};
+
+struct thread {
+	uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
+	uint64_t clock;
+	char names[MAX_REGS][96]; /* as long as an operand */
+	uint64_t vals[MAX_REGS];
+	int n_regs;
+	const struct mem *mem;
+	const char *const *param_names; /* .param names, in order */
+	const uint64_t *param_vals;
+	int n_params;
+	char err[256];
+};
+
+static uint64_t *reg_slot(struct thread *t, const char *name)
+{
+	for (int i = 0; i < t->n_regs; i++)
+		if (!strcmp(t->names[i], name))
+			return &t->vals[i];
+	if (t->n_regs == MAX_REGS)
+		return NULL;
+	snprintf(t->names[t->n_regs], sizeof t->names[0], "%s", name);
+	t->vals[t->n_regs] = 0;
+	return &t->vals[t->n_regs++];
+}
+
+static int special(struct thread *t, const char *s, uint64_t *v)
+{
+	static const char *const dims[] = { "%tid.", "%ntid.", "%ctaid.", "%nctaid." };
+	const uint32_t *arr[] = { t->tid, t->ntid, t->ctaid, t->nctaid };
+	for (int k = 0; k < 4; k++) {
+		size_t n = strlen(dims[k]);
+		if (!strncmp(s, dims[k], n) && s[n] >= 'x' && s[n] <= 'z' && !s[n + 1]) {
+			*v = arr[k][s[n] - 'x'];
+			return 1;
+		}
+	}
+	uint32_t tl = (t->tid[2] * t->ntid[1] + t->tid[1]) * t->ntid[0] + t->tid[0];
+	if (!strcmp(s, "%laneid"))
+		*v = tl % 32;
+	else if (!strcmp(s, "%clock64") || !strcmp(s, "%globaltimer"))
+		*v = t->clock += 10;
+	else if (!strcmp(s, "%smid"))
+		*v = 7;
+	else
+		return 0;
+	return 1;
+}
+
+static int value(struct thread *t, const char *s, uint64_t *v)
+{
+	if (special(t, s, v))
+		return 0;
+	if (*s == '%') {
+		uint64_t *r = reg_slot(t, s);
+		if (!r)
+			return -1;
+		*v = *r;
+		return 0;
+	}
+	char *end;
+	*v = (uint64_t)strtoll(s, &end, 0);
+	if (*end == 0)
+		return 0;
+	*v = strtoull(s, &end, 0);
+	return *end ? -1 : 0;
+}
+
+static int set(struct thread *t, const char *name, uint64_t v, int bits)
+{
+	uint64_t *r = reg_slot(t, name);
+	if (!r)
+		return -1;
+	*r = bits == 64 ? v : bits == 1 ? (v != 0) : (v & 0xffffffffu);
+	return 0;
+}
+
+static int has_part(const char *op, const char *part)
+{
+	size_t n = strlen(part);
+	for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.'))
+		if (!strncmp(p + 1, part, n) && (p[1 + n] == '.' || !p[1 + n]))
+			return 1;
+	return 0;
+}
+
+static int op_bits(const char *op)
+{
+	if (has_part(op, "pred"))
+		return 1;
+	if (has_part(op, "u64") || has_part(op, "s64") || has_part(op, "b64"))
+		return 64;
+	return 32;
+}
+
+/* Global store: every byte must land inside a known buffer. */
+static int store(struct thread *t, const struct insn *x)
+{
+	char addr[96];
+	snprintf(addr, sizeof addr, "%s", x->ops[0] + 1);
+	addr[strcspn(addr, "]")] = 0;
+	char *plus = strchr(addr, '+');
+	uint64_t off = 0, a;
+	if (plus) {
+		*plus = 0;
+		off = strtoull(plus + 1, NULL, 0);
+	}
+	if (value(t, addr, &a) < 0)
+		return -1;
+	a += off;
+	int bytes = op_bits(x->op) / 8;
+	int n = has_part(x->op, "v4") ? 4 : has_part(x->op, "v2") ? 2 : 1;
+	char vals[MAX_OPS][96];
+	int nv = 0;
+	if (n > 1) {
+		char list[96];
+		snprintf(list, sizeof list, "%s", x->ops[1] + 1);
+		list[strcspn(list, "}")] = 0;
+		struct insn tmp;
+		memset(&tmp, 0, sizeof tmp);
+		split_ops(list, &tmp);
+		for (int i = 0; i < tmp.n_ops; i++)
+			snprintf(vals[nv++], sizeof vals[0], "%s", tmp.ops[i]);
+	} else {
+		snprintf(vals[nv++], sizeof vals[0], "%s", x->ops[1]);
+	}
+	if (nv != n || a % (uint64_t)(bytes * n)) {
+		snprintf(t->err, sizeof t->err, "misaligned or bad store %s at %#llx", x->op, (unsigned long long)a);
+		return -1;
+	}
+	for (int k = 0; k < n; k++, a += (uint64_t)bytes) {
+		uint64_t v;
+		if (value(t, vals[k], &v) < 0)
+			return -1;
+		int hit = 0;
+		for (int m = 0; m < t->mem->n && !hit; m++)
+			if (a >= t->mem->base[m] && a + (uint64_t)bytes <= t->mem->base[m] + t->mem->size[m]) {
+				memcpy(t->mem->host[m] + (a - t->mem->base[m]), &v, (size_t)bytes);
+				hit = 1;
+			}
+		if (!hit) {
+			snprintf(t->err, sizeof t->err, "store outside every buffer at %#llx", (unsigned long long)a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmp(const char *op, uint64_t a, uint64_t b)
+{
+	if (has_part(op, "eq"))
+		return a == b;
+	if (has_part(op, "ne"))
+		return a != b;
+	if (has_part(op, "le"))
+		return a <= b;
+	if (has_part(op, "lt"))
+		return a < b;
+	if (has_part(op, "ge"))
+		return a >= b;
+	return a > b;
+}
+
+/* One non-branch instruction. */
+static int exec_one(struct thread *t, const struct insn *x)
+{
+	const char *op = x->op;
+	int bits = op_bits(op);
+	uint64_t mask = bits == 64 ? UINT64_MAX : 0xffffffffu;
+	uint64_t a = 0, b = 0, c = 0;
+	if (!strncmp(op, "st.global", 9))
+		return store(t, x);
+	if (!strncmp(op, "ld.param", 8)) {
+		char name[96];
+		snprintf(name, sizeof name, "%s", x->ops[1] + 1);
+		name[strcspn(name, "]")] = 0;
+		for (int i = 0; i < t->n_params; i++)
+			if (!strcmp(t->param_names[i], name))
+				return set(t, x->ops[0], t->param_vals[i], 64);
+		snprintf(t->err, sizeof t->err, "unknown parameter %s", name);
+		return -1;
+	}
+	for (int i = 1; i < x->n_ops; i++) {
+		uint64_t *dst = i == 1 ? &a : i == 2 ? &b : &c;
+		if (value(t, x->ops[i], dst) < 0) {
+			snprintf(t->err, sizeof t->err, "bad operand %s", x->ops[i]);
+			return -1;
+		}
+	}
+	if (!strncmp(op, "cvt.", 4)) /* cvt.dst.src: source width, then destination's */
+		return set(t, x->ops[0], a & (has_part(op + 8, "u64") ? UINT64_MAX : 0xffffffffu),
+			   !strncmp(op, "cvt.u64", 7) ? 64 : 32);
+	if (!strncmp(op, "mov", 3) || !strncmp(op, "cvta", 4))
+		return set(t, x->ops[0], a, bits);
+	if (!strncmp(op, "setp", 4))
+		return set(t, x->ops[0], cmp(op, a & mask, b & mask), 1);
+	if (!strcmp(op, "and.pred"))
+		return set(t, x->ops[0], a && b, 1);
+	if (has_part(op, "wide")) { /* 32 x 32 -> 64 (+ 64) */
+		uint64_t r = (a & 0xffffffffu) * (b & 0xffffffffu);
+		return set(t, x->ops[0], !strncmp(op, "mad", 3) ? r + c : r, 64);
+	}
+	uint64_t r;
+	if (!strncmp(op, "mad", 3))
+		r = a * b + c;
+	else if (!strncmp(op, "mul", 3))
+		r = a * b;
+	else if (!strncmp(op, "add", 3))
+		r = a + b;
+	else if (!strncmp(op, "sub", 3))
+		r = a - b;
+	else if (!strncmp(op, "shl", 3))
+		r = a << b;
+	else if (!strncmp(op, "shr", 3))
+		r = (a & mask) >> b;
+	else if (!strncmp(op, "and", 3))
+		r = a & b;
+	else if (!strncmp(op, "min", 3))
+		r = (a & mask) < (b & mask) ? a : b;
+	else {
+		snprintf(t->err, sizeof t->err, "unsupported instruction %s", op);
+		return -1;
+	}
+	return set(t, x->ops[0], r & mask, bits);
+}
+
+static int run_thread(struct thread *t, const struct prog *pg)
+{
+	int steps = 0;
+	for (int pc = 0; pc < pg->n;) {
+		const struct insn *x = &pg->v[pc];
+		if (++steps > 100000) {
+			snprintf(t->err, sizeof t->err, "runs forever");
+			return -1;
+		}
+		if (x->label[0]) {
+			pc++;
+			continue;
+		}
+		if (x->pred[0]) {
+			uint64_t p;
+			if (value(t, x->pred, &p) < 0)
+				return -1;
+			if ((p != 0) == x->neg) {
+				pc++;
+				continue;
+			}
+		}
+		if (!strcmp(x->op, "ret") || !strcmp(x->op, "exit"))
+			return 0;
+		if (!strncmp(x->op, "bra", 3)) {
+			int to = -1;
+			for (int i = 0; i < pg->n && to < 0; i++)
+				if (!strcmp(pg->v[i].label, x->ops[0]))
+					to = i;
+			if (to < 0) {
+				snprintf(t->err, sizeof t->err, "no label %s", x->ops[0]);
+				return -1;
+			}
+			pc = to;
+			continue;
+		}
+		if (exec_one(t, x) < 0) {
+			if (!t->err[0])
+				snprintf(t->err, sizeof t->err, "failed at %s", x->op);
+			return -1;
+		}
+		pc++;
+	}
+	return 0; /* fell off the end */
+}
+
+/* ---- launches and checks ------------------------------------------------ */
+
+static const char *HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n\n";
+
+/* A loop that stores min(tid.x % 4 + blockIdx.x, 5) times, then returns
+ * (lane-dependent trip counts: warps diverge). */
+static const char *K_LOOP =
+	".visible .entry k_loop(\n"
+	"\t.param .u64 k_loop_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<3>;\n"
+	"\t.reg .b32 %r<6>;\n"
+	"\t.reg .b64 %rd<3>;\n"
+	"\tld.param.u64 %rd1, [k_loop_param_0];\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tand.b32 %r2, %r1, 3;\n"
+	"\tmov.u32 %r4, %ctaid.x;\n"
+	"\tadd.u32 %r2, %r2, %r4;\n"
+	"\tmin.u32 %r2, %r2, 5;\n"
+	"\tmov.u32 %r3, 0;\n"
+	"$L_top:\n"
+	"\tsetp.ge.u32 %p1, %r3, %r2;\n"
+	"\t@%p1 bra $L_end;\n"
+	"\tst.global.u32 [%rd1], %r3;\n"
+	"\tadd.u32 %r3, %r3, 1;\n"
+	"\tbra $L_top;\n"
+	"$L_end:\n"
+	"\tsetp.eq.u32 %p2, %r1, 1;\n"
+	"\t@%p2 ret;\n"
+	"}\n";
+
+static const uint32_t LOOP_MAX = 5;
+
+struct probe_spec {
+	enum probe_level level;
+	uint32_t cap, rec;
+	const char *entry, *insn, *exit; /* snippets (NULL: no hook) */
+};
+
+static struct probe *mk_probe(const struct probe_spec *sp)
+{
+	struct probe *p = calloc(1, sizeof *p);
+	snprintf(p->name, sizeof p->name, "exec");
+	p->path = strdup("<test>");
+	p->has_map = 1;
+	snprintf(p->map.name, sizeof p->map.name, "exec");
+	p->map.level = sp->level;
+	p->map.cap = sp->cap;
+	p->map.rec_size = sp->rec;
+	const char *snips[3] = { sp->entry, sp->insn, sp->exit };
+	const enum probe_tp_kind kinds[3] = { PROBE_TP_ENTRY, PROBE_TP_INSN, PROBE_TP_EXIT };
+	p->hooks = calloc(3, sizeof *p->hooks);
+	for (int i = 0; i < 3; i++) {
+		if (!snips[i])
+			continue;
+		struct probe_hook *h = &p->hooks[p->n_hooks++];
+		snprintf(h->name, sizeof h->name, "h%d", i);
+		h->kind = kinds[i];
+		h->snippet = strdup(snips[i]);
+		if (kinds[i] == PROBE_TP_INSN) {
+			h->opcodes = calloc(1, sizeof *h->opcodes);
+			h->opcodes[0] = strdup("st.global");
+			h->n_opcodes = 1;
+		}
+	}
+	return p;
+}
+
+static char *instrument(const char *body, const char *kernel, struct probe *p)
+{
+	size_t blen = strlen(HEADER) + strlen(body);
+	char *src = malloc(blen + 1);
+	snprintf(src, blen + 1, "%s%s", HEADER, body);
+	struct ptx_module *m = NULL;
+	struct ptx_inject_result ir;
+	char *cause = NULL, *out = NULL;
+	if (ptx_parse(src, blen, &m, &cause) == 0 && ptx_prune(m, kernel, &cause) == 0 &&
+	    ptx_inject(m, kernel, &p, 1, &ir, &cause) == 0)
+		out = ptx_emit(m, NULL);
+	CHECKF(out != NULL, "%s: %s", kernel, cause ? cause : "");
+	ptx_free(m);
+	free(src);
+	free(cause);
+	return out;
+}
+
+/* What one thread is expected to have tried to save, record by record:
+ * each record is rec bytes of u32 words (the probes below save u32 only). */
+struct expect {
+	uint32_t words[16][8];
+	int n;        /* records tried */
+};
+
+typedef void (*expect_fn)(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e);
+
+/* Runs the launch and compares every map byte with what engine.h implies. */
+static void check_launch(const char *what, const struct probe_spec *sp, const char *ptx,
+			 const uint32_t grid[3], const uint32_t block[3], expect_fn fn)
+{
+	struct probe_map pm = { .level = sp->level, .cap = sp->cap, .rec_size = sp->rec };
+	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+	uint32_t threads = block[0] * block[1] * block[2];
+	uint64_t bytes = engine_map_bytes(&pm, blocks, threads);
+	uint64_t units = engine_map_units(&pm, blocks, threads);
+	uint64_t roff = engine_map_records_offset(&pm, blocks, threads);
+	struct mem mem = { .n = 2 };
+	mem.base[0] = 0x7f0000100000ull; /* 256-aligned, like the hook's buffers */
+	mem.size[0] = bytes;
+	mem.host[0] = malloc(bytes);
+	memset(mem.host[0], FILL, bytes);
+	mem.base[1] = 0x7f0000000000ull;
+	mem.size[1] = 64;
+	mem.host[1] = calloc(1, 64);
+	uint8_t *want = malloc(bytes);
+	memset(want, FILL, bytes);
+
+	struct prog pg = { NULL, 0 };
+	CHECKF(prog_load(&pg, ptx) == 0, "%s: cannot read the probed PTX", what);
+	const char *pnames[2] = { "k_loop_param_0", "ntop_map0" };
+	uint64_t pvals[2] = { mem.base[1], mem.base[0] };
+	struct thread *t = malloc(sizeof *t);
+	int failures = 0;
+	uint32_t c[3], d[3];
+	for (c[2] = 0; c[2] < grid[2]; c[2]++)
+	for (c[1] = 0; c[1] < grid[1]; c[1]++)
+	for (c[0] = 0; c[0] < grid[0]; c[0]++)
+	for (d[2] = 0; d[2] < block[2]; d[2]++)
+	for (d[1] = 0; d[1] < block[1]; d[1]++)
+	for (d[0] = 0; d[0] < block[0]; d[0]++) {
+		memset(t, 0, sizeof *t);
+		memcpy(t->tid, d, sizeof d);
+		memcpy(t->ctaid, c, sizeof c);
+		memcpy(t->ntid, block, sizeof t->ntid);
+		memcpy(t->nctaid, grid, sizeof t->nctaid);
+		t->mem = &mem;
+		t->param_names = pnames;
+		t->param_vals = pvals;
+		t->n_params = 2;
+		if (run_thread(t, &pg) < 0 && failures++ < 3)
+			CHECKF(0, "%s: thread (%u,%u,%u) of block (%u,%u,%u): %s", what, d[0], d[1], d[2],
+			       c[0], c[1], c[2], t->err);
+		/* the expected bytes: the storing thread's count and records */
+		int lane0 = 0;
+		uint64_t u = engine_map_unit_index(&pm, grid, block, c, d, &lane0);
+		if (!lane0)
+			continue;
+		struct expect e;
+		memset(&e, 0, sizeof e);
+		fn(d, c, &e);
+		uint32_t count = (uint32_t)e.n * sp->rec;
+		memcpy(want + u * 4, &count, 4);
+		for (uint32_t k = 0; k < (uint32_t)e.n && k < sp->cap; k++)
+			memcpy(want + roff + (u * sp->cap + k) * sp->rec, e.words[k], sp->rec);
+	}
+	uint64_t bad = 0, first = UINT64_MAX;
+	for (uint64_t i = 0; i < bytes; i++)
+		if (mem.host[0][i] != want[i]) {
+			bad++;
+			if (first == UINT64_MAX)
+				first = i;
+		}
+	CHECKF(bad == 0, "%s: %llu of %llu map bytes differ, first at %llu (%s, unit area %llu units)", what,
+	       (unsigned long long)bad, (unsigned long long)bytes, (unsigned long long)first,
+	       first < roff ? "counts" : "records", (unsigned long long)units);
+	free(t);
+	free(pg.v);
+	free(want);
+	free(mem.host[0]);
+	free(mem.host[1]);
+}
+
+static const uint32_t SHAPES[][6] = {
+	{ 2, 1, 1, 64, 1, 1 },  /* whole warps */
+	{ 3, 1, 1, 33, 1, 1 },  /* a one-thread last warp */
+	{ 2, 2, 1, 7, 3, 2 },   /* 3-D block of 42 threads: 2 warps, the second partial */
+	{ 2, 1, 3, 5, 5, 5 },   /* 3-D grid and block, 125 threads */
+	{ 1, 3, 2, 16, 2, 1 },
+};
+
+/* entry + exit SAVEs, static cursor: records say who wrote them */
+static void expect_entry_exit(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t r0[4] = { tid[0], tid[1], tid[2], ctaid[0] };
+	uint32_t r1[4] = { ctaid[1], ctaid[2], 7, 42 };
+	memcpy(e->words[0], r0, sizeof r0);
+	memcpy(e->words[1], r1, sizeof r1);
+	e->n = 2;
+}
+
+/* one record per loop store (value stored, tid.x), then an exit record
+ * (tid.x == 1 leaves through `@%p2 ret`, the others off the end) */
+static void expect_loop(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t trips = (tid[0] & 3) + ctaid[0];
+	if (trips > LOOP_MAX)
+		trips = LOOP_MAX;
+	for (uint32_t i = 0; i < trips; i++) {
+		e->words[e->n][0] = i;
+		e->words[e->n][1] = tid[0];
+		e->n++;
+	}
+	e->words[e->n][0] = 99;
+	e->words[e->n][1] = tid[1] * 100 + tid[2];
+	e->n++;
+}
+
+static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
+{
+	struct probe *p = mk_probe(sp);
+	char *ptx = instrument(K_LOOP, "k_loop", p);
+	for (size_t s = 0; ptx && s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+		char what[128];
+		snprintf(what, sizeof what, "%s grid %ux%ux%u block %ux%ux%u", name, SHAPES[s][0],
+			 SHAPES[s][1], SHAPES[s][2], SHAPES[s][3], SHAPES[s][4], SHAPES[s][5]);
+		check_launch(what, sp, ptx, SHAPES[s], SHAPES[s] + 3, fn);
+	}
+	free(ptx);
+	probe_free(p);
+}
+
+int main(void)
+{
+	static const char *ENTRY = "SAVE.u32 {%tid.x, %tid.y, %tid.z, %ctaid.x};";
+	static const char *EXIT = ".reg .b32 %k;\nmov.u32 %k, 42;\nSAVE.u32 {%ctaid.y, %ctaid.z, SMID, %k};";
+	static const char *INSN = "SAVE.u32 {IN1, %tid.x};";
+	static const char *EXIT2 = ".reg .b32 %e;\nmad.lo.u32 %e, %tid.y, 100, %tid.z;\nSAVE.u32 {99, %e};";
+	struct probe_spec cases[] = {
+		/* static cursor: entry and exit SAVEs, both records fit / the second dropped */
+		{ PROBE_LEVEL_WARP, 2, 16, ENTRY, NULL, EXIT },
+		{ PROBE_LEVEL_WARP, 1, 16, ENTRY, NULL, EXIT },
+		{ PROBE_LEVEL_THREAD, 2, 16, ENTRY, NULL, EXIT },
+		{ PROBE_LEVEL_THREAD, 1, 16, ENTRY, NULL, EXIT },
+	};
+	run_case("warp cap 2 entry+exit", &cases[0], expect_entry_exit);
+	run_case("warp cap 1 entry+exit", &cases[1], expect_entry_exit);
+	run_case("thread cap 2 entry+exit", &cases[2], expect_entry_exit);
+	run_case("thread cap 1 entry+exit", &cases[3], expect_entry_exit);
+	/* dynamic cursor: SAVEs at an instruction tracepoint inside a loop,
+	 * cap 3 so threads with more trips drop their last records */
+	struct probe_spec loop_t = { PROBE_LEVEL_THREAD, 3, 8, NULL, INSN, EXIT2 };
+	struct probe_spec loop_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2 };
+	struct probe_spec loop_big = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2 };
+	run_case("thread cap 3 loop", &loop_t, expect_loop);
+	run_case("warp cap 3 loop", &loop_w, expect_loop);
+	run_case("thread cap 8 loop", &loop_big, expect_loop);
+	return testlib_report();
+}
