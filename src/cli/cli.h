@@ -21,6 +21,9 @@ int cmd_instrument(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+/* `ntop [OPTIONS] [--] PROGRAM`: the live terminal UI (argv[0] is "ntop"). */
+int cmd_live(int argc, char **argv);
 
 /* cli_paths.c: where the installed (or built) pieces are, relative to the
  * binary: <prefix>/bin/ntop, <prefix>/lib/ntop/libcuda.so.1,

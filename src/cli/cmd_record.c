@@ -3,35 +3,28 @@
  * Order matters for the user: everything that can fail on our side (options,
  * hook present, probes verified, trace directory created) fails before the
  * application starts, so a typo never costs a long run. Then the program is
- * spawned (argv, no shell) with the hook first on LD_LIBRARY_PATH and the
- * write end of a pipe as NTOP_EVENT_FD; every line arriving on the pipe goes
- * to events.log and into a live trace model for the closing summary. Ctrl-C
+ * spawned through the session library (session.h: argv, no shell, the hook
+ * first on LD_LIBRARY_PATH, the write end of a pipe as NTOP_EVENT_FD, live
+ * control through <dir>/control); every line arriving on the pipe goes to
+ * events.log and into a live trace model for the closing summary. Ctrl-C
  * and Ctrl-\ reach the application from the terminal; ntop ignores them and
  * keeps recording until the application is gone. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "common/timeutil.h"
-#include "hook/hook_env.h"
 #include "trace/events.h"
 #include "trace/trace_dir.h"
 
-extern char **environ;
-
-#define REC_EVENT_FD 223          /* high, so the app's own fds never collide */
 #define REC_DRAIN_NS 2000000000ull /* children may hold the pipe after the app exits */
-#define REC_LINE_MAX (1u << 20)    /* a "line" this long without '\n' is flushed as is */
 
 struct rec_opts {
 	const char **probes;
@@ -44,19 +37,13 @@ struct rec_opts {
 };
 
 struct rec_session {
-	char *dir;          /* absolute trace directory */
-	int created_dir;
-	char **copies;      /* absolute paths of the probe copies */
+	struct session *sess; /* directory, events.log, the program (session.h) */
+	const char *dir;      /* absolute trace directory (the session's) */
+	char **copies;        /* absolute paths of the probe copies */
 	int n_copies;
-	char *probes_dir;   /* dir/probes when created */
-	char *log_path;
-	int log_fd;
+	char *probes_dir;     /* dir/probes when created */
 	struct trace_dir *model;
-	struct strbuf line; /* bytes of a line not yet complete */
 };
-
-static volatile sig_atomic_t rec_child_pid;
-static volatile sig_atomic_t rec_pending_sig;
 
 static void record_help(void)
 {
@@ -85,7 +72,8 @@ static void record_help(void)
 	       "\n"
 	       "Environment: NTOP_HOOK_DIR (directory holding the hook's libcuda.so.1),\n"
 	       "NTOP_PROBES_DIR (built-in probes), and the hook's NTOP_TIME_LAUNCHES,\n"
-	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/hook.md).\n"
+	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/hook.md). To change the\n"
+	       "probes while PROGRAM runs, write DIR/control (see doc/control.md).\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop record ./app                       # list and time kernels only\n"
@@ -160,83 +148,7 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 	return 0;
 }
 
-/* ---- trace directory ---- */
-
-static int rec_mkdir_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		int rc = mkdir(path, 0755);
-		int err = errno;
-		*p = '/';
-		if (rc < 0 && err != EEXIST) {
-			errno = err;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int rec_dir_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	int empty = 1;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			empty = 0;
-	closedir(d);
-	return empty;
-}
-
-static char *rec_default_dir(void)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	char *d;
-	return asprintf(&d, "ntop-trace/%s_%d", stamp, (int)getpid()) < 0 ? NULL : d;
-}
-
-static int rec_make_dir(struct rec_session *s, const char *want)
-{
-	char *def = want ? NULL : rec_default_dir();
-	s->dir = cli_abspath(want ? want : def);
-	free(def);
-	if (!s->dir) {
-		cli_err("cannot make an absolute path of the trace directory");
-		return -1;
-	}
-	size_t n = strlen(s->dir);
-	while (n > 1 && s->dir[n - 1] == '/')
-		s->dir[--n] = 0;
-	if (rec_mkdir_parents(s->dir) < 0) {
-		cli_err("cannot create the parents of %s: %s", s->dir, strerror(errno));
-		return -1;
-	}
-	if (mkdir(s->dir, 0700) == 0) {
-		s->created_dir = 1;
-		return 0;
-	}
-	int err = errno;
-	struct stat st;
-	if (err != EEXIST || stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cli_err("cannot create trace directory %s: %s", s->dir,
-			err == EEXIST ? "exists and is not a directory" : strerror(err));
-		return -1;
-	}
-	if (!rec_dir_empty(s->dir)) {
-		cli_err("trace directory %s exists and is not empty; choose another with -o", s->dir);
-		return -1;
-	}
-	return 0;
-}
+/* ---- probe copies ---- */
 
 static int rec_write_all(int fd, const char *p, size_t n)
 {
@@ -357,40 +269,8 @@ static void rec_cleanup(struct rec_session *s)
 		unlink(s->copies[i]);
 	if (s->probes_dir)
 		rmdir(s->probes_dir);
-	if (s->log_path)
-		unlink(s->log_path);
-	if (s->created_dir)
-		rmdir(s->dir);
-}
-
-/* ---- environment ---- */
-
-static int rec_env_drop(const char *e)
-{
-	static const char *const ours[] = {
-		NTOP_ENV_EVENT_FD, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS,
-		NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, "LD_LIBRARY_PATH", "TRITON_LIBCUDA_PATH"};
-	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
-		size_t n = strlen(ours[i]);
-		if (strncmp(e, ours[i], n) == 0 && e[n] == '=')
-			return 1;
-	}
-	return 0;
-}
-
-static void rec_env_add(char ***env, int *n, const char *key, const char *val)
-{
-	char *s;
-	if (asprintf(&s, "%s=%s", key, val) < 0)
-		return;
-	char **ne = realloc(*env, (size_t)(*n + 2) * sizeof *ne);
-	if (!ne) {
-		free(s);
-		return;
-	}
-	ne[(*n)++] = s;
-	ne[*n] = NULL;
-	*env = ne;
+	if (s->sess)
+		session_abandon(s->sess);
 }
 
 static char *rec_join(char *const *v, int n, const char *sep)
@@ -406,69 +286,11 @@ static char *rec_join(char *const *v, int n, const char *sep)
 	return strbuf_finish(&sb, NULL);
 }
 
-static char **rec_env(const struct rec_session *s, const struct rec_opts *o, const char *hook_dir, int fd)
-{
-	char **env = NULL;
-	int n = 0;
-	for (char **e = environ; *e; e++)
-		if (!rec_env_drop(*e)) {
-			char **ne = realloc(env, (size_t)(n + 2) * sizeof *ne);
-			if (!ne)
-				break;
-			env = ne;
-			env[n++] = strdup(*e);
-			env[n] = NULL;
-		}
-	const char *old = getenv("LD_LIBRARY_PATH");
-	char *ld;
-	if (asprintf(&ld, "%s%s%s", hook_dir, old && *old ? ":" : "", old && *old ? old : "") >= 0) {
-		rec_env_add(&env, &n, "LD_LIBRARY_PATH", ld);
-		free(ld);
-	}
-	char fdnum[16];
-	snprintf(fdnum, sizeof fdnum, "%d", fd);
-	rec_env_add(&env, &n, NTOP_ENV_EVENT_FD, fdnum);
-	rec_env_add(&env, &n, NTOP_ENV_TRACE_DIR, s->dir);
-	rec_env_add(&env, &n, "TRITON_LIBCUDA_PATH", hook_dir);
-	if (s->n_copies) {
-		char *p = rec_join(s->copies, s->n_copies, ":");
-		if (p)
-			rec_env_add(&env, &n, NTOP_ENV_PROBES, p);
-		free(p);
-	}
-	if (o->n_kernels) {
-		char *k = rec_join((char *const *)o->kernels, o->n_kernels, "\n");
-		if (k)
-			rec_env_add(&env, &n, NTOP_ENV_KERNELS, k);
-		free(k);
-	}
-	if (o->every)
-		rec_env_add(&env, &n, NTOP_ENV_PROBE_EVERY, o->every);
-	if (o->limit)
-		rec_env_add(&env, &n, NTOP_ENV_PROBE_LIMIT, o->limit);
-	return env;
-}
-
-static void rec_env_free(char **env)
-{
-	for (char **e = env; e && *e; e++)
-		free(*e);
-	free(env);
-}
-
 /* ---- events.log ---- */
 
+/* events.log starts with a `record` line saying what was run and how. */
 static int rec_open_log(struct rec_session *s, const struct rec_opts *o, char **probe_names)
 {
-	if (asprintf(&s->log_path, "%s/events.log", s->dir) < 0)
-		return -1;
-	s->log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
-	if (s->log_fd < 0) {
-		cli_err("cannot create %s: %s", s->log_path, strerror(errno));
-		free(s->log_path);
-		s->log_path = NULL;
-		return -1;
-	}
 	int argc = 0;
 	while (o->prog[argc])
 		argc++;
@@ -489,101 +311,30 @@ static int rec_open_log(struct rec_session *s, const struct rec_opts *o, char **
 	free(kn);
 	event_end(&sb);
 	size_t len;
-	char *line = strbuf_finish(&sb, &len);
-	int rc = line && rec_write_all(s->log_fd, line, len) == 0 ? 0 : -1;
-	if (line)
+	char *line = strbuf_finish(&sb, &len), *cause = NULL;
+	int rc = line ? session_open_events(s->sess, line, len, &cause) : -1;
+	if (rc == 0)
 		trace_dir_feed(s->model, line, len);
+	else
+		cli_err("%s", cause ? cause : "out of memory");
+	free(cause);
 	free(line);
-	if (rc < 0)
-		cli_err("cannot write %s: %s", s->log_path, strerror(errno));
 	return rc;
 }
 
-/* Appends bytes from the pipe; complete lines go to the log and the model. */
-static void rec_take(struct rec_session *s, const char *buf, size_t n, int *write_failed)
+static void rec_feed(void *arg, const char *line, size_t len)
 {
-	strbuf_append(&s->line, buf, n);
-	if (s->line.failed)
-		return;
-	char *last_nl = NULL;
-	for (size_t i = s->line.len; i > 0; i--)
-		if (s->line.data[i - 1] == '\n') {
-			last_nl = s->line.data + i - 1;
-			break;
-		}
-	size_t done = last_nl ? (size_t)(last_nl - s->line.data) + 1 : 0;
-	if (!done && s->line.len > REC_LINE_MAX)
-		done = s->line.len;
-	if (!done)
-		return;
-	if (!*write_failed && rec_write_all(s->log_fd, s->line.data, done) < 0) {
-		cli_err("writing %s failed: %s (still waiting for the program)", s->log_path, strerror(errno));
-		*write_failed = 1;
-	}
-	for (size_t a = 0; a < done;) {
-		char *nl = memchr(s->line.data + a, '\n', done - a);
-		size_t end = nl ? (size_t)(nl - s->line.data) + 1 : done;
-		trace_dir_feed(s->model, s->line.data + a, end - a);
-		a = end;
-	}
-	memmove(s->line.data, s->line.data + done, s->line.len - done);
-	s->line.len -= done;
+	trace_dir_feed(arg, line, len);
 }
 
 /* ---- running ---- */
 
-static void rec_on_signal(int sig)
+/* Copies the pipe until EOF, or until REC_DRAIN_NS after the program exited;
+ * reaps it. */
+static void rec_pump(struct rec_session *s)
 {
-	if (rec_child_pid > 0)
-		kill((pid_t)rec_child_pid, sig);
-	else
-		rec_pending_sig = sig;
-}
-
-static void rec_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = rec_on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static int rec_spawn(char **prog, char **env, int wfd, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	int target = wfd == REC_EVENT_FD ? REC_EVENT_FD + 1 : REC_EVENT_FD;
-	posix_spawn_file_actions_adddup2(&fa, wfd, target);
-	sigset_t def, none;
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGQUIT);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	int err = posix_spawnp(pid, prog[0], &fa, &at, prog, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return err;
-}
-
-/* Copies the pipe until EOF, or until REC_DRAIN_NS after the program exited. */
-static int rec_pump(struct rec_session *s, int rfd, pid_t pid, int *status)
-{
-	int exited = 0, write_failed = 0;
+	int exited = 0, told = 0;
 	uint64_t deadline = 0;
-	char buf[65536];
 	for (;;) {
 		int timeout = 200;
 		if (exited) {
@@ -593,28 +344,20 @@ static int rec_pump(struct rec_session *s, int rfd, pid_t pid, int *status)
 			if ((deadline - now) / 1000000 < 200)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
-		struct pollfd pfd = {rfd, POLLIN, 0};
-		int pr = poll(&pfd, 1, timeout);
-		if (pr > 0) {
-			ssize_t n = read(rfd, buf, sizeof buf);
-			if (n > 0)
-				rec_take(s, buf, (size_t)n, &write_failed);
-			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-				break; /* every writer closed the pipe */
-		}
-		if (!exited && waitpid(pid, status, WNOHANG) == pid) {
+		struct pollfd pfd[2];
+		int n = session_fds(s->sess, pfd, 2);
+		poll(pfd, (nfds_t)n, timeout);
+		if (session_read_events(s->sess, rec_feed, s->model) < 0)
+			break; /* every writer closed the pipe */
+		if (session_events_error(s->sess) && !told++)
+			cli_err("writing %s/events.log failed: %s (still waiting for the program)", s->dir,
+				strerror(session_events_error(s->sess)));
+		if (!exited && session_poll_exit(s->sess)) {
 			exited = 1;
 			deadline = time_mono_ns() + REC_DRAIN_NS;
 		}
 	}
-	while (!exited) {
-		pid_t r = waitpid(pid, status, 0);
-		if (r == pid || (r < 0 && errno != EINTR))
-			exited = 1;
-	}
-	if (s->line.len) /* a cut last line: kept, readers know to distrust it */
-		rec_write_all(s->log_fd, s->line.data, s->line.len);
-	return write_failed ? -1 : 0;
+	session_wait(s->sess);
 }
 
 static void rec_summary(const struct rec_session *s)
@@ -644,14 +387,11 @@ static void rec_summary(const struct rec_session *s)
 
 static int rec_exit_status(const char *prog, int status)
 {
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		cli_err("%s was killed by signal %d (%s)", prog, sig, strsignal(sig));
-		return 128 + sig;
 	}
-	return 1;
+	return session_exit_code(status);
 }
 
 static int rec_check_hook(char **hook_dir)
@@ -672,33 +412,25 @@ static int rec_check_hook(char **hook_dir)
 
 static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *hook_dir)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		cli_err("pipe: %s", strerror(errno));
-		return 1;
-	}
-	char **env = rec_env(s, o, hook_dir, pfd[1] == REC_EVENT_FD ? REC_EVENT_FD + 1 : REC_EVENT_FD);
-	rec_signals();
-	pid_t pid;
-	int err = rec_spawn(o->prog, env, pfd[1], &pid);
-	rec_env_free(env);
-	close(pfd[1]);
-	if (err) {
-		close(pfd[0]);
-		cli_err("cannot run '%s': %s", o->prog[0], strerror(err));
+	struct session_spawn_opts so = {
+		.argv = o->prog, .hook_dir = hook_dir, .probes = s->copies, .n_probes = s->n_copies,
+		.kernels = (char *const *)o->kernels, .n_kernels = o->n_kernels, .every = o->every,
+		.limit = o->limit, .output = SESSION_OUTPUT_INHERIT,
+	};
+	char *cause = NULL;
+	session_signals_install();
+	if (session_spawn(s->sess, &so, &cause) < 0) {
+		cli_err("%s", cause ? cause : "cannot run the program");
+		free(cause);
 		rec_cleanup(s);
 		return 127;
 	}
-	rec_child_pid = pid;
-	if (rec_pending_sig)
-		kill(pid, rec_pending_sig);
-	int status = 0;
-	int pump = rec_pump(s, pfd[0], pid, &status);
-	close(pfd[0]);
-	if (fsync(s->log_fd) < 0 && pump == 0)
-		cli_err("fsync %s: %s", s->log_path, strerror(errno));
+	rec_pump(s);
+	if (session_finish_events(s->sess, &cause) < 0)
+		cli_err("%s", cause);
+	free(cause);
 	rec_summary(s);
-	return rec_exit_status(o->prog[0], status);
+	return rec_exit_status(o->prog[0], session_status(s->sess));
 }
 
 int cmd_record(int argc, char **argv)
@@ -707,9 +439,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	struct rec_session s;
 	memset(&s, 0, sizeof s);
-	s.log_fd = -1;
-	strbuf_init(&s.line);
-	char *hook_dir = NULL;
+	char *hook_dir = NULL, *cause = NULL;
 	char **names = NULL, **paths = NULL;
 	int rc = rec_parse(argc, argv, &o);
 	if (rc)
@@ -719,8 +449,11 @@ int cmd_record(int argc, char **argv)
 	paths = calloc((size_t)o.n_probes + 1, sizeof *paths);
 	if (!names || !paths || rec_check_hook(&hook_dir) < 0 || rec_verify_probes(&o, paths, names) < 0)
 		goto out;
-	if (rec_make_dir(&s, o.out) < 0)
+	if (session_create(&s.sess, o.out, &cause) < 0) {
+		cli_err("%s", cause ? cause : "cannot create the trace directory");
 		goto out;
+	}
+	s.dir = session_dir(s.sess);
 	s.model = trace_dir_create(s.dir);
 	if (!s.model || rec_copy_probes(&s, &o, paths) < 0 || rec_open_log(&s, &o, names) < 0) {
 		rec_cleanup(&s);
@@ -728,8 +461,8 @@ int cmd_record(int argc, char **argv)
 	}
 	rc = rec_run(&s, &o, hook_dir);
 out:
-	if (s.log_fd >= 0)
-		close(s.log_fd);
+	free(cause);
+	session_free(s.sess);
 	for (int i = 0; i < o.n_probes; i++) {
 		free(names ? names[i] : NULL);
 		free(paths ? paths[i] : NULL);
@@ -740,10 +473,7 @@ out:
 		free(s.copies[i]);
 	free(s.copies);
 	free(s.probes_dir);
-	free(s.log_path);
-	free(s.dir);
 	trace_dir_free(s.model);
-	strbuf_done(&s.line);
 	free(hook_dir);
 	free(o.probes);
 	free(o.kernels);

@@ -1,5 +1,5 @@
-/* ntop: dispatches to a subcommand (cmd_*.c). Without one, `ntop ./app` is
- * meant to start the terminal UI; until that is built it says so. */
+/* ntop: dispatches to a subcommand (cmd_*.c). Anything else is a program to
+ * run in the live terminal UI: `ntop [OPTIONS] [--] PROGRAM [ARGS...]`. */
 #include <string.h>
 
 #include "cli/cli.h"
@@ -15,6 +15,7 @@ static const struct {
 	{"check", cmd_check, "load and verify probe files"},
 	{"probes", cmd_probes, "list the built-in probes"},
 	{"export", cmd_export, "draw a probed launch (block scheduling timeline) to a PNG"},
+	{"view", cmd_view, "open a trace directory in the terminal UI"},
 };
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])
 
@@ -24,7 +25,7 @@ static void main_help(FILE *f)
 		"ntop %s: GPU kernel profiler with PTX probes\n"
 		"\n"
 		"Usage: ntop COMMAND [ARGS...]\n"
-		"       ntop PROGRAM [ARGS...]      (terminal UI: not built yet)\n"
+		"       ntop [OPTIONS] [--] PROGRAM [ARGS...]   (terminal UI, live)\n"
 		"\n"
 		"Commands:\n",
 		NTOP_VERSION);
@@ -36,8 +37,11 @@ static void main_help(FILE *f)
 		"  ntop record -p block_sched -k vecadd -- ./vecadd 1024\n"
 		"  ntop report ntop-trace/20261101-120000_4242\n"
 		"  ntop probes\n"
+		"  ntop view ntop-trace/20261101-120000_4242\n"
+		"  ntop ./vecadd 1024\n"
 		"\n"
-		"'ntop COMMAND --help' describes each command.\n");
+		"'ntop COMMAND --help' describes each command; 'ntop view --help' the UI's\n"
+		"options (also taken before PROGRAM).\n");
 }
 
 int main(int argc, char **argv)
@@ -65,17 +69,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(cmd, cli_commands[i].name) == 0)
 			return cli_commands[i].fn(argc - 1, argv + 1);
-	if (cmd[0] == '-') {
-		cli_err("unknown option '%s'. Try 'ntop --help'.", cmd);
-		return CLI_EXIT_USAGE;
-	}
-	cli_err("'%s' is not an ntop command; running a program in the terminal UI "
-		"('ntop PROGRAM') is not built yet.", cmd);
-	fprintf(stderr, "Record it headless instead:  ntop record -p block_sched -- %s%s\n", cmd,
-		argc > 2 ? " ..." : "");
-	fprintf(stderr, "Commands: ");
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "", cli_commands[i].name);
-	fprintf(stderr, ". Try 'ntop --help'.\n");
-	return CLI_EXIT_USAGE;
+	/* a program (or UI options, or "--" before a program): the live UI */
+	return cmd_live(argc, argv);
 }

@@ -97,6 +97,8 @@ void hook_config_load(void)
 		c->time_mode = HOOK_TIME_OFF;
 	const char *keep = getenv(NTOP_ENV_KEEP_PTX);
 	c->keep_ptx = keep && strcmp(keep, "1") == 0;
+	const char *control = getenv(NTOP_ENV_CONTROL);
+	c->control = control && *control ? strdup(control) : NULL;
 }
 
 void hook_config_fork_child(void)

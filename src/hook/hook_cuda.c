@@ -36,6 +36,7 @@ static void cuda_exit_event(void)
 
 static void cuda_shutdown(void)
 {
+	hook_control_shutdown();
 	hook_results_shutdown(3000);
 	hook_timing_shutdown();
 	hook_timing_stats(1);
@@ -46,6 +47,7 @@ static void cuda_fork_child(void)
 {
 	hook_timing_fork_child();
 	hook_results_fork_child();
+	hook_control_fork_child();
 }
 
 static const char *cuda_driver_path(void)

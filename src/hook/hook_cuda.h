@@ -53,11 +53,13 @@ void hook_event_put(CUcontext ctx, CUevent e);
 void hook_timing_ensure_thread(void);
 
 /* hook_cuda_probe.c */
-/* 1 when the launch should be probed (kernel matches, budget left). */
-int hook_probe_wanted(struct hook_kernel *k);
+/* 1 when the launch should be probed (the live control file's selection once
+ * it exists, else NTOP_PROBES/NTOP_KERNELS; budget left); fills pick. */
+int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
 /* Runs the probed copy; 1 when it launched (rc set), 0 when the original
- * must run (reason emitted). */
-int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *rc);
+ * must run (reason emitted, pick's reservation given back). */
+int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
+		      CUresult *rc);
 
 /* hook_cuda_results.c */
 struct hook_job;

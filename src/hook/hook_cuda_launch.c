@@ -102,8 +102,10 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		hook_dispatch_register_exit();
 	if (hook_events_on()) {
 		hook_timing_ensure_thread();
+		hook_control_ensure_thread();
 		CUresult rc;
-		if (hook_probe_wanted(k) && hook_probe_launch(l, k, &rc))
+		struct hook_probe_pick pick;
+		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
 			return rc;
 		if (launch_cfg_changed(k, l))
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));

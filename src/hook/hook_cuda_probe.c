@@ -2,7 +2,9 @@
  * engine instruments its PTX (the module's own PTX for the device's compute
  * capability, Numba's link PTX, or Triton's cache PTX) and the driver JITs it
  * (or ptxas, NTOP_ASSEMBLER=ptxas); the outcome is cached per (kernel,
- * context) and reported once in an `instrument` line. Each probed launch then
+ * context, probe set) and reported once in an `instrument` line. The probes
+ * come from NTOP_PROBES, or from the live control file's selection once it
+ * exists (hook_control.c). Each probed launch then
  * queues on the application's stream, in order: zeroing of the map buffer,
  * copies of the module globals the kernel uses into the probed module, the
  * probed launch (map pointers appended to its parameters), copies of the
@@ -81,8 +83,13 @@ static void probe_load_all(void)
 	hook.probes_loaded = 1;
 }
 
-int hook_probe_wanted(struct hook_kernel *k)
+int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick)
 {
+	const struct hook_ctl_table *t = __atomic_load_n(&hook.ctl.table, __ATOMIC_ACQUIRE);
+	if (t)
+		return hook_control_wanted(k, t, pick);
+	pick->set = NULL;
+	pick->reserved = &k->probed;
 	if (!hook.cfg.probes)
 		return 0;
 	int match = __atomic_load_n(&k->match, __ATOMIC_RELAXED);
@@ -106,10 +113,25 @@ int hook_probe_wanted(struct hook_kernel *k)
 	return 0;
 }
 
-static int probe_unreserve(struct hook_kernel *k)
+static int probe_unreserve(const struct hook_probe_pick *pick)
 {
-	__atomic_sub_fetch(&k->probed, 1, __ATOMIC_RELAXED);
+	if (pick->reserved)
+		__atomic_sub_fetch(pick->reserved, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* The probes of a set (NULL: NTOP_PROBES). */
+struct probe_list {
+	struct probe **v;
+	int n;
+	const char *cause; /* why there are none */
+};
+
+static struct probe_list probe_list_of(const struct hook_ctl_set *set)
+{
+	if (set)
+		return (struct probe_list){ set->probes, set->n, set->cause };
+	return (struct probe_list){ hook.probes, hook.n_probes, hook.probes_cause };
 }
 
 /* Says once per kernel and reason why a probed launch did not happen. */
@@ -251,7 +273,8 @@ static int probe_global_addr(const struct hook_kernel *k, CUmodule pmod, const s
 	return 0;
 }
 
-static void probe_emit_instrument(const struct hook_kernel *k, const struct hook_inst *in, double ms_jit)
+static void probe_emit_instrument(const struct hook_kernel *k, const struct hook_inst *in, const struct probe_list *pl,
+				  double ms_jit)
 {
 	if (!hook_events_on())
 		return;
@@ -260,9 +283,9 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 	event_add_int(&sb, "kid", k->kid);
 	event_add(&sb, "status", in->ok ? "ok" : "failed");
 	char names[512] = "";
-	for (int i = 0; i < hook.n_probes; i++) {
+	for (int i = 0; i < pl->n; i++) {
 		size_t n = strlen(names);
-		snprintf(names + n, sizeof names - n, "%s%s", i ? "," : "", hook.probes[i]->name);
+		snprintf(names + n, sizeof names - n, "%s%s", i ? "," : "", pl->v[i]->name);
 	}
 	event_add(&sb, "probes", names);
 	if (!in->ok)
@@ -300,15 +323,15 @@ static int probe_orig_regs(CUfunction orig)
 	return -1;
 }
 
-static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, struct hook_inst *in, double *ms_jit,
-		       char **cause)
+static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, const struct probe_list *pl,
+		       struct hook_inst *in, double *ms_jit, char **cause)
 {
 	char *ptx = NULL;
 	size_t len = 0;
 	if (probe_source(k, cc, &ptx, &len, cause) < 0)
 		return -1;
 	in->res = calloc(1, sizeof *in->res);
-	int rc = in->res ? engine_instrument(ptx, len, k->name, hook.probes, hook.n_probes, in->res, cause)
+	int rc = in->res ? engine_instrument(ptx, len, k->name, pl->v, pl->n, in->res, cause)
 			 : cause_set(cause, "out of memory");
 	free(ptx);
 	if (rc < 0) {
@@ -344,14 +367,16 @@ static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, struct ho
 	return 0;
 }
 
-/* The instrumented copy of k for ctx, built on first use. */
-static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUcontext ctx, int cc)
+/* The instrumented copy of k for (ctx, set), built on first use. */
+static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUcontext ctx, int cc,
+				    const struct hook_ctl_set *set)
 {
 	pthread_mutex_lock(&hook.probe_lock);
-	if (!hook.probes_loaded)
+	if (!set && !hook.probes_loaded)
 		probe_load_all();
+	struct probe_list pl = probe_list_of(set);
 	struct hook_inst *in;
-	for (in = k->insts; in && in->ctx != ctx; in = in->next)
+	for (in = k->insts; in && (in->ctx != ctx || in->set != set); in = in->next)
 		;
 	if (in) {
 		pthread_mutex_unlock(&hook.probe_lock);
@@ -363,19 +388,22 @@ static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUco
 		return NULL;
 	}
 	in->ctx = ctx;
+	in->set = set;
 	in->regs_orig = in->regs_probed = -1;
 	char *cause = NULL;
 	double ms_jit = 0;
-	if (hook.n_probes == 0)
-		cause_set(&cause, "%s", hook.probes_cause ? hook.probes_cause : "no probes");
-	else if (probe_build(k, orig, cc, in, &ms_jit, &cause) == 0)
+	if (pl.n == 0)
+		cause_set(&cause, "%s", pl.cause ? pl.cause : "no probes");
+	else if (probe_build(k, orig, cc, &pl, in, &ms_jit, &cause) == 0)
 		in->ok = 1;
 	if (!in->ok) {
 		in->reason = cause ? cause : strdup("instrumentation failed");
 		cause = NULL;
 	}
-	if (hook.n_probes > 0 && k->has_ptx)
-		probe_emit_instrument(k, in, ms_jit);
+	/* NTOP_PROBES that all failed were said at load; a control file's set
+	 * is new to the reader, so its failure is reported per kernel. */
+	if ((pl.n > 0 || set) && k->has_ptx)
+		probe_emit_instrument(k, in, &pl, ms_jit);
 	in->next = k->insts;
 	k->insts = in;
 	pthread_mutex_unlock(&hook.probe_lock);
@@ -561,7 +589,8 @@ static void probe_job_free(struct hook_job *j)
 	free(j);
 }
 
-int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *lrc)
+int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
+		      CUresult *lrc)
 {
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
@@ -569,20 +598,20 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, CUresult *lr
 	struct hook_job *j = NULL;
 	if (!k->has_ptx) {
 		probe_decline(k, l->seq, k->reason);
-		return probe_unreserve(k);
+		return probe_unreserve(pick);
 	}
 	if (!dev) {
 		probe_decline(k, l->seq, "no current context");
-		return probe_unreserve(k);
+		return probe_unreserve(pick);
 	}
 	if (hook_cuda_capturing(l->ostream)) {
 		probe_decline(k, l->seq, "stream capture active: probed launches would allocate and copy inside the graph");
-		return probe_unreserve(k);
+		return probe_unreserve(pick);
 	}
-	struct hook_inst *in = probe_inst(k, l->f, ctx, dev->cc);
+	struct hook_inst *in = probe_inst(k, l->f, ctx, dev->cc, pick->set);
 	if (!in || !in->ok) {
 		probe_decline(k, l->seq, in ? in->reason : "out of memory");
-		return probe_unreserve(k);
+		return probe_unreserve(pick);
 	}
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
 		goto declined;
@@ -614,5 +643,5 @@ declined:
 	free(cause);
 	if (j)
 		probe_job_free(j);
-	return probe_unreserve(k);
+	return probe_unreserve(pick);
 }

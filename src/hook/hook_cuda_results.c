@@ -276,9 +276,31 @@ void hook_results_shutdown(int timeout_ms)
 		hook_event_warn("exit: probed launches still running after %d ms, their results are lost", timeout_ms);
 }
 
+/* A fork child's inheritance from the parent's contexts: kept reachable,
+ * never used (see timing_orphan_timed). */
+static struct hook_job *results_orphan_jobs;
+static struct hook_buf *results_orphan_bufs;
+
+static void results_orphan_bufs_add(struct hook_buf *list)
+{
+	struct hook_buf *b = list;
+	while (b && b->next)
+		b = b->next;
+	if (b) {
+		b->next = results_orphan_bufs;
+		results_orphan_bufs = list;
+	}
+}
+
 void hook_results_fork_child(void)
 {
 	struct hook_results *r = &hook.res;
+	if (r->tail) {
+		r->tail->next = results_orphan_jobs;
+		results_orphan_jobs = r->head;
+	}
+	results_orphan_bufs_add(r->dev_free);
+	results_orphan_bufs_add(r->host_free);
 	r->head = r->tail = NULL;
 	r->busy = 0;
 	r->dev_free = r->host_free = NULL;

@@ -288,9 +288,28 @@ void hook_timing_shutdown(void)
 		pthread_join(hook.timing.thread, NULL);
 }
 
+/* What a fork child inherited from its parent's contexts: never used (the
+ * events are the parent's) and never freed, but kept reachable so a leak
+ * checker in a child that exits normally does not blame the application. */
+static struct hook_timed *timing_orphan_timed;
+static struct hook_event_pool *timing_orphan_pools;
+
 void hook_timing_fork_child(void)
 {
-	/* The parent's events and pending timings belong to its contexts. */
+	struct hook_timed *t = hook.timing.pending;
+	while (t && t->next)
+		t = t->next;
+	if (t) {
+		t->next = timing_orphan_timed;
+		timing_orphan_timed = hook.timing.pending;
+	}
+	struct hook_event_pool *p = hook.timing.pools;
+	while (p && p->next)
+		p = p->next;
+	if (p) {
+		p->next = timing_orphan_pools;
+		timing_orphan_pools = hook.timing.pools;
+	}
 	hook.timing.pending = NULL;
 	hook.timing.pools = NULL;
 	hook.timing.started = 0;

@@ -10,6 +10,7 @@
 #include "common/cause.h"
 #include "hook/hook_backend.h"
 #include "hook/hook_config.h"
+#include "hook/hook_control.h"
 #include "hook/hook_dispatch.h"
 #include "hook/hook_events.h"
 #include "hook/hook_exports.h"
@@ -114,6 +115,7 @@ __attribute__((constructor)) static void dispatch_init(void)
 	hook.initialised = 1;
 	pthread_atfork(NULL, NULL, dispatch_fork_child);
 	dispatch_hello(0);
+	hook_control_init();
 }
 
 /* Fallback flush when no launch registered the atexit handler (or the

@@ -3,6 +3,7 @@
  * the lock and frees it. Lines longer than EVENT_LINE_MAX are cut at the last
  * field that fits, so each stays one atomic pipe write. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,12 @@ static void events_write_lost(uint64_t lost)
 static void *events_writer(void *arg)
 {
 	(void)arg;
+	/* A reader that went away (ntop quit) must not kill the application
+	 * with SIGPIPE: blocked here, the write fails with EPIPE instead. */
+	sigset_t pipe_set;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
@@ -136,8 +143,19 @@ void hook_event_emit_sync(struct strbuf *sb)
 	}
 	event_end(sb);
 	if (!sb->failed) {
+		/* An application thread: SIGPIPE blocked around the write, and one
+		 * the write raised is taken back (not one that was already due). */
+		sigset_t pipe_set, old, pending;
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+		int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
 		events_clip(sb);
 		events_write_line(sb->data, sb->len);
+		struct timespec zero = { 0, 0 };
+		if (!was_pending)
+			sigtimedwait(&pipe_set, NULL, &zero);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	strbuf_done(sb);
 }
@@ -184,11 +202,21 @@ void hook_events_shutdown(int timeout_ms)
 		pthread_join(q->thread, NULL);
 }
 
+/* Lines a fork child inherited queued: the parent's to write, never freed
+ * (the child cannot know what the parent's writer was doing), kept
+ * reachable so a leak checker in a child that exits normally stays quiet. */
+static char **events_orphans;
+static size_t events_n_orphans;
+
 void hook_events_fork_child(void)
 {
 	struct hook_queue *q = &hook.q;
-	/* The parent's queued lines were its to write: drop (and leak) them,
-	 * since another thread may have been mid-free when fork() happened. */
+	char **v = q->count ? realloc(events_orphans, (events_n_orphans + q->count) * sizeof *v) : NULL;
+	if (v) {
+		for (unsigned i = 0; i < q->count; i++)
+			v[events_n_orphans++] = q->lines[(q->head + i) % HOOK_QUEUE_SLOTS];
+		events_orphans = v;
+	}
 	q->head = q->count = 0;
 	q->lost = 0;
 	q->writing = 0;

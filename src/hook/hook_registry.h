@@ -11,6 +11,9 @@
 #include "hook/hook_ptrmap.h"
 
 struct hook_kernel;
+struct hook_ctl_set;
+struct hook_ctl_view;
+struct hook_ctl_count;
 
 struct hook_module {
 	uint32_t mid;
@@ -27,10 +30,11 @@ struct hook_module {
 	struct hook_kernel *kernels; /* list through hook_kernel.next_in_mod */
 };
 
-/* An instrumented copy of a kernel in one context. */
+/* An instrumented copy of a kernel in one context with one probe set. */
 struct hook_inst {
 	struct hook_inst *next;
 	void *ctx;            /* CUcontext */
+	const struct hook_ctl_set *set; /* NULL: the NTOP_PROBES probes */
 	int ok;               /* 0: failed, reason says why */
 	char *reason;
 	void *module;         /* CUmodule of the probed copy */
@@ -63,8 +67,10 @@ struct hook_kernel {
 	struct hook_launch_cfg last; /* last config a `launch` line showed */
 	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
 	int launched;              /* a `launch` line was emitted */
-	struct hook_inst *insts;   /* per context */
+	struct hook_inst *insts;   /* per context and probe set */
 	char *decline_reported;    /* last decline reason emitted (say it once) */
+	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
+	struct hook_ctl_count *ctl_counts; /* per (probe set, process), under hook.ctl.lock */
 };
 
 struct hook_registry {

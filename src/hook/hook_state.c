@@ -17,4 +17,7 @@ void hook_state_init_locks(void)
 	pthread_cond_init(&hook.res.idle, NULL);
 	pthread_mutex_init(&hook.dev_lock, NULL);
 	pthread_mutex_init(&hook.probe_lock, NULL);
+	pthread_mutex_init(&hook.ctl.lock, NULL);
+	pthread_cond_init(&hook.ctl.wake, NULL);
+	pthread_mutex_init(&hook.ctl.poll_lock, NULL);
 }

@@ -4,6 +4,7 @@
 #define NTOP_HOOK_STATE_H
 #include <pthread.h>
 #include <stdint.h>
+#include "hook/hook_control.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_table.h"
 
@@ -28,6 +29,7 @@ struct hook_config {
 	enum hook_time_mode time_mode;
 	int keep_ptx;
 	int log_fd;                /* -1: no debug log */
+	char *control;             /* NTOP_CONTROL path, or NULL */
 };
 
 struct hook_queue {
@@ -108,6 +110,7 @@ struct hook_state {
 	struct hook_registry reg;
 	struct hook_timing timing;
 	struct hook_results res;
+	struct hook_control ctl;
 	pthread_mutex_t dev_lock;
 	struct hook_device dev[HOOK_MAX_DEVICES];
 	pthread_mutex_t probe_lock; /* probe loading and instrumentation */

@@ -1,5 +1,5 @@
 /* Prints a summary of one result file for the regress scripts:
- *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N
+ *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none). Exit 1 when the file cannot be read. */
 #include <stdio.h>
@@ -38,9 +38,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u\n",
+	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u probes=%s\n",
 	       r->kernel, r->kernel_id, (unsigned long long)r->seq, r->n_maps, (unsigned long long)units,
-	       (unsigned long long)written, (unsigned long long)dropped, smid_max, r->device_sms);
+	       (unsigned long long)written, (unsigned long long)dropped, smid_max, r->device_sms,
+	       r->probes ? r->probes : "");
 	result_free(r);
 	return 0;
 }

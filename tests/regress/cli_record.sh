@@ -53,6 +53,7 @@ grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
 grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
 grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"
 grep -Eq "^NTOP_EVENT_FD=[0-9]{3}$" "$T/env.txt" || bad "event fd: $(grep NTOP_EVENT_FD "$T/env.txt")"
+grep -q "^NTOP_CONTROL=$T/tr3/control$" "$T/env.txt" || bad "NTOP_CONTROL: $(grep NTOP_CONTROL "$T/env.txt")"
 
 # default directory name under ./ntop-trace
 (cd "$T" && "$NTOP" record /bin/true 2>/dev/null) || bad "default dir run"

@@ -1,0 +1,26 @@
+/* Exporting what the timeline view shows to a PNG in the trace directory:
+ * DIR/export/<name>-k<kid>-p<pid>-<seq>-timeline.png. Kernel names never go
+ * into a path as they are (templates hold '<', '>', ' ', '/', and a name
+ * can be kilobytes): export_safe_name keeps [A-Za-z0-9_.-], squeezes the
+ * rest to '_' and cuts it short; the kid and pid keep names unique. */
+#ifndef NTOP_TUI_EXPORT_H
+#define NTOP_TUI_EXPORT_H
+#include <stddef.h>
+
+#include "trace/result.h"
+#include "trace/trace_dir.h"
+#include "viz/theme.h"
+#include "viz/timeline.h"
+
+#define EXPORT_NAME_MAX 48
+
+/* A file-name-safe form of a kernel name (demangled base name preferred). */
+void export_safe_name(const char *mangled, char *buf, size_t len);
+/* The PNG path for a launch (malloc'd). */
+char *export_timeline_path(const char *dir, const struct td_kernel *k, uint64_t seq);
+/* Draws v of tl (RP_DEFAULT size) and writes it; *path_out gets the path. */
+int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
+		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
+		    char **path_out, char **cause);
+
+#endif

@@ -1,0 +1,132 @@
+/* Probed launch summaries (rcache.h). */
+#include "tui/rcache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/result.h"
+#include "viz/block_sched.h"
+
+void rcache_init(struct rcache *c)
+{
+	memset(c, 0, sizeof *c);
+}
+
+void rcache_done(struct rcache *c)
+{
+	free(c->s);
+	memset(c, 0, sizeof *c);
+}
+
+static int rcache_grow(struct rcache *c, int n)
+{
+	if (n <= c->n)
+		return 0;
+	struct rsum *ns = realloc(c->s, (size_t)n * sizeof *ns);
+	if (!ns)
+		return -1;
+	memset(ns + c->n, 0, (size_t)(n - c->n) * sizeof *ns);
+	c->s = ns;
+	c->n = n;
+	return 0;
+}
+
+static void rcache_maps(const struct result *r, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "probes %s; maps:", r->probes && *r->probes ? r->probes : "?");
+	for (int m = 0; m < r->n_maps && o < len; m++)
+		o += (size_t)snprintf(buf + o, len - o, " %s", r->maps[m].map.name);
+	if (!r->n_maps && o < len)
+		snprintf(buf + o, len - o, " none");
+}
+
+static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct td_result *tr)
+{
+	struct result *r = NULL;
+	struct block_sched *bs = NULL;
+	char *cause = NULL;
+	if (!tr->path) {
+		s->state = RSUM_ERROR;
+		snprintf(s->line, sizeof s->line, "result path %s is outside the trace", tr->file);
+		return;
+	}
+	if (result_read(tr->path, &r, &cause) < 0)
+		goto fail;
+	s->duration_ns = r->duration_ns;
+	for (int m = 0; m < r->n_maps; m++) {
+		s->records += r->maps[m].records_written;
+		s->dropped += r->maps[m].records_dropped;
+	}
+	int map = block_sched_find_map(r);
+	if (map < 0) {
+		rcache_maps(r, s->line, sizeof s->line);
+	} else {
+		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
+		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
+		if (block_sched_analyze(r, map, occ, &bs, &cause) < 0)
+			goto fail;
+		s->has_bs = 1;
+		block_sched_line(bs, s->line, sizeof s->line);
+	}
+	s->state = RSUM_OK;
+	block_sched_free(bs);
+	result_free(r);
+	return;
+fail:
+	s->state = RSUM_ERROR;
+	snprintf(s->line, sizeof s->line, "%s", cause ? cause : "unreadable");
+	free(cause);
+	block_sched_free(bs);
+	result_free(r);
+}
+
+const struct rsum *rcache_get(struct rcache *c, const struct trace_dir *td, int i, int load)
+{
+	static const struct rsum pending = {RSUM_PENDING, 0, 0, 0, 0, "waiting for the result"};
+	if (i < 0 || i >= td->n_results || rcache_grow(c, td->n_results) < 0)
+		return &pending;
+	struct rsum *s = &c->s[i];
+	const struct td_result *tr = &td->results[i];
+	if (s->state == RSUM_PENDING && tr->file && load)
+		rcache_read(s, td, tr);
+	if (s->state == RSUM_PENDING && !tr->file)
+		snprintf(s->line, sizeof s->line, "waiting for the result");
+	return s;
+}
+
+int rcache_idle(struct rcache *c, const struct trace_dir *td)
+{
+	if (rcache_grow(c, td->n_results) < 0)
+		return 0;
+	for (int i = c->scan; i < td->n_results; i++) {
+		const struct td_result *tr = &td->results[i];
+		if (c->s[i].state == RSUM_PENDING && tr->file && tr->bytes <= RCACHE_IDLE_BYTES) {
+			rcache_read(&c->s[i], td, tr);
+			c->scan = i + 1;
+			return 1;
+		}
+	}
+	c->scan = td->n_results;
+	return 0;
+}
+
+void rcache_rescan(struct rcache *c)
+{
+	c->scan = 0;
+}
+
+double rcache_kernel_mean(const struct rcache *c, const struct trace_dir *td, const struct td_kernel *k, int *n)
+{
+	double sum = 0;
+	int cnt = 0;
+	for (int j = 0; j < k->n_results; j++) {
+		int i = k->results[j];
+		if (i < c->n && i < td->n_results && c->s[i].state == RSUM_OK && c->s[i].duration_ns) {
+			sum += (double)c->s[i].duration_ns;
+			cnt++;
+		}
+	}
+	*n = cnt;
+	return cnt ? sum / cnt : 0;
+}

@@ -1,0 +1,648 @@
+/* The UI's state and its parts that need no terminal (tui.h): creating it
+ * from a trace or a session, event lines into the model and the log pane,
+ * keys to views, and drawing the whole screen into a cell grid. The loop
+ * with the terminal is in tui_loop.c. */
+#include "tui/tui.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cause.h"
+#include "common/timeutil.h"
+#include "trace/events.h"
+#include "tui/draw.h"
+
+#define TUI_LOG_LINES 5000
+#define TUI_STATUS_NS 6000000000ull /* a transient message stays 6 s */
+
+/* ---- messages ---- */
+
+void tui_msg(struct tui *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof t->status, fmt, ap);
+	va_end(ap);
+	t->status_err = err;
+	t->status_until = time_mono_ns() + TUI_STATUS_NS;
+	msglog_add(t->log, err ? MSG_ERROR : MSG_INFO, time_wall_ns(), t->status);
+	t->dirty = 1;
+}
+
+void tui_flash(struct tui *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof t->status, fmt, ap);
+	va_end(ap);
+	t->status_err = 0;
+	t->status_until = time_mono_ns() + TUI_STATUS_NS / 2;
+	t->dirty = 1;
+}
+
+/* ---- views ---- */
+
+int tui_push(struct tui *t, const struct view_ops *ops, void *arg)
+{
+	if (t->depth >= TUI_MAX_VIEWS)
+		return -1;
+	struct view *v = calloc(1, sizeof *v);
+	if (!v)
+		return -1;
+	v->ops = ops;
+	v->tui = t;
+	v->w = v->h = -1;
+	if (ops->init && ops->init(v, arg) < 0) {
+		if (v->priv && ops->free)
+			ops->free(v);
+		free(v);
+		return -1;
+	}
+	t->stack[t->depth++] = v;
+	t->dirty = 1;
+	return 0;
+}
+
+void tui_pop(struct tui *t)
+{
+	if (t->depth <= 0)
+		return;
+	struct view *v = t->stack[--t->depth];
+	if (v->ops->free)
+		v->ops->free(v);
+	free(v);
+	t->dirty = 1;
+}
+
+/* ---- the model ---- */
+
+const char *tui_kernel_name(const struct tui *t, const struct td_kernel *k)
+{
+	const char *n = t->set.mangled ? k->name : k->demangled ? k->demangled : k->name;
+	return n ? n : "(unnamed)";
+}
+
+static const char *tui_request_label(void *arg, const struct td_kernel *k)
+{
+	struct tui *t = arg;
+	struct tui_request *r = k->name ? tui_request_find(t, k->name) : NULL;
+	if (!r || r->failed || k->n_results > r->results_at)
+		return NULL;
+	return r->label;
+}
+
+struct ktable_ctx tui_kctx(struct tui *t)
+{
+	struct ktable_ctx c = {t->td, &t->rc, t->utf8, t->set.mangled, tui_request_label, t};
+	return c;
+}
+
+static const char *tui_kname_by_id(struct tui *t, const struct event *ev)
+{
+	long long pid = event_get_int(ev, "pid", -1), kid = event_get_int(ev, "kid", -1);
+	const struct td_kernel *k = pid >= 0 && kid >= 0 ? trace_dir_kernel(t->td, (uint32_t)pid, (uint32_t)kid) : NULL;
+	return k ? tui_kernel_name(t, k) : "?";
+}
+
+/* A failure or decline that follows a live request shows on the kernel. */
+static void tui_request_failed(struct tui *t, const struct event *ev)
+{
+	long long pid = event_get_int(ev, "pid", -1), kid = event_get_int(ev, "kid", -1);
+	const struct td_kernel *k = pid >= 0 && kid >= 0 ? trace_dir_kernel(t->td, (uint32_t)pid, (uint32_t)kid) : NULL;
+	struct tui_request *r = k && k->name ? tui_request_find(t, k->name) : NULL;
+	if (r)
+		r->failed = 1;
+}
+
+/* The log pane's view of an event the user should see. */
+static void tui_log_event(struct tui *t, const struct event *ev)
+{
+	uint64_t ts = event_get_u64(ev, "t", 0);
+	long long pid = event_get_int(ev, "pid", 0);
+	const char *ty = ev->type, *s;
+	char buf[1200];
+	enum msg_kind kind = MSG_INFO;
+	if (!strcmp(ty, "warn")) {
+		kind = MSG_WARN;
+		snprintf(buf, sizeof buf, "pid %lld: %s", pid, (s = event_get(ev, "msg")) ? s : "(no message)");
+	} else if (!strcmp(ty, "instrument")) {
+		s = event_get(ev, "status");
+		if (s && !strcmp(s, "failed")) {
+			kind = MSG_ERROR;
+			tui_request_failed(t, ev);
+			snprintf(buf, sizeof buf, "instrumenting %s failed: %s", tui_kname_by_id(t, ev),
+				 event_get(ev, "reason") ? event_get(ev, "reason") : "?");
+		} else {
+			snprintf(buf, sizeof buf, "instrumented %s with %s (registers %lld -> %lld, %s ms JIT)",
+				 tui_kname_by_id(t, ev), event_get(ev, "probes") ? event_get(ev, "probes") : "?",
+				 event_get_int(ev, "regs_orig", -1), event_get_int(ev, "regs_probed", -1),
+				 event_get(ev, "ms_jit") ? event_get(ev, "ms_jit") : "?");
+		}
+	} else if (!strcmp(ty, "probe")) {
+		kind = MSG_WARN;
+		tui_request_failed(t, ev);
+		snprintf(buf, sizeof buf, "probe declined on %s (launch %lld): %s", tui_kname_by_id(t, ev),
+			 event_get_int(ev, "seq", -1), event_get(ev, "reason") ? event_get(ev, "reason") : "?");
+	} else if (!strcmp(ty, "lost")) {
+		kind = MSG_WARN;
+		snprintf(buf, sizeof buf, "pid %lld: the hook dropped %lld events (its buffer was full)", pid,
+			 event_get_int(ev, "events", 0));
+	} else if (!strcmp(ty, "control")) {
+		snprintf(buf, sizeof buf, "pid %lld applied control generation %lld (%lld kernels)", pid,
+			 event_get_int(ev, "gen", -1), event_get_int(ev, "kernels", 0));
+	} else if (!strcmp(ty, "result")) {
+		rcache_rescan(&t->rc);
+		if (!t->o.app)
+			return; /* a recorded trace: the launches view lists them */
+		snprintf(buf, sizeof buf, "result for %s launch %lld: %llu records, %llu dropped", tui_kname_by_id(t, ev),
+			 event_get_int(ev, "seq", -1), (unsigned long long)event_get_u64(ev, "records", 0),
+			 (unsigned long long)event_get_u64(ev, "dropped", 0));
+	} else if (!strcmp(ty, "hello")) {
+		snprintf(buf, sizeof buf, "pid %lld started (%s, parent %lld)", pid,
+			 event_get(ev, "exe") ? event_get(ev, "exe") : "?", event_get_int(ev, "ppid", 0));
+	} else if (!strcmp(ty, "exit")) {
+		snprintf(buf, sizeof buf, "pid %lld exiting after %lld launches", pid, event_get_int(ev, "launches", 0));
+	} else {
+		return;
+	}
+	msglog_add(t->log, kind, ts, buf);
+}
+
+/* Types worth a log line; the rest (launch, stats, time, kernel...) are
+ * only parsed once, by the model. */
+static int tui_loggable(const char *line, size_t len)
+{
+	static const char *const types[] = {"warn ", "instrument ", "probe ", "lost ", "control ", "result ",
+					    "hello ", "exit "};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		size_t n = strlen(types[i]);
+		if (len >= n && memcmp(line, types[i], n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static char *tui_dup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A forked child inherits its parent's modules: the hook reports its
+ * launches under the parent's kernel ids without a `kernel` event of its
+ * own. Such kernels take the parent's name and PTX facts (a later `kernel`
+ * event for the child replaces them). The parent is the `hello` event's
+ * ppid; a child that sent no hello (yet) is taken for a child of the
+ * launched application, or of the first process in the trace. */
+static uint32_t tui_parent_of(const struct tui *t, uint32_t pid)
+{
+	const struct td_process *p = trace_dir_process(t->td, pid);
+	if (p && p->ppid)
+		return p->ppid;
+	if (t->app_state.pid > 0)
+		return (uint32_t)t->app_state.pid;
+	for (int i = 0; i < t->td->n_procs; i++)
+		if (t->td->procs[i].exe)
+			return t->td->procs[i].pid;
+	return 0;
+}
+
+static void tui_inherit(struct tui *t, int from)
+{
+	int unnamed = 0;
+	for (int i = from; i < t->td->n_kernels; i++) {
+		struct td_kernel *k = &t->td->kernels[i];
+		if (k->name)
+			continue;
+		uint32_t parent = tui_parent_of(t, k->pid);
+		const struct td_kernel *pk = parent && parent != k->pid ? trace_dir_kernel(t->td, parent, k->kid) : NULL;
+		if (!pk || !pk->name) {
+			unnamed = 1;
+			continue;
+		}
+		k->name = tui_dup(pk->name);
+		k->demangled = tui_dup(pk->demangled);
+		k->has_ptx = pk->has_ptx;
+		k->ptx_reason = tui_dup(pk->ptx_reason);
+		k->mid = pk->mid;
+	}
+	if (from == 0)
+		t->unnamed = unnamed;
+	else
+		t->unnamed |= unnamed;
+}
+
+void tui_feed_line(struct tui *t, const char *line, size_t len)
+{
+	trace_dir_feed(t->td, line, len);
+	if ((len > 6 && !memcmp(line, "hello ", 6)) || (t->unnamed && len > 7 && !memcmp(line, "kernel ", 7)))
+		tui_inherit(t, 0); /* a child's kernels may have come before its hello or its parent's kernel */
+	else if (t->named_upto < t->td->n_kernels)
+		tui_inherit(t, t->named_upto);
+	t->named_upto = t->td->n_kernels;
+	if (tui_loggable(line, len)) {
+		struct event ev;
+		if (event_parse(line, len, &ev) == 0) {
+			tui_log_event(t, &ev);
+			event_done(&ev);
+		}
+	}
+	ktable_mark(&t->kt);
+	t->model_gen++;
+	t->dirty = 1;
+}
+
+void tui_feed_bytes(struct tui *t, const char *buf, size_t n)
+{
+	size_t a = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (t->partial.len) {
+			strbuf_append(&t->partial, buf + a, i + 1 - a);
+			if (!t->partial.failed)
+				tui_feed_line(t, t->partial.data, t->partial.len);
+			t->partial.len = 0;
+		} else {
+			tui_feed_line(t, buf + a, i + 1 - a);
+		}
+		a = i + 1;
+	}
+	if (a < n && t->partial.len + (n - a) <= EVENT_LINE_MAX * 4)
+		strbuf_append(&t->partial, buf + a, n - a);
+	else if (a < n)
+		t->partial.len = 0; /* no line is this long: resynchronise at the next '\n' */
+}
+
+void tui_app_output(struct tui *t, int err, const char *line, size_t len)
+{
+	char buf[1001];
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len > sizeof buf - 1)
+		len = sizeof buf - 1;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	msglog_add(t->log, err ? MSG_APP_ERR : MSG_APP_OUT, time_wall_ns(), buf);
+	t->dirty = 1;
+}
+
+/* ---- creating ---- */
+
+static int tui_load_trace(struct tui *t, char **cause)
+{
+	char *path;
+	if (asprintf(&path, "%s/events.log", t->o.trace_dir) < 0)
+		return cause_set(cause, "out of memory");
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		cause_set(cause, "%s: cannot open (%m); is %s a trace directory written by 'ntop record'?", path,
+			  t->o.trace_dir);
+		free(path);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] != '\n') {
+			t->td->truncated_last_line = 1; /* the recorder died mid-line */
+			msglog_add(t->log, MSG_WARN, 0, "events.log ends in a cut line (the recorder was killed?)");
+			break;
+		}
+		tui_feed_line(t, line, (size_t)n);
+	}
+	free(line);
+	fclose(f);
+	free(path);
+	if (t->td->malformed_lines)
+		msglog_addf(t->log, MSG_WARN, "%llu malformed lines in events.log were skipped",
+			    (unsigned long long)t->td->malformed_lines);
+	return 0;
+}
+
+static void tui_settings(struct tui *t)
+{
+	settings_defaults(&t->set);
+	char *dir = t->o.config_dir ? strdup(t->o.config_dir) : settings_dir();
+	if (dir && asprintf(&t->settings_path, "%s/ntop.conf", dir) < 0)
+		t->settings_path = NULL;
+	free(dir);
+	if (t->settings_path && settings_load(&t->set, t->settings_path) > 0)
+		msglog_addf(t->log, MSG_WARN, "%s: some lines were not understood and are ignored", t->settings_path);
+	int col = ktable_col_from_key(t->set.sort);
+	t->kt.sort = col >= 0 ? (enum kcol)col : KC_LAUNCHES;
+	t->kt.reverse = t->set.sort_reverse;
+	t->show_log = t->set.show_log;
+}
+
+static int tui_theme(struct tui *t, char **cause)
+{
+	const char *want = t->o.theme ? t->o.theme : t->set.theme;
+	if (theme_resolve(want, t->o.themes_dir, &t->theme, cause) == 0) {
+		if (t->o.theme)
+			snprintf(t->set.theme, sizeof t->set.theme, "%s", t->o.theme);
+		return 0;
+	}
+	if (t->o.theme)
+		return -1; /* asked for on the command line: say so */
+	msglog_addf(t->log, MSG_WARN, "saved theme '%s' not found; using dark", want);
+	free(*cause);
+	*cause = NULL;
+	theme_builtin("dark", &t->theme);
+	return 0;
+}
+
+int tui_create(const struct tui_opts *o, struct tui **out, char **cause)
+{
+	*out = NULL;
+	struct tui *t = calloc(1, sizeof *t);
+	if (!t)
+		return cause_set(cause, "out of memory");
+	t->o = *o;
+	t->utf8 = !o->ascii;
+	t->mono = o->no_color;
+	strbuf_init(&t->partial);
+	rcache_init(&t->rc);
+	ktable_init(&t->kt);
+	t->log = msglog_create(TUI_LOG_LINES);
+	t->td = trace_dir_create(o->trace_dir);
+	if (!t->log || !t->td) {
+		cause_set(cause, "out of memory");
+		goto fail;
+	}
+	tui_settings(t);
+	for (int i = 0; i < o->n_notes; i++)
+		msglog_add(t->log, MSG_WARN, 0, o->notes[i]);
+	if (tui_theme(t, cause) < 0)
+		goto fail;
+	if (!o->app && tui_load_trace(t, cause) < 0)
+		goto fail;
+	if (tui_push(t, &view_kernels_ops, NULL) < 0) {
+		cause_set(cause, "cannot open the kernel list");
+		goto fail;
+	}
+	t->dirty = 1;
+	*out = t;
+	return 0;
+fail:
+	tui_free(t);
+	return -1;
+}
+
+void tui_free(struct tui *t)
+{
+	if (!t)
+		return;
+	while (t->depth)
+		tui_pop(t);
+	if (t->settings_path) {
+		char *cause = NULL;
+		t->set.sort_reverse = t->kt.reverse;
+		snprintf(t->set.sort, sizeof t->set.sort, "%s", ktable_col_key(t->kt.sort));
+		t->set.show_log = t->show_log;
+		if (settings_save(&t->set, t->settings_path, &cause) < 0)
+			fprintf(stderr, "ntop: settings not saved: %s\n", cause);
+		free(cause);
+		free(t->settings_path);
+	}
+	for (int i = 0; i < t->n_reqs; i++) {
+		free(t->reqs[i].name);
+		free(t->reqs[i].probes);
+		free(t->reqs[i].label);
+	}
+	free(t->reqs);
+	strbuf_done(&t->partial);
+	rcache_done(&t->rc);
+	ktable_done(&t->kt);
+	msglog_free(t->log);
+	trace_dir_free(t->td);
+	free(t);
+}
+
+/* ---- keys ---- */
+
+static int tui_app_running(const struct tui *t)
+{
+	return t->o.app && t->app_state.running && !t->app_state.detached;
+}
+
+void tui_ask_quit(struct tui *t)
+{
+	if (!tui_app_running(t)) {
+		t->quit = 1;
+		return;
+	}
+	if (t->depth && t->stack[t->depth - 1]->ops == &view_confirm_ops)
+		return;
+	tui_push(t, &view_confirm_ops, NULL);
+}
+
+void tui_key(struct tui *t, int key)
+{
+	if (key == TK_RESIZE) {
+		t->dirty = 1;
+		return;
+	}
+	struct view *v = t->depth ? t->stack[t->depth - 1] : NULL;
+	int r = v && v->ops->key ? v->ops->key(v, key) : 0;
+	if (r & VIEW_REDRAW)
+		t->dirty = 1;
+	if (r & VIEW_QUIT) {
+		if (t->depth > 1)
+			tui_pop(t);
+		else
+			tui_ask_quit(t);
+		return;
+	}
+	if (r & VIEW_HANDLED)
+		return;
+	switch (key) {
+	case 'q':
+	case TK_ESC:
+		if (t->depth > 1)
+			tui_pop(t);
+		else if (key == 'q')
+			tui_ask_quit(t);
+		break;
+	case TK_CTRL('c'):
+		tui_ask_quit(t);
+		break;
+	case 'L':
+		t->show_log = !t->show_log;
+		break;
+	case '?':
+	case TK_F0 + 1:
+		tui_push(t, &view_help_ops, NULL);
+		break;
+	case 'm':
+		t->set.mangled = !t->set.mangled;
+		ktable_mark(&t->kt);
+		break;
+	default:
+		return;
+	}
+	t->dirty = 1;
+}
+
+/* ---- drawing ---- */
+
+struct rgb tui_sel_bg(const struct tui *t)
+{
+	return rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_SELECTION], 0.35);
+}
+
+static void tui_draw_title(struct tui *t, struct cellgrid *g)
+{
+	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_ACCENT], 0.18);
+	draw_fill(g, 0, t->lay.title_y, g->w, 1, bg);
+	int x = draw_text(t, g, 0, t->lay.title_y, g->w, "ntop ", draw_c(t, THEME_ACCENT), bg, CELL_BOLD);
+	char right[160] = "";
+	const struct td_device *d = t->td->n_devices ? &t->td->devices[0] : NULL;
+	if (d && d->name)
+		snprintf(right, sizeof right, " %s, %d SMs ", d->name, d->sms);
+	int rw = layout_text_cells(right);
+	if (rw > g->w / 3)
+		rw = 0;
+	char crumbs[256] = "";
+	size_t o = 0;
+	for (int i = 1; i < t->depth && o < sizeof crumbs; i++)
+		if (!t->stack[i]->modal)
+			o += (size_t)snprintf(crumbs + o, sizeof crumbs - o, " > %s", t->stack[i]->ops->name);
+	char left[1024];
+	snprintf(left, sizeof left, "%s%s", t->o.title ? t->o.title : "", crumbs);
+	draw_text(t, g, x, t->lay.title_y, g->w - x - rw, left, draw_c(t, THEME_FG), bg, 0);
+	if (rw)
+		draw_text(t, g, g->w - rw, t->lay.title_y, rw, right, draw_c(t, THEME_DIM), bg, 0);
+}
+
+static int tui_msg_role(enum msg_kind k)
+{
+	switch (k) {
+	case MSG_WARN: return THEME_WARN;
+	case MSG_ERROR: return THEME_ERROR;
+	case MSG_APP_OUT: return THEME_FG;
+	case MSG_APP_ERR: return THEME_WARN;
+	default: return THEME_DIM;
+	}
+}
+
+static void tui_draw_log(struct tui *t, struct cellgrid *g)
+{
+	int y = t->lay.log_y, h = t->lay.log_h;
+	struct rgb bg = t->theme.c[THEME_BG];
+	draw_fill(g, 0, y, g->w, h, bg);
+	for (int x = 0; x < g->w; x++)
+		cellgrid_set(g, x, y, draw_hline(t), draw_c(t, THEME_GRID), bg, 0);
+	char head[128];
+	snprintf(head, sizeof head, " log: %llu lines (L hides) ", (unsigned long long)t->log->total);
+	draw_role(t, g, 2, y, g->w - 2, head, THEME_DIM);
+	int lines = h - 1;
+	int first = t->log->n - lines;
+	if (first < 0)
+		first = 0;
+	for (int i = 0; i < lines; i++) {
+		const struct msg *m = msglog_get(t->log, first + i);
+		if (!m)
+			break;
+		const char *tag = m->kind == MSG_APP_OUT ? "app| " : m->kind == MSG_APP_ERR ? "app! " : "";
+		char line[1100];
+		snprintf(line, sizeof line, "%s%s", tag, m->text);
+		draw_role(t, g, 0, y + 1 + i, g->w, line, tui_msg_role(m->kind));
+	}
+}
+
+static void tui_counts(const struct tui *t, char *buf, size_t len)
+{
+	uint64_t launches = 0;
+	for (int i = 0; i < t->td->n_kernels; i++)
+		launches += t->td->kernels[i].launches;
+	int probed = 0;
+	for (int i = 0; i < t->td->n_results; i++)
+		probed += t->td->results[i].file != NULL;
+	snprintf(buf, len, "%d kernels  %llu launches  %d probed  %llu warn", t->td->n_kernels,
+		 (unsigned long long)launches, probed, (unsigned long long)t->log->warnings);
+}
+
+static void tui_app_text(const struct tui *t, char *buf, size_t len)
+{
+	const struct tui_app_state *s = &t->app_state;
+	if (!t->o.app) {
+		snprintf(buf, len, "recorded");
+		return;
+	}
+	if (s->detached)
+		snprintf(buf, len, "pid %d detached", s->pid);
+	else if (s->running)
+		snprintf(buf, len, "pid %d running", s->pid);
+	else if (s->signaled)
+		snprintf(buf, len, "pid %d killed by signal %d (%s)", s->pid, s->sig, strsignal(s->sig));
+	else if (s->exited)
+		snprintf(buf, len, "pid %d exited with status %d", s->pid, s->status);
+	else
+		snprintf(buf, len, "not started");
+}
+
+static void tui_draw_status(struct tui *t, struct cellgrid *g)
+{
+	int y = t->lay.status_y;
+	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_FG], 0.12);
+	draw_fill(g, 0, y, g->w, 1, bg);
+	if (t->status[0] && time_mono_ns() < t->status_until) {
+		draw_text(t, g, 0, y, g->w, t->status, draw_c(t, t->status_err ? THEME_ERROR : THEME_ACCENT), bg,
+			  CELL_BOLD);
+		return;
+	}
+	t->status[0] = 0;
+	char app[160], counts[160], left[400];
+	tui_app_text(t, app, sizeof app);
+	tui_counts(t, counts, sizeof counts);
+	snprintf(left, sizeof left, "[%s] %s", app, counts);
+	int role = t->app_state.signaled || (t->app_state.exited && t->app_state.status) ? THEME_WARN : THEME_FG;
+	int x = draw_text(t, g, 0, y, g->w, left, draw_c(t, role), bg, 0);
+	struct view *v = t->depth ? t->stack[t->depth - 1] : NULL;
+	const char *hints = v && v->ops->hints ? v->ops->hints(v) : "";
+	char h[300];
+	snprintf(h, sizeof h, "%s  ? help", hints);
+	int hw = layout_text_cells(h);
+	if (x + 2 + hw <= g->w)
+		draw_text(t, g, g->w - hw, y, hw, h, draw_c(t, THEME_DIM), bg, 0);
+	else if (x + 8 <= g->w)
+		draw_text(t, g, g->w - 6, y, 6, "? help", draw_c(t, THEME_DIM), bg, 0);
+}
+
+static void tui_draw_view(struct tui *t, struct view *v, struct cellgrid *g)
+{
+	int y = t->lay.view_y, h = t->lay.view_h;
+	if (v->w != g->w || v->h != h || v->y != y) {
+		v->x = 0;
+		v->y = y;
+		v->w = g->w;
+		v->h = h;
+		if (v->ops->resize)
+			v->ops->resize(v, g->w, h);
+	}
+	v->ops->draw(v, g, 0, y, g->w, h);
+}
+
+void tui_draw(struct tui *t, struct cellgrid *g)
+{
+	cellgrid_clear(g, t->theme.c[THEME_FG], t->theme.c[THEME_BG]);
+	layout_screen(g->w, g->h, t->show_log, &t->lay);
+	if (t->lay.too_small) {
+		draw_role(t, g, 0, 0, g->w, "terminal too small", THEME_WARN);
+		return;
+	}
+	struct ktable_ctx kc = tui_kctx(t);
+	ktable_update(&t->kt, &kc);
+	tui_draw_title(t, g);
+	int base = t->depth - 1;
+	while (base > 0 && t->stack[base]->modal)
+		base--;
+	for (int i = base; i < t->depth; i++)
+		tui_draw_view(t, t->stack[i], g);
+	if (t->lay.log_h)
+		tui_draw_log(t, g);
+	tui_draw_status(t, g);
+}

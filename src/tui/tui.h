@@ -1,0 +1,166 @@
+/* The terminal UI's shared state and entry points. tui.c owns the loop:
+ * poll() on the terminal and the application's descriptors with a timer,
+ * keys to the top view, model updates from event lines, a redraw at most
+ * TUI_FPS times a second and only when something changed. The state below
+ * is usable without a terminal (tui_create / tui_key / tui_draw), which is
+ * how the unit tests drive the views; tui_run adds the terminal (term.c).
+ *
+ * Two modes: `ntop view DIR` feeds DIR/events.log once; live mode feeds the
+ * lines an application's hook writes, through `struct tui_app` (the launcher
+ * glue in src/cli/cmd_view.c implements it on top of the session library). */
+#ifndef NTOP_TUI_H
+#define NTOP_TUI_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+#include "trace/trace_dir.h"
+#include "tui/ktable.h"
+#include "tui/layout.h"
+#include "tui/msglog.h"
+#include "tui/rcache.h"
+#include "tui/settings.h"
+#include "tui/view.h"
+#include "viz/cellgrid.h"
+#include "viz/theme.h"
+
+#define TUI_FPS 20
+#define TUI_MAX_VIEWS 8
+
+struct pollfd;
+
+/* State of the application in live mode. */
+struct tui_app_state {
+	int running;        /* not yet exited */
+	int pid;            /* the launched process */
+	int exited, status; /* exit status when exited */
+	int signaled, sig;  /* killed by signal sig */
+	int detached;
+};
+
+/* A launched application, implemented by the launcher (src/cli). Every
+ * function gets `ctx`. */
+struct tui_app {
+	void *ctx;
+	/* descriptors to poll for reading (event lines, app output); returns count */
+	int (*fds)(void *ctx, struct pollfd *p, int max);
+	/* reads whatever is ready without blocking: event lines go to
+	 * tui_feed_line, application output to tui_app_output. Also reaps the
+	 * application. Returns 1 when something happened. */
+	int (*pump)(void *ctx, struct tui *t);
+	void (*state)(void *ctx, struct tui_app_state *st);
+	/* replaces the control file (doc/control.md) with `text` atomically;
+	 * -1 with a cause */
+	int (*control)(void *ctx, const char *text, char **cause);
+	/* SIGTERM now, SIGKILL if still there after a grace period */
+	void (*kill)(void *ctx);
+	/* stop reading: the application keeps running, its events are discarded */
+	void (*detach)(void *ctx);
+};
+
+/* A probe the picker offers. */
+struct tui_probe {
+	char *name;        /* from the file ("block_sched") */
+	char *path;        /* absolute */
+	char *origin;      /* "built-in", "-p", "~/.config/ntop/probes" */
+};
+
+enum tui_probe_mode { PMODE_NEXT, PMODE_EVERY, PMODE_NTH };
+
+/* A probe request for one kernel (by mangled name), live mode. */
+struct tui_request {
+	char *name;         /* mangled kernel name */
+	char *probes;       /* comma-separated absolute paths */
+	char *label;        /* probe names for display */
+	enum tui_probe_mode mode;
+	unsigned n;         /* PMODE_NTH */
+	int results_at;     /* results of the kernel when requested: "requested" until more arrive */
+	int failed;         /* an instrument failure or a decline came after the request */
+};
+
+struct tui_opts {
+	const char *trace_dir;     /* view mode: the directory; live: the session directory */
+	const char *title;         /* shown in the title bar */
+	const char *theme;         /* --theme (NULL: the saved setting) */
+	const char *themes_dir;    /* may be NULL */
+	const char *config_dir;    /* NULL: settings_dir() */
+	int no_color, no_mouse, ascii;
+	long max_frames;           /* quit after this many frames; 0 never */
+	struct tui_app *app;       /* live mode; NULL for a recorded trace */
+	struct tui_probe *probes;  /* for the picker */
+	int n_probes;
+	const char *const *notes;  /* lines for the log pane at start (skipped probe files...) */
+	int n_notes;
+};
+
+struct tui {
+	struct tui_opts o;
+	struct trace_dir *td;
+	struct msglog *log;
+	struct rcache rc;
+	struct ktable kt;
+	struct settings set;
+	char *settings_path;
+	struct theme theme;
+	int utf8, mono;            /* glyphs; no colours (selection by reverse video) */
+	int show_log;
+	struct view *stack[TUI_MAX_VIEWS];
+	int depth;
+	struct layout_screen lay;
+	int mouse_x, mouse_y;      /* last mouse event, screen cells */
+	char status[512];          /* transient message, "" none */
+	int status_err;
+	uint64_t status_until;     /* mono ns */
+	int dirty;                 /* redraw */
+	int quit;
+	uint64_t model_gen;        /* bumped when the model changed */
+	struct strbuf partial;     /* live: bytes of an unfinished event line */
+	struct tui_request *reqs;
+	int n_reqs;
+	uint64_t control_gen;      /* last generation written */
+	uint64_t frames;
+	struct tui_app_state app_state;
+	int app_announced;         /* the exit was logged */
+	int named_upto;            /* kernels below this index were checked for a name */
+	int unnamed;               /* some kernel still waits for a name to inherit */
+};
+
+/* ---- lifecycle (no terminal) ---- */
+/* Loads the settings and the theme and, in view mode, DIR/events.log; the
+ * kernel list is the first view. -1 with a cause. */
+int tui_create(const struct tui_opts *o, struct tui **out, char **cause);
+void tui_free(struct tui *t);
+/* Sends one key (TK_* or a character) to the top view and the global keys. */
+void tui_key(struct tui *t, int key);
+/* Draws everything into g (g's size is the screen size). */
+void tui_draw(struct tui *t, struct cellgrid *g);
+/* Runs the terminal UI until the user quits; returns the exit code. */
+int tui_run(struct tui *t, char **cause);
+
+/* ---- for views and the launcher ---- */
+/* One event line (with or without '\n'): the model, the log pane. */
+void tui_feed_line(struct tui *t, const char *line, size_t len);
+/* Bytes from the hook's pipe: complete lines are fed, the rest kept. */
+void tui_feed_bytes(struct tui *t, const char *buf, size_t n);
+/* One line of the application's output (stderr: err = 1). */
+void tui_app_output(struct tui *t, int err, const char *line, size_t len);
+/* A status line message, also kept in the log pane. */
+void tui_msg(struct tui *t, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A status line message only (feedback on a key: sort order, axis...). */
+void tui_flash(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tui_push(struct tui *t, const struct view_ops *ops, void *arg);
+void tui_pop(struct tui *t);
+struct ktable_ctx tui_kctx(struct tui *t);
+/* The kernel's display name (demangled or mangled by the setting). */
+const char *tui_kernel_name(const struct tui *t, const struct td_kernel *k);
+/* Live mode: the kernel's request, NULL none. */
+struct tui_request *tui_request_find(struct tui *t, const char *mangled);
+/* Sets (probes != NULL) or clears the request for k and rewrites the control file. */
+int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes, const char *label,
+		    enum tui_probe_mode mode, unsigned n);
+/* Asks what to do about a running application (quit / Ctrl-C). */
+void tui_ask_quit(struct tui *t);
+/* Colours of the row/selection: background of a selected row (reverse in mono). */
+struct rgb tui_sel_bg(const struct tui *t);
+
+#endif

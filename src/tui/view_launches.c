@@ -1,0 +1,270 @@
+/* A kernel's page: what the trace knows about it (names, PTX, instrumentation,
+ * declines) and its probed launches, one row each with the block_sched
+ * summary when the result has one. Enter on a launch opens its timeline.
+ * The kernel is kept as (pid, kid): the model's arrays move as they grow. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/draw.h"
+#include "tui/ktable.h"
+#include "tui/tui.h"
+#include "tui/view.h"
+
+enum lcol { LC_SEQ, LC_GRID, LC_BLOCK, LC_STATUS, LC_RECORDS, LC_DROPPED, LC_DUR, LC_SUMMARY, LC_N };
+
+static const struct layout_col lcols[LC_N] = {
+	[LC_SEQ] = {"SEQ", 7, 0, 0, LAYOUT_RIGHT},
+	[LC_GRID] = {"GRID", 11, 5, 0, LAYOUT_RIGHT},
+	[LC_BLOCK] = {"BLOCK", 9, 6, 0, LAYOUT_RIGHT},
+	[LC_STATUS] = {"STATUS", 8, 1, 0, LAYOUT_LEFT},
+	[LC_RECORDS] = {"RECORDS", 9, 2, 0, LAYOUT_RIGHT},
+	[LC_DROPPED] = {"DROPPED", 8, 3, 0, LAYOUT_RIGHT},
+	[LC_DUR] = {"PROBED", 9, 4, 0, LAYOUT_RIGHT},
+	[LC_SUMMARY] = {"SUMMARY", 40, 0, 1, LAYOUT_LEFT},
+};
+
+struct vl {
+	unsigned pid, kid;
+	int sel, top;
+	int list_y, list_h;
+};
+
+static const struct td_kernel *vl_kernel(struct view *v)
+{
+	struct vl *s = v->priv;
+	return trace_dir_kernel(v->tui->td, s->pid, s->kid);
+}
+
+static int vl_init(struct view *v, void *arg)
+{
+	int idx = *(int *)arg;
+	struct tui *t = v->tui;
+	if (idx < 0 || idx >= t->td->n_kernels)
+		return -1;
+	struct vl *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	s->pid = t->td->kernels[idx].pid;
+	s->kid = t->td->kernels[idx].kid;
+	s->sel = t->td->kernels[idx].n_results - 1; /* the latest launch */
+	if (s->sel < 0)
+		s->sel = 0;
+	v->priv = s;
+	return 0;
+}
+
+static void vl_free(struct view *v)
+{
+	free(v->priv);
+}
+
+static int vl_open(struct view *v)
+{
+	struct vl *s = v->priv;
+	struct tui *t = v->tui;
+	const struct td_kernel *k = vl_kernel(v);
+	if (!k || s->sel >= k->n_results) {
+		tui_msg(t, 1, "no probed launch to open%s", t->o.app ? " (p probes this kernel)" : "");
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
+	int ri = k->results[s->sel];
+	const struct rsum *rs = rcache_get(&t->rc, t->td, ri, 1);
+	if (rs->state == RSUM_PENDING) {
+		tui_msg(t, 1, "launch %llu has no result yet", (unsigned long long)t->td->results[ri].seq);
+	} else if (rs->state == RSUM_ERROR) {
+		tui_msg(t, 1, "launch %llu: %s", (unsigned long long)t->td->results[ri].seq, rs->line);
+	} else if (!rs->has_bs) {
+		tui_msg(t, 1, "launch %llu has no block_sched records to draw a timeline from (%s)",
+			(unsigned long long)t->td->results[ri].seq, rs->line);
+	} else {
+		tui_push(t, &view_timeline_ops, &ri);
+	}
+	return VIEW_HANDLED | VIEW_REDRAW;
+}
+
+static int vl_key(struct view *v, int key)
+{
+	struct vl *s = v->priv;
+	struct tui *t = v->tui;
+	const struct td_kernel *k = vl_kernel(v);
+	int n = k ? k->n_results : 0, page = s->list_h > 1 ? s->list_h - 1 : 1;
+	switch (key) {
+	case 'j': case TK_DOWN: s->sel++; break;
+	case 'k': case TK_UP: s->sel--; break;
+	case 'g': case TK_HOME: s->sel = 0; break;
+	case 'G': case TK_END: s->sel = n - 1; break;
+	case TK_CTRL('d'): s->sel += page / 2 ? page / 2 : 1; break;
+	case TK_CTRL('u'): s->sel -= page / 2 ? page / 2 : 1; break;
+	case TK_PGDN: s->sel += page; break;
+	case TK_PGUP: s->sel -= page; break;
+	case TK_WHEEL_DOWN: s->sel += 3; break;
+	case TK_WHEEL_UP: s->sel -= 3; break;
+	case TK_ENTER: case 'l': case TK_RIGHT: return vl_open(v);
+	case 'h': case TK_LEFT: return VIEW_QUIT;
+	case TK_MOUSE_CLICK:
+	case TK_MOUSE_DOUBLE: {
+		int row = t->mouse_y - s->list_y;
+		if (row < 0 || row >= s->list_h || s->top + row >= n)
+			return VIEW_HANDLED;
+		s->sel = s->top + row;
+		if (key == TK_MOUSE_DOUBLE)
+			return vl_open(v);
+		break;
+	}
+	case 'p':
+	case 'P':
+		if (!k)
+			return VIEW_HANDLED;
+		if (!t->o.app) {
+			tui_msg(t, 1, "this is a recorded trace: probes are switched while ntop runs the program");
+		} else if (key == 'P') {
+			tui_request_set(t, k, NULL, NULL, PMODE_NEXT, 0);
+		} else {
+			int idx = (int)(k - t->td->kernels);
+			tui_push(t, &view_probes_ops, &idx);
+		}
+		return VIEW_HANDLED | VIEW_REDRAW;
+	default:
+		return 0;
+	}
+	if (s->sel >= n)
+		s->sel = n - 1;
+	if (s->sel < 0)
+		s->sel = 0;
+	return VIEW_HANDLED | VIEW_REDRAW;
+}
+
+/* The lines above the table; returns rows used. */
+static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int h, const struct td_kernel *k)
+{
+	struct tui *t = v->tui;
+	char buf[1200], st[200];
+	int row = 0, role;
+	if (h < 6)
+		return 0;
+	draw_text(t, g, x, y + row++, w, k->demangled ? k->demangled : k->name ? k->name : "(unnamed)",
+		  draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG], CELL_BOLD);
+	snprintf(buf, sizeof buf, "mangled %s", k->name ? k->name : "?");
+	draw_role(t, g, x, y + row++, w, buf, THEME_DIM);
+	struct ktable_ctx kc = tui_kctx(t);
+	ktable_probe_state(&kc, k, st, sizeof st, &role);
+	snprintf(buf, sizeof buf, "pid %u  kid %u  launches %llu  PTX %s  probe: %s", k->pid, k->kid,
+		 (unsigned long long)k->launches, k->has_ptx ? "yes" : k->ptx_reason ? k->ptx_reason : "no", st);
+	draw_role(t, g, x, y + row++, w, buf, THEME_FG);
+	if (k->instrument_status && !strcmp(k->instrument_status, "failed"))
+		snprintf(buf, sizeof buf, "instrumentation failed: %s", k->instrument_reason ? k->instrument_reason : "?");
+	else if (k->instrument_status)
+		snprintf(buf, sizeof buf, "instrumented with %s: registers %d -> %d, %d sites, JIT %.3f ms",
+			 k->instrument_probes ? k->instrument_probes : "?", k->regs_orig, k->regs_probed, k->sites,
+			 k->ms_jit);
+	else
+		snprintf(buf, sizeof buf, "never instrumented");
+	draw_role(t, g, x, y + row++, w, buf,
+		  k->instrument_status && !strcmp(k->instrument_status, "failed") ? THEME_ERROR : THEME_DIM);
+	if (k->declined && h > 8) {
+		snprintf(buf, sizeof buf, "%llu probed launch%s declined: %s", (unsigned long long)k->declined,
+			 k->declined == 1 ? "" : "es", k->declined_reason ? k->declined_reason : "?");
+		draw_role(t, g, x, y + row++, w, buf, THEME_WARN);
+	}
+	return row + 1;
+}
+
+static void vl_cellf(struct tui *t, const struct tui_opts *o, char *buf, size_t len, enum lcol c,
+		     const struct td_result *r, const struct rsum *rs, int *role)
+{
+	(void)o;
+	*role = THEME_FG;
+	switch (c) {
+	case LC_SEQ: snprintf(buf, len, "%llu", (unsigned long long)r->seq); break;
+	case LC_GRID:
+	case LC_BLOCK:
+		if (r->has_config)
+			ktable_fmt_dims(c == LC_GRID ? r->config.grid : r->config.block, buf, len);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case LC_STATUS:
+		snprintf(buf, len, "%s", rs->state == RSUM_OK ? "ok" : rs->state == RSUM_ERROR ? "error"
+								  : r->file ? "unread" : "pending");
+		*role = rs->state == RSUM_OK ? THEME_ACCENT : rs->state == RSUM_ERROR ? THEME_ERROR : THEME_DIM;
+		break;
+	case LC_RECORDS: snprintf(buf, len, "%llu", (unsigned long long)r->records); break;
+	case LC_DROPPED:
+		snprintf(buf, len, "%llu", (unsigned long long)r->dropped);
+		*role = r->dropped ? THEME_WARN : THEME_DIM;
+		break;
+	case LC_DUR: ktable_fmt_ns((double)rs->duration_ns, t->utf8, buf, len); break;
+	case LC_SUMMARY:
+		if (rs->state == RSUM_PENDING && r->file)
+			snprintf(buf, len, "%.1f MB: Enter reads it", r->bytes / 1e6);
+		else
+			snprintf(buf, len, "%s", rs->line);
+		*role = rs->state == RSUM_ERROR ? THEME_ERROR : rs->has_bs ? THEME_FG : THEME_DIM;
+		break;
+	default: buf[0] = 0;
+	}
+}
+
+static void vl_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
+{
+	struct vl *s = v->priv;
+	struct tui *t = v->tui;
+	const struct td_kernel *k = vl_kernel(v);
+	if (!k) {
+		draw_role(t, g, x, y, w, "kernel not in the trace", THEME_ERROR);
+		return;
+	}
+	int used = vl_info(v, g, x, y, w, h, k);
+	int cx[LC_N], cw[LC_N];
+	layout_columns(lcols, LC_N, w, cx, cw);
+	int hy = y + used;
+	struct rgb hbg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_FG], 0.08);
+	draw_fill(g, x, hy, w, 1, hbg);
+	for (int c = 0; c < LC_N; c++)
+		if (cw[c])
+			draw_cell(t, g, x + cx[c], hy, cw[c], lcols[c].title, lcols[c].align, draw_c(t, THEME_DIM), hbg, 0);
+	s->list_y = hy + 1;
+	s->list_h = y + h - s->list_y;
+	if (!k->n_results) {
+		draw_role(t, g, x + 1, s->list_y, w - 1,
+			  t->o.app ? "no probed launches yet: p picks probes for this kernel"
+				   : "no probed launches (record with: ntop record -p block_sched -k NAME -- APP)",
+			  THEME_DIM);
+		return;
+	}
+	if (s->sel >= k->n_results)
+		s->sel = k->n_results - 1;
+	s->top = layout_scroll(s->top, s->sel, s->list_h, k->n_results);
+	for (int r = 0; r < s->list_h && s->top + r < k->n_results; r++) {
+		int ri = k->results[s->top + r];
+		const struct td_result *tr = &t->td->results[ri];
+		const struct rsum *rs = rcache_get(&t->rc, t->td, ri, tr->bytes <= RCACHE_IDLE_BYTES);
+		int sel = s->top + r == s->sel;
+		struct rgb bg = sel ? tui_sel_bg(t) : t->theme.c[THEME_BG];
+		int attr = sel && t->mono ? CELL_REVERSE : 0;
+		draw_fill(g, x, s->list_y + r, w, 1, bg);
+		for (int c = 0; c < LC_N; c++) {
+			if (!cw[c])
+				continue;
+			char buf[256];
+			int role;
+			vl_cellf(t, &t->o, buf, sizeof buf, (enum lcol)c, tr, rs, &role);
+			draw_cell(t, g, x + cx[c], s->list_y + r, cw[c], buf, lcols[c].align, draw_c(t, role), bg, attr);
+		}
+	}
+}
+
+static const char *vl_hints(struct view *v)
+{
+	return v->tui->o.app ? "Enter timeline  p probe  q back" : "Enter timeline  j/k move  q back";
+}
+
+const struct view_ops view_launches_ops = {
+	.name = "launches",
+	.init = vl_init,
+	.free = vl_free,
+	.key = vl_key,
+	.draw = vl_draw,
+	.hints = vl_hints,
+};

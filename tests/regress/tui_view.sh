@@ -1,0 +1,232 @@
+#!/bin/bash
+# ntop view on the bundled recorded session, driven in a private tmux server:
+# the kernel list at 80x24 and 120x40, sort, filter, a kernel's launches, the
+# timeline (lanes, header numbers, cursor readout), PNG export (size from the
+# IHDR, pixels decoded and not all one colour), resize, help, quitting with the
+# terminal restored (alternate screen, cursor, mouse), Ctrl-C, SIGTERM, the
+# saved settings, and the refusals that need no terminal.
+set -u
+NTOP="${NTOP_BINARY_DIR:?}/bin/ntop"
+S="${NTOP_SOURCE_DIR:?}"
+[ -x "$NTOP" ] || { echo "FAIL: $NTOP not built"; exit 1; }
+command -v tmux >/dev/null || { echo "skip: no tmux"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+T=$(mktemp -d)
+SOCK="$T/tmux.sock"
+tm() { tmux -S "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; sleep 0.2; rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+cp -r "$S/examples/session" "$T/session"
+mkdir -p "$T/cfg"
+export XDG_CONFIG_HOME="$T/cfg" HOME="$T" NTOP_THEMES_DIR="$S/themes"
+
+# refusals (no terminal needed)
+"$NTOP" view 2>"$T/err"; [ $? = 2 ] || bad "no dir: exit status"
+grep -q "which trace directory" "$T/err" || bad "no dir message: $(cat "$T/err")"
+"$NTOP" view "$T/nope" 2>"$T/err"; [ $? = 2 ] || bad "missing dir: exit status"
+"$NTOP" view --bogus "$T/session" 2>"$T/err"; [ $? = 2 ] || bad "bad option: exit status"
+"$NTOP" view "$T/session" </dev/null >"$T/out" 2>"$T/err"; [ $? = 2 ] || bad "no tty: exit status"
+grep -q "needs a terminal" "$T/err" || bad "no tty message: $(cat "$T/err")"
+"$NTOP" view --theme nosuch "$T/session" 2>"$T/err"; [ $? = 2 ] || bad "unknown theme: exit status"
+"$NTOP" view --help | grep -q "^Usage: ntop view" || bad "view --help"
+"$NTOP" --help | grep -q "^  view " || bad "ntop --help lacks view"
+
+# screen helpers
+UI=ui0
+screen() { tm capture-pane -p -t "$UI"; }
+# a fresh shell in a new session of the same server (killing the last
+# session first would stop the server while the next one connects)
+fresh() {
+	local old=$UI
+	UI=ui$((${UI#ui} + 1))
+	tm new-session -d -s "$UI" -x "$1" -y "$2" "env PS1='PROMPT$ ' bash --norc --noprofile"
+	tm kill-session -t "$old" 2>/dev/null
+}
+# widest line of the screen in characters (awk may count bytes)
+widest() { screen | python3 -c 'import sys; print(max([len(l.rstrip("\n")) for l in sys.stdin] or [0]))'; }
+# wait_for REGEX [SECONDS]: until the screen matches
+wait_for() {
+	local i n=$(( ${2:-8} * 10 ))
+	for ((i = 0; i < n; i++)); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys() { tm send-keys -t "$UI" "$@"; sleep 0.25; }
+start() { # start W H [ntop args...]: a shell in tmux running ntop, then the prompt
+	local w=$1 h=$2
+	shift 2
+	fresh "$w" "$h"
+	tm send-keys -t "$UI" "clear; echo \$\$ > $T/shell.pid; $NTOP view $* $T/session; echo NTOP-EXIT=\$?" Enter
+	wait_for 'KERNEL' || bad "UI did not start at ${w}x$h: $(screen)"
+}
+restored() { # the terminal is back: prompt, no alternate screen, cursor on, mouse off
+	wait_for "NTOP-EXIT=$1" || { bad "ntop did not exit with $1: $(screen | tail -5)"; return; }
+	[ "$(tm display -p -t "$UI" '#{alternate_on}')" = 0 ] || bad "$2: still on the alternate screen"
+	[ "$(tm display -p -t "$UI" '#{cursor_flag}')" = 1 ] || bad "$2: cursor hidden"
+	[ "$(tm display -p -t "$UI" '#{mouse_any_flag}')" = 0 ] || bad "$2: mouse reporting left on"
+	screen | grep -q 'KERNEL' && bad "$2: UI text left on the screen"
+}
+
+# ---- 80x24 ----
+start 80 24
+s=$(screen)
+for k in lm_vec_add lm_coop_sync lm_node_iota lm_captured_axpy; do
+	echo "$s" | grep -q "$k" || bad "80x24: $k not listed"
+done
+echo "$s" | grep -q '9 kernels' || bad "80x24: status counts: $(echo "$s" | tail -1)"
+echo "$s" | grep -q 'NVIDIA H200, 132 SMs' || bad "80x24: GPU in the title"
+echo "$s" | grep -q 'declined: strea' || bad "80x24: declined kernel"
+[ "$(echo "$s" | wc -l)" -le 24 ] || bad "80x24: more than 24 lines"
+[ "$(widest)" -le 80 ] || bad "80x24: a line longer than 80 cells"
+# sort: reverse changes the first row; by name puts lm_block3d first
+first() { screen | sed -n 3p; }
+before=$(first)
+keys S
+[ "$(first)" != "$before" ] || bad "S did not change the order ($before)"
+keys F11 # column 10: the kernel name
+first | grep -q 'lm_vec_add' || first | grep -q 'lm_block3d' || bad "sort by name: $(first)"
+keys S
+by_name=$(first)
+keys S
+[ "$(first)" != "$by_name" ] || bad "sort by name reversed: same first row"
+# filter
+keys / g l o b
+wait_for '/glob_' || bad "filter prompt"
+n=$(screen | grep -c 'lm_')
+[ "$n" = 2 ] || bad "filter /glob shows $n kernels"
+keys Enter
+screen | grep -q '(2 of 9 kernels' || bad "filter count line"
+keys Escape
+sleep 0.2
+[ "$(screen | grep -c 'lm_')" = 9 ] || bad "Esc did not clear the filter"
+# a kernel's launches
+keys / v e c _ a d d Enter Enter
+wait_for 'No.block:4096 Running:' || bad "launches view: $(screen)"
+screen | grep -q 'mangled _Z10lm_vec_addPKfS0_Pfi' || bad "launches view: mangled name"
+# the timeline
+keys Enter
+wait_for 'waves/SM' || bad "timeline header: $(screen | head -4)"
+s=$(screen)
+echo "$s" | grep -q '4096 blocks' || bad "timeline: block count"
+echo "$s" | grep -Eq '^  0 [▀▄█]' || bad "timeline: SM 0 lane"
+echo "$s" | grep -Eq '^  2 [ ▀▄█]' || bad "timeline: SM 2 lane"
+echo "$s" | grep -q 'cursor SM 0' || bad "timeline: cursor readout"
+keys + +
+[ "$(screen)" != "$s" ] || bad "zoom did not redraw"
+keys 0
+keys t
+wait_for 'cycles, each SM from its first block' || bad "t: SM clock axis"
+keys t c
+# export
+keys e
+png="$T/session/export/lm_vec_add-k1-p1212-1-timeline.png"
+for i in $(seq 50); do [ -s "$png" ] && break; sleep 0.1; done
+[ -s "$png" ] || bad "e wrote no PNG (screen: $(screen | tail -1); export: $(ls "$T/session/export" 2>&1))"
+wait_for 'exported .*lm_vec_add-k1-p1212' 3 || bad "export path not in the status line"
+if [ -s "$png" ]; then
+	python3 - "$png" <<'EOF' || bad "PNG check failed"
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+assert d[:8] == b'\x89PNG\r\n\x1a\n', "signature"
+w, h, depth, ctype = struct.unpack('>IIBB', d[16:26])
+assert (w, h, depth, ctype) == (1600, 900, 8, 2), (w, h, depth, ctype)
+pos, idat = 8, b''
+while pos < len(d):
+    n, typ = struct.unpack('>I4s', d[pos:pos + 8])
+    if typ == b'IDAT':
+        idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+stride = w * 3
+assert len(raw) == h * (stride + 1), "pixel data size"
+prev = bytearray(stride)
+colours = set()
+for y in range(0, 600):  # title, header and the plot's top
+    f = raw[y * (stride + 1)]
+    row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = row[i - 3] if i >= 3 else 0
+        b = prev[i]
+        c = prev[i - 3] if i >= 3 else 0
+        if f == 1: row[i] = (row[i] + a) & 255
+        elif f == 2: row[i] = (row[i] + b) & 255
+        elif f == 3: row[i] = (row[i] + ((a + b) >> 1)) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 10 == 0:
+        for x in range(0, w, 7):
+            colours.add(bytes(row[x * 3:x * 3 + 3]))
+    prev = row
+assert len(colours) > 20, "only %d colours" % len(colours)
+EOF
+fi
+# resize: redrawn at the new size, nothing left over
+keys q
+tm resize-window -t "$UI" -x 120 -y 40
+sleep 0.5
+s=$(screen)
+[ "$(echo "$s" | wc -l)" = 40 ] || bad "120x40: $(echo "$s" | wc -l) lines"
+echo "$s" | head -1 | grep -Eq '^ntop .* NVIDIA H200, 132 SMs *$' || bad "120x40 title: $(echo "$s" | head -1)"
+echo "$s" | tail -1 | grep -Eq 'help|exported' || bad "120x40: status line not at the bottom: $(echo "$s" | tail -1)"
+echo "$s" | grep -q 'No.block:4096 Running:[0-9]* Scheduling:[0-9]* (cycle)' || bad "120x40: launch summary cut"
+tm resize-window -t "$UI" -x 60 -y 16
+sleep 0.5
+s=$(screen)
+[ "$(echo "$s" | wc -l)" = 16 ] || bad "60x16: line count"
+[ "$(widest)" -le 60 ] || bad "60x16: line longer than 60"
+tm resize-window -t "$UI" -x 80 -y 24
+sleep 0.3
+# help
+keys '?'
+wait_for 'ntop keys' || bad "? shows no help"
+screen | grep -q 'zoom around the cursor' || bad "help lacks the timeline keys"
+keys q
+keys q
+wait_for 'KERNEL' || bad "back to the kernel list"
+# log pane
+keys L
+wait_for 'probe declined on lm_captured_axpy' || bad "log pane: declined probe"
+keys L q
+restored 0 "q"
+grep -q '^sort = name$' "$T/cfg/ntop/ntop.conf" 2>/dev/null || bad "settings not saved: $(cat "$T/cfg/ntop/ntop.conf" 2>&1)"
+grep -q '^sort_reverse = 1$' "$T/cfg/ntop/ntop.conf" 2>/dev/null || bad "sort order not saved"
+
+# ---- 120x40, settings loaded, mouse off; Ctrl-C quits (no application) ----
+start 120 40 --no-mouse
+s=$(screen)
+echo "$s" | grep -q 'KERNEL▲' || bad "saved sort (name, reversed) not applied: $(echo "$s" | sed -n 2p)"
+echo "$s" | grep -q 'PID' && bad "120x40: PID column shown for a one-process trace"
+echo "$s" | grep -q 'lm_vec_add(float const\*, float const\*, float\*, int)' || bad "120x40: full name not shown"
+keys C-c
+restored 0 "Ctrl-C"
+
+# ---- SIGTERM restores the terminal ----
+fresh 80 24
+tm send-keys -t "$UI" "clear; bash -c 'echo \$\$ > $T/ntop.pid; exec $NTOP view $T/session'; echo NTOP-EXIT=\$?" Enter
+wait_for 'KERNEL' || bad "UI did not start for SIGTERM"
+kill -TERM "$(cat "$T/ntop.pid")"
+restored 0 "SIGTERM"
+
+# ---- ASCII and no colour ----
+fresh 80 24
+tm send-keys -t "$UI" "clear; LC_ALL=C NO_COLOR=1 $NTOP view $T/session; echo NTOP-EXIT=\$?" Enter
+wait_for 'KERNEL' || bad "UI did not start in ASCII"
+keys / v e c Enter Enter Enter
+wait_for 'waves/SM' || bad "ASCII timeline"
+screen | grep -Eq '^  0 [#=]' || bad "ASCII lanes: $(screen | sed -n 5p)"
+screen | grep -q '[▀▄█]' && bad "UTF-8 glyphs in ASCII mode"
+keys q q q
+restored 0 "ASCII"
+
+# ---- the frame limit (sanitizer runs) ----
+fresh 80 24
+tm send-keys -t "$UI" "clear; $NTOP view --exit-after-frames 3 $T/session; echo NTOP-EXIT=\$?" Enter
+restored 0 "--exit-after-frames"
+
+[ "$fail" = 0 ] && echo "tui_view: all passed"
+exit "$fail"

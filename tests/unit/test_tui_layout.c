@@ -1,0 +1,307 @@
+/* The TUI's curses-free parts: screen regions and table columns at every
+ * width from 40 to 300 (nothing overlaps, columns drop by priority, the
+ * kernel name always stays), help text fitting, text clipping, export file
+ * names, settings, the log ring and the kernel table's sort and filter. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "trace/trace_dir.h"
+#include "tui/export.h"
+#include "tui/help.h"
+#include "tui/ktable.h"
+#include "tui/layout.h"
+#include "tui/msglog.h"
+#include "tui/rcache.h"
+#include "tui/settings.h"
+
+static void test_screen(void)
+{
+	for (int w = 40; w <= 300; w += 7)
+		for (int h = 6; h <= 80; h++)
+			for (int log = 0; log <= 1; log++) {
+				struct layout_screen s;
+				layout_screen(w, h, log, &s);
+				CHECK(!s.too_small);
+				CHECKF(s.title_y == 0 && s.status_y == h - 1, "%dx%d", w, h);
+				CHECKF(s.view_y == 1 && s.view_h >= 4, "%dx%d view %d+%d", w, h, s.view_y, s.view_h);
+				int end = s.view_y + s.view_h + s.log_h;
+				CHECKF(end == s.status_y, "%dx%d: regions end at %d, status at %d", w, h, end, s.status_y);
+				if (s.log_h)
+					CHECK(s.log_y == s.view_y + s.view_h && s.log_h >= 3 && s.log_h <= 14);
+				if (log && h >= 24)
+					CHECKF(s.log_h > 0, "log pane hidden at %dx%d", w, h);
+			}
+	struct layout_screen s;
+	layout_screen(19, 24, 0, &s);
+	CHECK(s.too_small);
+	layout_screen(80, 5, 0, &s);
+	CHECK(s.too_small);
+}
+
+static void check_columns(const struct layout_col *c, int n, int width, int flex)
+{
+	int x[64], w[64];
+	layout_columns(c, n, width, x, w);
+	int end = 0;
+	for (int i = 0; i < n; i++) {
+		if (!w[i])
+			continue;
+		CHECKF(x[i] >= end, "width %d: column %s at %d overlaps (previous ends at %d)", width, c[i].title, x[i], end);
+		CHECKF(x[i] + w[i] <= width, "width %d: column %s ends at %d", width, c[i].title, x[i] + w[i]);
+		CHECKF(w[i] >= c[i].width || c[i].flex, "width %d: column %s narrower than asked", width, c[i].title);
+		end = x[i] + w[i] + 1;
+		/* no column with a lower priority number is dropped while this one shows */
+		for (int j = 0; j < n; j++)
+			if (!w[j] && c[j].priority > 0)
+				CHECKF(c[j].priority >= c[i].priority, "width %d: %s dropped before %s", width, c[j].title,
+				       c[i].title);
+	}
+	CHECKF(w[flex] >= c[flex].width, "width %d: name column %d < %d", width, w[flex], c[flex].width);
+}
+
+static void test_columns(void)
+{
+	struct layout_col cols[KC_N];
+	for (int multi = 0; multi <= 1; multi++) {
+		ktable_columns(multi, cols);
+		for (int width = 40; width <= 300; width++)
+			check_columns(cols, KC_N, width, KC_NAME);
+	}
+	int x[KC_N], w[KC_N];
+	ktable_columns(0, cols);
+	layout_columns(cols, KC_N, 80, x, w);
+	CHECK(w[KC_LAUNCHES] && w[KC_PROBE] && w[KC_MEAN] && w[KC_TRACES]);
+	CHECK(!w[KC_BLOCK]);
+	CHECK(x[KC_NAME] + w[KC_NAME] == 80); /* the name takes the rest */
+	layout_columns(cols, KC_N, 200, x, w);
+	for (int i = 0; i < KC_N; i++)
+		CHECKF(w[i] > 0, "column %d dropped at 200", i);
+	CHECK(w[KC_NAME] >= 48);
+	layout_columns(cols, KC_N, 120, x, w);
+	CHECKF(w[KC_NAME] >= 48, "name gets %d at 120 (luxury columns should make room)", w[KC_NAME]);
+	CHECK(w[KC_LAUNCHES] && w[KC_PROBE] && w[KC_MEAN] && w[KC_PTX]);
+	layout_columns(cols, KC_N, 40, x, w);
+	CHECK(w[KC_NAME] >= 24 && w[KC_LAUNCHES]);
+	/* multi-process traces keep the PID column longer */
+	ktable_columns(1, cols);
+	layout_columns(cols, KC_N, 80, x, w);
+	CHECK(w[KC_PID] > 0);
+}
+
+static void test_help(void)
+{
+	for (int width = 40; width <= 300; width++) {
+		int kw, cw, rows;
+		int cols = layout_help(help_items, help_n_items, width - 2, &kw, &cw, &rows);
+		CHECK(cols >= 1 && cols <= 4);
+		CHECK(cols * cw + (cols - 1) * 3 <= width - 2);
+		CHECK(rows * cols >= help_n_items);
+		for (int i = 0; i < help_n_items; i++) {
+			const struct layout_help_item *it = &help_items[i];
+			if (it->what)
+				CHECKF(layout_text_cells(it->keys) <= kw && kw + 2 + layout_text_cells(it->what) <= cw,
+				       "width %d: '%s' does not fit", width, it->what);
+			else
+				CHECKF(layout_text_cells(it->keys) <= cw, "width %d: title %s", width, it->keys);
+		}
+	}
+	/* 80x24: two columns, all rows visible (view 22 rows minus title and gap) */
+	int kw, cw, rows;
+	CHECK_EQ_INT(layout_help(help_items, help_n_items, 78, &kw, &cw, &rows), 2);
+	CHECKF(rows <= 20, "help needs %d rows at 80x24", rows);
+	/* every documented view key is there */
+	const char *keys[] = {"/", "Enter", "+ -", "e", "t", "c", "L", "?", "p", "P", "S"};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		int found = 0;
+		for (int i = 0; i < help_n_items; i++)
+			found |= strstr(help_items[i].keys, keys[k]) != NULL;
+		CHECKF(found, "help lacks %s", keys[k]);
+	}
+}
+
+static void test_text(void)
+{
+	char buf[64];
+	layout_clip("abcdef", 4, "~", buf, sizeof buf);
+	CHECK(!strcmp(buf, "abc~"));
+	layout_clip("abcd", 4, "~", buf, sizeof buf);
+	CHECK(!strcmp(buf, "abcd"));
+	layout_clip("\xc3\xa9t\xc3\xa9 long", 4, "\xe2\x80\xa6", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "\xc3\xa9t\xc3\xa9\xe2\x80\xa6"), "utf8 clip: %s", buf);
+	CHECK_EQ_INT(layout_text_cells(buf), 4);
+	layout_clip("abc", 0, "~", buf, sizeof buf);
+	CHECK(buf[0] == 0);
+	layout_clip("abcdef", 3, "~", buf, 3); /* buffer shorter than asked */
+	CHECK(strlen(buf) < 3);
+	CHECK_EQ_INT(layout_text_cells("\xff\xfe"), 2); /* stray bytes count one cell each */
+	CHECK_EQ_INT(layout_scroll(0, 30, 10, 100), 21);
+	CHECK_EQ_INT(layout_scroll(21, 25, 10, 100), 21);
+	CHECK_EQ_INT(layout_scroll(21, 3, 10, 100), 3);
+	CHECK_EQ_INT(layout_scroll(50, 99, 10, 5), 0);
+	CHECK_EQ_INT(layout_scroll(90, 95, 10, 96), 86);
+}
+
+static void test_export_names(void)
+{
+	char buf[EXPORT_NAME_MAX + 1];
+	export_safe_name("_Z10lm_vec_addPKfS0_Pfi", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "lm_vec_add"), "%s", buf);
+	export_safe_name("_ZN2at6native4fillIfEEvPT_i", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "at_native_fill_float"), "%s", buf);
+	export_safe_name("../../etc/passwd", buf, sizeof buf);
+	CHECKF(!strchr(buf, '/') && strcmp(buf, "..") && buf[0] != '.', "%s", buf);
+	export_safe_name("", buf, sizeof buf);
+	CHECK(!strcmp(buf, "kernel"));
+	char big[5000];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	export_safe_name(big, buf, sizeof buf);
+	CHECK(strlen(buf) <= EXPORT_NAME_MAX);
+	struct td_kernel k = {0};
+	k.pid = 77;
+	k.kid = 3;
+	k.name = "_Z4fillPf";
+	char *p = export_timeline_path("/tmp/tr", &k, 12);
+	CHECKF(p && !strcmp(p, "/tmp/tr/export/fill-k3-p77-12-timeline.png"), "%s", p);
+	free(p);
+}
+
+static void test_settings(void)
+{
+	char dir[] = "/tmp/ntop-tui-settings-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[256];
+	snprintf(path, sizeof path, "%s/sub/ntop.conf", dir);
+	struct settings s, r;
+	settings_defaults(&s);
+	CHECK(!strcmp(s.theme, "dark") && !strcmp(s.sort, "launches"));
+	snprintf(s.theme, sizeof s.theme, "light");
+	snprintf(s.sort, sizeof s.sort, "mean");
+	s.sort_reverse = 1;
+	s.mangled = 1;
+	char *cause = NULL;
+	CHECK(settings_save(&s, path, &cause) == 0);
+	free(cause);
+	settings_defaults(&r);
+	CHECK_EQ_INT(settings_load(&r, path), 0);
+	CHECK(!strcmp(r.theme, "light") && !strcmp(r.sort, "mean") && r.sort_reverse && r.mangled && !r.show_log);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "# c\ntheme=mono\nbogus = 1\nmangled = maybe\nnoequals\n  show_log = yes  \n");
+	fclose(f);
+	settings_defaults(&r);
+	CHECK_EQ_INT(settings_load(&r, path), 3);
+	CHECK(!strcmp(r.theme, "mono") && r.show_log && !r.mangled);
+	CHECK_EQ_INT(settings_load(&r, "/nonexistent/ntop.conf"), 0);
+	setenv("XDG_CONFIG_HOME", "/x/cfg", 1);
+	char *d = settings_dir();
+	CHECK(d && !strcmp(d, "/x/cfg/ntop"));
+	free(d);
+	unsetenv("XDG_CONFIG_HOME");
+	unlink(path);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void test_msglog(void)
+{
+	struct msglog *l = msglog_create(3);
+	msglog_add(l, MSG_INFO, 0, "one");
+	msglog_add(l, MSG_WARN, 0, "two\tand\x01");
+	CHECK_EQ_INT(l->n, 2);
+	CHECK(!strcmp(msglog_get(l, 1)->text, "two and?"));
+	for (int i = 0; i < 5; i++)
+		msglog_addf(l, MSG_ERROR, "e%d", i);
+	CHECK_EQ_INT(l->n, 3);
+	CHECK(l->total == 7 && l->warnings == 6);
+	CHECK(!strcmp(msglog_get(l, 0)->text, "e2") && !strcmp(msglog_get(l, 2)->text, "e4"));
+	CHECK(msglog_get(l, 3) == NULL);
+	msglog_free(l);
+}
+
+static void test_ktable(void)
+{
+	struct trace_dir *td = NULL;
+	char *cause = NULL;
+	CHECK(trace_dir_load(testlib_src("examples/session"), &td, &cause) == 0);
+	free(cause);
+	if (!td)
+		return;
+	struct rcache rc;
+	rcache_init(&rc);
+	struct ktable kt;
+	ktable_init(&kt);
+	struct ktable_ctx c = {td, &rc, 1, 0, NULL, NULL};
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.n, 9);
+	/* launches, larger first */
+	CHECK(td->kernels[kt.rows[0]].launches >= td->kernels[kt.rows[kt.n - 1]].launches);
+	kt.sort = KC_NAME;
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	for (int i = 1; i < kt.n; i++)
+		CHECK(strcmp(td->kernels[kt.rows[i - 1]].demangled, td->kernels[kt.rows[i]].demangled) <= 0);
+	snprintf(kt.filter, sizeof kt.filter, "GLOBAL");
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.n, 2); /* lm_global_add, lm_global_read: case-insensitive */
+	snprintf(kt.filter, sizeof kt.filter, "PKfS0_");
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.n, 1); /* mangled names match too */
+	const struct td_kernel *k = &td->kernels[kt.rows[0]];
+	CHECK(ktable_find(&kt, td, k->pid, k->kid) == 0);
+	char buf[128];
+	int role;
+	ktable_cell(&c, k, KC_PROBE, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "probed 1"), "%s", buf);
+	ktable_cell(&c, k, KC_GRID, buf, sizeof buf, &role);
+	CHECK(!strcmp(buf, "4096"));
+	ktable_cell(&c, k, KC_MEAN, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "-"), "mean before reading results: %s", buf);
+	while (rcache_idle(&rc, td))
+		;
+	ktable_cell(&c, k, KC_MEAN, buf, sizeof buf, &role);
+	CHECKF(strchr(buf, '*') != NULL, "mean from probed launches: %s", buf);
+	kt.filter[0] = 0;
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	int declined = 0;
+	for (int i = 0; i < kt.n; i++) {
+		ktable_cell(&c, &td->kernels[kt.rows[i]], KC_PROBE, buf, sizeof buf, &role);
+		declined += !strncmp(buf, "declined: stream capture active", 31) && role == THEME_WARN;
+	}
+	CHECK_EQ_INT(declined, 1);
+	ktable_fmt_ns(950, 0, buf, sizeof buf);
+	CHECK(!strcmp(buf, "950ns"));
+	ktable_fmt_ns(12345, 0, buf, sizeof buf);
+	CHECK(!strcmp(buf, "12.3us"));
+	ktable_fmt_ns(4.56e6, 1, buf, sizeof buf);
+	CHECK(!strcmp(buf, "4.56ms"));
+	unsigned d3[3] = {8, 8, 8}, d2[3] = {64, 64, 1};
+	ktable_fmt_dims(d3, buf, sizeof buf);
+	CHECK(!strcmp(buf, "8x8x8"));
+	ktable_fmt_dims(d2, buf, sizeof buf);
+	CHECK(!strcmp(buf, "64x64"));
+	CHECK_EQ_INT(ktable_col_from_key("mean"), KC_MEAN);
+	CHECK_EQ_INT(ktable_col_from_key("nope"), -1);
+	ktable_done(&kt);
+	rcache_done(&rc);
+	trace_dir_free(td);
+}
+
+int main(void)
+{
+	test_screen();
+	test_columns();
+	test_help();
+	test_text();
+	test_export_names();
+	test_settings();
+	test_msglog();
+	test_ktable();
+	return testlib_report();
+}
