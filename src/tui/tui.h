@@ -113,6 +113,7 @@ struct tui {
 	uint64_t status_until;     /* mono ns */
 	int dirty;                 /* redraw */
 	int quit;
+	int quit_sig;              /* SIGTERM/SIGHUP that ended the UI, 0 none */
 	uint64_t model_gen;        /* bumped when the model changed */
 	struct strbuf partial;     /* live: bytes of an unfinished event line */
 	struct tui_request *reqs;

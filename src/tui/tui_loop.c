@@ -57,6 +57,7 @@ static void loop_signal(struct tui *t, int sig)
 	if (t->o.app && t->app_state.running && !t->app_state.detached && t->o.app->kill)
 		t->o.app->kill(t->o.app->ctx);
 	t->quit = 1;
+	t->quit_sig = sig;
 }
 
 static int loop_timeout(struct tui *t, uint64_t last_frame, int idle_work)
@@ -146,7 +147,7 @@ int tui_run(struct tui *t, char **cause)
 		if (r < 0 && errno != EINTR)
 			break;
 		int keys = r > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR));
-		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR)) && !(p[0].revents & POLLIN))
+		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(p[0].revents & POLLIN))
 			loop_signal(t, SIGHUP); /* the terminal is gone */
 		loop_keys(t, &g); /* also after EINTR: ncurses queues KEY_RESIZE on SIGWINCH */
 		if (t->o.app && !t->app_state.detached) {
@@ -164,5 +165,8 @@ int tui_run(struct tui *t, char **cause)
 	}
 	cellgrid_free(g);
 	term_done();
+	if (t->quit_sig)
+		fprintf(stderr, "ntop: %s%s\n", t->quit_sig == SIGHUP ? "the terminal hung up" : strsignal(t->quit_sig),
+			t->o.app && !t->app_state.detached ? "; the application was told to terminate" : "");
 	return 0;
 }

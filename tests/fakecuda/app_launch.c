@@ -198,6 +198,11 @@ int main(int argc, char **argv)
 	CK(cuGetExportTable(&table, &id));
 	int secret = table ? ((int (*)(void))((void *const *)table)[1])() : -1;
 
+	/* Let the hook's threads go idle first: the sanitizer build's allocator
+	 * is not fork-safe, and a fork while a hook thread allocates leaves the
+	 * child stuck (glibc's malloc handles fork; see app_loop.c). */
+	cuCtxSynchronize();
+	usleep(200 * 1000);
 	fflush(stdout);
 	pid_t child = fork();
 	if (child == 0) {
