@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The two set-up commands of the README:
 #   ./setup.sh run    install what is missing, build, and run ntop on the
-#                     embedded default (the bundled example app on a GPU
-#                     machine, the bundled recorded session without one)
+#                     embedded default: the UI on the bundled example app on a
+#                     GPU machine, on the bundled recorded session without one
+#                     (the text report when not run from a terminal)
 #   ./setup.sh test   install what is missing, build with sanitizers, run
 #                     every test (what CI runs)
 set -euo pipefail
@@ -45,14 +46,23 @@ run)
 	find_cuda
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNTOP_TESTS=OFF >/dev/null
 	cmake --build build -j"$jobs"
+	# The UI needs a terminal; piped or scripted runs get the text report.
 	if have_gpu; then
 		tests/gpu/build_examples.sh build/examples
-		dir=$(mktemp -d -t ntop-demo.XXXXXX)
-		build/bin/ntop record -p block_sched -o "$dir/trace" -- build/examples/launch_modes
-		build/bin/ntop report "$dir/trace"
+		if [ -t 0 ] && [ -t 1 ]; then
+			build/bin/ntop -- build/examples/launch_modes
+		else
+			dir=$(mktemp -d -t ntop-demo.XXXXXX)
+			build/bin/ntop record -p block_sched -o "$dir/trace" -- build/examples/launch_modes
+			build/bin/ntop report "$dir/trace"
+		fi
 	else
-		echo "setup: no GPU here: showing the bundled session recorded on an H200 (examples/session)" >&2
-		build/bin/ntop report examples/session
+		echo "setup: no GPU here: opening the bundled session recorded on an H200 (examples/session)" >&2
+		if [ -t 0 ] && [ -t 1 ]; then
+			build/bin/ntop view examples/session
+		else
+			build/bin/ntop report examples/session
+		fi
 	fi
 	;;
 test)

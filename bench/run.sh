@@ -98,6 +98,10 @@ grep torch "$W/times.tsv" | tee -a "$REPORT"
 say ""
 say "== 3+4. block_sched --every 2, NTOP_TIME_LAUNCHES=all"
 export NTOP_TIME_LAUNCHES=all
+# The driver caches JIT output on disk (~/.nv/ComputeCache): without this the
+# "first-launch instrumentation" of a kernel probed in an earlier run measures
+# a cache hit, not the assembly of the probed PTX.
+export CUDA_CACHE_DISABLE=1
 BS=(-p block_sched --every 2 --limit 1000)
 rec bs.fill "${BS[@]}" -- "$EX/fill" 200
 rec bs.memk "${BS[@]}" -- "$EX/memk" 60
@@ -105,7 +109,7 @@ rec bs.sgemm "${BS[@]}" -- "$EX/sgemm" 30
 rec bs.launch_modes "${BS[@]}" -- "$EX/launch_modes"
 rec jit.triton "${BS[@]}" -- python3 examples/python/triton_add.py
 rec jit.numba "${BS[@]}" -- python3 examples/python/numba_add.py
-unset NTOP_TIME_LAUNCHES
+unset NTOP_TIME_LAUNCHES CUDA_CACHE_DISABLE
 for f in "$W"/bs.*.out "$W"/jit.*.out; do
 	grep -q ' ok' "$f" || say "  $(basename "$f"): app did not print ok: $(tail -2 "$f" | tr '\n' ' ')"
 done
