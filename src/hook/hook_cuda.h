@@ -35,7 +35,7 @@ void hook_cuda_relax_end(CUstreamCaptureMode prev);
 CUresult hook_cuda_launch(struct hook_launch *l);
 /* Forwards l to the real entry point with function f and params/extra. */
 CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **params, void **extra);
-void hook_cuda_emit_launch(const struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing);
+void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing);
 
 /* hook_cuda_timing.c */
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n);

@@ -57,10 +57,12 @@ static int launch_cfg_changed(struct hook_kernel *k, const struct hook_launch *l
 	return changed;
 }
 
-void hook_cuda_emit_launch(const struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing)
+void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing)
 {
 	if (!hook_events_on())
 		return;
+	if (__atomic_load_n(&k->announced_pid, __ATOMIC_RELAXED) != hook.pid)
+		hook_registry_announce(k);
 	int occ = 0;
 	unsigned threads = l->block[0] * l->block[1] * l->block[2];
 	if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor &&

@@ -221,10 +221,11 @@ static const char *registry_no_ptx_reason(const struct hook_module *m)
 	       "(or +PTX in TORCH_CUDA_ARCH_LIST)";
 }
 
-static void registry_emit_kernel(const struct hook_kernel *k)
+static void registry_emit_kernel(struct hook_kernel *k)
 {
 	if (!hook_events_on())
 		return;
+	k->announced_pid = hook.pid;
 	struct strbuf sb;
 	hook_event_begin(&sb, "kernel");
 	event_add_int(&sb, "kid", k->kid);
@@ -234,6 +235,23 @@ static void registry_emit_kernel(const struct hook_kernel *k)
 		event_add(&sb, "reason", k->reason);
 	event_add(&sb, "name", k->name);
 	hook_event_emit(&sb);
+}
+
+void hook_registry_announce(struct hook_kernel *k)
+{
+	REG_LOCK();
+	if (k->announced_pid != hook.pid)
+		registry_emit_kernel(k);
+	REG_UNLOCK();
+}
+
+void hook_registry_fork_child(void)
+{
+	struct hook_registry *r = &hook.reg;
+	for (uint32_t i = 0; i < r->n_kernels; i++) {
+		__atomic_store_n(&r->all[i]->last_hash, 0, __ATOMIC_RELAXED);
+		r->all[i]->launched = 0;
+	}
 }
 
 /* Called with the lock held. */

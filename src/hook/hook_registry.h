@@ -67,6 +67,7 @@ struct hook_kernel {
 	struct hook_launch_cfg last; /* last config a `launch` line showed */
 	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
 	int launched;              /* a `launch` line was emitted */
+	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	struct hook_inst *insts;   /* per context and probe set */
 	char *decline_reported;    /* last decline reason emitted (say it once) */
 	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
@@ -104,6 +105,12 @@ void hook_registry_module_alias(void *handle, struct hook_module *m);
 struct hook_kernel *hook_registry_add_kernel(void *handle, struct hook_module *mod, const char *name);
 /* Maps another handle (CUfunction from cuKernelGetFunction) to a kernel. */
 void hook_registry_alias(void *handle, struct hook_kernel *k);
+/* Emits the kernel's `kernel` line again in a process that has not seen it
+ * (a fork child inherits the registry but not the parent's event stream). */
+void hook_registry_announce(struct hook_kernel *k);
+/* Fork child: every kernel's next launch takes the slow path, which
+ * announces it and emits a `launch` line under the child's pid. */
+void hook_registry_fork_child(void);
 /* Lookup on the launch path; creates a record via the driver's name query
  * for a handle we never saw created. NULL only when even that fails. */
 struct hook_kernel *hook_registry_kernel(void *handle);

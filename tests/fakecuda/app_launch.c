@@ -208,6 +208,11 @@ int main(int argc, char **argv)
 	if (child == 0) {
 		void *params[] = { &buf, &n_elems };
 		CK(cuLaunchKernel(fill, 13, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+		/* Events are written by a background thread: a child that calls
+		 * _exit() (no atexit drain) right after launching loses what is
+		 * still queued (doc/hook.md), so give it a moment like a real
+		 * worker process would have. */
+		usleep(300 * 1000);
 		_exit(failures ? 1 : 0);
 	}
 	int status = 0;

@@ -40,6 +40,11 @@ expect "$E" "^stats .*launches=" "stats line"
 expect "$E" "^exit .*launches=" "exit line"
 [ "$(grep -c '^hello' "$E")" = 2 ] || fail "expected hello from parent and fork child"
 [ "$(grep '^hello' "$E" | sed -E 's/.* pid=([0-9]+).*/\1/' | sort -u | wc -l)" = 2 ] || fail "child hello has the parent's pid"
+# the child inherits the parent's kernels, not its event stream: the kernel it
+# launches is announced again under the child's pid, before its launch line
+child=$(grep '^hello' "$E" | grep -v " pid=$(grep -m1 '^hello' "$E" | sed -E 's/.* pid=([0-9]+).*/\1/') " | sed -E 's/.* pid=([0-9]+).*/\1/')
+grep -q "^kernel .* pid=$child .*name=fill" "$E" || fail "fork child $child: no kernel line for the kernel it launches"
+grep -q "^launch .* pid=$child " "$E" || fail "fork child $child: no launch line"
 # At most NTOP_PROBE_LIMIT probed launches per kernel, even from 4 threads.
 for kid in $(grep '^kernel' "$E" | sed -E 's/.* kid=([0-9]+) .*/\1/'); do
 	n=$(grep -E "^launch .* pid=$(grep -m1 '^hello' "$E" | sed -E 's/.* pid=([0-9]+).*/\1/') kid=$kid .*probed=1" "$E" | wc -l)
