@@ -4,6 +4,7 @@
  * usage or an input ntop cannot use. Shared helpers live in cli_*.c. */
 #ifndef NTOP_CLI_H
 #define NTOP_CLI_H
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/strbuf.h"
@@ -27,11 +28,13 @@ int cmd_live(int argc, char **argv);
 
 /* cli_paths.c: where the installed (or built) pieces are, relative to the
  * binary: <prefix>/bin/ntop, <prefix>/lib/ntop/libcuda.so.1,
- * <prefix>/share/ntop/probes. Environment overrides (tests, packagers):
- * NTOP_HOOK_DIR, NTOP_PROBES_DIR. All return malloc'd strings or NULL. */
+ * <prefix>/share/ntop/probes, <prefix>/share/ntop/themes. Environment
+ * overrides (tests, packagers): NTOP_HOOK_DIR, NTOP_PROBES_DIR,
+ * NTOP_THEMES_DIR. All return malloc'd strings or NULL. */
 char *cli_exe_dir(void);
 char *cli_hook_dir(void);
 char *cli_probes_dir(void);
+char *cli_themes_dir(void);
 /* `-p NAME` is the built-in NAME.toml; anything with a '/' or ending in
  * ".toml" is a path. Returns a malloc'd path (not checked for existence for
  * paths; built-in names must exist), or NULL with *cause set. */
@@ -59,5 +62,31 @@ int cli_probe_load_verified(const char *path, struct probe **out, char **cause);
 /* cli_json.c: JSON string literal (escaped, invalid UTF-8 replaced), or
  * null for NULL. */
 void cli_json_str(struct strbuf *sb, const char *s);
+
+/* An object or array being written into sb: the helpers put the commas.
+ * Output is compact (no spaces); numbers are plain decimals, and doubles
+ * go out as %.6g, or null when NaN or past +-1e300. */
+struct cli_json {
+	struct strbuf *sb;
+	int first;  /* nothing written inside yet */
+	char close; /* '}' or ']' */
+};
+
+void cli_json_object(struct cli_json *j, struct strbuf *sb);
+void cli_json_array(struct cli_json *j, struct strbuf *sb);
+void cli_json_end(struct cli_json *j);
+/* Starts a member whose value the caller writes (a nested object, say). */
+void cli_json_key(struct cli_json *j, const char *key);
+/* Starts an array element. */
+void cli_json_item(struct cli_json *j);
+/* Members: key and value. */
+void cli_json_u64(struct cli_json *j, const char *key, uint64_t v);
+void cli_json_int(struct cli_json *j, const char *key, long long v);
+void cli_json_string(struct cli_json *j, const char *key, const char *s); /* null for NULL */
+void cli_json_bool(struct cli_json *j, const char *key, int v);
+void cli_json_null(struct cli_json *j, const char *key);
+void cli_json_number(struct cli_json *j, const char *key, double v);
+/* v, or null when !have (a value that was never measured). */
+void cli_json_number_if(struct cli_json *j, const char *key, int have, double v);
 
 #endif

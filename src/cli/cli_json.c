@@ -1,7 +1,8 @@
-/* JSON string literals. Values come from event logs and result files written
- * by other processes, so anything may be in them: control characters are
- * escaped and bytes that are not valid UTF-8 become U+FFFD, keeping the
- * output valid JSON whatever the trace holds. */
+/* JSON output: string literals and objects/arrays written member by member.
+ * Values come from event logs and result files written by other processes,
+ * so anything may be in them: control characters are escaped and bytes that
+ * are not valid UTF-8 become U+FFFD, keeping the output valid JSON whatever
+ * the trace holds. */
 #include "cli/cli.h"
 
 #include <string.h>
@@ -64,4 +65,87 @@ void cli_json_str(struct strbuf *sb, const char *str)
 		}
 	}
 	strbuf_puts(sb, "\"");
+}
+
+/* ---- objects and arrays ---- */
+
+static void cli_json_open(struct cli_json *j, struct strbuf *sb, const char *open, char close)
+{
+	j->sb = sb;
+	j->first = 1;
+	j->close = close;
+	strbuf_puts(sb, open);
+}
+
+void cli_json_object(struct cli_json *j, struct strbuf *sb)
+{
+	cli_json_open(j, sb, "{", '}');
+}
+
+void cli_json_array(struct cli_json *j, struct strbuf *sb)
+{
+	cli_json_open(j, sb, "[", ']');
+}
+
+void cli_json_end(struct cli_json *j)
+{
+	strbuf_append(j->sb, &j->close, 1);
+}
+
+void cli_json_item(struct cli_json *j)
+{
+	if (!j->first)
+		strbuf_puts(j->sb, ",");
+	j->first = 0;
+}
+
+void cli_json_key(struct cli_json *j, const char *key)
+{
+	cli_json_item(j);
+	strbuf_printf(j->sb, "\"%s\":", key);
+}
+
+void cli_json_u64(struct cli_json *j, const char *key, uint64_t v)
+{
+	cli_json_key(j, key);
+	strbuf_printf(j->sb, "%llu", (unsigned long long)v);
+}
+
+void cli_json_int(struct cli_json *j, const char *key, long long v)
+{
+	cli_json_key(j, key);
+	strbuf_printf(j->sb, "%lld", v);
+}
+
+void cli_json_string(struct cli_json *j, const char *key, const char *s)
+{
+	cli_json_key(j, key);
+	cli_json_str(j->sb, s);
+}
+
+void cli_json_bool(struct cli_json *j, const char *key, int v)
+{
+	cli_json_key(j, key);
+	strbuf_puts(j->sb, v ? "true" : "false");
+}
+
+void cli_json_null(struct cli_json *j, const char *key)
+{
+	cli_json_key(j, key);
+	strbuf_puts(j->sb, "null");
+}
+
+void cli_json_number_if(struct cli_json *j, const char *key, int have, double v)
+{
+	cli_json_key(j, key);
+	/* JSON has no NaN or infinity */
+	if (!have || v != v || v > 1e300 || v < -1e300)
+		strbuf_puts(j->sb, "null");
+	else
+		strbuf_printf(j->sb, "%.6g", v);
+}
+
+void cli_json_number(struct cli_json *j, const char *key, double v)
+{
+	cli_json_number_if(j, key, 1, v);
 }

@@ -106,6 +106,30 @@ char *cli_probes_dir(void)
 	return cli_canon(d);
 }
 
+/* Installed beside the probes; in a build tree, the source tree's themes/
+ * beside its probes/. */
+char *cli_themes_dir(void)
+{
+	const char *env = getenv("NTOP_THEMES_DIR");
+	if (env && *env)
+		return strdup(env);
+	struct stat st;
+	char *exe = cli_exe_dir();
+	char *d = exe ? cli_join(exe, "../share/ntop/themes") : NULL;
+	free(exe);
+	if (d && stat(d, &st) == 0)
+		return d;
+	free(d);
+	char *probes = cli_probes_dir();
+	d = probes ? cli_join(probes, "../themes") : NULL;
+	free(probes);
+	if (d && stat(d, &st) != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 char *cli_probe_path(const char *arg, char **cause)
 {
 	size_t n = strlen(arg);

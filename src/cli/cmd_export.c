@@ -1,8 +1,10 @@
 /* ntop export: draws one probed launch of a kernel from a trace directory to
- * a PNG. Only the block-scheduling timeline exists so far (--view timeline):
- * the kernel is found by name, its probed launch chosen, the result file's
- * block_sched map analysed (viz/block_sched.h), laid out (viz/timeline.h)
- * and drawn (viz/render_png.h) with a theme (viz/theme.h). */
+ * a PNG. The kernel is found by name and its probed launch chosen; then
+ *  - --view timeline: the block_sched map analysed (viz/block_sched.h), laid
+ *    out (viz/timeline.h) and drawn (viz/render_png.h);
+ *  - --view dmat: the dmat map binned (viz/dmat.h) and drawn as a dense
+ *    memory access timeline (viz/render_dmat_png.h);
+ * both with a theme (viz/theme.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,8 @@
 #include "trace/result.h"
 #include "trace/trace_dir.h"
 #include "viz/block_sched.h"
+#include "viz/dmat.h"
+#include "viz/render_dmat_png.h"
 #include "viz/render_png.h"
 #include "viz/theme.h"
 #include "viz/timeline.h"
@@ -19,7 +23,9 @@
 struct ex_args {
 	const char *dir, *kernel, *out, *theme, *view;
 	unsigned long pid, launch, width, height;
-	int time;        /* -1 auto: global when the records allow it */
+	unsigned long page_size; /* bytes (dmat); 0: the model's default */
+	int dmat;        /* --view dmat */
+	int time;        /* -1 auto: global when the records allow it (timeline), sm (dmat) */
 	enum tl_color color;
 };
 
@@ -34,12 +40,16 @@ static void export_help(void)
 	       "gives blocks, waves per SM, mean running and scheduling cycles per SM and\n"
 	       "the SMs used.\n"
 	       "\n"
+	       "The dense memory access timeline (--view dmat, needs the dmat probe) has time\n"
+	       "across and memory pages up (untouched ranges collapsed to a dashed line); a\n"
+	       "pixel's colour counts the accesses to its pages in its time (log scale).\n"
+	       "\n"
 	       "Options:\n"
 	       "  -k, --kernel NAME      kernel to draw: part of its demangled or mangled name\n"
 	       "      --pid PID          the process, when several ran a kernel of that name\n"
 	       "      --launch N         the Nth probed launch of the kernel (1 = first);\n"
-	       "                         default: the last one with block_sched results\n"
-	       "      --view timeline    what to draw (the only view so far)\n"
+	       "                         default: the last one with results for the view\n"
+	       "      --view timeline|dmat  what to draw (default timeline)\n"
 	       "  -o, --output FILE      PNG file to write\n"
 	       "      --width W          image width in pixels (default %d, at least %d)\n"
 	       "      --height H         image height in pixels (default %d, at least %d)\n"
@@ -47,17 +57,22 @@ static void export_help(void)
 	       "      --time sm|global   x axis: SM clock cycles, every SM from its own first\n"
 	       "                         block (SM clocks are independent); or global timer\n"
 	       "                         time aligned across SMs. Default: global when the\n"
-	       "                         records have the global timer, else sm\n"
-	       "      --color index|duration  bar colour by block index (default) or by\n"
-	       "                         duration; with duration, blocks ending in the last\n"
-	       "                         10%% of the kernel (the tail) are outlined\n"
+	       "                         records have the global timer, else sm. dmat: sm\n"
+	       "                         counts cycles from each block's first access\n"
+	       "                         (default); global needs a gtime field\n"
+	       "      --color index|duration  timeline: bar colour by block index (default)\n"
+	       "                         or by duration; with duration, blocks ending in the\n"
+	       "                         last 10%% of the kernel (the tail) are outlined\n"
+	       "      --page-size N      dmat: bytes per page row, a power of two from %u\n"
+	       "                         to 1G, suffixes K M G (default 4K)\n"
 	       "  -h, --help             this text\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop export ntop-trace/20261101-120000_4242 -k vecadd -o vecadd.png\n"
 	       "  ntop export trace1 -k sgemm --launch 2 --color duration --time sm -o sgemm.png\n"
-	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n",
-	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H);
+	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n"
+	       "  ntop export trace1 -k sgemm --view dmat --page-size 64K -o sgemm-dmat.png\n",
+	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H, DMAT_PAGE_MIN);
 }
 
 /* ---- arguments ---- */
@@ -80,7 +95,9 @@ static int ex_number(const char *opt, const char *v, unsigned long *out)
 	return 0;
 }
 
-enum ex_opt_id { EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR };
+enum ex_opt_id {
+	EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR, EX_PAGE
+};
 
 static const struct {
 	const char *s, *l;
@@ -88,8 +105,32 @@ static const struct {
 	[EX_KERNEL] = {"-k", "--kernel"}, [EX_OUTPUT] = {"-o", "--output"}, [EX_THEME] = {NULL, "--theme"},
 	[EX_VIEW] = {NULL, "--view"},     [EX_PID] = {NULL, "--pid"},       [EX_LAUNCH] = {NULL, "--launch"},
 	[EX_WIDTH] = {NULL, "--width"},   [EX_HEIGHT] = {NULL, "--height"}, [EX_TIME] = {NULL, "--time"},
-	[EX_COLOR] = {NULL, "--color"},
+	[EX_COLOR] = {NULL, "--color"},    [EX_PAGE] = {NULL, "--page-size"},
 };
+
+/* "4096", "4k", "64K", "2M", "1G": a power of two in the model's range. */
+static int ex_page_size(const char *v, unsigned long *out)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	int shift = 0;
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (end == v || *end || v[0] == '-' || n > (1ull << 30) >> shift)
+		n = 0;
+	n <<= shift;
+	if (n < DMAT_PAGE_MIN || n > DMAT_PAGE_MAX || (n & (n - 1)))
+		return cli_usage("export", "--page-size takes a power of two from %u to 1G bytes (4K, 64K, 2M), not '%s'",
+				 DMAT_PAGE_MIN, v);
+	*out = (unsigned long)n;
+	return 0;
+}
 
 /* Stores option `id`'s value; -1 after a usage message. */
 static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
@@ -110,6 +151,7 @@ static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
 			return -1;
 		a->color = c ? TL_COLOR_DURATION : TL_COLOR_INDEX;
 		return 0;
+	case EX_PAGE: return ex_page_size(v, &a->page_size) ? -1 : 0;
 	}
 	return -1;
 }
@@ -154,8 +196,11 @@ static int ex_parse(struct ex_args *a, int argc, char **argv)
 		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
 	if (!a->out)
 		return cli_usage("export", "where to? give -o FILE.png");
-	if (strcmp(a->view, "timeline") != 0)
-		return cli_usage("export", "--view %s: only 'timeline' can be exported so far", a->view);
+	a->dmat = strcmp(a->view, "dmat") == 0;
+	if (strcmp(a->view, "timeline") != 0 && !a->dmat)
+		return cli_usage("export", "--view %s: only 'timeline' and 'dmat' can be exported", a->view);
+	if (a->page_size && !a->dmat)
+		return cli_usage("export", "--page-size is for --view dmat");
 	char *cause = NULL;
 	if (render_png_check_size((int)a->width, (int)a->height, &cause) < 0) {
 		cli_usage("export", "bad size: %s", cause);
@@ -223,8 +268,14 @@ static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
 	if (k->declined)
 		fprintf(stderr, "  %llu probed launch%s declined: %s\n", (unsigned long long)k->declined,
 			k->declined == 1 ? " was" : "es were", k->declined_reason ? k->declined_reason : "?");
-	fprintf(stderr, "  record it with: ntop record -p block_sched -k '%s' -- APP\n", a->kernel);
+	fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", a->dmat ? "dmat" : "block_sched",
+		a->kernel);
 	return CLI_EXIT_USAGE;
+}
+
+static int ex_find_map(const struct result *r, const struct ex_args *a)
+{
+	return a->dmat ? dmat_find_map(r) : block_sched_find_map(r);
 }
 
 static void ex_no_block_sched(const struct result *r)
@@ -260,46 +311,26 @@ static struct result *ex_load_launch(const struct trace_dir *td, const struct td
 			unreadable++;
 			continue;
 		}
-		if (block_sched_find_map(r) >= 0) {
+		if (ex_find_map(r, a) >= 0) {
 			*which = i;
 			*rc = 0;
 			return r;
 		}
 		if (!shown++)
-			cli_err("kernel %s has no block_sched results to draw a timeline from", ex_kname(k));
+			cli_err("kernel %s has no %s results to draw a %s from", ex_kname(k),
+				a->dmat ? "dmat" : "block_sched", a->dmat ? "DMAT" : "timeline");
 		ex_no_block_sched(r);
 		result_free(r);
 	}
 	if (shown)
-		fprintf(stderr, "  record it with: ntop record -p block_sched -k '%s' -- APP\n", a->kernel);
+		fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", a->dmat ? "dmat" : "block_sched",
+			a->kernel);
 	if (unreadable && !shown)
 		*rc = 1; /* the files were there but broken: the work failed */
 	return NULL;
 }
 
 /* ---- drawing ---- */
-
-static char *ex_themes_dir(void)
-{
-	const char *env = getenv("NTOP_THEMES_DIR");
-	if (env && *env)
-		return strdup(env);
-	char *exe = cli_exe_dir(), *d = NULL;
-	struct stat st;
-	if (exe && asprintf(&d, "%s/../share/ntop/themes", exe) >= 0 && stat(d, &st) == 0)
-		goto out;
-	free(d);
-	d = NULL;
-	char *probes = cli_probes_dir(); /* the source tree's probes/ from a build tree */
-	if (probes && asprintf(&d, "%s/../themes", probes) >= 0 && stat(d, &st) != 0) {
-		free(d);
-		d = NULL;
-	}
-	free(probes);
-out:
-	free(exe);
-	return d;
-}
 
 static void ex_titles(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
 		      char *title, size_t tlen, char *sub, size_t slen)
@@ -364,6 +395,51 @@ out:
 	return rc;
 }
 
+static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
+			int which, const struct ex_args *a, const struct theme *th)
+{
+	struct dmat *m = NULL;
+	struct rp_image img = {0};
+	char *cause = NULL;
+	int rc = 1;
+	struct dmat_opts mo;
+	dmat_opts_init(&mo);
+	mo.page_size = a->page_size ? a->page_size : DMAT_PAGE_DEFAULT;
+	mo.time = a->time == 1 ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
+	if (dmat_create(r, dmat_find_map(r), &mo, &m, &cause) < 0)
+		goto out;
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	char title[512], sub[512], ps[32], acc[32];
+	ex_titles(td, k, r, which, title, sizeof title, sub, sizeof sub);
+	struct rdp_opts o;
+	render_dmat_png_opts_init(&o);
+	o.width = (int)a->width;
+	o.height = (int)a->height;
+	o.title = title;
+	o.subtitle = sub;
+	if (render_dmat_png_draw(m, &v, th, &o, &img, &cause) < 0 || png_canvas_write(a->out, &img, &cause) < 0)
+		goto out;
+	dmat_fmt_bytes(m->page_size, ps, sizeof ps);
+	snprintf(acc, sizeof acc, "%llu", (unsigned long long)m->accesses);
+	printf("wrote %s: %dx%d, %s accesses in %llu pages of %s (%u range%s), %s time, theme %s\n", a->out, img.w,
+	       img.h, acc, (unsigned long long)m->n_rows, ps, m->n_runs, m->n_runs == 1 ? "" : "s",
+	       m->time == DMAT_TIME_SM ? "SM-cycle" : "global", th->name);
+	if (m->dropped)
+		printf("note: %llu accesses past the map's cap of %u per thread were dropped\n",
+		       (unsigned long long)m->dropped, r->maps[m->map_index].map.cap);
+	if (m->note[0])
+		printf("note: %s\n", m->note);
+	rc = 0;
+out:
+	if (rc)
+		cli_err("%s", cause ? cause : "export failed");
+	free(cause);
+	png_canvas_free(&img);
+	dmat_free(m);
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -376,7 +452,7 @@ int cmd_export(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct theme th;
-	char *cause = NULL, *tdir = ex_themes_dir();
+	char *cause = NULL, *tdir = cli_themes_dir();
 	rc = theme_resolve(a.theme, tdir, &th, &cause);
 	free(tdir);
 	if (rc < 0) {
@@ -396,7 +472,7 @@ int cmd_export(int argc, char **argv)
 	if (k && k->n_results == 0)
 		rc = ex_never_probed(k, &a);
 	else if (k && (r = ex_load_launch(td, k, &a, &which, &rc)) != NULL)
-		rc = ex_draw(td, k, r, which, &a, &th);
+		rc = a.dmat ? ex_draw_dmat(td, k, r, which, &a, &th) : ex_draw(td, k, r, which, &a, &th);
 	result_free(r);
 	trace_dir_free(td);
 	return rc;

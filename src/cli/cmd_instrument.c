@@ -204,6 +204,8 @@ static void ins_stats(const struct engine_result *res)
 	printf("sites: %d instrumented", s->sites);
 	if (s->sites_in_funcs)
 		printf(" (%d more inside .func bodies, not instrumented)", s->sites_in_funcs);
+	if (s->sites_no_addr)
+		printf(" (%d with no plain address for ADDR/BYTES, not instrumented)", s->sites_no_addr);
 	printf("\ntime: parse %.2f ms, prune %.2f ms, inject %.2f ms, emit %.2f ms\n", s->ms_parse,
 	       s->ms_prune, s->ms_inject, s->ms_emit);
 	for (int i = 0; i < res->n_maps; i++) {

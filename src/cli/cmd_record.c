@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "common/fdio.h"
 #include "common/timeutil.h"
 #include "trace/events.h"
 #include "trace/trace_dir.h"
@@ -150,20 +151,6 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 
 /* ---- probe copies ---- */
 
-static int rec_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int rec_copy_file(const char *from, const char *to)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC);
@@ -180,7 +167,7 @@ static int rec_copy_file(const char *from, const char *to)
 	ssize_t n;
 	int rc = 0;
 	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (rec_write_all(out, buf, (size_t)n) < 0) {
+		if (fdio_write_all(out, buf, (size_t)n) < 0) {
 			rc = -1;
 			break;
 		}
@@ -273,19 +260,6 @@ static void rec_cleanup(struct rec_session *s)
 		session_abandon(s->sess);
 }
 
-static char *rec_join(char *const *v, int n, const char *sep)
-{
-	struct strbuf sb;
-	strbuf_init(&sb);
-	strbuf_puts(&sb, "");
-	for (int i = 0; i < n; i++) {
-		if (i)
-			strbuf_puts(&sb, sep);
-		strbuf_puts(&sb, v[i]);
-	}
-	return strbuf_finish(&sb, NULL);
-}
-
 /* ---- events.log ---- */
 
 /* events.log starts with a `record` line saying what was run and how. */
@@ -297,16 +271,16 @@ static int rec_open_log(struct rec_session *s, const struct rec_opts *o, char **
 	struct strbuf sb;
 	strbuf_init(&sb);
 	event_begin(&sb, "record", time_wall_ns(), (int)getpid());
-	char *argv = rec_join(o->prog, argc, " ");
+	char *argv = strbuf_join(o->prog, argc, " ");
 	event_add(&sb, "argv", argv);
 	free(argv);
 	event_add(&sb, "version", NTOP_VERSION);
 	char cwd[4096];
 	event_add(&sb, "cwd", getcwd(cwd, sizeof cwd) ? cwd : "");
-	char *pn = rec_join(probe_names, o->n_probes, ",");
+	char *pn = strbuf_join(probe_names, o->n_probes, ",");
 	event_add(&sb, "probes", pn);
 	free(pn);
-	char *kn = rec_join((char *const *)o->kernels, o->n_kernels, "\n");
+	char *kn = strbuf_join((char *const *)o->kernels, o->n_kernels, "\n");
 	event_add(&sb, "kernels", kn);
 	free(kn);
 	event_end(&sb);

@@ -323,269 +323,229 @@ static void rep_text(struct trace_dir *td)
 
 /* ---- JSON ---- */
 
-static void js_key(struct strbuf *sb, int *first, const char *key)
+/* [x,y,z], or null when the launch configuration was not recorded. */
+static void js_dims(struct cli_json *j, const char *key, int have, const uint32_t d[3])
 {
-	strbuf_printf(sb, "%s\"%s\":", *first ? "" : ",", key);
-	*first = 0;
-}
-
-static void js_num(struct strbuf *sb, double v)
-{
-	if (v != v || v > 1e300 || v < -1e300)
-		strbuf_puts(sb, "null");
+	cli_json_key(j, key);
+	if (have)
+		strbuf_printf(j->sb, "[%u,%u,%u]", d[0], d[1], d[2]);
 	else
-		strbuf_printf(sb, "%.6g", v);
+		strbuf_puts(j->sb, "null");
 }
 
-static void js_dims(struct strbuf *sb, const uint32_t d[3])
+static void js_block_sched(struct strbuf *sb, const struct rep_result *rr)
 {
-	strbuf_printf(sb, "[%u,%u,%u]", d[0], d[1], d[2]);
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_string(&o, "line", rr->bs_line);
+	cli_json_u64(&o, "blocks", rr->bs_blocks);
+	cli_json_number(&o, "running_cycles", rr->bs_running);
+	cli_json_number(&o, "scheduling_cycles", rr->bs_sched);
+	cli_json_number_if(&o, "waves_per_sm", rr->bs_waves >= 0, rr->bs_waves);
+	cli_json_u64(&o, "sms_used", rr->bs_sms);
+	cli_json_u64(&o, "max_concurrent_blocks", rr->bs_max_conc);
+	cli_json_u64(&o, "warps_recorded", rr->bs_warps_rec);
+	cli_json_u64(&o, "warps_expected", rr->bs_warps_exp);
+	cli_json_u64(&o, "records_dropped", rr->bs_dropped);
+	cli_json_u64(&o, "smid_mismatch_blocks", rr->bs_mismatch);
+	cli_json_u64(&o, "smid_max", rr->bs_smid_max);
+	cli_json_u64(&o, "elapsed_min", rr->bs_el_min);
+	cli_json_u64(&o, "elapsed_max", rr->bs_el_max);
+	cli_json_end(&o);
 }
 
 static void js_result(struct strbuf *sb, const struct rep_result *rr, const struct td_kernel *k)
 {
 	const struct td_result *tr = rr->tr;
-	int f = 1;
-	strbuf_puts(sb, "{");
-	js_key(sb, &f, "seq");
-	strbuf_printf(sb, "%llu", (unsigned long long)tr->seq);
-	js_key(sb, &f, "kernel");
-	cli_json_str(sb, k->name);
-	js_key(sb, &f, "file");
-	cli_json_str(sb, tr->file);
-	js_key(sb, &f, "ok");
-	strbuf_puts(sb, rr->read_ok && !rr->error ? "true" : "false");
-	js_key(sb, &f, "error");
-	cli_json_str(sb, rr->error);
-	js_key(sb, &f, "grid");
-	if (tr->has_config)
-		js_dims(sb, tr->config.grid);
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &f, "block");
-	if (tr->has_config)
-		js_dims(sb, tr->config.block);
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &f, "occupancy_blocks_per_sm");
-	strbuf_printf(sb, "%d", tr->occ);
-	js_key(sb, &f, "device_sms");
-	strbuf_printf(sb, "%u", rr->device_sms);
-	js_key(sb, &f, "maps");
-	strbuf_printf(sb, "%d", rr->n_maps);
-	js_key(sb, &f, "records");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->records);
-	js_key(sb, &f, "records_dropped");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->dropped);
-	js_key(sb, &f, "block_sched");
-	if (!rr->has_bs) {
-		strbuf_puts(sb, "null}");
-		return;
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_u64(&o, "seq", tr->seq);
+	cli_json_string(&o, "kernel", k->name);
+	cli_json_string(&o, "file", tr->file);
+	cli_json_bool(&o, "ok", rr->read_ok && !rr->error);
+	cli_json_string(&o, "error", rr->error);
+	js_dims(&o, "grid", tr->has_config, tr->config.grid);
+	js_dims(&o, "block", tr->has_config, tr->config.block);
+	cli_json_int(&o, "occupancy_blocks_per_sm", tr->occ);
+	cli_json_u64(&o, "device_sms", rr->device_sms);
+	cli_json_int(&o, "maps", rr->n_maps);
+	cli_json_u64(&o, "records", rr->records);
+	cli_json_u64(&o, "records_dropped", rr->dropped);
+	if (rr->has_bs) {
+		cli_json_key(&o, "block_sched");
+		js_block_sched(sb, rr);
+	} else {
+		cli_json_null(&o, "block_sched");
 	}
-	int g = 1;
-	strbuf_puts(sb, "{");
-	js_key(sb, &g, "line");
-	cli_json_str(sb, rr->bs_line);
-	js_key(sb, &g, "blocks");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_blocks);
-	js_key(sb, &g, "running_cycles");
-	js_num(sb, rr->bs_running);
-	js_key(sb, &g, "scheduling_cycles");
-	js_num(sb, rr->bs_sched);
-	js_key(sb, &g, "waves_per_sm");
-	if (rr->bs_waves >= 0)
-		js_num(sb, rr->bs_waves);
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &g, "sms_used");
-	strbuf_printf(sb, "%u", rr->bs_sms);
-	js_key(sb, &g, "max_concurrent_blocks");
-	strbuf_printf(sb, "%u", rr->bs_max_conc);
-	js_key(sb, &g, "warps_recorded");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_warps_rec);
-	js_key(sb, &g, "warps_expected");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_warps_exp);
-	js_key(sb, &g, "records_dropped");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_dropped);
-	js_key(sb, &g, "smid_mismatch_blocks");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_mismatch);
-	js_key(sb, &g, "smid_max");
-	strbuf_printf(sb, "%u", rr->bs_smid_max);
-	js_key(sb, &g, "elapsed_min");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_el_min);
-	js_key(sb, &g, "elapsed_max");
-	strbuf_printf(sb, "%llu", (unsigned long long)rr->bs_el_max);
-	strbuf_puts(sb, "}}");
+	cli_json_end(&o);
 }
 
-static void js_kernel_probe(struct strbuf *sb, int *f, const struct td_kernel *k)
+static void js_instrument(struct strbuf *sb, const struct td_kernel *k)
 {
-	js_key(sb, f, "instrument");
-	if (!k->instrument_status) {
-		strbuf_puts(sb, "null");
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_string(&o, "status", k->instrument_status);
+	cli_json_string(&o, "reason", k->instrument_reason);
+	cli_json_string(&o, "probes", k->instrument_probes);
+	cli_json_int(&o, "regs_orig", k->regs_orig);
+	cli_json_int(&o, "regs_probed", k->regs_probed);
+	cli_json_int(&o, "sites", k->sites);
+	cli_json_number(&o, "ms_jit", k->ms_jit);
+	cli_json_end(&o);
+}
+
+static void js_kernel_probe(struct cli_json *o, const struct td_kernel *k)
+{
+	if (k->instrument_status) {
+		cli_json_key(o, "instrument");
+		js_instrument(o->sb, k);
 	} else {
-		int g = 1;
-		strbuf_puts(sb, "{");
-		js_key(sb, &g, "status");
-		cli_json_str(sb, k->instrument_status);
-		js_key(sb, &g, "reason");
-		cli_json_str(sb, k->instrument_reason);
-		js_key(sb, &g, "probes");
-		cli_json_str(sb, k->instrument_probes);
-		js_key(sb, &g, "regs_orig");
-		strbuf_printf(sb, "%d", k->regs_orig);
-		js_key(sb, &g, "regs_probed");
-		strbuf_printf(sb, "%d", k->regs_probed);
-		js_key(sb, &g, "sites");
-		strbuf_printf(sb, "%d", k->sites);
-		js_key(sb, &g, "ms_jit");
-		js_num(sb, k->ms_jit);
-		strbuf_puts(sb, "}");
+		cli_json_null(o, "instrument");
 	}
-	js_key(sb, f, "declined");
-	strbuf_printf(sb, "%llu", (unsigned long long)k->declined);
-	js_key(sb, f, "declined_reason");
-	cli_json_str(sb, k->declined_reason);
+	cli_json_u64(o, "declined", k->declined);
+	cli_json_string(o, "declined_reason", k->declined_reason);
+}
+
+static void js_kernel_results(struct strbuf *sb, const struct trace_dir *td, const struct td_kernel *k)
+{
+	struct cli_json a;
+	cli_json_array(&a, sb);
+	struct rep_result *rr = rep_results(td, k);
+	for (int i = 0; rr && i < k->n_results; i++) {
+		cli_json_item(&a);
+		js_result(sb, &rr[i], k);
+	}
+	rep_results_free(rr, k->n_results);
+	cli_json_end(&a);
 }
 
 static void js_kernel(struct strbuf *sb, const struct trace_dir *td, const struct td_kernel *k)
 {
-	int f = 1;
-	strbuf_puts(sb, "{");
-	js_key(sb, &f, "kid");
-	strbuf_printf(sb, "%u", k->kid);
-	js_key(sb, &f, "mid");
-	strbuf_printf(sb, "%u", k->mid);
-	js_key(sb, &f, "name");
-	cli_json_str(sb, k->name);
-	js_key(sb, &f, "demangled");
-	cli_json_str(sb, k->demangled);
-	js_key(sb, &f, "launches");
-	strbuf_printf(sb, "%llu", (unsigned long long)k->launches);
-	js_key(sb, &f, "grid");
-	if (k->has_config)
-		js_dims(sb, k->last.grid);
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &f, "block");
-	if (k->has_config)
-		js_dims(sb, k->last.block);
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &f, "smem");
-	strbuf_printf(sb, "%u", k->last.smem);
-	js_key(sb, &f, "configs");
-	strbuf_printf(sb, "%d", k->n_configs);
-	js_key(sb, &f, "config_varied");
-	strbuf_puts(sb, k->n_configs > 1 ? "true" : "false");
-	js_key(sb, &f, "timed");
-	strbuf_printf(sb, "%llu", (unsigned long long)k->timed);
-	js_key(sb, &f, "mean_ns");
-	if (k->timed)
-		js_num(sb, td_kernel_mean_ns(k));
-	else
-		strbuf_puts(sb, "null");
-	js_key(sb, &f, "ptx");
-	strbuf_puts(sb, k->has_ptx ? "true" : "false");
-	js_key(sb, &f, "ptx_reason");
-	cli_json_str(sb, k->ptx_reason);
-	js_kernel_probe(sb, &f, k);
-	js_key(sb, &f, "graph_nodes");
-	strbuf_printf(sb, "%llu", (unsigned long long)k->graph_nodes);
-	js_key(sb, &f, "probed_launches");
-	strbuf_puts(sb, "[");
-	struct rep_result *rr = rep_results(td, k);
-	for (int i = 0; rr && i < k->n_results; i++) {
-		if (i)
-			strbuf_puts(sb, ",");
-		js_result(sb, &rr[i], k);
-	}
-	rep_results_free(rr, k->n_results);
-	strbuf_puts(sb, "]}");
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_u64(&o, "kid", k->kid);
+	cli_json_u64(&o, "mid", k->mid);
+	cli_json_string(&o, "name", k->name);
+	cli_json_string(&o, "demangled", k->demangled);
+	cli_json_u64(&o, "launches", k->launches);
+	js_dims(&o, "grid", k->has_config, k->last.grid);
+	js_dims(&o, "block", k->has_config, k->last.block);
+	cli_json_u64(&o, "smem", k->last.smem);
+	cli_json_int(&o, "configs", k->n_configs);
+	cli_json_bool(&o, "config_varied", k->n_configs > 1);
+	cli_json_u64(&o, "timed", k->timed);
+	cli_json_number_if(&o, "mean_ns", k->timed != 0, td_kernel_mean_ns(k));
+	cli_json_bool(&o, "ptx", k->has_ptx);
+	cli_json_string(&o, "ptx_reason", k->ptx_reason);
+	js_kernel_probe(&o, k);
+	cli_json_u64(&o, "graph_nodes", k->graph_nodes);
+	cli_json_key(&o, "probed_launches");
+	js_kernel_results(sb, td, k);
+	cli_json_end(&o);
+}
+
+static void js_device(struct strbuf *sb, const struct td_device *d)
+{
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_int(&o, "ordinal", d->ordinal);
+	cli_json_string(&o, "name", d->name);
+	cli_json_int(&o, "cc", d->cc);
+	cli_json_int(&o, "sms", d->sms);
+	cli_json_int(&o, "clock_khz", d->clock_khz);
+	cli_json_end(&o);
 }
 
 static void js_process(struct strbuf *sb, const struct trace_dir *td, const struct td_process *p)
 {
-	int f = 1;
-	strbuf_puts(sb, "{");
-	js_key(sb, &f, "pid");
-	strbuf_printf(sb, "%u", p->pid);
-	js_key(sb, &f, "ppid");
-	strbuf_printf(sb, "%u", p->ppid);
-	js_key(sb, &f, "exe");
-	cli_json_str(sb, p->exe);
-	js_key(sb, &f, "hook");
-	cli_json_str(sb, p->hook_version);
-	js_key(sb, &f, "driver");
-	cli_json_str(sb, p->driver);
-	js_key(sb, &f, "exited");
-	strbuf_puts(sb, p->exited ? "true" : "false");
-	js_key(sb, &f, "devices");
-	strbuf_puts(sb, "[");
-	int first = 1;
-	for (int i = 0; i < td->n_devices; i++) {
-		const struct td_device *d = &td->devices[i];
-		if (d->pid != p->pid)
-			continue;
-		strbuf_printf(sb, "%s{\"ordinal\":%d,\"name\":", first ? "" : ",", d->ordinal);
-		cli_json_str(sb, d->name);
-		strbuf_printf(sb, ",\"cc\":%d,\"sms\":%d,\"clock_khz\":%d}", d->cc, d->sms, d->clock_khz);
-		first = 0;
+	struct cli_json o, a;
+	cli_json_object(&o, sb);
+	cli_json_u64(&o, "pid", p->pid);
+	cli_json_u64(&o, "ppid", p->ppid);
+	cli_json_string(&o, "exe", p->exe);
+	cli_json_string(&o, "hook", p->hook_version);
+	cli_json_string(&o, "driver", p->driver);
+	cli_json_bool(&o, "exited", p->exited);
+	cli_json_key(&o, "devices");
+	cli_json_array(&a, sb);
+	for (int i = 0; i < td->n_devices; i++)
+		if (td->devices[i].pid == p->pid) {
+			cli_json_item(&a);
+			js_device(sb, &td->devices[i]);
+		}
+	cli_json_end(&a);
+	cli_json_key(&o, "kernels");
+	cli_json_array(&a, sb);
+	for (int i = 0; i < td->n_kernels; i++)
+		if (td->kernels[i].pid == p->pid) {
+			cli_json_item(&a);
+			js_kernel(sb, td, &td->kernels[i]);
+		}
+	cli_json_end(&a);
+	cli_json_end(&o);
+}
+
+static void js_record(struct strbuf *sb, const struct trace_dir *td)
+{
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_string(&o, "argv", td->record_argv);
+	cli_json_string(&o, "version", td->record_version);
+	cli_json_u64(&o, "t_ns", td->record_t_ns);
+	cli_json_u64(&o, "pid", td->record_pid);
+	cli_json_end(&o);
+}
+
+static void js_warning(struct strbuf *sb, const struct td_warning *w)
+{
+	struct cli_json o;
+	cli_json_object(&o, sb);
+	cli_json_u64(&o, "pid", w->pid);
+	cli_json_u64(&o, "t_ns", w->t_ns);
+	cli_json_string(&o, "msg", w->msg);
+	cli_json_end(&o);
+}
+
+static void js_trace(struct strbuf *sb, const struct trace_dir *td)
+{
+	struct cli_json o, a;
+	cli_json_object(&o, sb);
+	cli_json_string(&o, "trace", td->path);
+	cli_json_string(&o, "ntop_version", NTOP_VERSION);
+	if (td->record_argv) {
+		cli_json_key(&o, "record");
+		js_record(sb, td);
+	} else {
+		cli_json_null(&o, "record");
 	}
-	strbuf_puts(sb, "]");
-	js_key(sb, &f, "kernels");
-	strbuf_puts(sb, "[");
-	first = 1;
-	for (int i = 0; i < td->n_kernels; i++) {
-		if (td->kernels[i].pid != p->pid)
-			continue;
-		if (!first)
-			strbuf_puts(sb, ",");
-		js_kernel(sb, td, &td->kernels[i]);
-		first = 0;
+	cli_json_u64(&o, "lines", td->lines);
+	cli_json_u64(&o, "malformed_lines", td->malformed_lines);
+	cli_json_u64(&o, "unknown_lines", td->unknown_lines);
+	cli_json_bool(&o, "truncated_last_line", td->truncated_last_line);
+	cli_json_u64(&o, "lost_events", td->lost_events);
+	cli_json_key(&o, "warnings");
+	cli_json_array(&a, sb);
+	for (int i = 0; i < td->n_warnings; i++) {
+		cli_json_item(&a);
+		js_warning(sb, &td->warnings[i]);
 	}
-	strbuf_puts(sb, "]}");
+	cli_json_end(&a);
+	cli_json_key(&o, "processes");
+	cli_json_array(&a, sb);
+	for (int i = 0; i < td->n_procs; i++) {
+		cli_json_item(&a);
+		js_process(sb, td, &td->procs[i]);
+	}
+	cli_json_end(&a);
+	cli_json_end(&o);
 }
 
 static int rep_json(const struct trace_dir *td)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
-	int f = 1;
-	strbuf_puts(&sb, "{");
-	js_key(&sb, &f, "trace");
-	cli_json_str(&sb, td->path);
-	js_key(&sb, &f, "ntop_version");
-	cli_json_str(&sb, NTOP_VERSION);
-	js_key(&sb, &f, "record");
-	if (td->record_argv) {
-		strbuf_puts(&sb, "{\"argv\":");
-		cli_json_str(&sb, td->record_argv);
-		strbuf_puts(&sb, ",\"version\":");
-		cli_json_str(&sb, td->record_version);
-		strbuf_printf(&sb, ",\"t_ns\":%llu,\"pid\":%u}", (unsigned long long)td->record_t_ns, td->record_pid);
-	} else {
-		strbuf_puts(&sb, "null");
-	}
-	strbuf_printf(&sb, ",\"lines\":%llu,\"malformed_lines\":%llu,\"unknown_lines\":%llu,"
-			   "\"truncated_last_line\":%s,\"lost_events\":%llu",
-		      (unsigned long long)td->lines, (unsigned long long)td->malformed_lines,
-		      (unsigned long long)td->unknown_lines, td->truncated_last_line ? "true" : "false",
-		      (unsigned long long)td->lost_events);
-	strbuf_puts(&sb, ",\"warnings\":[");
-	for (int i = 0; i < td->n_warnings; i++) {
-		strbuf_printf(&sb, "%s{\"pid\":%u,\"t_ns\":%llu,\"msg\":", i ? "," : "", td->warnings[i].pid,
-			      (unsigned long long)td->warnings[i].t_ns);
-		cli_json_str(&sb, td->warnings[i].msg);
-		strbuf_puts(&sb, "}");
-	}
-	strbuf_puts(&sb, "],\"processes\":[");
-	for (int i = 0; i < td->n_procs; i++) {
-		if (i)
-			strbuf_puts(&sb, ",");
-		js_process(&sb, td, &td->procs[i]);
-	}
-	strbuf_puts(&sb, "]}\n");
+	js_trace(&sb, td);
+	strbuf_puts(&sb, "\n");
 	size_t len;
 	char *out = strbuf_finish(&sb, &len);
 	if (!out) {

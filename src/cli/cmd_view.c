@@ -130,29 +130,6 @@ static void view_defaults(struct view_args *a)
 
 /* ---- what the UI needs ---- */
 
-static char *view_themes_dir(void)
-{
-	const char *env = getenv("NTOP_THEMES_DIR");
-	if (env && *env)
-		return strdup(env);
-	char *exe = cli_exe_dir(), *d = NULL;
-	struct stat st;
-	if (exe && asprintf(&d, "%s/../share/ntop/themes", exe) >= 0 && stat(d, &st) == 0) {
-		free(exe);
-		return d;
-	}
-	free(exe);
-	free(d);
-	d = NULL;
-	char *probes = cli_probes_dir(); /* the source tree's probes/ from a build tree */
-	if (probes && asprintf(&d, "%s/../themes", probes) >= 0 && stat(d, &st) != 0) {
-		free(d);
-		d = NULL;
-	}
-	free(probes);
-	return d;
-}
-
 static void view_opts(struct tui_opts *o, const struct view_args *a, const char *themes_dir)
 {
 	memset(o, 0, sizeof *o);
@@ -209,7 +186,7 @@ int cmd_view(int argc, char **argv)
 	struct stat st;
 	if (stat(a.dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return cli_usage("view", "%s is not a directory", a.dir);
-	char *abs = cli_abspath(a.dir), *themes = view_themes_dir();
+	char *abs = cli_abspath(a.dir), *themes = cli_themes_dir();
 	struct tui_opts o;
 	view_opts(&o, &a, themes);
 	o.trace_dir = abs ? abs : a.dir;
@@ -565,7 +542,7 @@ static int live_hook(char **hook_dir)
 static int live_ui(struct live *l, struct view_args *a, struct view_probes *p, const char *header, size_t hlen)
 {
 	struct tui_app app = {l, live_fds, live_pump, live_state, live_control, live_kill, live_detach};
-	char *themes = view_themes_dir(), *title = NULL, *cause = NULL;
+	char *themes = cli_themes_dir(), *title = NULL, *cause = NULL;
 	struct tui_opts o;
 	view_opts(&o, a, themes);
 	o.trace_dir = session_dir(l->s);

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "common/cause.h"
+#include "common/fdio.h"
 #include "common/strbuf.h"
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
@@ -53,20 +54,6 @@ struct session {
 /* Where forwarded signals go: pid, -pgid, or 0 (none yet: remembered). */
 static volatile sig_atomic_t session_fwd_target;
 static volatile sig_atomic_t session_pending_sig;
-
-static int session_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* ---- directory ---- */
 
@@ -178,7 +165,7 @@ int session_open_events(struct session *s, const char *header, size_t len, char 
 		s->events_path = NULL;
 		return -1;
 	}
-	if (header && len && session_write_all(s->events_fd, header, len) < 0)
+	if (header && len && fdio_write_all(s->events_fd, header, len) < 0)
 		return cause_set(cause, "cannot write %s: %s", s->events_path, strerror(errno));
 	return 0;
 }
@@ -239,24 +226,11 @@ static void session_env_set(struct session_env *env, const char *key, const char
 	session_env_push(env, asprintf(&s, "%s=%s", key, val) < 0 ? NULL : s);
 }
 
-static char *session_join(char *const *v, int n, const char *sep)
-{
-	struct strbuf sb;
-	strbuf_init(&sb);
-	strbuf_puts(&sb, "");
-	for (int i = 0; i < n; i++) {
-		if (i)
-			strbuf_puts(&sb, sep);
-		strbuf_puts(&sb, v[i]);
-	}
-	return strbuf_finish(&sb, NULL);
-}
-
 static void session_env_join(struct session_env *env, const char *key, char *const *v, int n, const char *sep)
 {
 	if (n <= 0)
 		return;
-	char *j = session_join(v, n, sep);
+	char *j = strbuf_join(v, n, sep);
 	if (j)
 		session_env_set(env, key, j);
 	else
@@ -537,7 +511,7 @@ int session_fds(const struct session *s, struct pollfd *p, int max)
 
 static void session_log(struct session *s, const char *p, size_t n)
 {
-	if (s->events_fd >= 0 && !s->events_err && session_write_all(s->events_fd, p, n) < 0)
+	if (s->events_fd >= 0 && !s->events_err && fdio_write_all(s->events_fd, p, n) < 0)
 		s->events_err = errno ? errno : EIO;
 }
 
@@ -615,7 +589,7 @@ long session_read_output(struct session *s, char *buf, size_t cap)
 	while (s->out_rfd >= 0) {
 		ssize_t n = read(s->out_rfd, buf, cap);
 		if (n > 0) {
-			if (s->app_log_fd >= 0 && session_write_all(s->app_log_fd, buf, (size_t)n) < 0)
+			if (s->app_log_fd >= 0 && fdio_write_all(s->app_log_fd, buf, (size_t)n) < 0)
 				session_close(&s->app_log_fd); /* disk full: the pane still gets the bytes */
 			return (long)n;
 		}
@@ -644,7 +618,7 @@ static void session_copier(int ev, int ev_log, int out, int out_log)
 				continue;
 			ssize_t n = read(*fd, buf, sizeof buf);
 			if (n > 0 && log >= 0)
-				session_write_all(log, buf, (size_t)n);
+				fdio_write_all(log, buf, (size_t)n);
 			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 				close(*fd);
 				*fd = -1;
@@ -706,7 +680,7 @@ int session_write_control_text(struct session *s, const char *text, size_t len, 
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		rc = cause_set(cause, "cannot create %s: %s", tmp, strerror(errno));
-	else if (session_write_all(fd, text, len) < 0)
+	else if (fdio_write_all(fd, text, len) < 0)
 		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));
 	if (fd >= 0 && close(fd) < 0 && rc == 0)
 		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));

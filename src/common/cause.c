@@ -5,15 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* malloc'd, or NULL when out of memory. */
+static char *cause_vformat(const char *fmt, va_list ap)
+{
+	char *s;
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 int cause_set(char **cause, const char *fmt, ...)
 {
 	if (!cause)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	char *s = cause_vformat(fmt, ap);
 	va_end(ap);
 	free(*cause);
 	*cause = s;
@@ -26,9 +31,7 @@ int cause_wrap(char **cause, const char *fmt, ...)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	char *prefix = NULL;
-	if (vasprintf(&prefix, fmt, ap) < 0)
-		prefix = NULL;
+	char *prefix = cause_vformat(fmt, ap);
 	va_end(ap);
 	char *s = NULL;
 	if (prefix && asprintf(&s, "%s: %s", prefix, *cause ? *cause : "unknown error") < 0)

@@ -76,3 +76,15 @@ void strbuf_done(struct strbuf *sb)
 	free(sb->data);
 	memset(sb, 0, sizeof *sb);
 }
+
+char *strbuf_join(char *const *v, int n, const char *sep)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strbuf_puts(&sb, sep);
+		strbuf_puts(&sb, v[i]);
+	}
+	return strbuf_finish(&sb, NULL);
+}

@@ -19,5 +19,7 @@ void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((forma
 /* Hands the buffer over (caller frees); NULL if any append failed. */
 char *strbuf_finish(struct strbuf *sb, size_t *len);
 void strbuf_done(struct strbuf *sb);
+/* v[0..n) with sep between, malloc'd ("" for n = 0); NULL when out of memory. */
+char *strbuf_join(char *const *v, int n, const char *sep);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/cause.h"
+#include "common/fdio.h"
 
 extern char **environ;
 
@@ -95,16 +96,9 @@ static int assemble_write_file(const char *path, const char *data, size_t len)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (fdio_write_all(fd, data, len) < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }

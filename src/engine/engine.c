@@ -95,6 +95,7 @@ static void engine_fill_maps(struct engine_result *res, const struct ptx_inject_
 	}
 	res->stats.sites = ir->sites;
 	res->stats.sites_in_funcs = ir->sites_in_funcs;
+	res->stats.sites_no_addr = ir->sites_no_addr;
 }
 
 int engine_instrument(const char *ptx, size_t len, const char *kernel,

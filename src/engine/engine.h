@@ -40,6 +40,7 @@ struct engine_stats {
 	int lines_in, lines_pruned, lines_probed;       /* PTX line counts */
 	int sites;            /* tracepoint sites instrumented */
 	int sites_in_funcs;   /* matching sites inside .func bodies, not instrumented */
+	int sites_no_addr;    /* matching sites with no address for ADDR/BYTES (.param, bulk tensor copies) */
 };
 
 struct engine_result {

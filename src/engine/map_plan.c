@@ -1,6 +1,6 @@
 /* Host side of the map buffer layout described in engine.h. The probed
- * kernel's prologue (ptx_inject.c) computes the same quantities on the
- * device; both must change together. */
+ * kernel (ptx_inject_unit.c) computes the same quantities on the device;
+ * both must change together. */
 #include "engine/engine.h"
 
 /* Units per block: one per thread, or one per (possibly partial) warp. A

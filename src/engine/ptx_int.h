@@ -1,5 +1,6 @@
 /* Internals shared by the PTX parser files (ptx_lex.c, ptx_parse.c,
- * ptx_body.c, ptx_names.c, ptx_prune.c); not part of the engine's API. */
+ * ptx_body.c, ptx_names.c, ptx_prune.c) and, for ptx_dup_trim, the
+ * instrumenter's snippet reader; not part of the engine's API. */
 #ifndef NTOP_PTX_INT_H
 #define NTOP_PTX_INT_H
 #include "engine/ptx.h"

@@ -300,12 +300,7 @@ static void *control_thread(void *arg)
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += CONTROL_POLL_NS;
-		if (ts.tv_nsec >= 1000000000l) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000l;
-		}
+		time_deadline(&ts, CONTROL_POLL_NS);
 		pthread_cond_timedwait(&c->wake, &c->lock, &ts);
 		if (c->stop)
 			break;

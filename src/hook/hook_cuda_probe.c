@@ -299,6 +299,7 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 		event_add_int(&sb, "lines_probed", s->lines_probed);
 		event_add_int(&sb, "sites", s->sites);
 		event_add_int(&sb, "sites_in_funcs", s->sites_in_funcs);
+		event_add_int(&sb, "sites_no_addr", s->sites_no_addr);
 		event_addf(&sb, "ms_parse", "%.3f", s->ms_parse);
 		event_addf(&sb, "ms_prune", "%.3f", s->ms_prune);
 		event_addf(&sb, "ms_inject", "%.3f", s->ms_inject);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "common/cause.h"
+#include "common/timeutil.h"
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
@@ -251,13 +252,7 @@ void hook_results_shutdown(int timeout_ms)
 {
 	struct hook_results *r = &hook.res;
 	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	time_deadline(&until, timeout_ms * 1000000ll);
 	pthread_mutex_lock(&r->lock);
 	if (!r->started) {
 		pthread_mutex_unlock(&r->lock);

@@ -64,15 +64,6 @@ void hook_event_put(CUcontext ctx, CUevent e)
 	pthread_mutex_unlock(&hook.timing.lock);
 }
 
-/* The sampling gap is 10 ms: the coarse clock (jiffy resolution, a few ns
- * to read) is precise enough for it. */
-static uint64_t timing_coarse_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 {
 	if (hook.cfg.time_mode == HOOK_TIME_OFF || !hook_events_on())
@@ -80,7 +71,8 @@ int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 	if (hook.cfg.time_mode == HOOK_TIME_ALL || n <= TIMING_SAMPLE_FIRST)
 		return 1;
 	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
-	uint64_t now = timing_coarse_ns();
+	/* the sampling gap is 10 ms: the coarse clock is precise enough */
+	uint64_t now = time_mono_coarse_ns();
 	return now >= next && __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0,
 							  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
@@ -220,17 +212,6 @@ void hook_timing_stats(int final)
 	free(all);
 }
 
-static void timing_deadline(struct timespec *ts, long long ns)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ns / 1000000000ll;
-	ts->tv_nsec += ns % 1000000000ll;
-	if (ts->tv_nsec >= 1000000000l) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000l;
-	}
-}
-
 static void *timing_thread(void *arg)
 {
 	(void)arg;
@@ -240,7 +221,7 @@ static void *timing_thread(void *arg)
 		int stop = hook.timing.stop;
 		if (!stop) {
 			struct timespec ts;
-			timing_deadline(&ts, hook.timing.pending ? TIMING_POLL_NS : (long long)TIMING_STATS_NS);
+			time_deadline(&ts, hook.timing.pending ? TIMING_POLL_NS : (long long)TIMING_STATS_NS);
 			pthread_cond_timedwait(&hook.timing.wake, &hook.timing.lock, &ts);
 			stop = hook.timing.stop;
 		}

@@ -179,13 +179,7 @@ void hook_events_shutdown(int timeout_ms)
 {
 	struct hook_queue *q = &hook.q;
 	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	time_deadline(&until, timeout_ms * 1000000ll);
 	pthread_mutex_lock(&q->lock);
 	if (q->started != 1) {
 		pthread_mutex_unlock(&q->lock);

@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "common/cause.h"
+#include "common/fdio.h"
 #include "common/strbuf.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -65,16 +66,8 @@ static void put_str(struct strbuf *sb, const char *s)
 
 static int write_all(int fd, const void *buf, size_t n, char **cause)
 {
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return cause_set(cause, "write: %s", w < 0 ? strerror(errno) : "short write");
-		p += w;
-		n -= (size_t)w;
-	}
+	if (fdio_write_all(fd, buf, n) < 0)
+		return cause_set(cause, "write: %s", errno ? strerror(errno) : "short write");
 	return 0;
 }
 

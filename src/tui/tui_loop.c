@@ -2,9 +2,9 @@
  * descriptors, with a timeout that is the earliest of: the next allowed frame
  * (when something changed), the application reaping tick, the status
  * message's expiry, or zero while result summaries remain to be read in the
- * background. A frame is drawn at most TUI_FPS times a second and only when
- * something changed, so a stream of 100k events per second costs parsing,
- * not drawing. */
+ * background. Event-driven frames are drawn at most TUI_FPS times a second
+ * and only when something changed, so a stream of 100k events per second
+ * costs parsing, not drawing; a key is answered with a frame at once. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -150,6 +150,8 @@ int tui_run(struct tui *t, char **cause)
 		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(p[0].revents & POLLIN))
 			loop_signal(t, SIGHUP); /* the terminal is gone */
 		loop_keys(t, &g); /* also after EINTR: ncurses queues KEY_RESIZE on SIGWINCH */
+		if (keys)
+			last_frame = 0; /* input is answered at once: the frame limit paces event-driven redraws */
 		if (t->o.app && !t->app_state.detached) {
 			if (t->o.app->pump(t->o.app->ctx, t))
 				t->dirty = 1;

@@ -1,21 +1,16 @@
-/* Timeline to PNG (render_png.h): a small raster (rectangles, lines, 5x7
- * text) over an RGB buffer, the layout, and the libpng writer. libpng reports
- * errors by longjmp; the writer keeps everything it must undo in volatile
- * locals and removes its temporary file on every failure. */
+/* Timeline to PNG (render_png.h): the layout and drawing of the timeline on
+ * the shared raster (png_canvas.h: rectangles, lines, 5x7 text, the libpng
+ * writer). */
 #include "viz/render_png.h"
 
-#include <errno.h>
 #include <math.h>
-#include <png.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/cause.h"
 #include "viz/font5x7.h"
+#include "viz/png_canvas.h"
 
 void render_png_opts_init(struct rp_opts *o)
 {
@@ -33,36 +28,6 @@ int render_png_check_size(int w, int h, char **cause)
 	return 0;
 }
 
-/* ---- raster ---- */
-
-static void rp_fill(struct rp_image *im, int x0, int y0, int x1, int y1, struct rgb c)
-{
-	x0 = x0 < 0 ? 0 : x0;
-	y0 = y0 < 0 ? 0 : y0;
-	x1 = x1 > im->w ? im->w : x1;
-	y1 = y1 > im->h ? im->h : y1;
-	for (int y = y0; y < y1; y++) {
-		uint8_t *p = im->px + ((size_t)y * im->w + x0) * 3;
-		for (int x = x0; x < x1; x++, p += 3) {
-			p[0] = c.r;
-			p[1] = c.g;
-			p[2] = c.b;
-		}
-	}
-}
-
-static void rp_text(struct rp_image *im, int x, int y, const char *s, int scale, struct rgb c)
-{
-	font5x7_draw(im->px, im->w, im->h, x, y, s, scale, c);
-}
-
-/* Vertical dashed line: `on` pixels drawn, `off` skipped. */
-static void rp_vdash(struct rp_image *im, int x, int y0, int y1, int on, int off, struct rgb c)
-{
-	for (int y = y0; y < y1; y += on + off)
-		rp_fill(im, x, y, x + 1, y + on < y1 ? y + on : y1, c);
-}
-
 /* ---- layout ---- */
 
 struct rp_ctx {
@@ -78,12 +43,12 @@ struct rp_ctx {
 
 static int rp_scale(int w, int h)
 {
-	return w >= 1200 && h >= 640 ? 2 : 1;
+	return png_canvas_scale(w, h);
 }
 
 static int rp_line_h(int s)
 {
-	return (FONT5X7_H + 4) * s;
+	return png_canvas_line_h(s);
 }
 
 static int rp_header_lines(const struct timeline *tl, const struct rp_opts *o)
@@ -145,23 +110,9 @@ void render_png_row_span(const struct rp_layout *l, int k, int row, int out_rows
 
 /* ---- header ---- */
 
-/* Draws s at (x, y), cut with "..." to max_w pixels. */
 static void rp_text_fit(struct rp_ctx *c, int x, int y, const char *s, int scale, int max_w, struct rgb col)
 {
-	if (font5x7_text_width(s, scale) <= max_w) {
-		rp_text(c->im, x, y, s, scale, col);
-		return;
-	}
-	int room = max_w / (FONT5X7_ADVANCE * scale) - 3;
-	char buf[512];
-	const char *p = s;
-	int n = 0;
-	while (n < room && font5x7_next(&p))
-		n++;
-	size_t bytes = (size_t)(p - s) < sizeof buf - 4 ? (size_t)(p - s) : sizeof buf - 4;
-	memcpy(buf, s, bytes);
-	strcpy(buf + bytes, "...");
-	rp_text(c->im, x, y, buf, scale, col);
+	png_canvas_text_fit(c->im, x, y, s, scale, max_w, col);
 }
 
 static void rp_header(struct rp_ctx *c)
@@ -208,17 +159,17 @@ static void rp_grid(struct rp_ctx *c, double step)
 	for (double t = ceil(c->v->t0 / step) * step; t <= c->v->t1; t += step) {
 		int x = rp_x(c, t);
 		if (x > c->l.plot_x && x < c->l.plot_x + c->l.plot_w)
-			rp_fill(c->im, x, c->l.plot_y, x + 1, y1, c->th->c[THEME_GRID]);
+			png_canvas_fill(c->im, x, c->l.plot_y, x + 1, y1, c->th->c[THEME_GRID]);
 	}
 	if (c->o->color != TL_COLOR_DURATION || c->tl->tail_from < c->v->t0 || c->tl->tail_from > c->v->t1)
 		return;
 	/* where the tail starts, behind the bars, labelled above the plot */
 	int x = rp_x(c, c->tl->tail_from);
 	struct rgb warn = c->th->c[THEME_WARN];
-	rp_vdash(c->im, x, c->l.plot_y, y1, 3 * c->s, 3 * c->s, rgb_mix(c->th->c[THEME_BG], warn, 0.6));
+	png_canvas_vdash(c->im, x, c->l.plot_y, y1, 3 * c->s, 3 * c->s, rgb_mix(c->th->c[THEME_BG], warn, 0.6));
 	const char *lab = "last 10%";
 	int w = font5x7_text_width(lab, c->s);
-	rp_text(c->im, x - w / 2, c->l.plot_y - rp_line_h(c->s), lab, c->s, warn);
+	png_canvas_text(c->im, x - w / 2, c->l.plot_y - rp_line_h(c->s), lab, c->s, warn);
 }
 
 static struct rgb rp_bin_color(const struct rp_ctx *c, const struct tl_bin *b)
@@ -239,7 +190,7 @@ static void rp_bar_column(struct rp_ctx *c, const struct tl_bin *bins, int x, in
 	if (!tail) {
 		if (b->edge && x > 0 && bins[x - 1].block != TL_NONE)
 			col = rgb_mix(col, bg, 0.5); /* separator where the next block starts */
-		rp_fill(c->im, px, y0, px + 1, y1, col);
+		png_canvas_fill(c->im, px, y0, px + 1, y1, col);
 		return;
 	}
 	/* tail blocks: duration colour inside a warn-coloured outline */
@@ -248,12 +199,12 @@ static void rp_bar_column(struct rp_ctx *c, const struct tl_bin *bins, int x, in
 	int last = x == cols - 1 || bins[x + 1].block != b->block;
 	int t = y1 - y0 >= 6 ? c->s : 1;
 	if (y1 - y0 < 4 || first || last) {
-		rp_fill(c->im, px, y0, px + 1, y1, warn);
+		png_canvas_fill(c->im, px, y0, px + 1, y1, warn);
 		return;
 	}
-	rp_fill(c->im, px, y0, px + 1, y1, col);
-	rp_fill(c->im, px, y0, px + 1, y0 + t, warn);
-	rp_fill(c->im, px, y1 - t, px + 1, y1, warn);
+	png_canvas_fill(c->im, px, y0, px + 1, y1, col);
+	png_canvas_fill(c->im, px, y0, px + 1, y0 + t, warn);
+	png_canvas_fill(c->im, px, y1 - t, px + 1, y1, warn);
 }
 
 static int rp_bars(struct rp_ctx *c)
@@ -291,34 +242,34 @@ static void rp_time_axis(struct rp_ctx *c, double step)
 {
 	int s = c->s, y = c->l.plot_y + c->l.plot_h;
 	struct rgb ax = c->th->c[THEME_AXIS];
-	rp_fill(c->im, c->l.plot_x - 1, y, c->l.plot_x + c->l.plot_w, y + 1, ax);
+	png_canvas_fill(c->im, c->l.plot_x - 1, y, c->l.plot_x + c->l.plot_w, y + 1, ax);
 	int last_end = -(1 << 20);
 	for (double t = ceil(c->v->t0 / step) * step; t <= c->v->t1 + step * 1e-9; t += step) {
 		int x = rp_x(c, t);
 		if (x < c->l.plot_x || x > c->l.plot_x + c->l.plot_w)
 			continue;
-		rp_fill(c->im, x, y + 1, x + 1, y + 1 + 4 * s, ax);
+		png_canvas_fill(c->im, x, y + 1, x + 1, y + 1 + 4 * s, ax);
 		char lab[32];
 		timeline_fmt_tick(c->tl, t, step, lab, sizeof lab);
 		int w = font5x7_text_width(lab, s), lx = x - w / 2;
 		if (lx <= last_end + 4 * s || lx + w > c->im->w - 2)
 			continue;
-		rp_text(c->im, lx, y + 6 * s, lab, s, ax);
+		png_canvas_text(c->im, lx, y + 6 * s, lab, s, ax);
 		last_end = lx + w;
 	}
 	const char *al = c->tl->axis_label;
 	int w = font5x7_text_width(al, s);
 	int x = c->l.plot_x + (c->l.plot_w - w) / 2;
-	rp_text(c->im, x < c->pad ? c->pad : x, y + 6 * s + rp_line_h(s), al, s, c->th->c[THEME_DIM]);
+	png_canvas_text(c->im, x < c->pad ? c->pad : x, y + 6 * s + rp_line_h(s), al, s, c->th->c[THEME_DIM]);
 }
 
 static void rp_sm_axis(struct rp_ctx *c)
 {
 	int s = c->s, x = c->l.plot_x - 1;
 	struct rgb ax = c->th->c[THEME_AXIS];
-	rp_fill(c->im, x, c->l.plot_y, x + 1, c->l.plot_y + c->l.plot_h + 1, ax);
+	png_canvas_fill(c->im, x, c->l.plot_y, x + 1, c->l.plot_y + c->l.plot_h + 1, ax);
 	int cw = font5x7_text_width("SM", s);
-	rp_text(c->im, x - 4 * s - cw, c->l.plot_y - rp_line_h(s), "SM", s, c->th->c[THEME_DIM]);
+	png_canvas_text(c->im, x - 4 * s - cw, c->l.plot_y - rp_line_h(s), "SM", s, c->th->c[THEME_DIM]);
 	/* label every k-th lane so labels never touch */
 	double need = (FONT5X7_H + 3) * s;
 	uint32_t k = 1;
@@ -333,8 +284,8 @@ static void rp_sm_axis(struct rp_ctx *c)
 		char buf[16];
 		snprintf(buf, sizeof buf, "%u", c->tl->lanes[lane].smid);
 		int w = font5x7_text_width(buf, s);
-		rp_fill(c->im, x - 3 * s, ym, x, ym + 1, ax);
-		rp_text(c->im, x - 4 * s - w, ym - FONT5X7_H * s / 2, buf, s, ax);
+		png_canvas_fill(c->im, x - 3 * s, ym, x, ym + 1, ax);
+		png_canvas_text(c->im, x - 4 * s - w, ym - FONT5X7_H * s / 2, buf, s, ax);
 	}
 }
 
@@ -345,7 +296,7 @@ static void rp_legend(struct rp_ctx *c)
 	struct rgb dim = th->c[THEME_DIM], fg = th->c[THEME_FG];
 	char lo[32], hi[48];
 	const char *what = c->o->color == TL_COLOR_INDEX ? "colour: block index" : "colour: block duration";
-	rp_text(c->im, x, y, what, s, dim);
+	png_canvas_text(c->im, x, y, what, s, dim);
 	x += font5x7_text_width(what, s) + 6 * s;
 	if (c->o->color == TL_COLOR_INDEX) {
 		snprintf(lo, sizeof lo, "0");
@@ -355,24 +306,24 @@ static void rp_legend(struct rp_ctx *c)
 		timeline_fmt_num((double)c->tl->dur_max, hi, sizeof hi);
 		strcat(hi, " cycles");
 	}
-	rp_text(c->im, x, y, lo, s, fg);
+	png_canvas_text(c->im, x, y, lo, s, fg);
 	x += font5x7_text_width(lo, s) + 4 * s;
 	int bw = 120 * s;
 	for (int i = 0; i < bw; i++)
-		rp_fill(c->im, x + i, y - s, x + i + 1, y + (FONT5X7_H + 1) * s,
+		png_canvas_fill(c->im, x + i, y - s, x + i + 1, y + (FONT5X7_H + 1) * s,
 			theme_gradient(th, (double)i / (bw - 1)));
 	x += bw + 4 * s;
-	rp_text(c->im, x, y, hi, s, fg);
+	png_canvas_text(c->im, x, y, hi, s, fg);
 	x += font5x7_text_width(hi, s) + 16 * s;
 	if (c->o->color == TL_COLOR_DURATION) {
 		int sw = 14 * s;
-		rp_fill(c->im, x, y - s, x + sw, y + (FONT5X7_H + 1) * s, th->c[THEME_WARN]);
-		rp_fill(c->im, x + s, y, x + sw - s, y + FONT5X7_H * s, theme_gradient(th, 0.5));
+		png_canvas_fill(c->im, x, y - s, x + sw, y + (FONT5X7_H + 1) * s, th->c[THEME_WARN]);
+		png_canvas_fill(c->im, x + s, y, x + sw - s, y + FONT5X7_H * s, theme_gradient(th, 0.5));
 		x += sw + 4 * s;
 		char t[96];
 		snprintf(t, sizeof t, "tail: ends in the last 10%% (%llu blocks)",
 			 (unsigned long long)c->tl->stats.tail_blocks);
-		rp_text(c->im, x, y, t, s, dim);
+		png_canvas_text(c->im, x, y, t, s, dim);
 	}
 }
 
@@ -391,7 +342,7 @@ int render_png_draw(const struct timeline *tl, const struct tl_view *v, const st
 	render_png_layout(tl, v, o, &c.l);
 	c.s = c.l.scale;
 	c.pad = 8 * c.s;
-	rp_fill(out, 0, 0, out->w, out->h, th->c[THEME_BG]);
+	png_canvas_fill(out, 0, 0, out->w, out->h, th->c[THEME_BG]);
 	rp_header(&c);
 	double step = rp_step(&c);
 	if (tl->n_lanes && v->t1 > v->t0) {
@@ -401,7 +352,7 @@ int render_png_draw(const struct timeline *tl, const struct tl_view *v, const st
 			return cause_set(cause, "out of memory binning the timeline");
 		}
 	} else {
-		rp_text(out, c.l.plot_x + 8 * c.s, c.l.plot_y + 8 * c.s, "no blocks recorded", c.s, th->c[THEME_WARN]);
+		png_canvas_text(out, c.l.plot_x + 8 * c.s, c.l.plot_y + 8 * c.s, "no blocks recorded", c.s, th->c[THEME_WARN]);
 	}
 	rp_time_axis(&c, step);
 	rp_sm_axis(&c);
@@ -411,95 +362,10 @@ int render_png_draw(const struct timeline *tl, const struct tl_view *v, const st
 
 void rp_image_free(struct rp_image *img)
 {
-	free(img->px);
-	img->px = NULL;
-	img->w = img->h = 0;
-}
-
-/* ---- PNG ---- */
-
-struct rp_png_err {
-	char msg[200];
-};
-
-static void rp_png_error(png_structp png, png_const_charp msg)
-{
-	struct rp_png_err *e = png_get_error_ptr(png);
-	snprintf(e->msg, sizeof e->msg, "%s", msg);
-	png_longjmp(png, 1);
-}
-
-static void rp_png_warning(png_structp png, png_const_charp msg)
-{
-	(void)png;
-	(void)msg; /* library code never prints; warnings do not stop the write */
-}
-
-/* The libpng part; -1 with err->msg set when libpng failed. */
-static int rp_png_stream(FILE *f, const struct rp_image *img, struct rp_png_err *err)
-{
-	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, rp_png_error, rp_png_warning);
-	png_infop info = png ? png_create_info_struct(png) : NULL;
-	if (!png || !info) {
-		png_destroy_write_struct(png ? &png : NULL, NULL);
-		snprintf(err->msg, sizeof err->msg, "libpng: out of memory");
-		return -1;
-	}
-	if (setjmp(png_jmpbuf(png))) {
-		png_destroy_write_struct(&png, &info);
-		return -1;
-	}
-	png_init_io(png, f);
-	png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, 8, PNG_COLOR_TYPE_RGB,
-		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_text txt = {0};
-	txt.compression = PNG_TEXT_COMPRESSION_NONE;
-	txt.key = (png_charp) "Software";
-	txt.text = (png_charp) "ntop";
-	png_set_text(png, info, &txt, 1);
-	png_write_info(png, info);
-	for (int y = 0; y < img->h; y++)
-		png_write_row(png, img->px + (size_t)y * img->w * 3);
-	png_write_end(png, info);
-	png_destroy_write_struct(&png, &info);
-	return 0;
+	png_canvas_free(img);
 }
 
 int render_png_write(const char *path, const struct rp_image *img, char **cause)
 {
-	if (!img->px || img->w <= 0 || img->h <= 0)
-		return cause_set(cause, "%s: no image to write", path);
-	char *tmp;
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
-		return cause_set(cause, "out of memory");
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		cause_set(cause, "cannot create %s: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	fchmod(fd, 0644); /* mkstemp makes it private; an image is for sharing */
-	FILE *f = fdopen(fd, "wb");
-	struct rp_png_err err = {""};
-	int rc = -1;
-	if (!f) {
-		close(fd);
-		cause_set(cause, "%s: %s", tmp, strerror(errno));
-	} else if (rp_png_stream(f, img, &err) < 0) {
-		fclose(f);
-		cause_set(cause, "writing %s: %s", path, err.msg);
-	} else if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		cause_set(cause, "writing %s: %s", path, strerror(errno));
-		fclose(f);
-	} else if (fclose(f) != 0) {
-		cause_set(cause, "writing %s: %s", path, strerror(errno));
-	} else if (rename(tmp, path) != 0) {
-		cause_set(cause, "renaming %s to %s: %s", tmp, path, strerror(errno));
-	} else {
-		rc = 0;
-	}
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return png_canvas_write(path, img, cause);
 }

@@ -11,6 +11,7 @@
 #define NTOP_RENDER_PNG_H
 #include <stdint.h>
 
+#include "viz/png_canvas.h"
 #include "viz/theme.h"
 #include "viz/timeline.h"
 
@@ -19,11 +20,6 @@
 #define RP_MIN_W 320
 #define RP_MIN_H 200
 #define RP_MAX_SIDE 10000 /* pixels: beyond this a PNG viewer struggles anyway */
-
-struct rp_image {
-	int w, h;
-	uint8_t *px; /* [h][w][3] RGB */
-};
 
 struct rp_opts {
 	int width, height;     /* pixels */

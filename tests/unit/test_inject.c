@@ -759,9 +759,36 @@ static void test_pick_arch(void)
 	free(cause);
 }
 
+/* A bulk tensor copy (tensor map + coordinates, no plain address) is
+ * skipped by hooks that use ADDR, and counted. */
+static void test_addr_forms(void)
+{
+	struct probe *p;
+	struct ptx_inject_result ir;
+	char *cause = NULL, *out;
+	static const char tma[] =
+		".visible .entry k_tma(.param .u64 k_tma_param_0)\n{\n"
+		"\t.reg .b32 %r<4>;\n"
+		"\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [k_tma_param_0];\n"
+		"\tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];\n"
+		"\tret;\n}\n";
+	p = probe_memtrace("cp.async.bulk");
+	out = instrument(tma, "k_tma", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		CHECK(strstr(out, "mov.b64 %ntop_addr") == NULL && strstr(out, "mov.u64 %ntop_addr") == NULL);
+		CHECK_EQ_INT(ir.sites_no_addr, 1);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
 int main(void)
 {
 	test_noret();
+	test_addr_forms();
 	test_rets();
 	test_exit();
 	test_3d_helpers();

@@ -1,0 +1,135 @@
+/* SAVE: the first SAVE of a snippet execution checks the bounds and puts
+ * the record address in %ntop_sa; every SAVE stores its values in as few
+ * (vector) stores as alignment allows; the last advances the map's cursor,
+ * at instrumentation time when it is static, in %ntop_cur<i> when not. */
+#include "engine/ptx_inject_int.h"
+
+#include <string.h>
+
+/* Largest power of two (<= 16) dividing both. */
+static uint32_t pow2_align(uint32_t a, uint32_t b)
+{
+	uint32_t x = a | b | 16;
+	return x & -x;
+}
+
+static int save_static(const struct inj *in, int map, const struct site *st)
+{
+	return st->kind == SITE_ENTRY || !in->maps[map].dynamic;
+}
+
+/* Static cursor: the record address is computed here, and a record past
+ * cap is dropped now. */
+static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_t s,
+			     struct site *st, struct save_state *ss)
+{
+	const struct imap *m = &in->maps[map];
+	uint32_t c = st->cur[map];
+	if (c > m->cap_bytes - s) {
+		ss->drop = 1;
+		return;
+	}
+	if (st->sa_map != map)
+		ptx_inject_unit_addr(in, sb, st, map, 1, "%ntop_sa");
+	st->sa_map = map;
+	ss->base = c;
+	if (c > (uint32_t)INT32_MAX - s) { /* keep [%ntop_sa+imm] a small immediate */
+		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_sa, %u;\n", c);
+		st->sa_map = -1;
+		ss->base = 0;
+	}
+	if (m->warp && !st->lane0_only) {
+		ptx_inject_unit_lane0(sb, st, "%ntop_ok");
+		ss->pred = 1;
+	}
+}
+
+/* Dynamic cursor: checked and advanced at run time. */
+static void save_head_dynamic(struct inj *in, struct strbuf *sb, int map, uint32_t s,
+			      struct site *st, struct save_state *ss)
+{
+	const struct imap *m = &in->maps[map];
+	/* saturate instead of wrapping, so a huge count never looks small */
+	strbuf_printf(sb, "min.u32 %%ntop_end, %%ntop_cur%d, %u;\n", map, UINT32_MAX - s);
+	strbuf_printf(sb, "add.u32 %%ntop_end, %%ntop_end, %u;\n", s);
+	strbuf_printf(sb, "setp.le.u32 %%ntop_ok, %%ntop_cur%d, %u;\n", map, m->cap_bytes - s);
+	if (m->warp && !st->lane0_only)
+		strbuf_puts(sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
+	strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+	st->sa_map = -1;
+	ss->pred = 1;
+}
+
+/* First SAVE of a snippet: bounds check and record address into %ntop_sa. */
+static void save_head(struct inj *in, struct strbuf *sb, const struct iprobe *ip, uint32_t s,
+		      struct site *st, struct save_state *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	if (save_static(in, ip->map, st))
+		save_head_static(in, sb, ip->map, s, st, ss);
+	else
+		save_head_dynamic(in, sb, ip->map, s, st, ss);
+}
+
+/* One store of n values (vector when n > 1) at byte `off` of the record. */
+static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, uint32_t off, int pred)
+{
+	char reg = sv->size == 8 ? 'x' : 'v';
+	strbuf_printf(sb, "%sst.global", pred ? "@%ntop_ok " : "");
+	if (n > 1)
+		strbuf_printf(sb, ".v%d", n);
+	strbuf_printf(sb, ".b%d [%%ntop_sa", sv->size * 8);
+	if (off)
+		strbuf_printf(sb, "+%u", off);
+	strbuf_puts(sb, "], ");
+	for (int k = 0; k < n; k++)
+		strbuf_printf(sb, "%s%%ntop_%c%d", k ? ", " : n > 1 ? "{" : "", reg, k);
+	strbuf_puts(sb, n > 1 ? "};\n" : ";\n");
+}
+
+/* The values of one SAVE, in as few stores as alignment allows: a record
+ * start is 16-aligned in the buffer, plus multiples of rec_size, so a value
+ * at byte `off` of it is aligned to the powers of two dividing 16, rec_size
+ * and off (v2 needs twice the value size, v4 16 bytes). */
+static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
+		       const struct snip_save *sv, const struct site *st, const struct save_state *ss)
+{
+	uint32_t off = ss->base + sv->off;
+	for (int v = 0; v < sv->n_vals;) {
+		uint32_t a = pow2_align(ip->p->map.rec_size, off);
+		int n = 1;
+		if (sv->size == 4 && a >= 16 && v + 4 <= sv->n_vals)
+			n = 4;
+		else if ((uint32_t)sv->size * 2 <= a && v + 2 <= sv->n_vals)
+			n = 2;
+		for (int k = 0; k < n; k++) {
+			strbuf_printf(sb, "mov.b%d %%ntop_%c%d, ", sv->size * 8, sv->size == 8 ? 'x' : 'v', k);
+			if (ptx_inject_site_expand(in, sb, sv->vals[v + k], st) < 0)
+				return -1;
+			strbuf_puts(sb, ";\n");
+		}
+		save_store(sb, sv, n, off, ss->pred);
+		v += n;
+		off += (uint32_t)(n * sv->size);
+	}
+	return 0;
+}
+
+int ptx_inject_save_emit(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
+			 const struct snip *sn, const struct snip_line *l, struct site *st,
+			 struct save_state *ss)
+{
+	int map = ip->map;
+	if (l->first_save)
+		save_head(in, sb, ip, sn->save_bytes, st, ss);
+	if (!ss->drop && save_values(in, sb, ip, l->save, st, ss) < 0)
+		return -1;
+	if (!l->last_save)
+		return 0;
+	if (save_static(in, map, st))
+		st->cur[map] = inject_sat_add(st->cur[map], sn->save_bytes);
+	else
+		strbuf_printf(sb, "mov.u32 %%ntop_cur%d, %%ntop_end;\n", map);
+	return 0;
+}

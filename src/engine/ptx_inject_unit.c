@@ -1,0 +1,116 @@
+/* Where a unit (a thread, or a warp for warp maps) stores in a map: its
+ * count and its first record (layout in engine.h), computed at the site
+ * that needs them from special registers, each quantity once per site. */
+#include "engine/ptx_inject_int.h"
+
+/* Does the code at this site still lack quantity `what` (HAVE_*)? Marks it
+ * as held from here on. */
+static int first_at_site(struct site *st, unsigned what)
+{
+	if (st->have & what)
+		return 0;
+	st->have |= what;
+	return 1;
+}
+
+/* thread_linear (< 1024, so 32-bit) into %ntop_tl. */
+static void emit_thread_linear(struct strbuf *sb, struct site *st)
+{
+	if (!first_at_site(st, HAVE_TL))
+		return;
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %tid.x;\n"
+		"mov.u32 %ntop_w1, %tid.y;\n"
+		"mov.u32 %ntop_w2, %tid.z;\n"
+		"mov.u32 %ntop_w3, %ntid.x;\n"
+		"mov.u32 %ntop_w4, %ntid.y;\n"
+		"mad.lo.u32 %ntop_tl, %ntop_w2, %ntop_w4, %ntop_w1;\n"
+		"mad.lo.u32 %ntop_tl, %ntop_tl, %ntop_w3, %ntop_w0;\n");
+}
+
+/* pred = this thread is lane 0 of its warp. Warps are cut from consecutive
+ * thread_linear values, so lane = thread_linear % 32 (no %laneid read). */
+void ptx_inject_unit_lane0(struct strbuf *sb, struct site *st, const char *pred)
+{
+	emit_thread_linear(sb, st);
+	strbuf_printf(sb, "and.b32 %%ntop_w0, %%ntop_tl, 31;\nsetp.eq.u32 %s, %%ntop_w0, 0;\n", pred);
+}
+
+/* block_linear and blocks. The y/z grid extents are <= 65535, so
+ * ctaid.z * nctaid.y + ctaid.y and nctaid.y * nctaid.z fit 32 bits; the
+ * products with the x extent (< 2^31) need 64. */
+static void emit_grid(struct strbuf *sb, struct site *st)
+{
+	if (!first_at_site(st, HAVE_GRID))
+		return;
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %ctaid.y;\n"
+		"mov.u32 %ntop_w1, %ctaid.z;\n"
+		"mov.u32 %ntop_w2, %nctaid.y;\n"
+		"mov.u32 %ntop_w3, %nctaid.z;\n"
+		"mov.u32 %ntop_w4, %nctaid.x;\n"
+		"mov.u32 %ntop_w5, %ctaid.x;\n"
+		"mad.lo.u32 %ntop_w0, %ntop_w1, %ntop_w2, %ntop_w0;\n"
+		"mul.lo.u32 %ntop_w2, %ntop_w2, %ntop_w3;\n"
+		"cvt.u64.u32 %ntop_d0, %ntop_w0;\n"
+		"cvt.u64.u32 %ntop_d1, %ntop_w4;\n"
+		"cvt.u64.u32 %ntop_d2, %ntop_w5;\n"
+		"mad.lo.u64 %ntop_bl, %ntop_d0, %ntop_d1, %ntop_d2;\n"
+		"cvt.u64.u32 %ntop_d0, %ntop_w2;\n"
+		"mul.lo.u64 %ntop_nb, %ntop_d0, %ntop_d1;\n");
+}
+
+/* Units per block and this thread's unit in its block, both 32-bit
+ * (<= 1024 threads): one per thread, or ceil(threads/32) warps, the last
+ * possibly partial. */
+static void emit_unit_in_block(struct strbuf *sb, struct site *st, int warp)
+{
+	if (!first_at_site(st, warp ? HAVE_UNIT_W : HAVE_UNIT_T))
+		return;
+	emit_thread_linear(sb, st);
+	strbuf_puts(sb,
+		"mov.u32 %ntop_w0, %ntid.x;\n"
+		"mov.u32 %ntop_w1, %ntid.y;\n"
+		"mov.u32 %ntop_w2, %ntid.z;\n"
+		"mul.lo.u32 %ntop_w0, %ntop_w0, %ntop_w1;\n");
+	if (warp)
+		strbuf_puts(sb,
+			"mad.lo.u32 %ntop_pw, %ntop_w0, %ntop_w2, 31;\n"
+			"shr.u32 %ntop_pw, %ntop_pw, 5;\n"
+			"shr.u32 %ntop_uw, %ntop_tl, 5;\n");
+	else
+		strbuf_puts(sb,
+			"mul.lo.u32 %ntop_pt, %ntop_w0, %ntop_w2;\n"
+			"mov.u32 %ntop_ut, %ntop_tl;\n");
+}
+
+/* dst = address of this unit's count (rec = 0) or first record (rec = 1)
+ * in map i (layout in engine.h), computed where it is needed rather than
+ * kept live from the entry. Only the unit in the block differs between the
+ * threads of a block: the rest is uniform (ptxas keeps it in uniform
+ * registers), and the per-thread part is one mad.wide.u32. */
+void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			  int rec, const char *dst)
+{
+	const struct imap *m = &in->maps[map];
+	const char *u = m->warp ? "w" : "t";
+	emit_unit_in_block(sb, st, m->warp);
+	emit_grid(sb, st);
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", u);
+	strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_bl, %ntop_d1;\n"); /* the block's first unit */
+	strbuf_printf(sb, "ld.param.u64 %%ntop_d2, [ntop_map%d];\n", map);
+	strbuf_puts(sb, "cvta.to.global.u64 %ntop_d2, %ntop_d2;\n");
+	if (!rec) {
+		strbuf_puts(sb, "mad.lo.u64 %ntop_d0, %ntop_d0, 4, %ntop_d2;\n");
+		strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, 4, %%ntop_d0;\n", dst, u);
+		return;
+	}
+	strbuf_puts(sb,
+		"mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n" /* units */
+		"shl.b64 %ntop_d3, %ntop_d3, 2;\n"
+		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
+		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
+		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");  /* record area */
+	strbuf_printf(sb, "mad.lo.u64 %%ntop_d0, %%ntop_d0, %u, %%ntop_d2;\n", m->cap_bytes);
+	strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, %u, %%ntop_d0;\n", dst, u, m->cap_bytes);
+}

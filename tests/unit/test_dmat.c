@@ -1,0 +1,659 @@
+/* The DMAT model (viz/dmat.h) on synthetic dmat results with known answers:
+ * linear, strided, gather (seeded shuffle), scatter and random patterns
+ * binned to exact cell counts; 32-bit clocks wrapping inside a block; the
+ * collapsed page axis and allocations; unused slots past each unit's count
+ * (filled with garbage) never counted; the log colour scale at its ends;
+ * global-timer time; viewport; cursor readout; and 10M records binned with
+ * the model's memory independent of the record count. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "trace/result.h"
+#include "viz/dmat.h"
+#include "viz/theme.h"
+
+#define BASE 0x7f0000000000ull
+#define PAGE 4096ull
+
+/* ---- synthetic results ---- */
+
+static void syn_field(struct probe_map *pm, const char *name, enum probe_type t)
+{
+	struct probe_field *f = &pm->fields[pm->n_fields++];
+	snprintf(f->name, sizeof f->name, "%s", name);
+	f->type = t;
+	f->offset = pm->rec_size;
+	pm->rec_size += t;
+}
+
+/* blocks x threads, thread map "dmat" {addr:u64, clock:u32, sizekind:u32}
+ * (or {addr:u64, gtime:u64} with gtime), every slot filled with garbage. */
+static struct result *syn_result(uint32_t blocks, uint32_t threads, uint32_t cap, int gtime)
+{
+	struct result *r = calloc(1, sizeof *r);
+	r->pid = 77;
+	r->seq = 1;
+	r->kernel = strdup("_Z4dmatPf");
+	r->probes = strdup("dmat");
+	r->grid[0] = blocks;
+	r->grid[1] = r->grid[2] = 1;
+	r->block[0] = threads;
+	r->block[1] = r->block[2] = 1;
+	r->device_sms = 132;
+	r->sm_clock_khz = 1980000;
+	r->n_maps = 1;
+	r->maps = calloc(1, sizeof *r->maps);
+	struct result_map *m = &r->maps[0];
+	snprintf(m->map.name, sizeof m->map.name, "dmat");
+	m->map.level = PROBE_LEVEL_THREAD;
+	m->map.cap = cap;
+	syn_field(&m->map, "addr", PROBE_U64);
+	if (gtime) {
+		syn_field(&m->map, "gtime", PROBE_U64);
+	} else {
+		syn_field(&m->map, "clock", PROBE_U32);
+		syn_field(&m->map, "sizekind", PROBE_U32);
+	}
+	m->units = (uint64_t)blocks * threads;
+	m->counts = calloc(m->units, 4);
+	size_t bytes = m->units * cap * m->map.rec_size;
+	m->records = malloc(bytes);
+	memset(m->records, 0xa5, bytes); /* garbage: must never be read */
+	return r;
+}
+
+/* Record i of unit u; the unit's count grows to cover it. */
+static void syn_put(struct result *r, uint64_t u, uint32_t i, uint64_t addr, uint64_t t, uint32_t size,
+		    uint32_t kind)
+{
+	struct result_map *m = &r->maps[0];
+	uint8_t *rec = m->records + (u * m->map.cap + i) * m->map.rec_size;
+	memcpy(rec, &addr, 8);
+	if (m->map.rec_size == 16 && m->map.fields[1].type == PROBE_U64) {
+		memcpy(rec + 8, &t, 8);
+	} else {
+		uint32_t c = (uint32_t)t, sk = size | kind << 24;
+		memcpy(rec + 8, &c, 4);
+		memcpy(rec + 12, &sk, 4);
+	}
+	if (m->counts[u] < (i + 1) * m->map.rec_size)
+		m->counts[u] = (i + 1) * m->map.rec_size;
+}
+
+static void syn_finish(struct result *r)
+{
+	struct result_map *m = &r->maps[0];
+	uint64_t written = 0, attempted = 0;
+	for (uint64_t u = 0; u < m->units; u++) {
+		uint64_t n = m->counts[u] / m->map.rec_size;
+		attempted += n;
+		written += n < m->map.cap ? n : m->map.cap;
+	}
+	m->records_written = written;
+	m->records_dropped = attempted - written;
+}
+
+static struct dmat *mk(const struct result *r, uint64_t page, uint64_t gap_keep)
+{
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.page_size = page;
+	o.gap_keep = gap_keep;
+	struct dmat *m = NULL;
+	char *cause = NULL;
+	CHECKF(dmat_create(r, dmat_find_map(r), &o, &m, &cause) == 0, "%s", cause);
+	free(cause);
+	return m;
+}
+
+static uint32_t *bin(const struct dmat *m, const struct dmat_view *v, int cols, int rows, uint32_t *mx)
+{
+	uint32_t *g = malloc((size_t)cols * rows * sizeof *g);
+	CHECK(dmat_bin(m, v, cols, rows, g, mx) == 0);
+	return g;
+}
+
+static uint64_t grid_sum(const uint32_t *g, size_t n)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += g[i];
+	return s;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void shuffle(uint32_t *p, uint32_t n, uint64_t seed)
+{
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)(rng_next(&seed) % (i + 1)), t = p[i];
+		p[i] = p[j];
+		p[j] = t;
+	}
+}
+
+/* ---- patterns ---- */
+
+/* 4 blocks x 128 threads, iteration k reads page k (32 B per thread) at
+ * block clock + 10 + 100k; block 3's clock wraps 2^32 between iterations. */
+static void test_linear(void)
+{
+	struct result *r = syn_result(4, 128, 8, 0);
+	uint64_t off[4] = {5000, 123456789, 4000000000u, 0xffffffffull - 150};
+	for (uint32_t b = 0; b < 4; b++)
+		for (uint32_t t = 0; t < 128; t++)
+			for (uint32_t k = 0; k < 4; k++)
+				syn_put(r, b * 128 + t, k, BASE + k * PAGE + t * 32, off[b] + 10 + k * 100 + t % 3, 4,
+					DMAT_KIND_LOAD);
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->page_size, 4096);
+	CHECK_EQ_INT(m->time, DMAT_TIME_SM);
+	CHECK_EQ_INT(m->records, 2048);
+	CHECK_EQ_INT(m->accesses, 2048);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_LOAD], 2048);
+	CHECK_EQ_INT(m->bytes, 2048 * 4);
+	CHECK_EQ_INT(m->n_runs, 1);
+	CHECK_EQ_INT(m->n_rows, 4);
+	CHECK_EQ_INT((uint64_t)m->span, 303); /* 3 * 100 + 2 + 1, wrap or not */
+	CHECK_EQ_INT(m->addr_min, BASE);
+	CHECK_EQ_INT(m->addr_max, BASE + 3 * PAGE + 127 * 32);
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	uint32_t mx = 0, *g = bin(m, &v, 4, 4, &mx);
+	/* time 0..2 -> col 0, 100..102 -> 1, 200..202 -> 2, 300..302 -> 3; row = page */
+	for (int row = 0; row < 4; row++)
+		for (int col = 0; col < 4; col++)
+			CHECKF(g[row * 4 + col] == (row == col ? 512u : 0u), "cell %d,%d = %u", col, row, g[row * 4 + col]);
+	CHECK_EQ_INT(mx, 512);
+	/* finer: one column per cycle shows the t % 3 skew: 43, 43, 42 threads x 4 blocks */
+	free(g);
+	g = bin(m, &v, 303, 4, NULL);
+	CHECK_EQ_INT(g[0 * 303 + 0], 43 * 4);
+	CHECK_EQ_INT(g[0 * 303 + 2], 42 * 4);
+	CHECK_EQ_INT(g[3 * 303 + 301], 43 * 4);
+	CHECK_EQ_INT(g[1 * 303 + 0], 0);
+	CHECK_EQ_INT(grid_sum(g, 303 * 4), 2048);
+	free(g);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* One access per thread, 2 pages apart: small gaps stay as empty rows in one
+ * run; with gap_keep below a page every page is its own run. */
+static void test_strided(void)
+{
+	struct result *r = syn_result(1, 128, 1, 0);
+	for (uint32_t t = 0; t < 128; t++)
+		syn_put(r, t, 0, BASE + (uint64_t)t * 2 * PAGE, 1000 + t, 8, DMAT_KIND_STORE);
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->n_runs, 1);
+	CHECK_EQ_INT(m->n_rows, 255);
+	CHECK_EQ_INT(dmat_addr_row(m, BASE + 2 * PAGE + 5), 2);
+	CHECK_EQ_INT(dmat_addr_row(m, BASE + PAGE), 1); /* a kept gap row */
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	uint32_t *g = bin(m, &v, 128, 255, NULL);
+	for (int row = 0; row < 255; row++)
+		for (int col = 0; col < 128; col++)
+			if (g[row * 128 + col] != (row % 2 == 0 && row / 2 == col ? 1u : 0u))
+				CHECKF(0, "strided cell %d,%d = %u", col, row, g[row * 128 + col]);
+	free(g);
+	dmat_free(m);
+	m = mk(r, 0, 1);
+	CHECK_EQ_INT(m->n_runs, 128);
+	CHECK_EQ_INT(m->n_rows, 128);
+	CHECK_EQ_INT(m->runs[5].page0, (BASE / PAGE) + 10);
+	CHECK_EQ_INT(m->runs[5].row0, 5);
+	CHECK_EQ_INT(dmat_addr_row(m, BASE + PAGE), -1); /* collapsed */
+	CHECK_EQ_INT(dmat_row_addr(m, 7), BASE + 14 * PAGE);
+	dmat_view_fit(m, &v);
+	g = bin(m, &v, 128, 128, NULL);
+	int diag = 1;
+	for (int i = 0; i < 128 * 128; i++)
+		diag &= g[i] == (i / 128 == i % 128 ? 1u : 0u);
+	CHECK(diag);
+	/* fewer rows than pages: two pages per row, each page counted once */
+	free(g);
+	g = bin(m, &v, 1, 64, NULL);
+	for (int i = 0; i < 64; i++)
+		CHECK_EQ_INT(g[i], 2);
+	free(g);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* gather (loads) and scatter (stores) through a seeded permutation: thread g
+ * of warp w touches page perm[g] at time 50 w; kind filters pick one. */
+static void test_gather_scatter(void)
+{
+	enum { N = 256 };
+	uint32_t perm[N];
+	shuffle(perm, N, 0x9e3779b97f4a7c15ull);
+	struct result *r = syn_result(1, N, 2, 0);
+	for (uint32_t g = 0; g < N; g++) {
+		syn_put(r, g, 0, BASE + (uint64_t)perm[g] * PAGE + 4 * g % 64, 777 + (g / 32) * 50, 4, DMAT_KIND_LOAD);
+		syn_put(r, g, 1, BASE + (uint64_t)perm[N - 1 - g] * PAGE, 777 + (g / 32) * 50 + 25, 4, DMAT_KIND_STORE);
+	}
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->n_rows, N);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_LOAD], N);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_STORE], N);
+	CHECK_EQ_INT((uint64_t)m->span, 7 * 50 + 25 + 1);
+	struct dmat_view v = {0, 400, 0, N};
+	uint32_t *g = bin(m, &v, 16, N, NULL); /* 25 cycles per column: loads in even, stores in odd */
+	int ok = 1;
+	for (uint32_t t = 0; t < N; t++) {
+		ok &= g[perm[t] * 16 + (t / 32) * 2] == 1;
+		ok &= g[perm[N - 1 - t] * 16 + (t / 32) * 2 + 1] == 1;
+	}
+	CHECK(ok);
+	CHECK_EQ_INT(grid_sum(g, 16 * N), 2 * N);
+	free(g);
+	dmat_free(m);
+	/* stores only */
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.kinds = 1u << DMAT_KIND_STORE;
+	char *cause = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->accesses, N);
+	CHECK_EQ_INT(m->records, 2 * N);
+	CHECK_EQ_INT((uint64_t)m->span, 7 * 50 + 25 + 1); /* block origin: its first access of any kind */
+	g = bin(m, &v, 16, N, NULL);
+	ok = 1;
+	for (uint32_t t = 0; t < N; t++)
+		ok &= g[perm[N - 1 - t] * 16 + (t / 32) * 2 + 1] == 1 && g[perm[t] * 16 + (t / 32) * 2] == 0;
+	CHECK(ok);
+	free(g);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* Random addresses in 64 pages and random times over 3 blocks, checked
+ * against a binning written out here. */
+static void test_random(void)
+{
+	enum { B = 3, T = 64, K = 16, PAGES = 64, COLS = 10, ROWS = 64 };
+	struct result *r = syn_result(B, T, K, 0);
+	static uint32_t want[ROWS][COLS];
+	uint64_t s = 12345, tmax = 0;
+	static uint64_t pg[B][T][K], tm[B][T][K];
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++)
+			for (int k = 0; k < K; k++) {
+				pg[b][t][k] = rng_next(&s) % PAGES;
+				tm[b][t][k] = rng_next(&s) % 1000;
+			}
+	tm[0][0][0] = tm[1][5][3] = tm[2][63][15] = 0; /* each block's origin is 0 */
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++)
+			for (int k = 0; k < K; k++) {
+				syn_put(r, (uint64_t)b * T + t, k, BASE + pg[b][t][k] * PAGE + rng_next(&s) % PAGE,
+					tm[b][t][k] + 99999ull * (b + 1), 4, DMAT_KIND_LOAD);
+				if (tm[b][t][k] > tmax)
+					tmax = tm[b][t][k];
+			}
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->n_rows, PAGES); /* 3072 random picks of 64 pages touch them all */
+	CHECK_EQ_INT((uint64_t)m->span, tmax + 1);
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++)
+			for (int k = 0; k < K; k++)
+				want[pg[b][t][k]][(int)floor(tm[b][t][k] * (double)COLS / (tmax + 1))]++;
+	uint32_t *g = bin(m, &v, COLS, ROWS, NULL);
+	CHECK(memcmp(g, want, sizeof want) == 0);
+	free(g);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* ---- axis, allocations, slots ---- */
+
+static void test_collapse_allocs(void)
+{
+	struct result *r = syn_result(1, 32, 4, 0);
+	uint64_t a = BASE, b = BASE + (1ull << 30), c = BASE + (8ull << 30);
+	for (uint32_t t = 0; t < 32; t++) {
+		syn_put(r, t, 0, a + t * 256, 10, 4, DMAT_KIND_LOAD);          /* 2 pages of A */
+		syn_put(r, t, 1, b + t * 1024, 20, 4, DMAT_KIND_LOAD);         /* 8 pages of B */
+		syn_put(r, t, 2, c + t * 4, 30, 4, DMAT_KIND_STORE);           /* 1 page of C */
+		syn_put(r, t, 3, c + PAGE + t * 4, 40, 4, DMAT_KIND_ATOMIC);   /* next page: D */
+	}
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->n_runs, 3); /* C and D pages are adjacent: one run without allocations */
+	CHECK_EQ_INT(m->n_rows, 2 + 8 + 2);
+	CHECK_EQ_INT(m->runs[1].row0, 2);
+	CHECK_EQ_INT(m->runs[2].row0, 10);
+	CHECK_EQ_INT(m->runs[1].accesses, 32);
+	CHECK_EQ_INT(m->runs[2].accesses, 64);
+	CHECK_EQ_INT(dmat_addr_row(m, b + 3 * PAGE), 5);
+	CHECK_EQ_INT(dmat_addr_row(m, b + 9 * PAGE), -1);
+	CHECK_EQ_INT(dmat_row_run(m, 9), 1);
+	CHECK_EQ_INT(dmat_row_run(m, 12), -1);
+	dmat_free(m);
+
+	struct dmat_alloc al[] = {
+		{c + PAGE, PAGE, "D"}, {a, 1 << 20, "A"}, {b, 64 << 10, "B"}, {c, PAGE, "C"},
+	};
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.allocs = al;
+	o.n_allocs = 4;
+	char *cause = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->n_runs, 4); /* split at the C/D boundary */
+	CHECK_EQ_INT(m->runs[0].alloc, 1);
+	CHECK_EQ_INT(m->runs[1].alloc, 2);
+	CHECK_EQ_INT(m->runs[2].alloc, 3);
+	CHECK_EQ_INT(m->runs[3].alloc, 0);
+	CHECK(strcmp(m->allocs[1].label, "A") == 0 && m->allocs[1].label != al[1].label);
+	CHECK_EQ_INT(dmat_alloc_of(m, b + 100), 2);
+	CHECK_EQ_INT(dmat_alloc_of(m, b + (64 << 10)), DMAT_NONE);
+	struct dmat_view v;
+	CHECK(dmat_view_alloc(m, &v, 2) == 0);
+	CHECK(v.y0 == 2 && v.y1 == 10);
+	CHECK(dmat_view_alloc(m, &v, 99) == -1);
+	/* cursor readout on row 3 (B + 1 page), at a cell holding loads */
+	dmat_view_fit(m, &v);
+	uint32_t *g = bin(m, &v, 4, 12, NULL);
+	struct dmat_cell cell;
+	CHECK(dmat_cell_at(m, &v, 4, 12, g, 0, 3, &cell) == 0);
+	CHECK_EQ_INT(cell.row0, 3);
+	CHECK_EQ_INT(cell.row1, 4);
+	CHECK_EQ_INT(cell.addr0, b + PAGE);
+	CHECK_EQ_INT(cell.addr1, b + 2 * PAGE);
+	CHECK_EQ_INT(cell.alloc, 2);
+	CHECK_EQ_INT(cell.count, 0); /* B is read at t = 10 (column 1 of 4 over 31 cycles) */
+	CHECK(dmat_cell_at(m, &v, 4, 12, g, 1, 3, &cell) == 0);
+	CHECK_EQ_INT(cell.count, 4); /* 4 threads x 1 KiB per page */
+	char buf[256];
+	dmat_cell_text(m, &cell, buf, sizeof buf);
+	CHECKF(strstr(buf, "0x7f0040001000-0x7f0040001fff (1 page, B+0x1000)  4 accesses") != NULL, "%s", buf);
+	CHECK(dmat_cell_at(m, &v, 4, 12, g, 4, 0, &cell) == -1);
+	/* two rows per cell across the A/B boundary: spans a gap */
+	free(g);
+	g = bin(m, &v, 1, 6, NULL);
+	CHECK(dmat_cell_at(m, &v, 1, 6, g, 0, 0, &cell) == 0);
+	CHECK_EQ_INT(cell.pages, 2);
+	CHECK_EQ_INT(cell.runs, 1);
+	CHECK_EQ_INT(cell.count, 32);
+	CHECK(dmat_cell_at(m, &v, 1, 6, g, 0, 4, &cell) == 0);
+	CHECK_EQ_INT(cell.runs, 1); /* rows 8-9: B's last two pages */
+	CHECK(dmat_cell_at(m, &v, 1, 6, g, 0, 5, &cell) == 0);
+	CHECK_EQ_INT(cell.runs, 2); /* rows 10-11: C and D */
+	CHECK_EQ_INT(cell.count, 64);
+	dmat_cell_text(m, &cell, buf, sizeof buf);
+	CHECKF(strstr(buf, "(2 pages, spans a gap, C+0x0)") != NULL, "%s", buf);
+	free(g);
+	dmat_free(m);
+
+	/* per-allocation filter: only B's accesses and pages */
+	o.alloc_filter = 2;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->accesses, 32);
+	CHECK_EQ_INT(m->n_runs, 1);
+	CHECK_EQ_INT(m->n_rows, 8);
+	dmat_free(m);
+	o.alloc_filter = 4;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == -1);
+	CHECKF(cause && strstr(cause, "4 allocations"), "%s", cause);
+	free(cause);
+	cause = NULL;
+	o.alloc_filter = DMAT_NONE;
+	o.page_size = 3000;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == -1);
+	CHECKF(cause && strstr(cause, "power of two"), "%s", cause);
+	free(cause);
+	result_free(r);
+}
+
+/* Counts below cap leave garbage slots; counts above cap were dropped; a
+ * count that is not a whole number of records keeps only whole ones. */
+static void test_unused_slots(void)
+{
+	struct result *r = syn_result(2, 32, 8, 0);
+	for (uint32_t u = 0; u < 64; u++)
+		for (uint32_t i = 0; i < u % 5; i++)
+			syn_put(r, u, i, BASE + i * PAGE, 100 + i, 4, DMAT_KIND_LOAD);
+	struct result_map *mp = &r->maps[0];
+	mp->counts[7] = 16 + 9;      /* 1.56 records: 1 */
+	mp->counts[8] = 100 * 16;    /* 100 attempted, 8 kept */
+	for (uint32_t i = 0; i < 8; i++)
+		syn_put(r, 8, i, BASE + i * PAGE, 100 + i, 4, DMAT_KIND_LOAD);
+	mp->counts[8] = 100 * 16;
+	syn_finish(r);
+	uint64_t want = 0;
+	for (uint32_t u = 0; u < 64; u++)
+		want += u == 7 ? 1 : u == 8 ? 8 : u % 5;
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->records, want);
+	CHECK_EQ_INT(m->accesses, want);
+	CHECK_EQ_INT(m->dropped, 92);
+	CHECK_EQ_INT(m->addr_max, BASE + 7 * PAGE);
+	CHECK_EQ_INT(m->n_rows, 8);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_OTHER], 0); /* garbage kind 0xa5 never seen */
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	uint32_t *g = bin(m, &v, 8, 8, NULL);
+	CHECK_EQ_INT(grid_sum(g, 64), want);
+	free(g);
+	char buf[256];
+	dmat_header(m, buf, sizeof buf);
+	CHECKF(strstr(buf, "92 dropped past cap 8") && strstr(buf, "ld 100%") && strstr(buf, "8 pages of 4 KiB in 1 range"),
+	       "%s", buf);
+	dmat_free(m);
+	/* nothing recorded at all */
+	memset(mp->counts, 0, 64 * 4);
+	m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->accesses, 0);
+	CHECK_EQ_INT(m->n_rows, 0);
+	dmat_view_fit(m, &v);
+	g = bin(m, &v, 4, 4, NULL);
+	CHECK_EQ_INT(grid_sum(g, 16), 0);
+	free(g);
+	dmat_free(m);
+	result_free(r);
+}
+
+static void test_colour(void)
+{
+	struct theme th;
+	CHECK(theme_builtin("dark", &th) == 0);
+	CHECK(dmat_scale(0, 1000) == 0);
+	CHECK(dmat_scale(1, 1000) == 0);
+	CHECK(dmat_scale(1000, 1000) == 1);
+	CHECK(fabs(dmat_scale(10, 100) - 0.5) < 1e-12);
+	CHECK(fabs(dmat_scale(1000, 1000000) - 0.5) < 1e-12);
+	CHECK(dmat_scale(1, 1) == 1);
+	CHECK(dmat_scale(5000, 1000) == 1);
+	CHECK(rgb_eq(dmat_color(&th, 0, 50), th.c[THEME_BG]));
+	CHECK(rgb_eq(dmat_color(&th, 1, 50), th.c[THEME_BAR_START]));
+	CHECK(rgb_eq(dmat_color(&th, 50, 50), th.c[THEME_BAR_END]));
+	CHECK(rgb_eq(dmat_color(&th, 7, 49), theme_gradient(&th, 0.5)));
+	CHECK(strcmp(dmat_kind_name(DMAT_KIND_ATOMIC), "atomic") == 0);
+	char b[32];
+	dmat_fmt_bytes(4096, b, sizeof b);
+	CHECK(strcmp(b, "4 KiB") == 0);
+	dmat_fmt_bytes(1536, b, sizeof b);
+	CHECK(strcmp(b, "1.5 KiB") == 0);
+	dmat_fmt_addr(0x7f0000001000ull, b, sizeof b);
+	CHECK(strcmp(b, "0x7f0000001000") == 0);
+}
+
+/* gtime records: ns since the earliest access across blocks (no per-block origin). */
+static void test_global_time(void)
+{
+	struct result *r = syn_result(2, 32, 2, 1);
+	for (uint32_t u = 0; u < 64; u++) {
+		syn_put(r, u, 0, BASE + u * 64, 1000000 + (u / 32) * 5000, 0, 0);
+		syn_put(r, u, 1, BASE + PAGE + u * 64, 1000000 + (u / 32) * 5000 + 2000, 0, 0);
+	}
+	syn_finish(r);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.time = DMAT_TIME_GLOBAL;
+	struct dmat *m = NULL;
+	char *cause = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->time, DMAT_TIME_GLOBAL);
+	CHECK_EQ_INT(m->g0, 1000000);
+	CHECK_EQ_INT((uint64_t)m->span, 7001);
+	CHECK(strcmp(m->tick_unit, "\xc2\xb5s") == 0);
+	CHECK(m->note[0] == 0);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_OTHER], 128);
+	struct dmat_view v = {0, 8000, 0, 2};
+	uint32_t *g = bin(m, &v, 8, 2, NULL); /* 1 us per column */
+	CHECK_EQ_INT(g[0], 32);      /* block 0 reads page 0 at 0 */
+	CHECK_EQ_INT(g[8 + 2], 32);  /* and page 1 at 2 us */
+	CHECK_EQ_INT(g[5], 32);      /* block 1 at 5 us */
+	CHECK_EQ_INT(g[8 + 7], 32);
+	CHECK_EQ_INT(grid_sum(g, 16), 128);
+	free(g);
+	char buf[64];
+	dmat_fmt_tick(m, 2500, 500, buf, sizeof buf);
+	CHECKF(strcmp(buf, "2.5") == 0, "%s", buf);
+	dmat_free(m);
+	/* SM time asked, no clock field: falls back and says so */
+	o.time = DMAT_TIME_SM;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->time, DMAT_TIME_GLOBAL);
+	CHECK(strstr(m->note, "no SM clock") != NULL);
+	dmat_free(m);
+	result_free(r);
+	/* global asked, clock only */
+	r = syn_result(1, 32, 1, 0);
+	syn_put(r, 0, 0, BASE, 5, 4, 1);
+	syn_finish(r);
+	o.time = DMAT_TIME_GLOBAL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECK_EQ_INT(m->time, DMAT_TIME_SM);
+	CHECK(strstr(m->note, "no global timer") != NULL);
+	dmat_free(m);
+	/* maps that are not DMAT */
+	snprintf(r->maps[0].map.fields[0].name, PROBE_NAME_MAX, "address");
+	CHECK_EQ_INT(dmat_find_map(r), -1);
+	char why[160];
+	dmat_map_problem(r, 0, why, sizeof why);
+	CHECK(strstr(why, "no addr:u64") != NULL);
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == -1);
+	free(cause);
+	result_free(r);
+}
+
+static void test_view(void)
+{
+	struct result *r = syn_result(1, 32, 1, 0);
+	for (uint32_t t = 0; t < 32; t++)
+		syn_put(r, t, 0, BASE + t * PAGE, t * 100, 4, 1);
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	CHECK(v.t0 == 0 && v.t1 == 3101 && v.y0 == 0 && v.y1 == 32);
+	dmat_view_zoom(m, &v, 2, 0);
+	CHECK(v.t0 == 0 && fabs(v.t1 - 1550.5) < 1e-9);
+	dmat_view_pan(m, &v, 10); /* clamped at the end */
+	CHECK(fabs(v.t1 - 3101) < 1e-9 && fabs(v.t0 - 1550.5) < 1e-9);
+	dmat_view_zoom(m, &v, 1e9, 2000); /* at least 4 units */
+	CHECK(fabs(v.t1 - v.t0 - 4) < 1e-9);
+	dmat_view_zoom(m, &v, 1e-9, 2000); /* out: everything */
+	CHECK(v.t0 == 0 && v.t1 == 3101);
+	dmat_view_zoom_rows(m, &v, 4, 16);
+	CHECK(v.y0 == 12 && v.y1 == 20);
+	dmat_view_scroll(m, &v, -10);
+	CHECK(v.y0 == 0 && v.y1 == 8);
+	/* zoomed past one row per page: page 2 fills output rows 8..11 of 32 */
+	uint32_t *g = bin(m, &v, 1, 32, NULL);
+	for (int i = 0; i < 32; i++)
+		CHECK_EQ_INT(g[i], 1);
+	free(g);
+	v.y0 = 2;
+	v.y1 = 3;
+	g = bin(m, &v, 1, 3, NULL);
+	CHECK(g[0] == 1 && g[1] == 1 && g[2] == 1);
+	free(g);
+	uint32_t tmp;
+	CHECK(dmat_bin(m, &v, 0, 3, &tmp, NULL) == -1);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* 1M and then 10M records over the same 256 pages: the model's heap must not
+ * grow with the records (only with pages and cells). */
+static size_t bounded_run(uint32_t blocks, uint64_t *acc)
+{
+	enum { T = 125, CAP = 64 };
+	struct result *r = syn_result(blocks, T, CAP, 0);
+	struct result_map *mp = &r->maps[0];
+	uint64_t s = 99;
+	for (uint64_t u = 0; u < mp->units; u++) {
+		uint8_t *rec = mp->records + u * CAP * 16;
+		for (uint32_t i = 0; i < CAP; i++, rec += 16) {
+			uint64_t a = BASE + (rng_next(&s) & (256 * PAGE - 1));
+			uint32_t c = (uint32_t)(u * 7 + i * 40), sk = 4 | 1u << 24;
+			memcpy(rec, &a, 8);
+			memcpy(rec + 8, &c, 4);
+			memcpy(rec + 12, &sk, 4);
+		}
+		mp->counts[u] = CAP * 16;
+	}
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	size_t peak = m ? m->mem_peak : 0;
+	if (m) {
+		struct dmat_view v;
+		dmat_view_fit(m, &v);
+		uint32_t *g = bin(m, &v, 1600, 256, NULL);
+		*acc = grid_sum(g, 1600 * 256);
+		CHECK_EQ_INT(*acc, m->accesses);
+		CHECK_EQ_INT(m->n_rows, 256);
+		free(g);
+	}
+	dmat_free(m);
+	result_free(r);
+	return peak;
+}
+
+static void test_bounded_memory(void)
+{
+	uint64_t a1 = 0, a10 = 0;
+	size_t p1 = bounded_run(125, &a1);    /* 125 x 125 x 64 = 1M */
+	size_t p10 = bounded_run(1250, &a10); /* 10M */
+	CHECK_EQ_INT(a1, 1000000);
+	CHECK_EQ_INT(a10, 10000000);
+	CHECKF(p1 > 0 && p10 == p1, "model heap %zu bytes at 1M records, %zu at 10M", p1, p10);
+	CHECKF(p10 < 64 * 1024, "model heap %zu bytes for 256 pages", p10);
+}
+
+int main(void)
+{
+	test_linear();
+	test_strided();
+	test_gather_scatter();
+	test_random();
+	test_collapse_allocs();
+	test_unused_slots();
+	test_colour();
+	test_global_time();
+	test_view();
+	test_bounded_memory();
+	return testlib_report();
+}
