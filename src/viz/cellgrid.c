@@ -207,3 +207,18 @@ void cellgrid_ansi(const struct cellgrid *g, enum color_depth depth, struct strb
 		strbuf_puts(sb, "\033[0m\n");
 	}
 }
+
+void cellgrid_half(struct cellgrid *g, int x, int y, int top_on, struct rgb top, int bot_on, struct rgb bot,
+		   struct rgb bg)
+{
+	if (top_on && bot_on) {
+		if (rgb_eq(top, bot))
+			cellgrid_set(g, x, y, "\xe2\x96\x88", top, bg, 0); /* █ */
+		else
+			cellgrid_set(g, x, y, "\xe2\x96\x80", top, bot, 0); /* ▀ on the lower colour */
+	} else if (top_on) {
+		cellgrid_set(g, x, y, "\xe2\x96\x80", top, bg, 0);
+	} else if (bot_on) {
+		cellgrid_set(g, x, y, "\xe2\x96\x84", bot, bg, 0); /* ▄ */
+	}
+}

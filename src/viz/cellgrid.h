@@ -43,6 +43,11 @@ void cellgrid_clear(struct cellgrid *g, struct rgb fg, struct rgb bg);
  * it, so ink never vanishes on a poor terminal. */
 void cellgrid_set(struct cellgrid *g, int x, int y, const char *glyph, struct rgb fg, struct rgb bg,
 		  uint8_t attr);
+/* One cell holding two stacked pixels (UTF-8 half blocks): the upper one
+ * lit in `top` when top_on, the lower one in `bot` when bot_on; a cell with
+ * neither is left as it is. */
+void cellgrid_half(struct cellgrid *g, int x, int y, int top_on, struct rgb top, int bot_on, struct rgb bot,
+		   struct rgb bg);
 /* Writes UTF-8 text from (x, y), one cell per character, clipped at the
  * grid's edge or after max_cells (< 0: no limit); returns cells written. */
 int cellgrid_puts(struct cellgrid *g, int x, int y, const char *s, struct rgb fg, struct rgb bg,

@@ -108,19 +108,10 @@ static int rdt_lit(const struct rdt_ctx *c, int col, int row)
 
 static void rdt_half_cell(struct rdt_ctx *c, int gx, int gy, int col, int top, int bot)
 {
-	struct rgb bg = c->th->c[THEME_BG];
 	int pt = rdt_lit(c, col, top), pb = rdt_lit(c, col, bot);
-	if (pt && pb) {
-		struct rgb a = rdt_bin_color(c, col, top), b = rdt_bin_color(c, col, bot);
-		if (rgb_eq(a, b))
-			cellgrid_set(c->g, gx, gy, "\xe2\x96\x88", a, bg, 0); /* █ */
-		else
-			cellgrid_set(c->g, gx, gy, "\xe2\x96\x80", a, b, 0); /* ▀ on the lower colour */
-	} else if (pt) {
-		cellgrid_set(c->g, gx, gy, "\xe2\x96\x80", rdt_bin_color(c, col, top), bg, 0);
-	} else if (pb) {
-		cellgrid_set(c->g, gx, gy, "\xe2\x96\x84", rdt_bin_color(c, col, bot), bg, 0); /* ▄ */
-	}
+	struct rgb bg = c->th->c[THEME_BG];
+	cellgrid_half(c->g, gx, gy, pt, pt ? rdt_bin_color(c, col, top) : bg, pb, pb ? rdt_bin_color(c, col, bot) : bg,
+		      bg);
 }
 
 static void rdt_plot(struct rdt_ctx *c)

@@ -155,19 +155,9 @@ static struct rgb rt_color(const struct rt_ctx *c, const struct rt_track *t, int
 static void rt_half_cell(struct rt_ctx *c, int gx, int gy, const struct rt_track *top,
 			 const struct rt_track *bot, int x)
 {
-	struct rgb bg = c->th->c[THEME_BG];
 	int pt = rt_present(top, x), pb = rt_present(bot, x);
-	if (pt && pb) {
-		struct rgb a = rt_color(c, top, x), b = rt_color(c, bot, x);
-		if (rgb_eq(a, b))
-			cellgrid_set(c->g, gx, gy, "\xe2\x96\x88", a, bg, 0); /* █ */
-		else
-			cellgrid_set(c->g, gx, gy, "\xe2\x96\x80", a, b, 0); /* ▀ on the lower colour */
-	} else if (pt) {
-		cellgrid_set(c->g, gx, gy, "\xe2\x96\x80", rt_color(c, top, x), bg, 0);
-	} else if (pb) {
-		cellgrid_set(c->g, gx, gy, "\xe2\x96\x84", rt_color(c, bot, x), bg, 0); /* ▄ */
-	}
+	struct rgb bg = c->th->c[THEME_BG];
+	cellgrid_half(c->g, gx, gy, pt, pt ? rt_color(c, top, x) : bg, pb, pb ? rt_color(c, bot, x) : bg, bg);
 }
 
 /* ASCII: '#' and '=' alternate whenever the dominant block changes, so
