@@ -20,7 +20,16 @@
  * be 16-byte aligned (the device code uses vector stores where a record
  * start, 16-aligned area + multiple of rec_size, allows). Every unit that
  * reaches a kernel exit stores its count there; a unit that leaves
- * otherwise (exit/trap in a .func) leaves its count as the host set it. */
+ * otherwise (exit/trap in a .func) leaves its count as the host set it.
+ *
+ * Records are laid out one of two ways, by engine_map_slot_major():
+ *  - unit-major: unit u's record k at (u * cap + k) * rec_size (warp maps,
+ *    and any map with cap 1, where both layouts are the same);
+ *  - slot-major: (k * units + u) * rec_size (thread maps with cap > 1), so
+ *    the 32 lanes of a warp saving their k-th record at once write 32
+ *    consecutive records, one coalesced store, instead of 32 stores
+ *    cap * rec_size apart. Total size is the same either way.
+ * Result files record which one was used (result_map_record reads both). */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];
@@ -69,6 +78,13 @@ uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t t
 uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
 /* Offset of the record area inside the buffer (after the counts). */
 uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+/* 1 when m's records are slot-major (see the layout above): the one rule
+ * the instrumenter, the host mirror and the hook's result files share. */
+int engine_map_slot_major(const struct probe_map *m);
+/* Index of unit `unit`'s record `slot` in the record area of a launch with
+ * `units` units (multiply by rec_size for the byte offset). */
+uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,
+				 uint32_t slot);
 /* Unit index of thread `tid` of block `ctaid` in a launch of grid x block,
  * computed the way the probed kernel's prologue does (host mirror, used by
  * tests and trace readers); *lane0 = 1 when this thread stores for its unit

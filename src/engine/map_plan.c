@@ -57,3 +57,20 @@ uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3]
 		*lane0 = 1;
 	return block_linear * upb + thread_linear;
 }
+
+/* Warp maps stay unit-major: lane 0 stores for the whole warp, so there is
+ * nothing to coalesce, and block_sched-style readers want a warp's records
+ * together. With cap 1 both layouts coincide; calling it unit-major keeps
+ * such files identical to those written before slot-major existed. */
+int engine_map_slot_major(const struct probe_map *m)
+{
+	return m->level == PROBE_LEVEL_THREAD && m->cap > 1;
+}
+
+uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,
+				 uint32_t slot)
+{
+	if (engine_map_slot_major(m))
+		return (uint64_t)slot * units + unit;
+	return unit * m->cap + slot;
+}

@@ -50,6 +50,8 @@ static int setup_map(struct inj *in, struct iprobe *ip)
 	struct imap *m = &in->maps[in->n_maps++];
 	m->pr = ip->index;
 	m->cap_bytes = (uint32_t)capb;
+	m->rec_size = p->map.rec_size;
+	m->slot_major = engine_map_slot_major(&p->map);
 	m->warp = p->map.level == PROBE_LEVEL_WARP;
 	in->any_warp |= m->warp;
 	return 0;

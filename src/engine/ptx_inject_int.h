@@ -78,6 +78,10 @@ struct imap {
 	int warp;            /* warp map: lane 0 stores */
 	int dynamic;
 	uint32_t cap_bytes;  /* cap * rec_size */
+	uint32_t rec_size;   /* bytes per record */
+	int slot_major;      /* records slot-major (engine_map_slot_major): a unit's
+				record k is k * units records after its record 0, so
+				%ntop_un<i> (units) lives beside %ntop_rec<i> when dynamic */
 	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
 };
 
@@ -132,6 +136,15 @@ struct save_state {
 	int drop;      /* static cursor past cap: no stores (the count still grows) */
 	int pred;      /* stores guarded by %ntop_ok */
 	uint32_t base; /* bytes: immediate offset of the snippet's record from %ntop_sa */
+	/* slot-major maps: the snippet's record j lies (slot0 + j) * units
+	 * records past %ntop_sa (static: %ntop_sa = the unit's record 0, slot0 =
+	 * cursor / rec_size; dynamic: %ntop_sa = the record at the cursor,
+	 * slot0 = 0); stores to a record other than %ntop_sa's go through
+	 * %ntop_sb, which holds record rec_j (-1: none yet) */
+	int slot_major;
+	uint32_t slot0;
+	int rec_j;
+	char units[24]; /* register holding the map's units (u64) */
 };
 
 static inline int inject_is_ident(int c)
@@ -185,6 +198,10 @@ void ptx_inject_unit_lane0(struct strbuf *sb, struct site *st, const char *pred)
 /* dst = address of this unit's count (rec = 0) or first record (rec = 1) in map. */
 void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			  int rec, const char *dst);
+/* dst (u64) = units of map in this launch (the slot stride, in records, of
+ * a slot-major map). */
+void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			   const char *dst);
 
 /* ptx_inject_exit.c: the exit code, appended before a ret/exit or the end. */
 int ptx_inject_exit_emit(struct inj *in, struct strbuf *sb);

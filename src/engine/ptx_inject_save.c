@@ -1,9 +1,13 @@
 /* SAVE: the first SAVE of a snippet execution checks the bounds and puts
  * the record address in %ntop_sa; every SAVE stores its values in as few
  * (vector) stores as alignment allows; the last advances the map's cursor,
- * at instrumentation time when it is static, in %ntop_cur<i> when not. */
+ * at instrumentation time when it is static, in %ntop_cur<i> when not.
+ * In a slot-major map (engine.h) a snippet's records are not adjacent: the
+ * next one is units * rec_size bytes on, so each record gets its address
+ * (%ntop_sb) when the first value lands in it. */
 #include "engine/ptx_inject_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Largest power of two (<= 16) dividing both. */
@@ -33,7 +37,13 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		ptx_inject_unit_addr(in, sb, st, map, 1, "%ntop_sa");
 	st->sa_map = map;
 	ss->base = c;
-	if (c > (uint32_t)INT32_MAX - s) { /* keep [%ntop_sa+imm] a small immediate */
+	if (m->slot_major) {
+		/* c is whole records (every snippet saves whole records) */
+		ss->base = 0;
+		ss->slot0 = c / m->rec_size;
+		snprintf(ss->units, sizeof ss->units, "%%ntop_un");
+		ptx_inject_unit_count(in, sb, st, map, ss->units);
+	} else if (c > (uint32_t)INT32_MAX - s) { /* keep [%ntop_sa+imm] a small immediate */
 		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_sa, %u;\n", c);
 		st->sa_map = -1;
 		ss->base = 0;
@@ -56,7 +66,14 @@ static void save_head_dynamic(struct inj *in, struct strbuf *sb, int map, uint32
 	if (m->warp && !st->lane0_only)
 		strbuf_puts(sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
 	strbuf_printf(sb, "cvt.u64.u32 %%ntop_sa, %%ntop_cur%d;\n", map);
-	strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+	if (m->slot_major) {
+		/* record cur / rec_size of the unit: cur / rec_size * units * rec_size
+		 * bytes past its record 0, which is cur * units (cur is whole records) */
+		snprintf(ss->units, sizeof ss->units, "%%ntop_un%d", map);
+		strbuf_printf(sb, "mad.lo.u64 %%ntop_sa, %%ntop_sa, %s, %%ntop_rec%d;\n", ss->units, map);
+	} else {
+		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
+	}
 	st->sa_map = -1;
 	ss->pred = 1;
 }
@@ -66,20 +83,23 @@ static void save_head(struct inj *in, struct strbuf *sb, const struct iprobe *ip
 		      struct site *st, struct save_state *ss)
 {
 	memset(ss, 0, sizeof *ss);
+	ss->slot_major = in->maps[ip->map].slot_major;
+	ss->rec_j = -1;
 	if (save_static(in, ip->map, st))
 		save_head_static(in, sb, ip->map, s, st, ss);
 	else
 		save_head_dynamic(in, sb, ip->map, s, st, ss);
 }
 
-/* One store of n values (vector when n > 1) at byte `off` of the record. */
-static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, uint32_t off, int pred)
+/* One store of n values (vector when n > 1) at byte `off` from register base. */
+static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, const char *base,
+		       uint32_t off, int pred)
 {
 	char reg = sv->size == 8 ? 'x' : 'v';
 	strbuf_printf(sb, "%sst.global", pred ? "@%ntop_ok " : "");
 	if (n > 1)
 		strbuf_printf(sb, ".v%d", n);
-	strbuf_printf(sb, ".b%d [%%ntop_sa", sv->size * 8);
+	strbuf_printf(sb, ".b%d [%s", sv->size * 8, base);
 	if (off)
 		strbuf_printf(sb, "+%u", off);
 	strbuf_puts(sb, "], ");
@@ -88,12 +108,28 @@ static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, uin
 	strbuf_puts(sb, n > 1 ? "};\n" : ";\n");
 }
 
+/* Slot-major: the register addressing the snippet's record j (byte
+ * `*off` of the snippet, made an offset within that record). */
+static const char *save_record_base(struct strbuf *sb, struct save_state *ss, uint32_t rec_size,
+				    uint32_t *off)
+{
+	uint32_t j = *off / rec_size, slot = ss->slot0 + j;
+	*off %= rec_size;
+	if (slot == 0)
+		return "%ntop_sa";
+	if ((int)j != ss->rec_j) /* slot * rec_size <= cap * rec_size < 2^32 */
+		strbuf_printf(sb, "mad.lo.u64 %%ntop_sb, %s, %u, %%ntop_sa;\n", ss->units, slot * rec_size);
+	ss->rec_j = (int)j;
+	return "%ntop_sb";
+}
+
 /* The values of one SAVE, in as few stores as alignment allows: a record
- * start is 16-aligned in the buffer, plus multiples of rec_size, so a value
- * at byte `off` of it is aligned to the powers of two dividing 16, rec_size
- * and off (v2 needs twice the value size, v4 16 bytes). */
+ * start is 16-aligned in the buffer, plus multiples of rec_size (either
+ * layout), so a value at byte `off` of it is aligned to the powers of two
+ * dividing 16, rec_size and off (v2 needs twice the value size, v4 16
+ * bytes); such a store never crosses into the next record. */
 static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
-		       const struct snip_save *sv, const struct site *st, const struct save_state *ss)
+		       const struct snip_save *sv, const struct site *st, struct save_state *ss)
 {
 	uint32_t off = ss->base + sv->off;
 	for (int v = 0; v < sv->n_vals;) {
@@ -109,7 +145,11 @@ static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *i
 				return -1;
 			strbuf_puts(sb, ";\n");
 		}
-		save_store(sb, sv, n, off, ss->pred);
+		uint32_t at = off;
+		const char *base = "%ntop_sa";
+		if (ss->slot_major)
+			base = save_record_base(sb, ss, ip->p->map.rec_size, &at);
+		save_store(sb, sv, n, base, at, ss->pred);
 		v += n;
 		off += (uint32_t)(n * sv->size);
 	}

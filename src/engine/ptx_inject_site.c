@@ -129,7 +129,8 @@ int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe 
 			 struct site *st)
 {
 	const struct snip *sn = &ip->snips[hook];
-	struct save_state ss = { 0, 0, 0 };
+	struct save_state ss;
+	memset(&ss, 0, sizeof ss); /* set up by the first SAVE */
 	for (int i = 0; i < sn->n; i++) {
 		const struct snip_line *l = &sn->lines[i];
 		int rc;

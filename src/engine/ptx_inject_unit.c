@@ -84,8 +84,8 @@ static void emit_unit_in_block(struct strbuf *sb, struct site *st, int warp)
 			"mov.u32 %ntop_ut, %ntop_tl;\n");
 }
 
-/* dst = address of this unit's count (rec = 0) or first record (rec = 1)
- * in map i (layout in engine.h), computed where it is needed rather than
+/* dst = address of this unit's count (rec = 0) or first record (rec = 1:
+ * its record 0, either layout) in map i (layout in engine.h), computed where it is needed rather than
  * kept live from the entry. Only the unit in the block differs between the
  * threads of a block: the rest is uniform (ptxas keeps it in uniform
  * registers), and the per-thread part is one mad.wide.u32. */
@@ -111,6 +111,18 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
 		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
 		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");  /* record area */
-	strbuf_printf(sb, "mad.lo.u64 %%ntop_d0, %%ntop_d0, %u, %%ntop_d2;\n", m->cap_bytes);
-	strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, %u, %%ntop_d0;\n", dst, u, m->cap_bytes);
+	/* bytes from one unit's first record to the next unit's */
+	uint32_t stride = m->slot_major ? m->rec_size : m->cap_bytes;
+	strbuf_printf(sb, "mad.lo.u64 %%ntop_d0, %%ntop_d0, %u, %%ntop_d2;\n", stride);
+	strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, %u, %%ntop_d0;\n", dst, u, stride);
+}
+
+void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			   const char *dst)
+{
+	const struct imap *m = &in->maps[map];
+	emit_unit_in_block(sb, st, m->warp);
+	emit_grid(sb, st);
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", m->warp ? "w" : "t");
+	strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_nb, %%ntop_d1;\n", dst);
 }

@@ -88,13 +88,16 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 		".reg .b32 %ntop_w<7>;\n"
 		".reg .b64 %ntop_d<4>;\n"
 		".reg .b32 %ntop_tl, %ntop_end, %ntop_v<4>;\n"
-		".reg .b64 %ntop_sa, %ntop_ca, %ntop_addr, %ntop_x<2>;\n"
+		".reg .b64 %ntop_sa, %ntop_sb, %ntop_un, %ntop_ca, %ntop_addr, %ntop_x<2>;\n"
 		".reg .b64 %ntop_bl, %ntop_nb;\n"
 		".reg .b32 %ntop_pt, %ntop_ut, %ntop_pw, %ntop_uw;\n"
 		".reg .pred %ntop_ok, %ntop_lane0;\n");
 	for (int i = 0; i < in->n_maps; i++)
 		if (in->maps[i].dynamic)
 			strbuf_printf(sb, ".reg .b64 %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i);
+	for (int i = 0; i < in->n_maps; i++)
+		if (in->maps[i].dynamic && in->maps[i].slot_major)
+			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n", i);
 	if (in->decls.data)
 		strbuf_append(sb, in->decls.data, in->decls.len);
 	if (in->decls.failed)
@@ -134,6 +137,10 @@ static int emit_prologue(struct inj *in)
 		char rec[32];
 		snprintf(rec, sizeof rec, "%%ntop_rec%d", i);
 		ptx_inject_unit_addr(in, &sb, &st, i, 1, rec);
+		if (in->maps[i].slot_major) {
+			snprintf(rec, sizeof rec, "%%ntop_un%d", i);
+			ptx_inject_unit_count(in, &sb, &st, i, rec);
+		}
 		strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st.cur[i]);
 	}
 	if (in->any_dyn_warp)

@@ -119,6 +119,7 @@ static void results_fill_map(struct result_map *rm, const struct engine_map *em,
 	rm->units = engine_map_units(&em->map, blocks, threads);
 	rm->counts = (uint32_t *)(uintptr_t)base;
 	rm->records = (uint8_t *)(uintptr_t)(base + engine_map_records_offset(&em->map, blocks, threads));
+	rm->slot_major = engine_map_slot_major(&em->map); /* the buffer as the device wrote it */
 	uint64_t cap_bytes = (uint64_t)em->map.cap * em->map.rec_size;
 	for (uint64_t u = 0; u < rm->units && em->map.rec_size; u++) {
 		uint64_t c = rm->counts[u];

@@ -4,7 +4,7 @@
  *   fixed header (RESULT_HEADER_BYTES, v1 = 104 bytes; readers skip to the
  *   header_bytes the file declares, so later versions may append fields)
  *   str kernel, str probes            (str = u32 length + bytes, no NUL)
- *   per map: descriptor (desc_bytes, level, cap, rec_size, n_fields, units,
+ *   per map: descriptor (desc_bytes, level, cap, rec_size, n_fields, flags, units,
  *            counts/records/frame byte counts, str name, fields) then one
  *            zstd frame holding counts[units] (u32) followed by the records
  *
@@ -37,6 +37,7 @@
 #define RESULT_OFF_FILE_BYTES 16u
 #define RESULT_DESC_FIXED 56u      /* descriptor bytes before the map name */
 #define RESULT_MAX_MAPS 64u
+#define RESULT_MAP_SLOT_MAJOR 1u   /* descriptor flags: records slot-major */
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
 /* zstd cannot expand one byte into more than ~32K (an RLE block is 4 bytes
  * for 128 KiB); a frame promising more is corrupt, and refusing it before
@@ -112,7 +113,7 @@ static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec
 	put_u32(sb, m->map.cap);
 	put_u32(sb, m->map.rec_size);
 	put_u32(sb, (uint32_t)m->map.n_fields);
-	put_u32(sb, 0);
+	put_u32(sb, m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0);
 	put_u64(sb, m->units);
 	put_u64(sb, m->units * 4);
 	put_u64(sb, rec_bytes);
@@ -176,10 +177,18 @@ static int result_check_for_write(const struct result *r, char **cause)
 	return 0;
 }
 
+static uint32_t result_file_version(const struct result *r)
+{
+	for (int i = 0; i < r->n_maps; i++)
+		if (r->maps[i].slot_major)
+			return RESULT_VERSION;
+	return 1;
+}
+
 static void put_header(struct strbuf *sb, const struct result *r)
 {
 	strbuf_append(sb, RESULT_MAGIC, 8); /* includes the NUL */
-	put_u32(sb, RESULT_VERSION);
+	put_u32(sb, result_file_version(r));
 	put_u32(sb, RESULT_HEADER_BYTES);
 	put_u64(sb, 0); /* file_bytes, patched at the end */
 	put_u32(sb, r->pid);
@@ -374,8 +383,8 @@ static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
 		return cause_set(r->cause, "not an ntop result file (bad magic)");
 	r->off = 8;
 	rd_u32(r, &version, "version");
-	if (version != RESULT_VERSION)
-		return cause_set(r->cause, "result format version %u, this ntop reads version %u",
+	if (version < 1 || version > RESULT_VERSION)
+		return cause_set(r->cause, "result format version %u, this ntop reads versions 1 to %u",
 				 version, RESULT_VERSION);
 	rd_u32(r, &hdr, "header size");
 	if (hdr < RESULT_HEADER_BYTES || hdr > r->len)
@@ -438,13 +447,13 @@ struct rd_desc {
 static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
 {
 	uint64_t start = r->off;
-	uint32_t desc_bytes = 0, level = 0, n_fields = 0, reserved = 0;
+	uint32_t desc_bytes = 0, level = 0, n_fields = 0, flags = 0;
 	rd_u32(r, &desc_bytes, "descriptor size");
 	rd_u32(r, &level, "map level");
 	rd_u32(r, &m->map.cap, "map cap");
 	rd_u32(r, &m->map.rec_size, "record size");
 	rd_u32(r, &n_fields, "field count");
-	rd_u32(r, &reserved, "reserved");
+	rd_u32(r, &flags, "map flags"); /* 0 in files written before the flag */
 	rd_u64(r, &m->units, "units");
 	rd_u64(r, &d->counts_bytes, "counts size");
 	rd_u64(r, &d->records_bytes, "records size");
@@ -455,6 +464,10 @@ static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
 	if (m->map.rec_size == 0 || n_fields > PROBE_MAX_FIELDS)
 		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",
 				 (unsigned long long)start, m->map.rec_size, n_fields);
+	/* an unknown bit may be a layout this reader would draw as garbage */
+	if (flags & ~RESULT_MAP_SLOT_MAJOR)
+		return cause_set(r->cause, "byte %llu: map flags 0x%x unknown", (unsigned long long)start, flags);
+	m->slot_major = (flags & RESULT_MAP_SLOT_MAJOR) != 0;
 	m->map.level = (enum probe_level)level;
 	m->map.n_fields = (int)n_fields;
 	if (rd_name(r, m->map.name, sizeof m->map.name, "map name") < 0 || rd_fields(r, &m->map) < 0)

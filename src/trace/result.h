@@ -2,8 +2,8 @@
  * results/<pid>-<seq>.ntr in the trace directory. Little-endian:
  *   fixed header   "NTOPRES\0", u32 version (1), u32 header bytes, ...
  *   strings        kernel name, probe names (length-prefixed)
- *   per map        descriptor (name, level, cap, rec_size, fields, units,
- *                  counts/records sizes) + one zstd frame holding
+ *   per map        descriptor (name, level, cap, rec_size, layout flag, fields,
+ *                  units, counts/records sizes) + one zstd frame holding
  *                  counts[units] (u32) then the record bytes
  * Full layout in doc/trace-format.md. Written to a temporary name and renamed,
  * so a reader never sees half a file; every length is checked when read. */
@@ -14,13 +14,18 @@
 #include "engine/probe.h"
 
 #define RESULT_MAGIC "NTOPRES"
-#define RESULT_VERSION 1
+/* Version 2 files may hold slot-major maps; a file whose maps are all
+ * unit-major is written as version 1, so older readers still take it and
+ * refuse (rather than misread) the others. */
+#define RESULT_VERSION 2
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
 	uint64_t units;        /* threads or warps in the launch */
 	uint32_t *counts;      /* [units] bytes each unit tried to save */
-	uint8_t *records;      /* [units * cap * rec_size] */
+	uint8_t *records;      /* [units * cap * rec_size]: read through result_map_record */
+	int slot_major;        /* record k of unit u at (k * units + u) * rec_size, else at
+				  (u * cap + k) * rec_size (engine.h; descriptor flag bit 0) */
 	uint64_t records_written; /* derived when read: sum(min(count, cap*rec)/rec) */
 	uint64_t records_dropped; /* derived when read: attempted - written */
 };
@@ -49,5 +54,13 @@ int result_read(const char *path, struct result **out, char **cause);
 /* The same checks on a file image already in memory (tests, fuzzers). */
 int result_read_mem(const void *buf, size_t len, struct result **out, char **cause);
 void result_free(struct result *r);
+
+/* Unit `unit`'s record `slot` (< cap) in either layout. Only the first
+ * min(counts[unit], cap * rec_size) / rec_size records hold data. */
+static inline const uint8_t *result_map_record(const struct result_map *m, uint64_t unit, uint32_t slot)
+{
+	uint64_t i = m->slot_major ? (uint64_t)slot * m->units + unit : unit * m->map.cap + slot;
+	return m->records + i * m->map.rec_size;
+}
 
 #endif

@@ -95,7 +95,7 @@ static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_bloc
 		uint64_t n = cnt / m->map.rec_size;
 		warps += n > 0;
 		for (uint64_t k = 0; k < n; k++) {
-			const uint8_t *rec = m->records + (u * m->map.cap + k) * m->map.rec_size;
+			const uint8_t *rec = result_map_record(m, u, (uint32_t)k);
 			uint64_t s = bs_get(rec, c->l.start_off, c->l.start_size);
 			uint64_t el = bs_get(rec, c->l.el_off, c->l.el_size);
 			uint64_t e = s + el < s ? UINT64_MAX : s + el;

@@ -131,11 +131,6 @@ static uint64_t dm_valid(const struct result_map *mp, uint64_t u)
 	return n < mp->map.cap ? n : mp->map.cap;
 }
 
-static const uint8_t *dm_rec_at(const struct result_map *mp, uint64_t u, uint64_t i)
-{
-	return mp->records + (u * mp->map.cap + i) * mp->map.rec_size;
-}
-
 static uint64_t dm_clock(const struct dmat *m, const uint8_t *rec)
 {
 	return m->clock_bytes == 8 ? dm_u64(rec + m->off_clock) : dm_u32(rec + m->off_clock);
@@ -185,7 +180,7 @@ static int dm_origin(const struct dmat *m, const struct result_map *mp, uint64_t
 	for (uint64_t u = u0; u < u1; u++) {
 		uint64_t n = dm_valid(mp, u);
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t c = dm_clock(m, dm_rec_at(mp, u, i));
+			uint64_t c = dm_clock(m, result_map_record(mp, u, (uint32_t)i));
 			if (!have) {
 				*ref = c;
 				have = 1;
@@ -212,7 +207,7 @@ static void dm_walk(const struct dmat *m, dm_visit f, void *ctx)
 		for (uint64_t u = u0; u < u1; u++) {
 			uint64_t n = dm_valid(mp, u);
 			for (uint64_t i = 0; i < n; i++) {
-				const uint8_t *rec = dm_rec_at(mp, u, i);
+				const uint8_t *rec = result_map_record(mp, u, (uint32_t)i);
 				struct dm_rec x;
 				dm_decode(m, rec, &x);
 				if (m->time == DMAT_TIME_SM)

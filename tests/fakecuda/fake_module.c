@@ -392,6 +392,9 @@ static void fake_fill_map(uint8_t *base, const unsigned grid[3], const unsigned 
 	unsigned threads = block[0] * block[1] * block[2];
 	uint64_t upb = warp ? (threads + 31) / 32 : threads, units = blocks * upb;
 	uint8_t *records = base + ((units * 4 + 15) & ~(uint64_t)15);
+	/* Unit u's record 0 sits at u * rec in either layout (engine.h): the
+	 * fake fills record 0 only, so cap > 1 thread maps read right too (warp maps
+	 * unit-major with cap > 1 would put it at u * cap * rec: not faked). */
 	for (uint64_t u = 0; u < units; u++) {
 		uint64_t b = u / upb;
 		uint32_t count = rec, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;

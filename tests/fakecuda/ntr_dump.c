@@ -30,12 +30,13 @@ int main(int argc, char **argv)
 		for (int f = 0; i == 0 && f < m->map.n_fields; f++) {
 			if (strcmp(m->map.fields[f].name, "smid") != 0 || m->map.fields[f].type != PROBE_U32)
 				continue;
-			for (uint64_t u = 0; u < m->units * m->map.cap; u++) {
-				uint32_t v;
-				memcpy(&v, m->records + u * m->map.rec_size + m->map.fields[f].offset, 4);
-				if (u / m->map.cap < m->units && m->counts[u / m->map.cap] > 0 && (long long)v > smid_max)
-					smid_max = v;
-			}
+			for (uint64_t u = 0; u < m->units; u++)
+				for (uint32_t k = 0; k < m->map.cap; k++) {
+					uint32_t v;
+					memcpy(&v, result_map_record(m, u, k) + m->map.fields[f].offset, 4);
+					if (m->counts[u] > 0 && (long long)v > smid_max)
+						smid_max = v;
+				}
 		}
 	}
 	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u probes=%s\n",

@@ -50,6 +50,7 @@ static struct result *syn_result(uint32_t blocks, uint32_t threads, uint32_t cap
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = cap;
+	m->slot_major = cap > 1; /* as the hook writes thread maps (test_render_dmat: unit-major) */
 	syn_field(&m->map, "addr", PROBE_U64);
 	if (gtime) {
 		syn_field(&m->map, "gtime", PROBE_U64);
@@ -70,7 +71,7 @@ static void syn_put(struct result *r, uint64_t u, uint32_t i, uint64_t addr, uin
 		    uint32_t kind)
 {
 	struct result_map *m = &r->maps[0];
-	uint8_t *rec = m->records + (u * m->map.cap + i) * m->map.rec_size;
+	uint8_t *rec = (uint8_t *)result_map_record(m, u, i);
 	memcpy(rec, &addr, 8);
 	if (m->map.rec_size == 16 && m->map.fields[1].type == PROBE_U64) {
 		memcpy(rec + 8, &t, 8);
@@ -605,8 +606,8 @@ static size_t bounded_run(uint32_t blocks, uint64_t *acc)
 	struct result_map *mp = &r->maps[0];
 	uint64_t s = 99;
 	for (uint64_t u = 0; u < mp->units; u++) {
-		uint8_t *rec = mp->records + u * CAP * 16;
-		for (uint32_t i = 0; i < CAP; i++, rec += 16) {
+		for (uint32_t i = 0; i < CAP; i++) {
+			uint8_t *rec = (uint8_t *)result_map_record(mp, u, i);
 			uint64_t a = BASE + (rng_next(&s) & (256 * PAGE - 1));
 			uint32_t c = (uint32_t)(u * 7 + i * 40), sk = 4 | 1u << 24;
 			memcpy(rec, &a, 8);

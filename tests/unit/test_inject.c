@@ -344,8 +344,12 @@ static void test_rets(void)
 		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_ca], %ntop_cur1;"), 3);
 		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_cur1;"), 1);
 		CHECK(strstr(out, "%ntop_cur0") == NULL);
-		/* the instruction site stores through the live record address */
-		CHECK(strstr(out, "add.u64 %ntop_sa, %ntop_rec1, %ntop_sa;") != NULL);
+		/* the instruction site stores through the live record address; the
+		 * thread map (cap > 1) is slot-major: the cursor's record is cursor
+		 * * units bytes past the unit's record 0 (engine.h) */
+		CHECK(strstr(out, "mad.lo.u64 %ntop_sa, %ntop_sa, %ntop_un1, %ntop_rec1;") != NULL);
+		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_un1;"), 1);
+		CHECK(strstr(out, "%ntop_un0") == NULL);
 		CHECK(strstr(out, "@%ntop_ok st.global.v2.b64 [%ntop_sa], {%ntop_x0, %ntop_x1};") != NULL);
 		/* the guarded ret: exit code skipped unless %p1 holds */
 		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");

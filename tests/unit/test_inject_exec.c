@@ -503,6 +503,8 @@ static char *instrument(const char *body, const char *kernel, struct probe *p)
 struct expect {
 	uint32_t words[16][8];
 	int n;        /* records tried */
+	int kept;     /* records stored; -1: the first min(n, cap) (a snippet's
+			 records are dropped whole, so a later one may still fit) */
 };
 
 typedef void (*expect_fn)(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e);
@@ -560,11 +562,14 @@ static void check_launch(const char *what, const struct probe_spec *sp, const ch
 			continue;
 		struct expect e;
 		memset(&e, 0, sizeof e);
+		e.kept = -1;
 		fn(d, c, &e);
 		uint32_t count = (uint32_t)e.n * sp->rec;
 		memcpy(want + u * 4, &count, 4);
-		for (uint32_t k = 0; k < (uint32_t)e.n && k < sp->cap; k++)
-			memcpy(want + roff + (u * sp->cap + k) * sp->rec, e.words[k], sp->rec);
+		uint32_t kept = e.kept >= 0 ? (uint32_t)e.kept : (uint32_t)e.n;
+		for (uint32_t k = 0; k < kept && k < sp->cap; k++)
+			memcpy(want + roff + engine_map_record_index(&pm, units, u, k) * sp->rec, e.words[k],
+			       sp->rec);
 	}
 	uint64_t bad = 0, first = UINT64_MAX;
 	for (uint64_t i = 0; i < bytes; i++)
@@ -618,6 +623,41 @@ static void expect_loop(const uint32_t tid[3], const uint32_t ctaid[3], struct e
 	e->n++;
 }
 
+/* entry and exit SAVEs of two 8-byte records each (static cursor: the
+ * records of one snippet are units records apart when slot-major) */
+static void expect_entry_exit_pairs(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t w[8] = { tid[0], tid[1], tid[2], ctaid[0], ctaid[1], ctaid[2], 7, 42 };
+	for (int k = 0; k < 4; k++)
+		memcpy(e->words[k], w + 2 * k, 8);
+	e->n = 4;
+}
+
+/* the same with cap 3: the exit pair does not fit and is dropped whole */
+static void expect_entry_exit_pairs_cap3(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	expect_entry_exit_pairs(tid, ctaid, e);
+	e->kept = 2;
+}
+
+/* two 8-byte records per loop store (dynamic cursor), then the exit record */
+static void expect_loop_pairs(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t trips = (tid[0] & 3) + ctaid[0];
+	if (trips > LOOP_MAX)
+		trips = LOOP_MAX;
+	for (uint32_t i = 0; i < trips; i++) {
+		e->words[e->n][0] = i;
+		e->words[e->n][1] = tid[0];
+		e->words[e->n + 1][0] = 5;
+		e->words[e->n + 1][1] = tid[1];
+		e->n += 2;
+	}
+	e->words[e->n][0] = 99;
+	e->words[e->n][1] = tid[1] * 100 + tid[2];
+	e->n++;
+}
+
 static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
 {
 	struct probe *p = mk_probe(sp);
@@ -657,5 +697,22 @@ int main(void)
 	run_case("thread cap 3 loop", &loop_t, expect_loop);
 	run_case("warp cap 3 loop", &loop_w, expect_loop);
 	run_case("thread cap 8 loop", &loop_big, expect_loop);
+	/* snippets of two records each: slot-major thread maps put them units
+	 * records apart; cap 3 drops the whole exit pair, cap 4 (loop) drops
+	 * whole pairs and keeps the exit record only while it fits */
+	static const char *ENTRY2 = "SAVE.u32 {%tid.x, %tid.y, %tid.z, %ctaid.x};";
+	static const char *INSN2 = "SAVE.u32 {IN1, %tid.x};\nSAVE.u32 {5, %tid.y};";
+	struct probe_spec pairs[] = {
+		{ PROBE_LEVEL_THREAD, 4, 8, ENTRY2, NULL, EXIT },
+		{ PROBE_LEVEL_THREAD, 3, 8, ENTRY2, NULL, EXIT },
+		{ PROBE_LEVEL_WARP, 4, 8, ENTRY2, NULL, EXIT },
+		{ PROBE_LEVEL_THREAD, 4, 8, NULL, INSN2, EXIT2 },
+		{ PROBE_LEVEL_WARP, 4, 8, NULL, INSN2, EXIT2 },
+	};
+	run_case("thread cap 4 entry+exit pairs", &pairs[0], expect_entry_exit_pairs);
+	run_case("thread cap 3 entry+exit pairs", &pairs[1], expect_entry_exit_pairs_cap3);
+	run_case("warp cap 4 entry+exit pairs", &pairs[2], expect_entry_exit_pairs);
+	run_case("thread cap 4 loop pairs", &pairs[3], expect_loop_pairs);
+	run_case("warp cap 4 loop pairs", &pairs[4], expect_loop_pairs);
 	return testlib_report();
 }

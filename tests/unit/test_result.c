@@ -66,6 +66,7 @@ static struct result *make_result(uint64_t warp_units, uint64_t thread_units)
 	t->map.cap = 3;
 	t->map.rec_size = 8;
 	t->units = thread_units;
+	t->slot_major = 1; /* as the hook writes thread maps with cap > 1 */
 	for (int k = 0; k < 2; k++) {
 		struct result_map *m = &r->maps[k];
 		size_t rb = (size_t)(m->units * m->map.cap * m->map.rec_size);
@@ -85,6 +86,7 @@ static int same_map(const struct result_map *a, const struct result_map *b)
 	return strcmp(a->map.name, b->map.name) == 0 && a->map.level == b->map.level &&
 	       a->map.cap == b->map.cap && a->map.rec_size == b->map.rec_size &&
 	       a->map.n_fields == b->map.n_fields && a->units == b->units &&
+	       a->slot_major == b->slot_major &&
 	       memcmp(a->map.fields, b->map.fields, sizeof a->map.fields) == 0 &&
 	       memcmp(a->counts, b->counts, (size_t)a->units * 4) == 0 &&
 	       memcmp(a->records, b->records, rb) == 0;
@@ -103,6 +105,14 @@ static void write_bytes(const char *path, const uint8_t *b, size_t n)
 	FILE *f = fopen(path, "wb");
 	fwrite(b, 1, n, f);
 	fclose(f);
+}
+
+static uint8_t *load(const char *name, size_t *n)
+{
+	char *p = path_of(name);
+	uint8_t *b = (uint8_t *)testlib_slurp(p, n);
+	free(p);
+	return b;
 }
 
 static void test_round_trip(void)
@@ -143,6 +153,92 @@ static void test_round_trip(void)
 	free(cause);
 }
 
+/* One thread map, cap 3, 5 units: record (u, k) holds bytes u*16 + k. */
+static struct result *make_layout(int slot_major)
+{
+	struct result *r = calloc(1, sizeof *r);
+	r->kernel = strdup("k");
+	r->probes = strdup("p");
+	r->n_maps = 1;
+	r->maps = calloc(1, sizeof *r->maps);
+	struct result_map *m = &r->maps[0];
+	snprintf(m->map.name, sizeof m->map.name, "lay");
+	m->map.level = PROBE_LEVEL_THREAD;
+	m->map.cap = 3;
+	m->map.rec_size = 4;
+	m->units = 5;
+	m->slot_major = slot_major;
+	m->counts = calloc(5, 4);
+	m->records = calloc(5 * 3, 4);
+	for (uint32_t u = 0; u < 5; u++) {
+		m->counts[u] = 12;
+		for (uint32_t k = 0; k < 3; k++) {
+			uint64_t i = slot_major ? k * 5 + u : u * 3 + k; /* written by hand, not by the accessor */
+			memset(m->records + i * 4, (int)(u * 16 + k), 4);
+		}
+	}
+	return r;
+}
+
+/* Does every record read back where it was put (u*16 + k)? */
+static int layout_ok(const struct result *g)
+{
+	if (!g || g->n_maps != 1)
+		return 0;
+	for (uint32_t u = 0; u < 5; u++)
+		for (uint32_t k = 0; k < 3; k++)
+			if (result_map_record(&g->maps[0], u, k)[3] != u * 16 + k)
+				return 0;
+	return 1;
+}
+
+/* Both layouts round-trip with their flag; a file whose flag word is 0
+ * (every file written before the flag existed) reads as unit-major; an
+ * unknown flag bit is refused, not guessed at. */
+static void test_layouts(void)
+{
+	char *cause = NULL;
+	for (int sm = 0; sm < 2; sm++) {
+		struct result *r = make_layout(sm);
+		struct result *g = NULL;
+		CHECK(layout_ok(r));
+		CHECKF(result_write(dir, "lay.ntr", r, &cause) == 0, "%s", cause);
+		char *p = path_of("lay.ntr");
+		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+		CHECKF(g && g->maps[0].slot_major == sm && layout_ok(g), "layout %d did not round-trip", sm);
+		result_free(g);
+		size_t n;
+		uint8_t *b = load("lay.ntr", &n);
+		size_t flags = 104 + 4 + 1 + 4 + 1 + 20; /* header, "k", "p", descriptor offset 20 */
+		CHECK(b && n > flags + 4 && b[flags] == sm && b[flags + 1] == 0);
+		/* slot-major maps need a version-2 reader; others stay version 1 */
+		CHECK(b && b[8] == (sm ? 2 : 1) && b[9] == 0);
+		if (b && sm) {
+			b[flags] = 0; /* the old layout: same bytes, read unit-major */
+			CHECK(result_read_mem(b, n, &g, &cause) == 0 && !g->maps[0].slot_major && !layout_ok(g) &&
+			      result_map_record(&g->maps[0], 1, 0)[0] == 3 * 16 /* index 3: slot-major (3, 0) */);
+			result_free(g);
+			b[flags] = 2;
+			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "flags"));
+		}
+		free(b);
+		unlink(p);
+		free(p);
+		result_free(r);
+	}
+	/* an old file, byte for byte as the version-1 writer made it before the
+	 * flag (the word was "reserved" and always 0): unit-major */
+	struct result *r = make_layout(0), *g = NULL;
+	CHECKF(result_write(dir, "old.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("old.ntr");
+	CHECK(result_read(p, &g, &cause) == 0 && g->maps[0].slot_major == 0 && layout_ok(g));
+	result_free(g);
+	unlink(p);
+	free(p);
+	result_free(r);
+	free(cause);
+}
+
 static void test_empty_and_errors(void)
 {
 	struct result *r = make_result(0, 0);
@@ -173,14 +269,6 @@ static void test_empty_and_errors(void)
 	CHECK(result_read("/nonexistent/x.ntr", &g, &cause) < 0 && g == NULL);
 	CHECK(cause && strstr(cause, "/nonexistent/x.ntr"));
 	free(cause);
-}
-
-static uint8_t *load(const char *name, size_t *n)
-{
-	char *p = path_of(name);
-	uint8_t *b = (uint8_t *)testlib_slurp(p, n);
-	free(p);
-	return b;
 }
 
 static void test_truncation(void)
@@ -266,9 +354,12 @@ static void test_magic_version(void)
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "magic"));
 	b[0] = 'N';
-	b[8] = 2;
+	b[8] = 3;
 	write_bytes(p, b, n);
-	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 2"));
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 3"));
+	b[8] = 0;
+	write_bytes(p, b, n);
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 0"));
 	b[8] = 1;
 	/* a forged huge header size */
 	b[12] = 0xff; b[13] = 0xff; b[14] = 0xff; b[15] = 0x7f;
@@ -406,6 +497,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_round_trip();
+	test_layouts();
 	test_empty_and_errors();
 	test_truncation();
 	test_corruption();
