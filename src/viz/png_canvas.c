@@ -4,6 +4,7 @@
 #include "viz/png_canvas.h"
 
 #include <errno.h>
+#include <math.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -183,4 +184,26 @@ int png_canvas_write(const char *path, const struct rp_image *img, char **cause)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+void png_canvas_x_ticks(struct rp_image *im, int plot_x, int plot_w, int y, double t0, double t1, double step,
+			int scale, struct rgb c, png_canvas_tick_fmt fmt, const void *ctx)
+{
+	double span = t1 - t0;
+	if (!(span > 0) || !(step > 0))
+		return;
+	int last_end = -(1 << 20);
+	for (double t = ceil(t0 / step) * step; t <= t1 + step * 1e-9; t += step) {
+		int x = plot_x + (int)floor((t - t0) / span * plot_w);
+		if (x < plot_x || x > plot_x + plot_w)
+			continue;
+		png_canvas_fill(im, x, y + 1, x + 1, y + 1 + 4 * scale, c);
+		char lab[32];
+		fmt(ctx, t, step, lab, sizeof lab);
+		int w = font5x7_text_width(lab, scale), lx = x - w / 2;
+		if (lx <= last_end + 4 * scale || lx + w > im->w - 2)
+			continue;
+		png_canvas_text(im, lx, y + 6 * scale, lab, scale, c);
+		last_end = lx + w;
+	}
 }

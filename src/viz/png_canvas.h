@@ -25,6 +25,12 @@ void png_canvas_hdash(struct rp_image *im, int y, int x0, int x1, int on, int of
 void png_canvas_text(struct rp_image *im, int x, int y, const char *s, int scale, struct rgb c);
 /* The same, cut with "..." to max_w pixels. */
 void png_canvas_text_fit(struct rp_image *im, int x, int y, const char *s, int scale, int max_w, struct rgb c);
+/* Tick marks every `step` from t0 to t1 under a plot spanning [plot_x,
+ * plot_x + plot_w), hanging from row y, each labelled by fmt (labels that
+ * would overlap the previous one or the image edge are left out). */
+typedef void (*png_canvas_tick_fmt)(const void *ctx, double t, double step, char *buf, size_t len);
+void png_canvas_x_ticks(struct rp_image *im, int plot_x, int plot_w, int y, double t0, double t1, double step,
+			int scale, struct rgb c, png_canvas_tick_fmt fmt, const void *ctx);
 /* Text scale for an image size: 2 from 1200x640 up, else 1. */
 int png_canvas_scale(int w, int h);
 /* Pixels per text line at scale s. */

@@ -140,6 +140,11 @@ static int rdp_heat(struct rdp_ctx *c)
 
 /* ---- axes ---- */
 
+static void rdp_tick_fmt(const void *m, double t, double step, char *buf, size_t len)
+{
+	dmat_fmt_tick(m, t, step, buf, len);
+}
+
 static void rdp_time_axis(struct rdp_ctx *c)
 {
 	int s = c->s, y = c->l.plot_y + c->l.plot_h;
@@ -151,20 +156,7 @@ static void rdp_time_axis(struct rdp_ctx *c)
 	int lw = font5x7_text_width(probe, s) + 16 * s;
 	int n = c->l.plot_w / (lw > 1 ? lw : 1);
 	double step = timeline_tick_step(span, n < 2 ? 2 : n);
-	int last_end = -(1 << 20);
-	for (double t = ceil(c->v->t0 / step) * step; t <= c->v->t1 + step * 1e-9; t += step) {
-		int x = c->l.plot_x + (int)floor((t - c->v->t0) / span * c->l.plot_w);
-		if (x < c->l.plot_x || x > c->l.plot_x + c->l.plot_w)
-			continue;
-		png_canvas_fill(c->im, x, y + 1, x + 1, y + 1 + 4 * s, ax);
-		char lab[32];
-		dmat_fmt_tick(c->m, t, step, lab, sizeof lab);
-		int w = font5x7_text_width(lab, s), lx = x - w / 2;
-		if (lx <= last_end + 4 * s || lx + w > c->im->w - 2)
-			continue;
-		png_canvas_text(c->im, lx, y + 6 * s, lab, s, ax);
-		last_end = lx + w;
-	}
+	png_canvas_x_ticks(c->im, c->l.plot_x, c->l.plot_w, y, c->v->t0, c->v->t1, step, s, ax, rdp_tick_fmt, c->m);
 	const char *al = c->m->axis_label;
 	int w = font5x7_text_width(al, s), x = c->l.plot_x + (c->l.plot_w - w) / 2;
 	png_canvas_text(c->im, x < c->pad ? c->pad : x, y + 6 * s + c->lh, al, s, c->th->c[THEME_DIM]);

@@ -238,25 +238,17 @@ static int rp_bars(struct rp_ctx *c)
 
 /* ---- axes, labels, legend ---- */
 
+static void rp_tick_fmt(const void *tl, double t, double step, char *buf, size_t len)
+{
+	timeline_fmt_tick(tl, t, step, buf, len);
+}
+
 static void rp_time_axis(struct rp_ctx *c, double step)
 {
 	int s = c->s, y = c->l.plot_y + c->l.plot_h;
 	struct rgb ax = c->th->c[THEME_AXIS];
 	png_canvas_fill(c->im, c->l.plot_x - 1, y, c->l.plot_x + c->l.plot_w, y + 1, ax);
-	int last_end = -(1 << 20);
-	for (double t = ceil(c->v->t0 / step) * step; t <= c->v->t1 + step * 1e-9; t += step) {
-		int x = rp_x(c, t);
-		if (x < c->l.plot_x || x > c->l.plot_x + c->l.plot_w)
-			continue;
-		png_canvas_fill(c->im, x, y + 1, x + 1, y + 1 + 4 * s, ax);
-		char lab[32];
-		timeline_fmt_tick(c->tl, t, step, lab, sizeof lab);
-		int w = font5x7_text_width(lab, s), lx = x - w / 2;
-		if (lx <= last_end + 4 * s || lx + w > c->im->w - 2)
-			continue;
-		png_canvas_text(c->im, lx, y + 6 * s, lab, s, ax);
-		last_end = lx + w;
-	}
+	png_canvas_x_ticks(c->im, c->l.plot_x, c->l.plot_w, y, c->v->t0, c->v->t1, step, s, ax, rp_tick_fmt, c->tl);
 	const char *al = c->tl->axis_label;
 	int w = font5x7_text_width(al, s);
 	int x = c->l.plot_x + (c->l.plot_w - w) / 2;
