@@ -1,4 +1,4 @@
-/* Timeline PNG export from the UI (export.h). */
+/* Timeline and DMAT PNG export from the UI (export.h). */
 #include "tui/export.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 
 #include "common/cause.h"
 #include "common/demangle.h"
+#include "viz/render_dmat_png.h"
 #include "viz/render_png.h"
 
 void export_safe_name(const char *mangled, char *buf, size_t len)
@@ -42,14 +43,24 @@ void export_safe_name(const char *mangled, char *buf, size_t len)
 	free(base);
 }
 
-char *export_timeline_path(const char *dir, const struct td_kernel *k, uint64_t seq)
+static char *export_path(const char *dir, const struct td_kernel *k, uint64_t seq, const char *what)
 {
 	char name[EXPORT_NAME_MAX + 1], *p;
 	export_safe_name(k->name, name, sizeof name);
-	if (asprintf(&p, "%s/export/%s-k%u-p%u-%llu-timeline.png", dir ? dir : ".", name, k->kid, k->pid,
-		     (unsigned long long)seq) < 0)
+	if (asprintf(&p, "%s/export/%s-k%u-p%u-%llu-%s.png", dir ? dir : ".", name, k->kid, k->pid,
+		     (unsigned long long)seq, what) < 0)
 		return NULL;
 	return p;
+}
+
+char *export_timeline_path(const char *dir, const struct td_kernel *k, uint64_t seq)
+{
+	return export_path(dir, k, seq, "timeline");
+}
+
+char *export_dmat_path(const char *dir, const struct td_kernel *k, uint64_t seq)
+{
+	return export_path(dir, k, seq, "dmat");
 }
 
 static void export_titles(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
@@ -65,11 +76,8 @@ static void export_titles(const struct trace_dir *td, const struct td_kernel *k,
 		 r->smem, dev);
 }
 
-int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
-		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
-		    char **path_out, char **cause)
+static int export_mkdir(const struct trace_dir *td, char **cause)
 {
-	*path_out = NULL;
 	char *dir;
 	if (asprintf(&dir, "%s/export", td->path ? td->path : ".") < 0)
 		return cause_set(cause, "out of memory");
@@ -79,6 +87,16 @@ int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const
 		return -1;
 	}
 	free(dir);
+	return 0;
+}
+
+int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
+		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
+		    char **path_out, char **cause)
+{
+	*path_out = NULL;
+	if (export_mkdir(td, cause) < 0)
+		return -1;
 	char *path = export_timeline_path(td->path, k, r->seq);
 	if (!path)
 		return cause_set(cause, "out of memory");
@@ -94,6 +112,34 @@ int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const
 	if (rc == 0)
 		rc = render_png_write(path, &img, cause);
 	rp_image_free(&img);
+	if (rc < 0) {
+		free(path);
+		return -1;
+	}
+	*path_out = path;
+	return 0;
+}
+
+int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, const struct dmat *m,
+		const struct dmat_view *v, const struct theme *th, char **path_out, char **cause)
+{
+	*path_out = NULL;
+	if (export_mkdir(td, cause) < 0)
+		return -1;
+	char *path = export_dmat_path(td->path, k, r->seq);
+	if (!path)
+		return cause_set(cause, "out of memory");
+	char title[512], sub[512];
+	export_titles(td, k, r, title, sizeof title, sub, sizeof sub);
+	struct rdp_opts o;
+	render_dmat_png_opts_init(&o);
+	o.title = title;
+	o.subtitle = sub;
+	struct rp_image img = {0};
+	int rc = render_dmat_png_draw(m, v, th, &o, &img, cause);
+	if (rc == 0)
+		rc = png_canvas_write(path, &img, cause);
+	png_canvas_free(&img);
 	if (rc < 0) {
 		free(path);
 		return -1;

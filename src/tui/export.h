@@ -1,5 +1,5 @@
-/* Exporting what the timeline view shows to a PNG in the trace directory:
- * DIR/export/<name>-k<kid>-p<pid>-<seq>-timeline.png. Kernel names never go
+/* Exporting what the timeline or heatmap view shows to a PNG in the trace
+ * directory: DIR/export/<name>-k<kid>-p<pid>-<seq>-timeline.png (or -dmat.png). Kernel names never go
  * into a path as they are (templates hold '<', '>', ' ', '/', and a name
  * can be kilobytes): export_safe_name keeps [A-Za-z0-9_.-], squeezes the
  * rest to '_' and cuts it short; the kid and pid keep names unique. */
@@ -9,6 +9,7 @@
 
 #include "trace/result.h"
 #include "trace/trace_dir.h"
+#include "viz/dmat.h"
 #include "viz/theme.h"
 #include "viz/timeline.h"
 
@@ -22,5 +23,10 @@ char *export_timeline_path(const char *dir, const struct td_kernel *k, uint64_t 
 int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
 		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
 		    char **path_out, char **cause);
+/* The DMAT PNG path for a launch (malloc'd): ...-<seq>-dmat.png. */
+char *export_dmat_path(const char *dir, const struct td_kernel *k, uint64_t seq);
+/* Draws v of m (RDP_DEFAULT size) and writes it; *path_out gets the path. */
+int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, const struct dmat *m,
+		const struct dmat_view *v, const struct theme *th, char **path_out, char **cause);
 
 #endif

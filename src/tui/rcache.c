@@ -7,6 +7,7 @@
 
 #include "trace/result.h"
 #include "viz/block_sched.h"
+#include "viz/dmat.h"
 
 void rcache_init(struct rcache *c)
 {
@@ -58,8 +59,13 @@ static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct
 		s->records += r->maps[m].records_written;
 		s->dropped += r->maps[m].records_dropped;
 	}
-	int map = block_sched_find_map(r);
-	if (map < 0) {
+	int map = block_sched_find_map(r), dm = dmat_find_map(r);
+	s->has_dmat = dm >= 0;
+	if (map < 0 && dm >= 0) {
+		const struct result_map *mp = &r->maps[dm];
+		snprintf(s->line, sizeof s->line, "dmat: %llu memory accesses recorded, %llu dropped",
+			 (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);
+	} else if (map < 0) {
 		rcache_maps(r, s->line, sizeof s->line);
 	} else {
 		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
@@ -83,7 +89,7 @@ fail:
 
 const struct rsum *rcache_get(struct rcache *c, const struct trace_dir *td, int i, int load)
 {
-	static const struct rsum pending = {RSUM_PENDING, 0, 0, 0, 0, "waiting for the result"};
+	static const struct rsum pending = {.state = RSUM_PENDING, .line = "waiting for the result"};
 	if (i < 0 || i >= td->n_results || rcache_grow(c, td->n_results) < 0)
 		return &pending;
 	struct rsum *s = &c->s[i];

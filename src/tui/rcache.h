@@ -1,5 +1,6 @@
 /* Summaries of probed launches (one per trace_dir result): the probed
- * duration from the result header and the block_sched summary line. Reading
+ * duration from the result header, the block_sched summary line and
+ * whether a dmat map is there. Reading
  * a result decompresses it all, so summaries are made lazily: when a view
  * asks, or one at a time while the UI is idle (rcache_idle), and only files
  * below RCACHE_IDLE_BYTES in the idle pass. */
@@ -18,7 +19,8 @@ struct rsum {
 	uint64_t duration_ns;  /* probed launch duration, 0 unknown */
 	uint64_t records, dropped;
 	int has_bs;            /* a block_sched map is there */
-	char line[160];        /* block_sched summary, what the maps are, or the error */
+	int has_dmat;          /* a map with DMAT records (viz/dmat.h) is there */
+	char line[160];        /* block_sched summary, the dmat records, what the maps are, or the error */
 };
 
 struct rcache {

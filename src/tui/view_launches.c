@@ -1,6 +1,7 @@
 /* A kernel's page: what the trace knows about it (names, PTX, instrumentation,
  * declines) and its probed launches, one row each with the block_sched
- * summary when the result has one. Enter on a launch opens its timeline.
+ * summary when the result has one. Enter on a launch opens its timeline, or
+ * its DMAT heatmap when it has dmat records only; `d` opens the heatmap.
  * The kernel is kept as (pid, kid): the model's arrays move as they grow. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct vl {
 	unsigned pid, kid;
 	int sel, top;
 	int list_y, list_h;
+	char hint[96];
 };
 
 static const struct td_kernel *vl_kernel(struct view *v)
@@ -59,27 +61,49 @@ static void vl_free(struct view *v)
 	free(v->priv);
 }
 
-static int vl_open(struct view *v)
+/* The selected launch's result index and summary; -1 (with a message) when
+ * there is nothing to open. */
+static int vl_selected(struct view *v, const struct rsum **rs_out)
 {
 	struct vl *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = vl_kernel(v);
 	if (!k || s->sel >= k->n_results) {
 		tui_msg(t, 1, "no probed launch to open%s", t->o.app ? " (p probes this kernel)" : "");
-		return VIEW_HANDLED | VIEW_REDRAW;
+		return -1;
 	}
 	int ri = k->results[s->sel];
 	const struct rsum *rs = rcache_get(&t->rc, t->td, ri, 1);
 	if (rs->state == RSUM_PENDING) {
 		tui_msg(t, 1, "launch %llu has no result yet", (unsigned long long)t->td->results[ri].seq);
-	} else if (rs->state == RSUM_ERROR) {
-		tui_msg(t, 1, "launch %llu: %s", (unsigned long long)t->td->results[ri].seq, rs->line);
-	} else if (!rs->has_bs) {
-		tui_msg(t, 1, "launch %llu has no block_sched records to draw a timeline from (%s)",
-			(unsigned long long)t->td->results[ri].seq, rs->line);
-	} else {
-		tui_push(t, &view_timeline_ops, &ri);
+		return -1;
 	}
+	if (rs->state == RSUM_ERROR) {
+		tui_msg(t, 1, "launch %llu: %s", (unsigned long long)t->td->results[ri].seq, rs->line);
+		return -1;
+	}
+	*rs_out = rs;
+	return ri;
+}
+
+/* Enter: the timeline when there are block_sched records, else the heatmap;
+ * `heatmap` (d): the heatmap only. */
+static int vl_open(struct view *v, int heatmap)
+{
+	struct tui *t = v->tui;
+	const struct rsum *rs = NULL;
+	int ri = vl_selected(v, &rs);
+	if (ri < 0)
+		return VIEW_HANDLED | VIEW_REDRAW;
+	unsigned long long seq = (unsigned long long)t->td->results[ri].seq;
+	if (!heatmap && rs->has_bs)
+		tui_push(t, &view_timeline_ops, &ri);
+	else if (rs->has_dmat)
+		tui_push(t, &view_heatmap_ops, &ri);
+	else if (heatmap)
+		tui_msg(t, 1, "launch %llu has no dmat records to draw a heatmap from (%s)", seq, rs->line);
+	else
+		tui_msg(t, 1, "launch %llu has no block_sched or dmat records to draw (%s)", seq, rs->line);
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
@@ -100,7 +124,8 @@ static int vl_key(struct view *v, int key)
 	case TK_PGUP: s->sel -= page; break;
 	case TK_WHEEL_DOWN: s->sel += 3; break;
 	case TK_WHEEL_UP: s->sel -= 3; break;
-	case TK_ENTER: case 'l': case TK_RIGHT: return vl_open(v);
+	case TK_ENTER: case 'l': case TK_RIGHT: return vl_open(v, 0);
+	case 'd': return vl_open(v, 1);
 	case 'h': case TK_LEFT: return VIEW_QUIT;
 	case TK_MOUSE_CLICK:
 	case TK_MOUSE_DOUBLE: {
@@ -109,7 +134,7 @@ static int vl_key(struct view *v, int key)
 			return VIEW_HANDLED;
 		s->sel = s->top + row;
 		if (key == TK_MOUSE_DOUBLE)
-			return vl_open(v);
+			return vl_open(v, 0);
 		break;
 	}
 	case 'p':
@@ -200,7 +225,7 @@ static void vl_cellf(struct tui *t, const struct tui_opts *o, char *buf, size_t 
 			snprintf(buf, len, "%.1f MB: Enter reads it", r->bytes / 1e6);
 		else
 			snprintf(buf, len, "%s", rs->line);
-		*role = rs->state == RSUM_ERROR ? THEME_ERROR : rs->has_bs ? THEME_FG : THEME_DIM;
+		*role = rs->state == RSUM_ERROR ? THEME_ERROR : rs->has_bs || rs->has_dmat ? THEME_FG : THEME_DIM;
 		break;
 	default: buf[0] = 0;
 	}
@@ -255,9 +280,24 @@ static void vl_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	}
 }
 
+/* The views the selected launch offers (its summary is not read here: an
+ * unread launch shows the timeline, as Enter reads it first). */
 static const char *vl_hints(struct view *v)
 {
-	return v->tui->o.app ? "Enter timeline  p probe  q back" : "Enter timeline  j/k move  q back";
+	struct vl *s = v->priv;
+	struct tui *t = v->tui;
+	const struct td_kernel *k = vl_kernel(v);
+	int bs = 1, dm = 0;
+	if (k && s->sel >= 0 && s->sel < k->n_results) {
+		const struct rsum *rs = rcache_get(&t->rc, t->td, k->results[s->sel], 0);
+		if (rs->state == RSUM_OK) {
+			bs = rs->has_bs;
+			dm = rs->has_dmat;
+		}
+	}
+	const char *open = bs && dm ? "Enter timeline  d heatmap" : dm ? "Enter heatmap" : "Enter timeline";
+	snprintf(s->hint, sizeof s->hint, "%s  %s", open, t->o.app ? "p probe  q back" : "j/k move  q back");
+	return s->hint;
 }
 
 const struct view_ops view_launches_ops = {

@@ -2,16 +2,20 @@
  * session (examples/session), keys in, screens drawn into a cell grid and
  * read back as text. Covers the kernel list (sort, filter, mangled names),
  * a kernel's launches, the timeline and its keys, help, the log pane, a
- * sweep of screen sizes, line feeding in pieces, and live probe requests
- * written to a control file through a stand-in application. */
+ * sweep of screen sizes, line feeding in pieces, live probe requests
+ * written to a control file through a stand-in application, and the DMAT
+ * heatmap on a synthetic trace written with the trace writer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/strbuf.h"
 #include "testlib.h"
+#include "trace/result.h"
 #include "tui/tui.h"
+#include "viz/dmat.h"
 
 static char cfgdir[] = "/tmp/ntop-tui-views-XXXXXX";
 
@@ -135,6 +139,10 @@ static void test_launches_timeline(void)
 	CHECK(find(g, "registers 12 -> ") >= 0); /* the probed count depends on the recording */
 	CHECKF(find(g, "No.block:4096 Running:") >= 0, "launch summary");
 	CHECK(find(g, "SEQ") >= 0);
+	CHECKF(strstr(row(g, 29), "Enter timeline") && !strstr(row(g, 29), "heatmap"), "hints: %s", row(g, 29));
+	keys(t, "d");
+	tui_draw(t, g);
+	CHECK(t->depth == 2 && find(g, "no dmat records to draw a heatmap") >= 0);
 	keys(t, "\r");
 	tui_draw(t, g);
 	CHECKF(find(g, "4096 blocks") >= 0 && find(g, "waves/SM") >= 0, "timeline header");
@@ -343,6 +351,220 @@ static void test_live(void)
 	tui_free(t);
 }
 
+/* ---- the DMAT heatmap on a synthetic trace ---- */
+
+#define HM_BASE 0x7f0000000000ull
+#define HM_PAGE 4096ull
+#define HM_THREADS 64u
+#define HM_CAP 4u
+
+static void hm_field(struct probe_map *pm, const char *name, enum probe_type ty)
+{
+	struct probe_field *f = &pm->fields[pm->n_fields++];
+	snprintf(f->name, sizeof f->name, "%s", name);
+	f->type = ty;
+	f->offset = pm->rec_size;
+	pm->rec_size += ty;
+}
+
+/* One block of 64 threads, 4 accesses each over 8 pages in two ranges 1 MiB
+ * apart (so two address ranges); thread u's access j at cycle 10u + 3j. */
+static struct result *hm_result(void)
+{
+	struct result *r = calloc(1, sizeof *r);
+	r->pid = 700;
+	r->seq = 5;
+	r->kernel_id = 1;
+	r->kernel = strdup("_Z4scanPfS_");
+	r->probes = strdup("dmat");
+	r->grid[0] = r->grid[1] = r->grid[2] = 1;
+	r->block[0] = HM_THREADS;
+	r->block[1] = r->block[2] = 1;
+	r->device_sms = 132;
+	r->device_cc = 90;
+	r->sm_clock_khz = 1980000;
+	r->n_maps = 1;
+	r->maps = calloc(1, sizeof *r->maps);
+	struct result_map *m = &r->maps[0];
+	snprintf(m->map.name, sizeof m->map.name, "dmat");
+	m->map.level = PROBE_LEVEL_THREAD;
+	m->map.cap = HM_CAP;
+	hm_field(&m->map, "addr", PROBE_U64);
+	hm_field(&m->map, "clock", PROBE_U32);
+	hm_field(&m->map, "sizekind", PROBE_U32);
+	m->units = HM_THREADS;
+	m->counts = calloc(HM_THREADS, 4);
+	m->records = calloc(HM_THREADS * HM_CAP, 16);
+	for (uint32_t u = 0; u < HM_THREADS; u++) {
+		for (uint32_t j = 0; j < HM_CAP; j++) {
+			uint32_t p = (u / 8 + j) % 8;
+			uint64_t a = HM_BASE + (p < 4 ? p * HM_PAGE : 0x100000 + p * HM_PAGE) + (u % 8) * 16;
+			uint32_t c = 5000 + 10 * u + 3 * j, sk = 16 | (uint32_t)(j == 3 ? DMAT_KIND_STORE : DMAT_KIND_LOAD) << 24;
+			uint8_t *rec = m->records + ((size_t)u * HM_CAP + j) * 16;
+			memcpy(rec, &a, 8);
+			memcpy(rec + 8, &c, 4);
+			memcpy(rec + 12, &sk, 4);
+		}
+		m->counts[u] = HM_CAP * 16;
+	}
+	m->records_written = HM_THREADS * HM_CAP;
+	return r;
+}
+
+static int hm_fixture(const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/results", dir);
+	if (mkdir(path, 0755) < 0)
+		return -1;
+	struct result *r = hm_result();
+	char *cause = NULL;
+	int rc = result_write(path, "700-5.ntr", r, &cause);
+	CHECKF(rc == 0, "%s", cause ? cause : "");
+	free(cause);
+	result_free(r);
+	snprintf(path, sizeof path, "%s/events.log", dir);
+	FILE *f = fopen(path, "w");
+	if (rc < 0 || !f)
+		return -1;
+	fputs("record t=1 pid=4300 argv=./scan version=0.1.0\n"
+	      "hello t=2 pid=700 ppid=4300 exe=/tmp/scan hook=0.1.0 driver=/usr/lib/libcuda.so.1\n"
+	      "device t=3 pid=700 ordinal=0 name=NVIDIA%20H100 cc=90 sms=132 clock_khz=1980000\n"
+	      "module t=4 pid=700 mid=1 api=cuLibraryLoadData kind=fatbin size=4096 ptx=1 sass=1 source=app\n"
+	      "kernel t=5 pid=700 kid=1 mid=1 name=_Z4scanPfS_ ptx=1\n"
+	      "instrument t=7 pid=700 kid=1 status=ok probes=dmat reason= regs_orig=12 regs_probed=18 sites=4 ms_jit=120\n"
+	      "launch t=8 pid=700 kid=1 seq=5 api=cuLaunchKernel grid=1,1,1 block=64,1,1 smem=0 probed=1\n"
+	      "result t=9 pid=700 kid=1 seq=5 file=results/700-5.ntr maps=1 records=256 dropped=0 bytes=1 ns=1\n"
+	      "exit t=10 pid=700 launches=1\n",
+	      f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Rows of the plot that hold a heatmap glyph (half blocks or the ASCII ramp). */
+static int hm_lit_rows(struct cellgrid *g, int utf8)
+{
+	int n = 0;
+	for (int y = 2; y < g->h - 4; y++) {
+		const char *r = row(g, y);
+		n += utf8 ? strstr(r, "\xe2\x96\x80") || strstr(r, "\xe2\x96\x84") || strstr(r, "\xe2\x96\x88")
+			  : strpbrk(r + 16, ".:-=+*#%@") != NULL;
+	}
+	return n;
+}
+
+static void hm_snapshot(struct cellgrid *g, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (int y = 1; y < g->h - 1 && o < len; y++)
+		o += (size_t)snprintf(buf + o, len - o, "%s\n", row(g, y));
+}
+
+static void test_heatmap(void)
+{
+	char dir[] = "/tmp/ntop-tui-heatmap-XXXXXX";
+	if (!mkdtemp(dir) || hm_fixture(dir) < 0) {
+		CHECK(0);
+		return;
+	}
+	for (int utf8 = 0; utf8 < 2; utf8++) {
+		struct tui_opts o;
+		memset(&o, 0, sizeof o);
+		o.trace_dir = dir;
+		o.config_dir = cfgdir;
+		o.theme = "dark";
+		o.ascii = !utf8;
+		struct tui *t = NULL;
+		char *cause = NULL;
+		CHECKF(tui_create(&o, &t, &cause) == 0, "%s", cause ? cause : "");
+		free(cause);
+		if (!t)
+			continue;
+		struct cellgrid *g = cellgrid_create(100, 30);
+		tui_draw(t, g);
+		keys(t, "\r");
+		tui_draw(t, g);
+		CHECKF(find(g, "dmat: 256 memory accesses recorded") >= 0, "launch summary");
+		CHECKF(strstr(row(g, 29), "Enter heatmap") != NULL, "hints: %s", row(g, 29));
+		keys(t, "\r");
+		tui_draw(t, g);
+		CHECK(t->depth == 3 && t->stack[2]->ops == &view_heatmap_ops);
+		CHECKF(find(g, "DMAT launch 5") >= 0 && find(g, "scan(float*, float*)") >= 0, "title");
+		/* the cursor starts on the first bin at the lowest address */
+		CHECKF(find(g, "0x7f0000000000-") >= 0 && find(g, "accesses") >= 0, "readout");
+		CHECKF(find(g, "256 accesses") >= 0 && find(g, "2 ranges") >= 0, "totals");
+		CHECKF(find(g, "accesses/cell 1") >= 0, "legend");
+		CHECKF(hm_lit_rows(g, utf8) >= 3, "lit rows (utf8 %d): %d", utf8, hm_lit_rows(g, utf8));
+		char fit[16384], now[16384];
+		hm_snapshot(g, fit, sizeof fit);
+		keys(t, "++");
+		tui_draw(t, g);
+		hm_snapshot(g, now, sizeof now);
+		CHECK(strcmp(fit, now) != 0);
+		keys(t, "0");
+		tui_draw(t, g);
+		hm_snapshot(g, now, sizeof now);
+		CHECKF(strcmp(fit, now) == 0, "0 fits again");
+		/* the cursor moves: its readout changes */
+		int hy = find(g, "0x7f0000000000-");
+		char before[4096];
+		snprintf(before, sizeof before, "%s", hy >= 0 ? row(g, hy) : "");
+		keys(t, "LLLKK");
+		tui_draw(t, g);
+		CHECKF(hy >= 0 && strcmp(before, row(g, hy)) != 0, "cursor readout: %s", row(g, hy));
+		keys(t, "z");
+		tui_draw(t, g);
+		hm_snapshot(g, now, sizeof now);
+		CHECK(strcmp(fit, now) != 0);
+		keys(t, "jkhl0");
+		/* a: the first range alone, then the second, then all */
+		keys(t, "a");
+		tui_draw(t, g);
+		CHECKF(find(g, "range 1 of 2") >= 0, "range");
+		keys(t, "aa");
+		tui_draw(t, g);
+		hm_snapshot(g, now, sizeof now);
+		CHECKF(strcmp(fit, now) == 0 && find(g, "range 1 of 2") < 0, "back to every range");
+		/* t: no global timer in these records */
+		keys(t, "t");
+		tui_draw(t, g);
+		CHECKF(find(g, "no global timer") >= 0, "time toggle");
+		if (utf8) {
+			keys(t, "e");
+			char png[4200];
+			snprintf(png, sizeof png, "%s/export/scan-k1-p700-5-dmat.png", dir);
+			struct stat st;
+			CHECKF(stat(png, &st) == 0 && st.st_size > 1000, "%s", png);
+			FILE *f = fopen(png, "rb");
+			unsigned char sig[8] = {0};
+			CHECK(f && fread(sig, 1, 8, f) == 8 && memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+			if (f)
+				fclose(f);
+			tui_draw(t, g);
+			CHECK(find(g, "exported") >= 0);
+			unlink(png);
+			snprintf(png, sizeof png, "%s/export", dir);
+			rmdir(png);
+		}
+		/* small screens do not crash */
+		for (int w = 12; w <= 60; w += 16)
+			for (int h = 5; h <= 14; h += 3) {
+				struct cellgrid *sg = cellgrid_create(w, h);
+				tui_draw(t, sg);
+				cellgrid_free(sg);
+			}
+		keys(t, "q");
+		tui_draw(t, g);
+		CHECK(t->depth == 2 && find(g, "SEQ") >= 0);
+		keys(t, "d");
+		CHECK(t->depth == 3);
+		cellgrid_free(g);
+		tui_free(t);
+	}
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	if (!mkdtemp(cfgdir))
@@ -351,6 +573,7 @@ int main(void)
 	test_launches_timeline();
 	test_sizes();
 	test_live();
+	test_heatmap();
 	char path[128];
 	snprintf(path, sizeof path, "%s/ntop.conf", cfgdir);
 	CHECK(access(path, R_OK) == 0); /* settings saved on exit */
