@@ -80,15 +80,6 @@ static int loop_timeout(struct tui *t, uint64_t last_frame, int idle_work)
 	return (int)ms;
 }
 
-static int loop_grid(struct cellgrid **g, int w, int h)
-{
-	if (*g && (*g)->w == w && (*g)->h == h)
-		return 0;
-	cellgrid_free(*g);
-	*g = cellgrid_create(w > 0 ? w : 1, h > 0 ? h : 1);
-	return *g ? 0 : -1;
-}
-
 static void loop_keys(struct tui *t, struct cellgrid **g)
 {
 	int k, mx = 0, my = 0;
@@ -96,7 +87,7 @@ static void loop_keys(struct tui *t, struct cellgrid **g)
 		if (k == TK_RESIZE) {
 			int w, h;
 			term_size(&w, &h);
-			loop_grid(g, w, h);
+			cellgrid_fit(g, w, h);
 		}
 		t->mouse_x = mx;
 		t->mouse_y = my;
@@ -114,7 +105,7 @@ int tui_run(struct tui *t, char **cause)
 	t->mono = t->mono || ti.depth == DEPTH_NONE;
 	ktable_mark(&t->kt);
 	struct cellgrid *g = NULL;
-	if (loop_grid(&g, ti.w, ti.h) < 0) {
+	if (cellgrid_fit(&g, ti.w, ti.h) < 0) {
 		term_done();
 		return cause_set(cause, "out of memory");
 	}

@@ -307,16 +307,6 @@ static void vhm_footer(struct view *v, struct cellgrid *g, int x, int y, int w)
 	draw_role(t, g, x, y, w, buf, THEME_DIM);
 }
 
-static void vhm_blit(struct cellgrid *dst, const struct cellgrid *src, int x, int y)
-{
-	for (int r = 0; r < src->h; r++)
-		for (int c = 0; c < src->w; c++) {
-			struct cell *d = cellgrid_at(dst, x + c, y + r);
-			if (d)
-				*d = src->cells[(size_t)r * src->w + c];
-		}
-}
-
 static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
 {
 	struct vhm *s = v->priv;
@@ -326,12 +316,8 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 		draw_role(t, g, x, y, w, "too small for the heatmap", THEME_WARN);
 		return;
 	}
-	if (!s->sub || s->sub->w != w || s->sub->h != ph) {
-		cellgrid_free(s->sub);
-		s->sub = cellgrid_create(w, ph);
-		if (!s->sub)
-			return;
-	}
+	if (cellgrid_fit(&s->sub, w, ph) < 0)
+		return;
 	vhm_layout(s, w, ph);
 	vhm_title(v, g, x, y, w);
 	if (render_dmat_term_draw(s->sub, s->m, &s->v, &t->theme, &s->o) < 0) {
@@ -340,7 +326,7 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 	}
 	s->plot_gx = x;
 	s->plot_gy = y + 1;
-	vhm_blit(g, s->sub, x, y + 1);
+	cellgrid_blit(g, s->sub, x, y + 1);
 	vhm_footer(v, g, x, y + h - 1, w);
 }
 

@@ -318,16 +318,6 @@ static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
 	draw_role(t, g, x, y, w, buf, THEME_FG);
 }
 
-static void vt_blit(struct cellgrid *dst, const struct cellgrid *src, int x, int y)
-{
-	for (int r = 0; r < src->h; r++)
-		for (int c = 0; c < src->w; c++) {
-			struct cell *d = cellgrid_at(dst, x + c, y + r);
-			if (d)
-				*d = src->cells[(size_t)r * src->w + c];
-		}
-}
-
 static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
 {
 	struct vt *s = v->priv;
@@ -337,12 +327,8 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 		draw_role(t, g, x, y, w, "too small for the timeline", THEME_WARN);
 		return;
 	}
-	if (!s->sub || s->sub->w != w || s->sub->h != ph) {
-		cellgrid_free(s->sub);
-		s->sub = cellgrid_create(w, ph);
-		if (!s->sub)
-			return;
-	}
+	if (cellgrid_fit(&s->sub, w, ph) < 0)
+		return;
 	vt_layout(s, w, ph);
 	vt_keep_cursor(s);
 	s->o.cursor_lane = s->cur_lane;
@@ -351,7 +337,7 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	render_term_draw(s->sub, s->tl, &s->v, &t->theme, &s->o);
 	s->plot_gx = x;
 	s->plot_gy = y + 1;
-	vt_blit(g, s->sub, x, y + 1);
+	cellgrid_blit(g, s->sub, x, y + 1);
 	vt_readout(v, g, x, y + h - 1, w);
 }
 

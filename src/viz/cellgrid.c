@@ -222,3 +222,24 @@ void cellgrid_half(struct cellgrid *g, int x, int y, int top_on, struct rgb top,
 		cellgrid_set(g, x, y, "\xe2\x96\x84", bot, bg, 0); /* ▄ */
 	}
 }
+
+int cellgrid_fit(struct cellgrid **g, int w, int h)
+{
+	w = w > 0 ? w : 1;
+	h = h > 0 ? h : 1;
+	if (*g && (*g)->w == w && (*g)->h == h)
+		return 0;
+	cellgrid_free(*g);
+	*g = cellgrid_create(w, h);
+	return *g ? 0 : -1;
+}
+
+void cellgrid_blit(struct cellgrid *dst, const struct cellgrid *src, int x, int y)
+{
+	for (int r = 0; r < src->h; r++)
+		for (int col = 0; col < src->w; col++) {
+			struct cell *d = cellgrid_at(dst, x + col, y + r);
+			if (d)
+				*d = src->cells[(size_t)r * src->w + col];
+		}
+}

@@ -43,6 +43,11 @@ void cellgrid_clear(struct cellgrid *g, struct rgb fg, struct rgb bg);
  * it, so ink never vanishes on a poor terminal. */
 void cellgrid_set(struct cellgrid *g, int x, int y, const char *glyph, struct rgb fg, struct rgb bg,
 		  uint8_t attr);
+/* Makes *g a w x h grid (at least 1 x 1), replacing it only when its size
+ * differs; -1 when out of memory (then *g is NULL). */
+int cellgrid_fit(struct cellgrid **g, int w, int h);
+/* Copies src into dst with its top-left corner at (x, y), clipped to dst. */
+void cellgrid_blit(struct cellgrid *dst, const struct cellgrid *src, int x, int y);
 /* One cell holding two stacked pixels (UTF-8 half blocks): the upper one
  * lit in `top` when top_on, the lower one in `bot` when bot_on; a cell with
  * neither is left as it is. */
