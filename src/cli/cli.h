@@ -53,6 +53,9 @@ int cli_is_help(const char *arg);
 int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *s, const char *l, const char **val);
 /* Non-negative decimal integer; -1 when s is not one. */
 int cli_parse_ulong(const char *s, unsigned long *out);
+/* Bytes: decimal with an optional K, M, G or T suffix (powers of 1024,
+ * either case); -1 when s is not one or overflows. */
+int cli_parse_size(const char *s, uint64_t *out);
 /* "map NAME: warp, cap 1 x 24 B (start:u64 ...)" or "no map". */
 void cli_probe_map_summary(struct strbuf *sb, const struct probe *p);
 /* Loads and verifies a probe file; -1 with a cause in the loader's

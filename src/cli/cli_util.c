@@ -73,6 +73,22 @@ int cli_parse_ulong(const char *s, unsigned long *out)
 	return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	static const char units[] = "KMGT";
+	const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+	int shift = u ? 10 * (int)(u - units + 1) : 0;
+	if (errno || (*end && (!u || end[1])) || v > UINT64_MAX >> shift)
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 void cli_probe_map_summary(struct strbuf *sb, const struct probe *p)
 {
 	if (!p->has_map) {

@@ -34,6 +34,8 @@ struct rec_opts {
 	int n_kernels;
 	const char *out;
 	const char *every, *limit;
+	char budget[24];     /* --map-budget in bytes, "" when not given */
+	const char *sample;  /* --sample-blocks: auto, off, N */
 	char **prog; /* NULL-terminated argv of the program */
 };
 
@@ -49,7 +51,7 @@ struct rec_session {
 static void record_help(void)
 {
 	printf("Usage: ntop record [-p PROBE]... [-k PATTERN]... [-o DIR] [--every N] [--limit N]\n"
-	       "                   [--] PROGRAM [ARGS...]\n"
+	       "                   [--map-budget SIZE] [--sample-blocks N|auto|off] [--] PROGRAM [ARGS...]\n"
 	       "\n"
 	       "Runs PROGRAM with ntop's driver hook and records every GPU module, kernel and\n"
 	       "launch it makes into a trace directory. With -p, matching kernels run an\n"
@@ -65,6 +67,14 @@ static void record_help(void)
 	       "                        must not exist or be empty\n"
 	       "      --every N         probe every Nth launch of a matching kernel (default 1)\n"
 	       "      --limit N         at most N probed launches per kernel (default 100)\n"
+	       "      --map-budget SIZE GPU memory for probe records in flight, suffixes K M G\n"
+	       "                        (default 1G); one launch takes at most half of it\n"
+	       "      --sample-blocks N|auto|off\n"
+	       "                        per-thread maps that grow with threads x cap (dmat):\n"
+	       "                        keep the records of 1 block in N (a power of two); auto\n"
+	       "                        (default) samples only launches that would not fit the\n"
+	       "                        budget, as few blocks skipped as fit; off declines them.\n"
+	       "                        Skipped blocks' accesses are still counted (report)\n"
 	       "  -h, --help            this text\n"
 	       "\n"
 	       "Ctrl-C goes to PROGRAM; ntop keeps recording until it exits, then prints a\n"
@@ -136,6 +146,21 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 			if (cli_parse_ulong(v, &n) < 0)
 				return cli_usage("record", "--limit needs a non-negative integer, not '%s'", v);
 			o->limit = v;
+		} else if ((r = cli_opt("record", argc, argv, &i, NULL, "--map-budget", &v)) != 0) {
+			uint64_t n;
+			if (r < 0)
+				return 2;
+			if (cli_parse_size(v, &n) < 0 || n == 0)
+				return cli_usage("record", "--map-budget needs a size like 512M or 4G, not '%s'", v);
+			snprintf(o->budget, sizeof o->budget, "%llu", (unsigned long long)n);
+		} else if ((r = cli_opt("record", argc, argv, &i, NULL, "--sample-blocks", &v)) != 0) {
+			unsigned long n;
+			if (r < 0)
+				return 2;
+			if (strcmp(v, "auto") && strcmp(v, "off") &&
+			    (cli_parse_ulong(v, &n) < 0 || n == 0 || (n & (n - 1)) || n > (1ul << 31)))
+				return cli_usage("record", "--sample-blocks takes auto, off or a power of two (1, 2, 4, ...), not '%s'", v);
+			o->sample = v;
 		} else {
 			return cli_usage("record", "unknown option '%s'", a);
 		}
@@ -390,6 +415,7 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		.argv = o->prog, .hook_dir = hook_dir, .probes = s->copies, .n_probes = s->n_copies,
 		.kernels = (char *const *)o->kernels, .n_kernels = o->n_kernels, .every = o->every,
 		.limit = o->limit, .output = SESSION_OUTPUT_INHERIT,
+		.map_budget = o->budget[0] ? o->budget : NULL, .sample = o->sample,
 	};
 	char *cause = NULL;
 	session_signals_install();

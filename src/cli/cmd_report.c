@@ -19,6 +19,8 @@ struct rep_result {
 	char *error;        /* why the file could not be used */
 	int n_maps;
 	uint64_t records, dropped;
+	uint64_t unsampled;      /* records of blocks block sampling skipped */
+	uint32_t sample_shift;   /* largest over the maps: 1 block in 2^this kept */
 	int has_bs;
 	char bs_line[128];
 	uint64_t bs_blocks, bs_warps_rec, bs_warps_exp, bs_dropped, bs_mismatch;
@@ -73,6 +75,9 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 	for (int i = 0; i < r->n_maps; i++) {
 		rr->records += r->maps[i].records_written;
 		rr->dropped += r->maps[i].records_dropped;
+		rr->unsampled += r->maps[i].records_unsampled;
+		if (r->maps[i].sample_shift > rr->sample_shift)
+			rr->sample_shift = r->maps[i].sample_shift;
 	}
 	int mi = block_sched_find_map(r);
 	struct block_sched *bs = NULL;
@@ -211,8 +216,12 @@ static void rep_text_result(const struct rep_result *rr)
 			printf("  (%llu blocks moved SM?)", (unsigned long long)rr->bs_mismatch);
 		printf("\n");
 	} else if (rr->read_ok && !rr->error) {
-		printf("%d map%s, %llu records, %llu dropped (%s)\n", rr->n_maps, rr->n_maps == 1 ? "" : "s",
-		       (unsigned long long)rr->records, (unsigned long long)rr->dropped, tr->file);
+		printf("%d map%s, %llu records, %llu dropped", rr->n_maps, rr->n_maps == 1 ? "" : "s",
+		       (unsigned long long)rr->records, (unsigned long long)rr->dropped);
+		if (rr->sample_shift)
+			printf(", 1 block in %llu kept (%llu records of the others not kept)",
+			       1ull << rr->sample_shift, (unsigned long long)rr->unsampled);
+		printf(" (%s)\n", tr->file);
 	} else {
 		printf("%s\n", rr->error ? rr->error : "?");
 	}
@@ -371,6 +380,8 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr, const stru
 	cli_json_int(&o, "maps", rr->n_maps);
 	cli_json_u64(&o, "records", rr->records);
 	cli_json_u64(&o, "records_dropped", rr->dropped);
+	cli_json_u64(&o, "sampled_one_block_in", 1ull << rr->sample_shift);
+	cli_json_u64(&o, "records_not_sampled", rr->unsampled);
 	if (rr->has_bs) {
 		cli_json_key(&o, "block_sched");
 		js_block_sched(sb, rr);

@@ -192,7 +192,8 @@ static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
 		NTOP_ENV_EVENT_FD, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
-		NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, "LD_LIBRARY_PATH", "TRITON_LIBCUDA_PATH"};
+		NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET, NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH",
+		"TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
 		if (strncmp(e, ours[i], n) == 0 && e[n] == '=')
@@ -269,6 +270,13 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 		session_env_set(&env, NTOP_ENV_PROBE_EVERY, o->every);
 	if (o->limit)
 		session_env_set(&env, NTOP_ENV_PROBE_LIMIT, o->limit);
+	/* an option replaces what ntop inherited; without one that passes on */
+	const char *budget = o->map_budget ? o->map_budget : getenv(NTOP_ENV_MAP_BUDGET);
+	const char *sample = o->sample ? o->sample : getenv(NTOP_ENV_SAMPLE);
+	if (budget)
+		session_env_set(&env, NTOP_ENV_MAP_BUDGET, budget);
+	if (sample)
+		session_env_set(&env, NTOP_ENV_SAMPLE, sample);
 	if (!o->no_control) {
 		char *c = session_path(s, "control");
 		if (c)

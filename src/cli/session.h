@@ -58,6 +58,8 @@ struct session_spawn_opts {
 	int n_kernels;
 	const char *every;          /* NTOP_PROBE_EVERY, NULL: hook default */
 	const char *limit;          /* NTOP_PROBE_LIMIT, NULL: hook default */
+	const char *map_budget;     /* NTOP_MAP_BUDGET (bytes, decimal), NULL: hook default */
+	const char *sample;         /* NTOP_SAMPLE ("auto", "off", power of two), NULL: hook default */
 	int no_control;             /* 1: no NTOP_CONTROL (default: <dir>/control, live control on) */
 	enum session_output output;
 };

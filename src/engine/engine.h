@@ -29,7 +29,17 @@
  *    the 32 lanes of a warp saving their k-th record at once write 32
  *    consecutive records, one coalesced store, instead of 32 stores
  *    cap * rec_size apart. Total size is the same either way.
- * Result files record which one was used (result_map_record reads both). */
+ * Result files record which one was used (result_map_record reads both).
+ *
+ * Block sampling (slot-major maps only, the ones whose size grows with
+ * cap x threads): when a launch's maps would not fit the hook's budget, it
+ * keeps the records of 1 block in 2^shift, those whose block_linear is a
+ * multiple of 2^shift. The shift travels in the low 5 bits of the map's
+ * pointer parameter (the buffer itself is 256-aligned). Counts still cover
+ * every unit, so what the other blocks tried to save is counted; the record
+ * area holds only the kept blocks' units, kept unit index =
+ * (block_linear >> shift) * units_per_block + unit in block, and the
+ * slot-major stride is that smaller number of units. */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];
@@ -72,9 +82,30 @@ int engine_instrument(const char *ptx, size_t len, const char *kernel,
 		      struct engine_result *res, char **cause);
 void engine_result_done(struct engine_result *res);
 
+/* A launch's map buffers back to back, each 256-aligned (the low pointer
+ * bits carry the sampling shift): total bytes, off[i] each map's offset
+ * (off may be NULL); 0 on overflow. */
+uint64_t engine_plan_bytes(const struct engine_result *res, uint64_t blocks, uint32_t threads, uint32_t shift,
+			   uint64_t off[ENGINE_MAX_MAPS]);
+/* Has the plan a map block sampling shrinks (a slot-major one)? */
+int engine_plan_sampled(const struct engine_result *res);
+/* The smallest shift >= min_shift whose buffers fit in `limit` bytes; 0
+ * when no map can be sampled; the shift keeping one block when nothing
+ * fits (the caller checks the size again). */
+uint32_t engine_plan_shift(const struct engine_result *res, uint64_t blocks, uint32_t threads, uint32_t min_shift,
+			   uint64_t limit);
+
+#define ENGINE_SAMPLE_SHIFT_MAX 31u
+
 /* Bytes the map buffer needs for a launch of `blocks` blocks of `threads`
- * threads; 0 on overflow. Mirrors the device-side layout above. */
-uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+ * threads keeping 1 block in 2^shift (ignored for maps that cannot be
+ * sampled); 0 on overflow. Mirrors the device-side layout above. */
+uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift);
+/* Units with room for records (the slot-major stride) under that shift. */
+uint64_t engine_map_rec_units(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift);
+/* Index among the units with records of unit `unit`, or UINT64_MAX when its
+ * block was not kept. */
+uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint32_t shift, uint64_t unit);
 uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
 /* Offset of the record area inside the buffer (after the counts). */
 uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);

@@ -28,16 +28,82 @@ uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, u
 	return (units * 4 + 15) & ~(uint64_t)15;
 }
 
-uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads)
+/* Blocks whose records are kept: ceil(blocks / 2^shift); shift only
+ * applies to maps that can be sampled. */
+static uint64_t map_plan_kept_blocks(const struct probe_map *m, uint64_t blocks, uint32_t shift)
+{
+	if (!engine_map_slot_major(m) || shift == 0)
+		return blocks;
+	if (shift > ENGINE_SAMPLE_SHIFT_MAX)
+		shift = ENGINE_SAMPLE_SHIFT_MAX;
+	return (blocks >> shift) + ((blocks & ((1ull << shift) - 1)) != 0);
+}
+
+uint64_t engine_map_rec_units(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift)
+{
+	return engine_map_units(m, map_plan_kept_blocks(m, blocks, shift), threads);
+}
+
+uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift)
 {
 	uint64_t units = engine_map_units(m, blocks, threads);
+	uint64_t rec_units = engine_map_rec_units(m, blocks, threads, shift);
 	uint64_t off = engine_map_records_offset(m, blocks, threads);
 	uint64_t per_unit = (uint64_t)m->cap * m->rec_size;
 	if (units == 0 || off == 0)
 		return 0;
-	if (per_unit && units > (UINT64_MAX - off) / per_unit)
+	if (per_unit && rec_units > (UINT64_MAX - off) / per_unit)
 		return 0;
-	return off + units * per_unit;
+	return off + rec_units * per_unit;
+}
+
+uint64_t engine_plan_bytes(const struct engine_result *res, uint64_t blocks, uint32_t threads, uint32_t shift,
+			   uint64_t off[ENGINE_MAX_MAPS])
+{
+	uint64_t total = 0;
+	for (int i = 0; i < res->n_maps; i++) {
+		uint64_t b = engine_map_bytes(&res->maps[i].map, blocks, threads, shift);
+		if (b == 0 || b > UINT64_MAX - 255 || total > UINT64_MAX - ((b + 255) & ~(uint64_t)255))
+			return 0;
+		if (off)
+			off[i] = total;
+		total += (b + 255) & ~(uint64_t)255;
+	}
+	return total ? total : 256;
+}
+
+int engine_plan_sampled(const struct engine_result *res)
+{
+	for (int i = 0; i < res->n_maps; i++)
+		if (engine_map_slot_major(&res->maps[i].map))
+			return 1;
+	return 0;
+}
+
+uint32_t engine_plan_shift(const struct engine_result *res, uint64_t blocks, uint32_t threads, uint32_t min_shift,
+			   uint64_t limit)
+{
+	if (!engine_plan_sampled(res))
+		return 0;
+	uint32_t k = min_shift < ENGINE_SAMPLE_SHIFT_MAX ? min_shift : ENGINE_SAMPLE_SHIFT_MAX;
+	while (k < ENGINE_SAMPLE_SHIFT_MAX && (blocks >> k) > 1) {
+		uint64_t b = engine_plan_bytes(res, blocks, threads, k, NULL);
+		if (b && b <= limit)
+			break;
+		k++;
+	}
+	return k;
+}
+
+uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint32_t shift, uint64_t unit)
+{
+	if (!engine_map_slot_major(m) || shift == 0)
+		return unit;
+	uint64_t upb = map_plan_units_per_block(m, threads);
+	uint64_t block = unit / upb;
+	if (block & ((1ull << shift) - 1))
+		return UINT64_MAX;
+	return (block >> shift) * upb + unit % upb;
 }
 
 uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3],

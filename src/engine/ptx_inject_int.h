@@ -198,6 +198,9 @@ void ptx_inject_unit_lane0(struct strbuf *sb, struct site *st, const char *pred)
 /* dst = address of this unit's count (rec = 0) or first record (rec = 1) in map. */
 void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			  int rec, const char *dst);
+/* pred = this block keeps records in slot-major map (block sampling). */
+void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			     const char *pred);
 /* dst (u64) = units of map in this launch (the slot stride, in records, of
  * a slot-major map). */
 void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site *st, int map,

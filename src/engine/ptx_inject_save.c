@@ -43,6 +43,8 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		ss->slot0 = c / m->rec_size;
 		snprintf(ss->units, sizeof ss->units, "%%ntop_un");
 		ptx_inject_unit_count(in, sb, st, map, ss->units);
+		ptx_inject_unit_sampled(in, sb, st, map, "%ntop_ok");
+		ss->pred = 1;
 	} else if (c > (uint32_t)INT32_MAX - s) { /* keep [%ntop_sa+imm] a small immediate */
 		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_sa, %u;\n", c);
 		st->sa_map = -1;
@@ -71,6 +73,7 @@ static void save_head_dynamic(struct inj *in, struct strbuf *sb, int map, uint32
 		 * bytes past its record 0, which is cur * units (cur is whole records) */
 		snprintf(ss->units, sizeof ss->units, "%%ntop_un%d", map);
 		strbuf_printf(sb, "mad.lo.u64 %%ntop_sa, %%ntop_sa, %s, %%ntop_rec%d;\n", ss->units, map);
+		strbuf_printf(sb, "and.pred %%ntop_ok, %%ntop_ok, %%ntop_sp%d;\n", map);
 	} else {
 		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
 	}

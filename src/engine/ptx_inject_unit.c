@@ -84,11 +84,41 @@ static void emit_unit_in_block(struct strbuf *sb, struct site *st, int warp)
 			"mov.u32 %ntop_ut, %ntop_tl;\n");
 }
 
+/* %ntop_d2 = map i's buffer, untagged. A slot-major map's pointer carries
+ * the launch's block-sampling shift in its low 5 bits (engine.h); its
+ * shift is left in %ntop_w6. */
+static void emit_map_base(const struct imap *m, struct strbuf *sb, int map)
+{
+	strbuf_printf(sb, "ld.param.u64 %%ntop_d2, [ntop_map%d];\n", map);
+	if (m->slot_major)
+		strbuf_puts(sb,
+			"cvt.u32.u64 %ntop_w6, %ntop_d2;\n"
+			"and.b32 %ntop_w6, %ntop_w6, 31;\n"
+			"and.b64 %ntop_d2, %ntop_d2, -256;\n");
+	strbuf_puts(sb, "cvta.to.global.u64 %ntop_d2, %ntop_d2;\n");
+}
+
+/* Sampled blocks (slot-major maps, after emit_map_base): %ntop_d4 = this
+ * block's index among them (block_linear >> shift), %ntop_d5 = how many
+ * there are (ceil(blocks / 2^shift)). */
+static void emit_sampled_blocks(struct strbuf *sb)
+{
+	strbuf_puts(sb,
+		"mov.u64 %ntop_d5, 1;\n"
+		"shl.b64 %ntop_d5, %ntop_d5, %ntop_w6;\n"
+		"add.u64 %ntop_d5, %ntop_d5, -1;\n"
+		"add.u64 %ntop_d5, %ntop_nb, %ntop_d5;\n"
+		"shr.u64 %ntop_d5, %ntop_d5, %ntop_w6;\n"
+		"shr.u64 %ntop_d4, %ntop_bl, %ntop_w6;\n");
+}
+
 /* dst = address of this unit's count (rec = 0) or first record (rec = 1:
  * its record 0, either layout) in map i (layout in engine.h), computed where it is needed rather than
  * kept live from the entry. Only the unit in the block differs between the
  * threads of a block: the rest is uniform (ptxas keeps it in uniform
- * registers), and the per-thread part is one mad.wide.u32. */
+ * registers), and the per-thread part is one mad.wide.u32. Counts cover
+ * every unit; a slot-major map's records only the sampled blocks' units
+ * (an unsampled block's address is computed but never stored to). */
 void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			  int rec, const char *dst)
 {
@@ -98,8 +128,7 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 	emit_grid(sb, st);
 	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", u);
 	strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_bl, %ntop_d1;\n"); /* the block's first unit */
-	strbuf_printf(sb, "ld.param.u64 %%ntop_d2, [ntop_map%d];\n", map);
-	strbuf_puts(sb, "cvta.to.global.u64 %ntop_d2, %ntop_d2;\n");
+	emit_map_base(m, sb, map);
 	if (!rec) {
 		strbuf_puts(sb, "mad.lo.u64 %ntop_d0, %ntop_d0, 4, %ntop_d2;\n");
 		strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, 4, %%ntop_d0;\n", dst, u);
@@ -111,12 +140,18 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
 		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
 		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");  /* record area */
+	if (m->slot_major) {
+		emit_sampled_blocks(sb);
+		strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_d4, %ntop_d1;\n");
+	}
 	/* bytes from one unit's first record to the next unit's */
 	uint32_t stride = m->slot_major ? m->rec_size : m->cap_bytes;
 	strbuf_printf(sb, "mad.lo.u64 %%ntop_d0, %%ntop_d0, %u, %%ntop_d2;\n", stride);
 	strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, %u, %%ntop_d0;\n", dst, u, stride);
 }
 
+/* dst (u64) = units with records: the stride between a slot-major unit's
+ * records, in records. */
 void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			   const char *dst)
 {
@@ -124,5 +159,26 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 	emit_unit_in_block(sb, st, m->warp);
 	emit_grid(sb, st);
 	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", m->warp ? "w" : "t");
-	strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_nb, %%ntop_d1;\n", dst);
+	if (!m->slot_major) {
+		strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_nb, %%ntop_d1;\n", dst);
+		return;
+	}
+	emit_map_base(m, sb, map);
+	emit_sampled_blocks(sb);
+	strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_d5, %%ntop_d1;\n", dst);
+}
+
+/* pred = this block's records are kept in slot-major map i: block_linear
+ * is a multiple of 2^shift. */
+void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			     const char *pred)
+{
+	emit_grid(sb, st);
+	emit_map_base(&in->maps[map], sb, map);
+	strbuf_puts(sb,
+		"mov.u64 %ntop_d5, 1;\n"
+		"shl.b64 %ntop_d5, %ntop_d5, %ntop_w6;\n"
+		"add.u64 %ntop_d5, %ntop_d5, -1;\n"
+		"and.b64 %ntop_d5, %ntop_bl, %ntop_d5;\n");
+	strbuf_printf(sb, "setp.eq.u64 %s, %%ntop_d5, 0;\n", pred);
 }

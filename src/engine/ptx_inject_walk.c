@@ -86,7 +86,7 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 {
 	strbuf_puts(sb,
 		".reg .b32 %ntop_w<7>;\n"
-		".reg .b64 %ntop_d<4>;\n"
+		".reg .b64 %ntop_d<6>;\n"
 		".reg .b32 %ntop_tl, %ntop_end, %ntop_v<4>;\n"
 		".reg .b64 %ntop_sa, %ntop_sb, %ntop_un, %ntop_ca, %ntop_addr, %ntop_x<2>;\n"
 		".reg .b64 %ntop_bl, %ntop_nb;\n"
@@ -97,7 +97,7 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 			strbuf_printf(sb, ".reg .b64 %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i);
 	for (int i = 0; i < in->n_maps; i++)
 		if (in->maps[i].dynamic && in->maps[i].slot_major)
-			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n", i);
+			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n.reg .pred %%ntop_sp%d;\n", i, i);
 	if (in->decls.data)
 		strbuf_append(sb, in->decls.data, in->decls.len);
 	if (in->decls.failed)
@@ -140,6 +140,8 @@ static int emit_prologue(struct inj *in)
 		if (in->maps[i].slot_major) {
 			snprintf(rec, sizeof rec, "%%ntop_un%d", i);
 			ptx_inject_unit_count(in, &sb, &st, i, rec);
+			snprintf(rec, sizeof rec, "%%ntop_sp%d", i);
+			ptx_inject_unit_sampled(in, &sb, &st, i, rec);
 		}
 		strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st.cur[i]);
 	}

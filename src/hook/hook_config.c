@@ -27,6 +27,20 @@ static uint64_t config_u64(const char *name, uint64_t def)
 	return v;
 }
 
+/* "auto", "off" or a power of two N (1 in N blocks); anything else: auto
+ * (the CLI validates what users type). */
+static void config_sample(struct hook_config *c, const char *s)
+{
+	c->sample_off = s && strcmp(s, "off") == 0;
+	c->sample_min_shift = 0;
+	char *end;
+	unsigned long long n = s && *s ? strtoull(s, &end, 10) : 0;
+	if (n == 0 || *end || (n & (n - 1)))
+		return;
+	while ((1ull << c->sample_min_shift) < n)
+		c->sample_min_shift++;
+}
+
 static void config_kernels(const char *s)
 {
 	if (!s)
@@ -87,6 +101,7 @@ void hook_config_load(void)
 		c->probe_every = 1;
 	c->probe_limit = config_u64(NTOP_ENV_PROBE_LIMIT, 100);
 	c->map_budget = config_u64(NTOP_ENV_MAP_BUDGET, (uint64_t)1 << 30);
+	config_sample(c, getenv(NTOP_ENV_SAMPLE));
 	const char *as = getenv(NTOP_ENV_ASSEMBLER);
 	c->use_ptxas = as && strcmp(as, "ptxas") == 0;
 	const char *tm = getenv(NTOP_ENV_TIME_LAUNCHES);

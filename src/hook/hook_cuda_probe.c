@@ -517,20 +517,27 @@ static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *
 	return 0;
 }
 
+/* Buffer offsets and, for maps that grow with threads x cap, the block
+ * sampling: one launch may take half the budget, so the previous one can be
+ * copied back and written while it runs. */
 static int probe_plan(const struct hook_launch *l, const struct engine_result *res, struct hook_job *j,
 		      char **cause)
 {
 	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
-	uint64_t total = 0;
-	for (int i = 0; i < res->n_maps; i++) {
-		uint64_t b = engine_map_bytes(&res->maps[i].map, blocks, threads);
-		if (b == 0)
-			return cause_set(cause, "map %s size overflows", res->maps[i].map.name);
-		j->map_off[i] = total;
-		total += (b + 255) & ~(uint64_t)255;
-	}
-	j->bytes = total ? total : 256;
+	uint64_t limit = hook.cfg.map_budget / 2;
+	uint32_t k = 0;
+	if (engine_plan_sampled(res) && !hook.cfg.sample_off)
+		k = engine_plan_shift(res, blocks, threads, hook.cfg.sample_min_shift, limit);
+	j->sample_shift = k;
+	j->bytes = engine_plan_bytes(res, blocks, threads, k, j->map_off);
+	if (j->bytes == 0)
+		return cause_set(cause, "map size overflows");
+	if (j->bytes > limit)
+		return cause_set(cause, "maps need %llu bytes%s, more than half the map budget (%llu bytes%s)",
+				 (unsigned long long)j->bytes, k ? " even keeping one block" : "",
+				 (unsigned long long)hook.cfg.map_budget,
+				 hook.cfg.sample_off ? "; block sampling is off" : "");
 	return 0;
 }
 
@@ -540,8 +547,11 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 {
 	CUstream s = l->ostream;
 	CUdeviceptr maps[ENGINE_MAX_MAPS];
-	for (int i = 0; i < in->res->n_maps; i++)
+	for (int i = 0; i < in->res->n_maps; i++) {
 		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
+		if (engine_map_slot_major(&in->res->maps[i].map))
+			maps[i] |= j->sample_shift; /* engine.h: 256-aligned, shift in the low bits */
+	}
 	struct probe_args a;
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)

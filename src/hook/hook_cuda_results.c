@@ -113,16 +113,26 @@ void hook_results_release(struct hook_buf *dev, struct hook_buf *host, uint64_t 
 }
 
 static void results_fill_map(struct result_map *rm, const struct engine_map *em, const uint8_t *base,
-			     uint64_t blocks, uint32_t threads, uint64_t *written, uint64_t *dropped)
+			     const struct hook_job *j, uint64_t *written, uint64_t *dropped, uint64_t *unsampled)
 {
+	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
+	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
+	memset(rm, 0, sizeof *rm);
 	rm->map = em->map;
 	rm->units = engine_map_units(&em->map, blocks, threads);
 	rm->counts = (uint32_t *)(uintptr_t)base;
 	rm->records = (uint8_t *)(uintptr_t)(base + engine_map_records_offset(&em->map, blocks, threads));
 	rm->slot_major = engine_map_slot_major(&em->map); /* the buffer as the device wrote it */
+	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
+	rm->rec_units = engine_map_rec_units(&em->map, blocks, threads, rm->sample_shift);
+	rm->units_per_block = blocks ? rm->units / blocks : 1;
 	uint64_t cap_bytes = (uint64_t)em->map.cap * em->map.rec_size;
 	for (uint64_t u = 0; u < rm->units && em->map.rec_size; u++) {
 		uint64_t c = rm->counts[u];
+		if (!result_map_unit_kept(rm, u)) {
+			*unsampled += c / em->map.rec_size;
+			continue;
+		}
 		uint64_t w = (c < cap_bytes ? c : cap_bytes) / em->map.rec_size;
 		*written += w;
 		*dropped += c / em->map.rec_size - w;
@@ -142,16 +152,14 @@ static void results_probe_names(const struct engine_result *plan, char *buf, siz
 
 static void results_write(struct hook_job *j)
 {
-	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
-	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
 	float ms = 0;
 	if (cu.cuEventElapsedTime_v2 && cu.cuEventElapsedTime_v2(&ms, j->start, j->end) != CUDA_SUCCESS)
 		ms = 0;
 	struct result_map maps[ENGINE_MAX_MAPS];
-	uint64_t written = 0, dropped = 0;
+	uint64_t written = 0, dropped = 0, unsampled = 0;
 	for (int i = 0; i < j->plan->n_maps; i++)
 		results_fill_map(&maps[i], &j->plan->maps[i], (const uint8_t *)(uintptr_t)j->host->ptr + j->map_off[i],
-				 blocks, threads, &written, &dropped);
+				 j, &written, &dropped, &unsampled);
 	char probes[512];
 	results_probe_names(j->plan, probes, sizeof probes);
 	struct result r = {
@@ -183,6 +191,10 @@ static void results_write(struct hook_job *j)
 	event_add_int(&sb, "maps", j->plan->n_maps);
 	event_add_int(&sb, "records", (long long)written);
 	event_add_int(&sb, "dropped", (long long)dropped);
+	if (j->sample_shift) {
+		event_add_int(&sb, "sampled", 1ll << j->sample_shift);
+		event_add_int(&sb, "unsampled", (long long)unsampled);
+	}
 	event_add_int(&sb, "bytes", (long long)j->bytes);
 	event_add_int(&sb, "ns", (long long)r.duration_ns);
 	hook_event_emit(&sb);

@@ -17,6 +17,7 @@ struct hook_job {
 	struct hook_buf *dev, *host;
 	uint64_t bytes;                   /* map bytes reserved */
 	uint64_t map_off[ENGINE_MAX_MAPS];
+	uint32_t sample_shift;            /* block sampling of slot-major maps (engine.h) */
 	unsigned grid[3], block[3], smem;
 	struct hook_device device;
 };

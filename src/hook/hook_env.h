@@ -12,6 +12,11 @@
  *   NTOP_PROBE_EVERY  probe every Nth launch of a matching kernel (default 1)
  *   NTOP_PROBE_LIMIT  at most this many probed launches per kernel (default 100)
  *   NTOP_MAP_BUDGET   device bytes for map buffers in flight (default 1 GiB)
+ *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
+ *                     (dmat): "auto" (default: only when a launch's maps
+ *                     would take more than half the budget), "off" (decline
+ *                     such launches), or N, a power of two: keep the records
+ *                     of 1 block in N (more blocks skipped if still too big)
  *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)
  *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
@@ -30,6 +35,7 @@
 #define NTOP_ENV_PROBE_EVERY "NTOP_PROBE_EVERY"
 #define NTOP_ENV_PROBE_LIMIT "NTOP_PROBE_LIMIT"
 #define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
+#define NTOP_ENV_SAMPLE "NTOP_SAMPLE"
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"

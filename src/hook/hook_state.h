@@ -25,6 +25,8 @@ struct hook_config {
 	int n_kernels;
 	uint64_t probe_every, probe_limit;
 	uint64_t map_budget;       /* bytes */
+	int sample_off;            /* NTOP_SAMPLE=off: decline rather than sample */
+	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
 	int use_ptxas;
 	enum hook_time_mode time_mode;
 	int keep_ptx;

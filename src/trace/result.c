@@ -38,6 +38,8 @@
 #define RESULT_DESC_FIXED 56u      /* descriptor bytes before the map name */
 #define RESULT_MAX_MAPS 64u
 #define RESULT_MAP_SLOT_MAJOR 1u   /* descriptor flags: records slot-major */
+#define RESULT_MAP_SHIFT_AT 8u     /* flags bits 8-12: block-sampling shift */
+#define RESULT_MAP_SHIFT_MASK (31u << RESULT_MAP_SHIFT_AT)
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
 /* zstd cannot expand one byte into more than ~32K (an RLE block is 4 bytes
  * for 128 KiB); a frame promising more is corrupt, and refusing it before
@@ -94,15 +96,38 @@ static int flush_sb(int fd, struct strbuf *sb, uint64_t *off, char **cause)
 	return 0;
 }
 
-/* Bytes of records a map holds; 0 with *bad set on overflow. */
-static uint64_t map_records_bytes(const struct result_map *m, int *bad)
+/* Units per block of a map (engine.h): threads, or warps of a thread block. */
+static uint64_t map_units_per_block(const struct result *r, const struct result_map *m)
 {
-	uint64_t per = (uint64_t)m->map.cap * m->map.rec_size;
-	if (per && m->units > UINT64_MAX / per) {
+	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
+	return m->map.level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
+}
+
+/* Units with records: all of them, or those of the sampled blocks; 0 with
+ * *bad set when a sampled map's units are not whole blocks. */
+static uint64_t map_rec_units(const struct result *r, const struct result_map *m, int *bad)
+{
+	if (!m->sample_shift)
+		return m->units;
+	uint64_t upb = map_units_per_block(r, m);
+	if (m->sample_shift > 31 || upb == 0 || m->units % upb) {
 		*bad = 1;
 		return 0;
 	}
-	return per * m->units;
+	uint64_t blocks = m->units / upb, s = m->sample_shift;
+	return ((blocks >> s) + ((blocks & ((1ull << s) - 1)) != 0)) * upb;
+}
+
+/* Bytes of records a map holds; 0 with *bad set on overflow. */
+static uint64_t map_records_bytes(const struct result *r, const struct result_map *m, int *bad)
+{
+	uint64_t per = (uint64_t)m->map.cap * m->map.rec_size;
+	uint64_t units = map_rec_units(r, m, bad);
+	if (per && units > UINT64_MAX / per) {
+		*bad = 1;
+		return 0;
+	}
+	return per * units;
 }
 
 static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec_bytes)
@@ -113,7 +138,7 @@ static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec
 	put_u32(sb, m->map.cap);
 	put_u32(sb, m->map.rec_size);
 	put_u32(sb, (uint32_t)m->map.n_fields);
-	put_u32(sb, m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0);
+	put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | m->sample_shift << RESULT_MAP_SHIFT_AT);
 	put_u64(sb, m->units);
 	put_u64(sb, m->units * 4);
 	put_u64(sb, rec_bytes);
@@ -167,7 +192,7 @@ static int result_check_for_write(const struct result *r, char **cause)
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
 		int bad = 0;
-		uint64_t rb = map_records_bytes(m, &bad);
+		uint64_t rb = map_records_bytes(r, m, &bad);
 		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 ||
 		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS)
 			return cause_set(cause, "map %d (%s): bad sizes", i, m->map.name);
@@ -179,10 +204,14 @@ static int result_check_for_write(const struct result *r, char **cause)
 
 static uint32_t result_file_version(const struct result *r)
 {
-	for (int i = 0; i < r->n_maps; i++)
+	uint32_t v = 1;
+	for (int i = 0; i < r->n_maps; i++) {
+		if (r->maps[i].sample_shift)
+			return 3;
 		if (r->maps[i].slot_major)
-			return RESULT_VERSION;
-	return 1;
+			v = 2;
+	}
+	return v;
 }
 
 static void put_header(struct strbuf *sb, const struct result *r)
@@ -229,7 +258,7 @@ static int result_write_body(int fd, const struct result *r, char **cause)
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
 		int bad = 0;
-		uint64_t rb = map_records_bytes(m, &bad);
+		uint64_t rb = map_records_bytes(r, m, &bad);
 		put_desc(&sb, m, rb);
 		uint64_t frame_off = off + 48, frame_bytes = 0;
 		if (flush_sb(fd, &sb, &off, cause) < 0 ||
@@ -444,7 +473,7 @@ struct rd_desc {
 	uint64_t counts_bytes, records_bytes, frame_bytes;
 };
 
-static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
+static int rd_descriptor(struct rd *r, const struct result *res, struct result_map *m, struct rd_desc *d)
 {
 	uint64_t start = r->off;
 	uint32_t desc_bytes = 0, level = 0, n_fields = 0, flags = 0;
@@ -465,9 +494,10 @@ static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
 		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",
 				 (unsigned long long)start, m->map.rec_size, n_fields);
 	/* an unknown bit may be a layout this reader would draw as garbage */
-	if (flags & ~RESULT_MAP_SLOT_MAJOR)
+	if (flags & ~(RESULT_MAP_SLOT_MAJOR | RESULT_MAP_SHIFT_MASK))
 		return cause_set(r->cause, "byte %llu: map flags 0x%x unknown", (unsigned long long)start, flags);
 	m->slot_major = (flags & RESULT_MAP_SLOT_MAJOR) != 0;
+	m->sample_shift = (flags & RESULT_MAP_SHIFT_MASK) >> RESULT_MAP_SHIFT_AT;
 	m->map.level = (enum probe_level)level;
 	m->map.n_fields = (int)n_fields;
 	if (rd_name(r, m->map.name, sizeof m->map.name, "map name") < 0 || rd_fields(r, &m->map) < 0)
@@ -476,7 +506,9 @@ static int rd_descriptor(struct rd *r, struct result_map *m, struct rd_desc *d)
 		return cause_set(r->cause, "map %s: descriptor size %u out of range", m->map.name, desc_bytes);
 	r->off = start + desc_bytes;
 	int bad = 0;
-	uint64_t want = map_records_bytes(m, &bad);
+	uint64_t want = map_records_bytes(res, m, &bad);
+	m->units_per_block = map_units_per_block(res, m);
+	m->rec_units = map_rec_units(res, m, &bad);
 	if (bad || m->units > UINT64_MAX / 4 || d->counts_bytes != m->units * 4 || d->records_bytes != want)
 		return cause_set(r->cause, "map %s: sizes disagree (units %llu, counts %llu, records %llu)",
 				 m->map.name, (unsigned long long)m->units,
@@ -541,14 +573,19 @@ static int rd_frame(struct rd *r, struct result_map *m, const struct rd_desc *d)
 
 static void result_derive_counts(struct result_map *m)
 {
-	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0;
+	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
 	for (uint64_t u = 0; u < m->units; u++) {
 		uint64_t c = m->counts[u];
+		if (!result_map_unit_kept(m, u)) {
+			unsampled += c / m->map.rec_size;
+			continue;
+		}
 		attempted += c / m->map.rec_size;
 		written += (c < cap_bytes ? c : cap_bytes) / m->map.rec_size;
 	}
 	m->records_written = written;
 	m->records_dropped = attempted - written;
+	m->records_unsampled = unsampled;
 }
 
 static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, char **cause)
@@ -564,7 +601,7 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 		struct result_map *m = &res->maps[i];
 		struct rd_desc d = {0, 0, 0};
 		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
-		if (rd_descriptor(&r, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
+		if (rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
 			return -1;
 		result_derive_counts(m);
 	}

@@ -14,10 +14,11 @@
 #include "engine/probe.h"
 
 #define RESULT_MAGIC "NTOPRES"
-/* Version 2 files may hold slot-major maps; a file whose maps are all
- * unit-major is written as version 1, so older readers still take it and
- * refuse (rather than misread) the others. */
-#define RESULT_VERSION 2
+/* Version 2 files may hold slot-major maps, version 3 block-sampled ones;
+ * a file is written with the lowest version that describes it, so older
+ * readers still take what they can read and refuse (rather than misread)
+ * the others. */
+#define RESULT_VERSION 3
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
@@ -26,8 +27,16 @@ struct result_map {
 	uint8_t *records;      /* [units * cap * rec_size]: read through result_map_record */
 	int slot_major;        /* record k of unit u at (k * units + u) * rec_size, else at
 				  (u * cap + k) * rec_size (engine.h; descriptor flag bit 0) */
-	uint64_t records_written; /* derived when read: sum(min(count, cap*rec)/rec) */
-	uint64_t records_dropped; /* derived when read: attempted - written */
+	/* Block sampling (engine.h): records were kept for 1 block in
+	 * 2^sample_shift only (block_linear a multiple of it); counts cover all
+	 * units. rec_units = units with records (the slot-major stride) and
+	 * units_per_block are only read when sample_shift > 0. */
+	uint32_t sample_shift;
+	uint64_t rec_units;
+	uint64_t units_per_block;
+	uint64_t records_written; /* derived when read: sum(min(count, cap*rec)/rec) over kept units */
+	uint64_t records_dropped; /* derived when read: past the cap in kept units */
+	uint64_t records_unsampled; /* derived when read: all attempted by units of blocks not kept */
 };
 
 struct result {
@@ -55,12 +64,27 @@ int result_read(const char *path, struct result **out, char **cause);
 int result_read_mem(const void *buf, size_t len, struct result **out, char **cause);
 void result_free(struct result *r);
 
-/* Unit `unit`'s record `slot` (< cap) in either layout. Only the first
+/* Unit `unit`'s record `slot` (< cap) in either layout, NULL when the
+ * unit's block was not sampled. Only the first
  * min(counts[unit], cap * rec_size) / rec_size records hold data. */
 static inline const uint8_t *result_map_record(const struct result_map *m, uint64_t unit, uint32_t slot)
 {
-	uint64_t i = m->slot_major ? (uint64_t)slot * m->units + unit : unit * m->map.cap + slot;
+	uint64_t stride = m->units;
+	if (m->sample_shift) {
+		uint64_t block = unit / m->units_per_block;
+		if (block & ((1ull << m->sample_shift) - 1))
+			return NULL;
+		unit = (block >> m->sample_shift) * m->units_per_block + unit % m->units_per_block;
+		stride = m->rec_units;
+	}
+	uint64_t i = m->slot_major ? (uint64_t)slot * stride + unit : unit * m->map.cap + slot;
 	return m->records + i * m->map.rec_size;
+}
+
+/* Does unit `unit` have records (its block sampled)? */
+static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit)
+{
+	return !m->sample_shift || !((unit / m->units_per_block) & ((1ull << m->sample_shift) - 1));
 }
 
 #endif

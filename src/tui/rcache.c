@@ -63,8 +63,11 @@ static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct
 	s->has_dmat = dm >= 0;
 	if (map < 0 && dm >= 0) {
 		const struct result_map *mp = &r->maps[dm];
-		snprintf(s->line, sizeof s->line, "dmat: %llu memory accesses recorded, %llu dropped",
-			 (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);
+		int n = snprintf(s->line, sizeof s->line, "dmat: %llu memory accesses recorded, %llu dropped",
+				 (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);
+		if (mp->sample_shift && n > 0 && (size_t)n < sizeof s->line)
+			snprintf(s->line + n, sizeof s->line - (size_t)n, ", 1 block in %llu sampled (%llu not kept)",
+				 1ull << mp->sample_shift, (unsigned long long)mp->records_unsampled);
 	} else if (map < 0) {
 		rcache_maps(r, s->line, sizeof s->line);
 	} else {

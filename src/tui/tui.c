@@ -156,9 +156,14 @@ static void tui_log_event(struct tui *t, const struct event *ev)
 		rcache_rescan(&t->rc);
 		if (!t->o.app)
 			return; /* a recorded trace: the launches view lists them */
-		snprintf(buf, sizeof buf, "result for %s launch %lld: %llu records, %llu dropped", tui_kname_by_id(t, ev),
-			 event_get_int(ev, "seq", -1), (unsigned long long)event_get_u64(ev, "records", 0),
-			 (unsigned long long)event_get_u64(ev, "dropped", 0));
+		int n = snprintf(buf, sizeof buf, "result for %s launch %lld: %llu records, %llu dropped",
+				 tui_kname_by_id(t, ev), event_get_int(ev, "seq", -1),
+				 (unsigned long long)event_get_u64(ev, "records", 0),
+				 (unsigned long long)event_get_u64(ev, "dropped", 0));
+		if (event_get(ev, "sampled") && n > 0 && (size_t)n < sizeof buf)
+			snprintf(buf + n, sizeof buf - (size_t)n, ", 1 block in %llu sampled (%llu records not kept)",
+				 (unsigned long long)event_get_u64(ev, "sampled", 1),
+				 (unsigned long long)event_get_u64(ev, "unsampled", 0));
 	} else if (!strcmp(ty, "hello")) {
 		snprintf(buf, sizeof buf, "pid %lld started (%s, parent %lld)", pid,
 			 event_get(ev, "exe") ? event_get(ev, "exe") : "?", event_get_int(ev, "ppid", 0));

@@ -124,9 +124,12 @@ static uint32_t dm_u32(const uint8_t *p)
 	return v;
 }
 
-/* Valid records of unit u: only whole records inside its count, never past cap. */
+/* Valid records of unit u: only whole records inside its count, never past
+ * cap, none when block sampling skipped its block. */
 static uint64_t dm_valid(const struct result_map *mp, uint64_t u)
 {
+	if (!result_map_unit_kept(mp, u))
+		return 0;
 	uint64_t n = mp->counts[u] / mp->map.rec_size;
 	return n < mp->map.cap ? n : mp->map.cap;
 }
@@ -496,6 +499,8 @@ int dmat_create(const struct result *r, int map_index, const struct dmat_opts *o
 	m->gap_keep = o->gap_keep ? o->gap_keep : DMAT_GAP_KEEP_DEFAULT;
 	m->kinds = o->kinds ? o->kinds : UINT32_MAX;
 	m->dropped = r->maps[map_index].records_dropped;
+	m->unsampled = r->maps[map_index].records_unsampled;
+	m->sample_shift = r->maps[map_index].sample_shift;
 	if (dm_copy_allocs(m, o, cause) < 0 || dm_layout(m, o, cause) < 0 || dm_pass1(m, cause) < 0) {
 		dmat_free(m);
 		return -1;
@@ -839,7 +844,7 @@ static void dm_kind_share(const struct dmat *m, char *buf, size_t len)
 
 void dmat_header(const struct dmat *m, char *buf, size_t len)
 {
-	char acc[32], bytes[32], kinds[96], drop[96] = "";
+	char acc[32], bytes[32], kinds[96], drop[96] = "", smp[96] = "";
 	timeline_fmt_num((double)m->accesses, acc, sizeof acc);
 	dmat_fmt_bytes(m->bytes, bytes, sizeof bytes);
 	dm_kind_share(m, kinds, sizeof kinds);
@@ -848,11 +853,16 @@ void dmat_header(const struct dmat *m, char *buf, size_t len)
 		timeline_fmt_num((double)m->dropped, d, sizeof d);
 		snprintf(drop, sizeof drop, "  %s dropped past cap %u", d, m->r->maps[m->map_index].map.cap);
 	}
+	if (m->sample_shift) {
+		char d[32];
+		timeline_fmt_num((double)m->unsampled, d, sizeof d);
+		snprintf(smp, sizeof smp, "  1 block in %llu sampled (%s not kept)", 1ull << m->sample_shift, d);
+	}
 	char pages[32], ps[32];
 	timeline_fmt_num((double)m->n_rows, pages, sizeof pages);
 	dmat_fmt_bytes(m->page_size, ps, sizeof ps);
-	snprintf(buf, len, "%s accesses  %s  %s  %s pages of %s in %u range%s%s", acc, m->bytes ? bytes : "size n/a",
-		 kinds[0] ? kinds : "-", pages, ps, m->n_runs, m->n_runs == 1 ? "" : "s", drop);
+	snprintf(buf, len, "%s accesses  %s  %s  %s pages of %s in %u range%s%s%s", acc, m->bytes ? bytes : "size n/a",
+		 kinds[0] ? kinds : "-", pages, ps, m->n_runs, m->n_runs == 1 ? "" : "s", drop, smp);
 }
 
 void dmat_cell_text(const struct dmat *m, const struct dmat_cell *c, char *buf, size_t len)

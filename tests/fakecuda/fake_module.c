@@ -382,8 +382,12 @@ static uint64_t fake_param_value(const struct fake_func *fn, int i, void **param
 	return v;
 }
 
-static void fake_fill_map(uint8_t *base, const unsigned grid[3], const unsigned block[3])
+/* base: the map pointer as the hook passed it; a thread map's low bits
+ * carry the block-sampling shift (engine.h): records only for kept blocks. */
+static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3])
 {
+	uint8_t *base = (uint8_t *)(uintptr_t)(ptr & ~(uint64_t)255);
+	unsigned shift = (unsigned)(ptr & 31);
 	const char *spec = getenv("FAKECUDA_MAP");
 	int warp = !spec || strncmp(spec, "thread", 6) != 0;
 	const char *colon = spec ? strchr(spec, ':') : NULL;
@@ -400,7 +404,9 @@ static void fake_fill_map(uint8_t *base, const unsigned grid[3], const unsigned 
 		uint32_t count = rec, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;
 		uint64_t start = 1000 + (b / FAKE_SMS) * 5000 + (u % upb) * 10;
 		memcpy(base + u * 4, &count, 4);
-		uint8_t *r = records + u * rec;
+		if (b & ((1ull << shift) - 1))
+			continue; /* counted, not kept */
+		uint8_t *r = records + ((b >> shift) * upb + u % upb) * rec;
 		uint64_t gstart = 1700000000000000000ull + start; /* ns, like %globaltimer */
 		if (rec >= 24) {
 			memcpy(r, &start, 8);
@@ -431,7 +437,7 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		uint64_t p = fake_param_value(fn, i, params, extra);
 		if (!p)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
-		fake_fill_map((uint8_t *)(uintptr_t)p, grid, block);
+		fake_fill_map(p, grid, block);
 	}
 	return CUDA_SUCCESS;
 }

@@ -1,5 +1,6 @@
 /* Prints a summary of one result file for the regress scripts:
- *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N probes=A,B
+ *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
+ *   [sampled=N unsampled=N] probes=A,B (last: the rest of the line)
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none). Exit 1 when the file cannot be read. */
 #include <stdio.h>
@@ -21,28 +22,38 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	long long smid_max = -1;
-	uint64_t units = 0, written = 0, dropped = 0;
+	uint64_t units = 0, written = 0, dropped = 0, unsampled = 0;
+	unsigned shift = 0;
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
 		units += m->units;
 		written += m->records_written;
 		dropped += m->records_dropped;
+		unsampled += m->records_unsampled;
+		if (m->sample_shift > shift)
+			shift = m->sample_shift;
 		for (int f = 0; i == 0 && f < m->map.n_fields; f++) {
 			if (strcmp(m->map.fields[f].name, "smid") != 0 || m->map.fields[f].type != PROBE_U32)
 				continue;
 			for (uint64_t u = 0; u < m->units; u++)
 				for (uint32_t k = 0; k < m->map.cap; k++) {
 					uint32_t v;
-					memcpy(&v, result_map_record(m, u, k) + m->map.fields[f].offset, 4);
+					const uint8_t *rec = result_map_record(m, u, k);
+					if (!rec)
+						break; /* block not sampled */
+					memcpy(&v, rec + m->map.fields[f].offset, 4);
 					if (m->counts[u] > 0 && (long long)v > smid_max)
 						smid_max = v;
 				}
 		}
 	}
-	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u probes=%s\n",
+	printf("kernel=%s kid=%u seq=%llu maps=%d units=%llu records=%llu dropped=%llu smid_max=%lld sms=%u blocks=%llu",
 	       r->kernel, r->kernel_id, (unsigned long long)r->seq, r->n_maps, (unsigned long long)units,
 	       (unsigned long long)written, (unsigned long long)dropped, smid_max, r->device_sms,
-	       r->probes ? r->probes : "");
+	       (unsigned long long)r->grid[0] * r->grid[1] * r->grid[2]);
+	if (shift)
+		printf(" sampled=%llu unsampled=%llu", 1ull << shift, (unsigned long long)unsampled);
+	printf(" probes=%s\n", r->probes ? r->probes : "");
 	result_free(r);
 	return 0;
 }

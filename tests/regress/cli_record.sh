@@ -41,7 +41,8 @@ grep -q '^warn .*msg=from%20a%20child' "$T/tr2/events.log" || bad "late child li
 grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning' "$T/err" || bad "summary: $(cat "$T/err")"
 
 # the environment: probes copied and absolute, kernels joined by newlines
-"$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 -o "$T/tr3" -- \
+NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 \
+	--map-budget 512M --sample-blocks 8 -o "$T/tr3" -- \
 	bash -c 'env > "$0/env.txt"; printf "%s" "$NTOP_KERNELS" > "$0/kernels.txt"' "$T" 2>/dev/null
 [ $? = 0 ] || bad "tr3 rc"
 grep -q "^NTOP_PROBES=$T/tr3/probes/block_sched.toml$" "$T/env.txt" || bad "NTOP_PROBES: $(grep NTOP_PROBES "$T/env.txt")"
@@ -49,6 +50,14 @@ grep -q "^NTOP_PROBES=$T/tr3/probes/block_sched.toml$" "$T/env.txt" || bad "NTOP
 [ "$(cat "$T/kernels.txt")" = "$(printf 'vecadd\nsgemm*')" ] || bad "NTOP_KERNELS: $(cat "$T/kernels.txt")"
 grep -q "^NTOP_PROBE_EVERY=3$" "$T/env.txt" || bad "every"
 grep -q "^NTOP_PROBE_LIMIT=7$" "$T/env.txt" || bad "limit"
+# options replace what ntop inherited, once
+[ "$(grep -c '^NTOP_MAP_BUDGET=' "$T/env.txt")" = 1 ] && grep -q "^NTOP_MAP_BUDGET=536870912$" "$T/env.txt" ||
+	bad "map budget: $(grep NTOP_MAP_BUDGET "$T/env.txt")"
+[ "$(grep -c '^NTOP_SAMPLE=' "$T/env.txt")" = 1 ] && grep -q "^NTOP_SAMPLE=8$" "$T/env.txt" ||
+	bad "sample: $(grep NTOP_SAMPLE "$T/env.txt")"
+# without the options, the inherited values pass on
+NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -o "$T/tr3b" -- bash -c 'env > "$0/env2.txt"' "$T" 2>/dev/null
+grep -q "^NTOP_SAMPLE=off$" "$T/env2.txt" && grep -q "^NTOP_MAP_BUDGET=5$" "$T/env2.txt" || bad "inherited budget/sample"
 grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
 grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
 grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"
@@ -77,6 +86,12 @@ grep -q 'hook library not found' "$T/err" || bad "missing hook message: $(cat "$
 [ $? = 2 ] || bad "unknown option should exit 2"
 "$NTOP" record --every 0 -- touch "$T/ran5" 2>/dev/null
 [ $? = 2 ] || bad "--every 0 should exit 2"
+for bad_opt in "--sample-blocks 3" "--sample-blocks 0" "--sample-blocks x" "--map-budget 0" "--map-budget 1X" "--map-budget 99999999999T"; do
+	# shellcheck disable=SC2086
+	"$NTOP" record $bad_opt -- touch "$T/ran5" 2>"$T/err"
+	[ $? = 2 ] || bad "$bad_opt should exit 2"
+	grep -q -- "${bad_opt%% *} [tn]" "$T/err" || bad "$bad_opt message: $(cat "$T/err")"
+done
 "$NTOP" record 2>/dev/null
 [ $? = 2 ] || bad "no program should exit 2"
 for i in 1 2 3 4 5; do [ -e "$T/ran$i" ] && bad "program ran despite refusal $i"; done

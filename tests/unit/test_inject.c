@@ -667,17 +667,47 @@ static void test_map_plan(void)
 	CHECK_EQ_INT(engine_map_units(&t, 3, 42), 126);
 	CHECK_EQ_INT(engine_map_records_offset(&w, 1, 33), 16);   /* 2 counts = 8 -> 16 */
 	CHECK_EQ_INT(engine_map_records_offset(&t, 3, 42), 512);  /* 504 -> 512 */
-	CHECK_EQ_INT(engine_map_bytes(&w, 1, 33), 16 + 2 * 16);
-	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42), 512 + 126 * 32);
+	CHECK_EQ_INT(engine_map_bytes(&w, 1, 33, 0), 16 + 2 * 16);
+	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42, 0), 512 + 126 * 32);
 	/* 3-D grid 4x5x6 of 7x3x2 blocks */
 	CHECK_EQ_INT(engine_map_units(&w, 120, 42), 240);
-	CHECK_EQ_INT(engine_map_bytes(&w, 120, 42), 960 + 240 * 16);
+	CHECK_EQ_INT(engine_map_bytes(&w, 120, 42, 0), 960 + 240 * 16);
 	/* overflow */
 	CHECK_EQ_INT(engine_map_units(&t, UINT64_MAX / 2, 1024), 0);
-	CHECK_EQ_INT(engine_map_bytes(&t, UINT64_MAX / 2, 1024), 0);
-	CHECK_EQ_INT(engine_map_bytes(&t, (UINT64_MAX / 1024) / 32, 1024), 0);
+	CHECK_EQ_INT(engine_map_bytes(&t, UINT64_MAX / 2, 1024, 0), 0);
+	CHECK_EQ_INT(engine_map_bytes(&t, (UINT64_MAX / 1024) / 32, 1024, 0), 0);
 	struct probe_map big = { .level = PROBE_LEVEL_THREAD, .cap = 1u << 20, .rec_size = 4096 };
-	CHECK_EQ_INT(engine_map_bytes(&big, 1ull << 31, 1024), 0);
+	CHECK_EQ_INT(engine_map_bytes(&big, 1ull << 31, 1024, 0), 0);
+	/* block sampling: only slot-major maps; 3 blocks, 1 in 2 kept = 2 blocks
+	 * (0 and 2), counts still for all 126 units */
+	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42, 1), 512 + 84 * 32);
+	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42, 2), 512 + 42 * 32);
+	CHECK_EQ_INT(engine_map_bytes(&w, 1, 33, 3), 16 + 2 * 16);
+	CHECK_EQ_INT(engine_map_rec_units(&t, 5, 42, 2), 84);
+	CHECK_EQ_INT(engine_map_kept_unit(&t, 42, 1, 42 * 2 + 5), 42 + 5);
+	CHECK(engine_map_kept_unit(&t, 42, 1, 42 + 5) == UINT64_MAX);
+	CHECK_EQ_INT(engine_map_kept_unit(&w, 42, 1, 3), 3);
+	/* the smallest shift that fits: 1M threads x 4 x 8 bytes = 32 MiB, plus
+	 * a warp map that sampling does not shrink */
+	struct engine_result plan;
+	memset(&plan, 0, sizeof plan);
+	plan.n_maps = 2;
+	plan.maps[0].map = t;
+	plan.maps[1].map = w;
+	uint64_t off[ENGINE_MAX_MAPS];
+	uint64_t full = engine_plan_bytes(&plan, 4096, 256, 0, off);
+	CHECK_EQ_INT(off[0], 0);
+	CHECK_EQ_INT(off[1], engine_map_bytes(&t, 4096, 256, 0)); /* a multiple of 256 already */
+	CHECK_EQ_INT(full, off[1] + engine_map_bytes(&w, 4096, 256, 0));
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 0, full), 0);
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 0, full - 1), 1);
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 2, full), 2); /* asked for 1 in 4 */
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 0, full / 4 + 5 * 1048576), 2);
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 0, 1), 12); /* nothing fits: one block */
+	CHECK(engine_plan_bytes(&plan, 4096, 256, 12, NULL) > 1);
+	plan.n_maps = 1;
+	plan.maps[0].map = w;
+	CHECK_EQ_INT(engine_plan_shift(&plan, 4096, 256, 3, 1), 0); /* warp maps are never sampled */
 }
 
 /* Enumerates every thread of a launch and applies the prologue's formulas:
@@ -715,7 +745,7 @@ static void emulate_launch(const struct probe_map *m, const uint32_t grid[3], co
 	/* the record area of the last unit ends exactly at the buffer end */
 	uint64_t end = engine_map_records_offset(m, blocks, threads) +
 		       units * (uint64_t)m->cap * m->rec_size;
-	CHECK_EQ_INT(end, engine_map_bytes(m, blocks, threads));
+	CHECK_EQ_INT(end, engine_map_bytes(m, blocks, threads, 0));
 	free(hits);
 }
 

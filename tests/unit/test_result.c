@@ -192,6 +192,68 @@ static int layout_ok(const struct result *g)
 	return 1;
 }
 
+/* Block sampling: 5 blocks of 2 threads, cap 2, 1 block in 2 kept (blocks
+ * 0, 2, 4): records for 6 units only, counts for all 10; the file is
+ * version 3, reads back with NULL for the other blocks' units and the
+ * arithmetic derived. */
+static void test_sampled_layout(void)
+{
+	struct result *r = make_layout(1);
+	r->block[0] = 2;
+	r->block[1] = r->block[2] = 1;
+	r->grid[0] = 5;
+	r->grid[1] = r->grid[2] = 1;
+	struct result_map *m = &r->maps[0];
+	m->units = 10;
+	m->map.cap = 2;
+	m->sample_shift = 1;
+	free(m->counts);
+	free(m->records);
+	m->counts = calloc(10, 4);
+	m->records = calloc(6 * 2, 4);
+	for (uint32_t u = 0; u < 10; u++) {
+		m->counts[u] = 4 * (u % 4); /* 0..3 records tried: 3 drops one past cap 2 */
+		uint32_t b = u / 2;
+		if (b % 2)
+			continue;
+		for (uint32_t k = 0; k < 2; k++) /* slot-major over the 6 kept units, by hand */
+			memset(m->records + (k * 6 + (b / 2) * 2 + u % 2) * 4, (int)(u * 16 + k), 4);
+	}
+	char *cause = NULL;
+	struct result *g = NULL;
+	CHECKF(result_write(dir, "smp.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("smp.ntr");
+	CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+	const struct result_map *gm = g ? &g->maps[0] : NULL;
+	CHECK(gm && gm->sample_shift == 1 && gm->rec_units == 6 && gm->units_per_block == 2);
+	int ok = gm != NULL;
+	for (uint32_t u = 0; gm && u < 10; u++)
+		for (uint32_t k = 0; k < 2; k++) {
+			const uint8_t *x = result_map_record(gm, u, k);
+			ok &= (u / 2) % 2 ? x == NULL : x && x[0] == u * 16 + k;
+		}
+	CHECK(ok);
+	/* kept units 0,1,4,5,8,9 tried 0,1,0,1,0,1 records; the others 2,3,2,3 */
+	CHECK(gm && gm->records_written == 3 && gm->records_dropped == 0 && gm->records_unsampled == 10);
+	size_t n;
+	uint8_t *b = load("smp.ntr", &n);
+	CHECK(b && b[8] == 3);
+	size_t flags = 104 + 4 + 1 + 4 + 1 + 20;
+	if (b && n > flags + 4) {
+		CHECK(b[flags] == 1 && b[flags + 1] == 1); /* slot-major, shift 1 in bits 8-12 */
+		b[flags + 1] = 2; /* shift 2: 2 blocks kept, the records size disagrees */
+		result_free(g);
+		g = NULL;
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && strstr(cause, "sizes disagree"));
+	}
+	free(b);
+	result_free(g);
+	unlink(p);
+	free(p);
+	result_free(r);
+	free(cause);
+}
+
 /* Both layouts round-trip with their flag; a file whose flag word is 0
  * (every file written before the flag existed) reads as unit-major; an
  * unknown flag bit is refused, not guessed at. */
@@ -354,9 +416,9 @@ static void test_magic_version(void)
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "magic"));
 	b[0] = 'N';
-	b[8] = 3;
+	b[8] = 4;
 	write_bytes(p, b, n);
-	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 3"));
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 4"));
 	b[8] = 0;
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 0"));
@@ -498,6 +560,7 @@ int main(void)
 		return 1;
 	test_round_trip();
 	test_layouts();
+	test_sampled_layout();
 	test_empty_and_errors();
 	test_truncation();
 	test_corruption();
