@@ -121,6 +121,7 @@ struct hook_state {
 	int n_probes;
 	char *probes_cause;        /* why the probes could not be loaded */
 	uint64_t seq;              /* launch sequence (atomic) */
+	uint64_t allocs;           /* device allocations seen (atomic): their order number */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
 	int atexit_done;
 };

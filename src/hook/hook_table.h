@@ -6,7 +6,9 @@
  *
  * Only names whose ABI matches the listed prototype are hooked: the legacy
  * cuLinkCreate/cuLinkAddData/cuLinkAddFile have the _v2 signatures; legacy
- * cuGraphAddKernelNode takes the v1 params struct (same leading fields). */
+ * cuGraphAddKernelNode takes the v1 params struct (same leading fields).
+ * The legacy 32-bit cuMemAlloc/cuMemFree/cuMemAllocPitch are forwarded
+ * untouched (nothing built since CUDA 3.2 calls them). */
 #ifndef NTOP_HOOK_TABLE_H
 #define NTOP_HOOK_TABLE_H
 #include <cuda.h>
@@ -50,7 +52,17 @@ CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraph
 	X(cuGraphAddKernelNode, hook_proto_graph_add_v1, 1) \
 	X(cuGraphAddKernelNode_v2, cuGraphAddKernelNode_v2, 1) \
 	X(cuGraphLaunch, cuGraphLaunch, 1) \
-	X(cuGraphLaunch_ptsz, cuGraphLaunch, 1)
+	X(cuGraphLaunch_ptsz, cuGraphLaunch, 1) \
+	X(cuMemAlloc_v2, cuMemAlloc_v2, 0) \
+	X(cuMemAllocPitch_v2, cuMemAllocPitch_v2, 0) \
+	X(cuMemAllocManaged, cuMemAllocManaged, 0) \
+	X(cuMemAllocAsync, cuMemAllocAsync, 0) \
+	X(cuMemAllocAsync_ptsz, cuMemAllocAsync, 0) \
+	X(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 0) \
+	X(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync, 0) \
+	X(cuMemFree_v2, cuMemFree_v2, 0) \
+	X(cuMemFreeAsync, cuMemFreeAsync, 0) \
+	X(cuMemFreeAsync_ptsz, cuMemFreeAsync, 0)
 
 enum hook_row_id {
 #define HOOK_ROW_ENUM(name, proto, launch) HOOK_ROW_##name,

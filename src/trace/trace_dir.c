@@ -361,6 +361,7 @@ static int td_on_launch(struct trace_dir *td, const struct event *ev, struct td_
 			r->config = c;
 			r->has_config = has;
 			r->occ = occ > 0 ? occ : 0;
+			trace_dir_snapshot_allocs(td, k->pid, r);
 		}
 	}
 	td_update_timing(k);
@@ -507,6 +508,10 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		return td_on_graph(td, ev, p);
 	if (strcmp(ev->type, "warn") == 0)
 		return td_on_warn(td, ev, pid);
+	if (strcmp(ev->type, "alloc") == 0)
+		return trace_dir_on_alloc(td, ev, pid);
+	if (strcmp(ev->type, "free") == 0)
+		return trace_dir_on_free(td, ev, pid);
 	if (strcmp(ev->type, "lost") == 0) {
 		td->lost_events += event_get_u64(ev, "events", 0);
 		return 0;
@@ -636,7 +641,9 @@ void trace_dir_free(struct trace_dir *td)
 	for (int i = 0; i < td->n_results; i++) {
 		free(td->results[i].file);
 		free(td->results[i].path);
+		free(td->results[i].allocs);
 	}
+	free(td->live);
 	for (int i = 0; i < td->n_warnings; i++)
 		free(td->warnings[i].msg);
 	struct td_index *ix = td->index;

@@ -75,6 +75,14 @@ struct td_kernel {
 	int has_stats;
 };
 
+/* A device allocation the hook saw (`alloc`/`free` events). */
+struct td_alloc {
+	uint32_t pid;
+	uint64_t n;         /* its order in the process: 1 = first allocation */
+	uint64_t base, bytes;
+	char api[32];       /* cuMemAlloc, cuMemAllocAsync, ... */
+};
+
 struct td_result {
 	uint32_t pid, kid;
 	uint64_t seq;
@@ -85,6 +93,8 @@ struct td_result {
 	struct td_config config; /* of the probed launch, when its launch event came */
 	int has_config;
 	int occ;            /* from the launch event, 0 unknown */
+	struct td_alloc *allocs; /* the process's live allocations at the probed launch */
+	int n_allocs;
 };
 
 struct td_warning {
@@ -107,6 +117,9 @@ struct trace_dir {
 	struct td_result *results;  int n_results;
 	struct td_warning *warnings; int n_warnings;
 	uint64_t lost_events;       /* sum of lost events= */
+	struct td_alloc *live;      /* live allocations, every process */
+	int n_live, cap_live;
+	uint64_t unpaired_frees;    /* frees of bases with no live allocation */
 
 	uint64_t lines;             /* complete lines fed */
 	uint64_t malformed_lines;   /* did not parse, or missing ids */
@@ -132,5 +145,12 @@ struct td_process *trace_dir_process(const struct trace_dir *td, uint32_t pid);
 double td_kernel_mean_ns(const struct td_kernel *k);
 /* The device a process used (first seen), or NULL. */
 const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pid);
+
+/* trace_dir_alloc.c: `alloc`/`free` events (-1 malformed) and the copy of
+ * a process's live allocations a probed launch keeps. */
+struct event;
+int trace_dir_on_alloc(struct trace_dir *td, const struct event *ev, uint32_t pid);
+int trace_dir_on_free(struct trace_dir *td, const struct event *ev, uint32_t pid);
+void trace_dir_snapshot_allocs(const struct trace_dir *td, uint32_t pid, struct td_result *r);
 
 #endif

@@ -220,6 +220,7 @@ int main(int argc, char **argv)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		printf("FAIL child status %d\n", status), failures++;
 	CK(cuCtxSynchronize());
+	CK(cuMemFree(buf));
 	printf("app: done, export table says %d, %d failures\n", secret, failures);
 	free(ptx);
 	return failures ? 1 : atoi(argv[2]);

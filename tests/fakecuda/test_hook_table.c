@@ -70,17 +70,19 @@ int main(void)
 	check_getproc("cuGetProcAddress", 0, "cuGetProcAddress_v2");
 	check_getproc("cuModuleLoadData", 0, "cuModuleLoadData");
 	check_getproc("cuLinkCreate", 0, "cuLinkCreate_v2");
+	check_getproc("cuMemAlloc", 0, "cuMemAlloc_v2");
+	check_getproc("cuMemFree", 0, "cuMemFree_v2");
 
 	/* Unhooked: forwarded untouched (cuGetExportTable above all). */
 	void *fake = dlopen(hook.real_path, RTLD_NOW | RTLD_NOLOAD);
-	const char *fwd[] = { "cuGetExportTable", "cuMemAlloc_v2", "cuEventRecord" };
+	const char *fwd[] = { "cuGetExportTable", "cuMemAllocHost_v2", "cuEventRecord" };
 	for (size_t i = 0; i < 3; i++) {
 		int e = export_index(fwd[i]);
 		EXPECT(e >= 0 && fake && ntop_dispatch[e] == dlsym(fake, fwd[i]), "%s is not forwarded", fwd[i]);
 	}
 	void *p = (void *)1;
-	CUresult rc = hook_cuGetProcAddress_v2("cuMemAlloc", &p, 13000, 0, NULL);
-	EXPECT(rc == CUDA_SUCCESS && fake && p == dlsym(fake, "cuMemAlloc_v2"), "getproc(cuMemAlloc) not forwarded");
+	CUresult rc = hook_cuGetProcAddress_v2("cuMemAllocHost", &p, 13000, 0, NULL);
+	EXPECT(rc == CUDA_SUCCESS && fake && p == dlsym(fake, "cuMemAllocHost_v2"), "getproc(cuMemAllocHost) not forwarded");
 	/* The fake has no cuArrayCreate_v2: its export answers NOT_FOUND. */
 	int e = export_index("cuArrayCreate_v2");
 	EXPECT(e >= 0 && ((CUresult(*)(void))ntop_dispatch[e])() == CUDA_ERROR_NOT_FOUND, "missing name not stubbed");

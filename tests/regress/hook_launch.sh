@@ -37,6 +37,10 @@ expect "$E" "^graph .*api=cuGraphAddKernelNode grid=11,1,1" "explicit graph node
 expect "$E" "^graph .*api=cuGraphLaunch .*launches=2" "graph replays counted"
 expect "$E" "^instrument .*status=ok probes=block_sched regs_orig=[0-9]+ regs_probed=[0-9]+" "instrument line"
 expect "$E" "^stats .*launches=" "stats line"
+# device allocations named by order and size; the free pairs by base
+expect "$E" "^alloc .* n=1 base=0x[0-9a-f]+ bytes=4096 api=cuMemAlloc$" "alloc line"
+abase=$(grep -m1 '^alloc ' "$E" | sed -E 's/.* base=(0x[0-9a-f]+).*/\1/')
+expect "$E" "^free .* base=$abase api=cuMemFree$" "free line for the same base"
 expect "$E" "^exit .*launches=" "exit line"
 [ "$(grep -c '^hello' "$E")" = 2 ] || fail "expected hello from parent and fork child"
 [ "$(grep '^hello' "$E" | sed -E 's/.* pid=([0-9]+).*/\1/' | sort -u | wc -l)" = 2 ] || fail "child hello has the parent's pid"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "viz/dmat_alloc.h"
 #include "trace/events.h"
 #include "trace/trace_dir.h"
 
@@ -161,6 +162,54 @@ static void test_many(void)
 	trace_dir_free(td);
 }
 
+static void feed(struct trace_dir *td, const char *line)
+{
+	trace_dir_feed(td, line, strlen(line));
+}
+
+/* Allocations: each probed launch keeps its process's live set at the time
+ * of its launch line; frees pair by base within a process; another
+ * process's allocations and malformed lines stay out; labels by order and
+ * size, in address order. */
+static void test_allocs(void)
+{
+	struct trace_dir *td = trace_dir_create(NULL);
+	feed(td, "hello t=1 pid=7 ppid=1 exe=a");
+	feed(td, "kernel t=1 pid=7 kid=1 mid=1 ptx=1 name=k");
+	feed(td, "alloc t=2 pid=7 n=1 base=0x7f0000200000 bytes=4096 api=cuMemAlloc");
+	feed(td, "alloc t=3 pid=7 n=2 base=0x7f0000000000 bytes=67108864 api=cuMemAllocAsync");
+	feed(td, "alloc t=3 pid=8 n=1 base=0x7f1000000000 bytes=16 api=cuMemAlloc");
+	feed(td, "alloc t=3 pid=7 n=3 base=zzz bytes=16 api=cuMemAlloc");
+	feed(td, "launch t=4 pid=7 kid=1 seq=5 grid=1,1,1 block=32,1,1 probed=1");
+	feed(td, "free t=5 pid=7 base=0x7f0000200000 api=cuMemFree");
+	feed(td, "free t=5 pid=7 base=0x7f0000900000 api=cuMemFree");
+	feed(td, "alloc t=6 pid=7 n=4 base=0x7f0000200000 bytes=8192 api=cuMemAlloc");
+	feed(td, "launch t=7 pid=7 kid=1 seq=6 grid=1,1,1 block=32,1,1 probed=1");
+	CHECK_EQ_INT(td->malformed_lines, 1);
+	CHECK_EQ_INT(td->unpaired_frees, 1);
+	CHECK_EQ_INT(td->n_results, 2);
+	const struct td_result *r5 = NULL, *r6 = NULL;
+	for (int i = 0; i < td->n_results; i++) {
+		if (td->results[i].seq == 5)
+			r5 = &td->results[i];
+		if (td->results[i].seq == 6)
+			r6 = &td->results[i];
+	}
+	CHECK(r5 && r5->n_allocs == 2 && r5->allocs[0].n == 1 && r5->allocs[1].n == 2);
+	CHECK(r6 && r6->n_allocs == 2 && r6->allocs[0].n == 2 && r6->allocs[1].n == 4 &&
+	      r6->allocs[1].bytes == 8192 && strcmp(r6->allocs[1].api, "cuMemAlloc") == 0);
+	struct dmat_alloc *a = NULL;
+	int n = 0;
+	CHECK(r5 && dmat_allocs_from_trace(r5, &a, &n) == 0 && n == 2);
+	if (a && n == 2) {
+		CHECK(a[0].base == 0x7f0000000000ull && strcmp(a[0].label, "a2 64 MiB") == 0);
+		CHECKF(a[1].base == 0x7f0000200000ull && a[1].size == 4096 && strcmp(a[1].label, "a1 4 KiB") == 0,
+		       "%s", a[1].label);
+	}
+	dmat_allocs_free(a, n);
+	trace_dir_free(td);
+}
+
 static void test_missing(void)
 {
 	struct trace_dir *td = NULL;
@@ -180,6 +229,7 @@ int main(void)
 		return 1;
 	test_load();
 	test_many();
+	test_allocs();
 	test_missing();
 	char path[256];
 	snprintf(path, sizeof path, "%s/events.log", dir);
