@@ -1,7 +1,21 @@
 /* What the traced instruction's operands mean to the helpers: BYTES (data
- * type times vector width, or cp.async's size operand) and ADDR (the
- * global address operand, widened to 64 bits, which needs the widths of
- * the kernel's declared registers). */
+ * type times vector width, or the size operand of an async copy) and ADDR
+ * (the global address operand, widened to 64 bits, which needs the widths
+ * of the kernel's declared registers).
+ *
+ * Async copies (PTX ISA 9.0) name their destination state space, then the
+ * source, and give the size after the two addresses:
+ *   cp.async.ca.shared.global [dst], [src], cp-size{, src-size}   sm_80
+ *   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+ *       [dst], [src], size, [mbar]{, ctaMask}{, policy}           sm_90
+ *   cp.async.bulk.shared::cta.global... (same operands)           PTX 8.6
+ *   cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size{, policy}
+ *   cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [dst], [src], size
+ *   cp.async.bulk.prefetch.L2.global [src], size
+ * The bulk size is a .u32 register or an immediate: BYTES stands for that
+ * operand's text, so a snippet reads it like any u32 source. The tensor
+ * forms (cp.async.bulk.tensor..., [tensorMap, {coords}]) have neither an
+ * address nor a size; the walk skips them before asking. */
 #include "engine/ptx_inject_int.h"
 
 #include <stdio.h>
@@ -26,7 +40,8 @@ int ptx_inject_operand_type_bytes(const char *t)
 	return 0;
 }
 
-/* cp-size (cp.async) or size (cp.async.bulk): first plain operand after an address */
+/* cp-size (cp.async) or size (cp.async.bulk, cp.reduce.async.bulk): the
+ * first plain operand after an address. */
 static int cp_async_bytes(const struct ptx_insn *insn, char *text, size_t text_len, char **cause)
 {
 	int seen_addr = 0;
@@ -41,10 +56,17 @@ static int cp_async_bytes(const struct ptx_insn *insn, char *text, size_t text_l
 	return cause_set(cause, "BYTES: no size operand in '%s'", insn->opcode);
 }
 
+/* cp.async, cp.async.bulk and cp.reduce.async.bulk: "cp.async" matches all
+ * three, since pattern parts match in order ("reduce" is skipped). */
+static int is_async_copy(const char *op)
+{
+	return ptx_opcode_matches(op, "cp.async");
+}
+
 int ptx_inject_bytes(const struct ptx_insn *insn, char *text, size_t text_len, char **cause)
 {
 	const char *op = insn->opcode ? insn->opcode : "";
-	if (ptx_opcode_matches(op, "cp.async"))
+	if (is_async_copy(op))
 		return cp_async_bytes(insn, text, text_len, cause);
 	int bytes = 0, vec = 1;
 	char part[32];
@@ -140,13 +162,15 @@ static int kreg_bits(const struct inj *in, const char *name, size_t len)
 
 /* ---- ADDR --------------------------------------------------------------- */
 
-/* Which operand holds the traced instruction's memory address. For cp.async
- * the global side: the source for global->shared copies, the destination for
- * shared->global bulk copies. */
+/* Which operand holds the traced instruction's memory address. For async
+ * copies the global side: the source of global->shared copies (the first
+ * space named is the destination), the destination of bulk shared->global
+ * copies and reductions, the only address of the L2 prefetch. A
+ * shared->shared copy has no global side and gives its destination. */
 static const struct ptx_operand *addr_operand(const struct ptx_insn *insn)
 {
 	int want = 0;
-	if (ptx_opcode_matches(insn->opcode, "cp.async")) {
+	if (is_async_copy(insn->opcode)) {
 		const char *g = strstr(insn->opcode, ".global");
 		const char *s = strstr(insn->opcode, ".shared");
 		want = g && s && s < g ? 1 : 0;

@@ -28,6 +28,7 @@ done
 gen tensor 80 90a
 gen cpasync 80 90a
 gen hopper 90a
+gen bulk 90a
 
 "$NVCC" -ptx -std=c++17 -G -gencode=arch=compute_80,code=sm_80 \
 	-o "$out/calls.sm_80.g.ptx" "$src/calls.cu"

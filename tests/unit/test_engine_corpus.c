@@ -66,10 +66,13 @@ static int list_dir(const char *dir, const char *prefix, const char *suffix, cha
 }
 
 /* Every memory access: its address and size (ADDR on every operand form the
- * corpus has, BYTES on every type and cp.async size), lane 0 of each warp. */
+ * corpus has, BYTES on every type and cp.async size), lane 0 of each warp.
+ * "cp.async.bulk.global" takes every bulk copy and reduction with a global
+ * side (also cp.reduce.async.bulk: dotted parts match in order) but not
+ * cp.async.bulk.commit_group / wait_group, which have no address. */
 static const char MEMTRACE[] =
 	"[mem]\n"
-	"position = \"ld:st:atom:red:cp.async.ca:cp.async.cg:cp.async.bulk\"\n"
+	"position = \"ld:st:atom:red:cp.async.ca:cp.async.cg:cp.async.bulk.global\"\n"
 	"datamodel = \"warp:16\"\n"
 	"before = \"SAVE.u64 {ADDR}; SAVE.u32 {BYTES, SMID};\"\n";
 
