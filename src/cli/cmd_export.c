@@ -1,15 +1,21 @@
 /* ntop export: draws one probed launch of a kernel from a trace directory to
- * a PNG. The kernel is found by name and its probed launch chosen; then
+ * a PNG, or writes its records as CSV. The kernel is found by name and its
+ * probed launch chosen; then
  *  - --view timeline: the block_sched map analysed (viz/block_sched.h), laid
  *    out (viz/timeline.h) and drawn (viz/render_png.h);
  *  - --view dmat: the dmat map binned (viz/dmat.h) and drawn as a dense
  *    memory access timeline (viz/render_dmat_png.h);
- * both with a theme (viz/theme.h). */
+ * both with a theme (viz/theme.h);
+ *  - --view records: one map's records streamed out as CSV
+ *    (export_records.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/export_records.h"
+#include "common/cause.h"
 #include "common/demangle.h"
 #include "trace/result.h"
 #include "trace/trace_dir.h"
@@ -20,11 +26,16 @@
 #include "viz/theme.h"
 #include "viz/timeline.h"
 
+enum ex_view { EX_VIEW_TIMELINE, EX_VIEW_DMAT, EX_VIEW_RECORDS };
+
 struct ex_args {
 	const char *dir, *kernel, *out, *theme, *view;
+	const char *map; /* --map (records): NULL = the first map */
 	unsigned long pid, launch, width, height;
 	unsigned long page_size; /* bytes (dmat); 0: the model's default */
+	enum ex_view view_id;
 	int dmat;        /* --view dmat */
+	int sized;       /* --width or --height given */
 	int time;        /* -1 auto: global when the records allow it (timeline), sm (dmat) */
 	enum tl_color color;
 };
@@ -32,6 +43,7 @@ struct ex_args {
 static void export_help(void)
 {
 	printf("Usage: ntop export DIR -k KERNEL -o FILE.png [options]\n"
+	       "       ntop export DIR -k KERNEL --view records [--map NAME] -o FILE.csv\n"
 	       "\n"
 	       "Draws a probed launch recorded in trace directory DIR as a PNG. The block\n"
 	       "scheduling timeline (--view timeline, needs the block_sched probe) has one\n"
@@ -44,13 +56,26 @@ static void export_help(void)
 	       "across and memory pages up (untouched ranges collapsed to a dashed line); a\n"
 	       "pixel's colour counts the accesses to its pages in its time (log scale).\n"
 	       "\n"
+	       "The records (--view records) of one map of the launch go out as CSV, one line\n"
+	       "per record: block,thread,unit,slot then the map's fields. block is the block's\n"
+	       "linear index, thread the thread's linear index in its block (warp maps: the\n"
+	       "warp's first thread), unit the map's unit (thread or warp) index, slot the\n"
+	       "record's index in its unit. Only records inside each unit's count are\n"
+	       "written (never unused slots); units of blocks that were not sampled are left\n"
+	       "out. Fields named addr, address, *_addr or *_address are written in 0x hex,\n"
+	       "all others in decimal, as stored (dmat: sizekind = bytes | kind << 24, kind\n"
+	       "1 load, 2 store, 3 atomic, 4 async load, 5 async store); a map without field\n"
+	       "names gets one raw column of the record's bytes in hex.\n"
+	       "\n"
 	       "Options:\n"
 	       "  -k, --kernel NAME      kernel to draw: part of its demangled or mangled name\n"
 	       "      --pid PID          the process, when several ran a kernel of that name\n"
 	       "      --launch N         the Nth probed launch of the kernel (1 = first);\n"
 	       "                         default: the last one with results for the view\n"
-	       "      --view timeline|dmat  what to draw (default timeline)\n"
-	       "  -o, --output FILE      PNG file to write\n"
+	       "      --view timeline|dmat|records  what to export (default timeline)\n"
+	       "      --map NAME         records: the map to write (default: the first one)\n"
+	       "  -o, --output FILE      PNG (CSV for records) file to write; records: - for\n"
+	       "                         stdout\n"
 	       "      --width W          image width in pixels (default %d, at least %d)\n"
 	       "      --height H         image height in pixels (default %d, at least %d)\n"
 	       "      --theme NAME|PATH  dark (default), light, colorblind, mono, or a .toml file\n"
@@ -71,7 +96,8 @@ static void export_help(void)
 	       "  ntop export ntop-trace/20261101-120000_4242 -k vecadd -o vecadd.png\n"
 	       "  ntop export trace1 -k sgemm --launch 2 --color duration --time sm -o sgemm.png\n"
 	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n"
-	       "  ntop export trace1 -k sgemm --view dmat --page-size 64K -o sgemm-dmat.png\n",
+	       "  ntop export trace1 -k sgemm --view dmat --page-size 64K -o sgemm-dmat.png\n"
+	       "  ntop export trace1 -k copy --view records -o copy-dmat.csv\n",
 	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H, DMAT_PAGE_MIN);
 }
 
@@ -96,7 +122,8 @@ static int ex_number(const char *opt, const char *v, unsigned long *out)
 }
 
 enum ex_opt_id {
-	EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR, EX_PAGE
+	EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR, EX_PAGE,
+	EX_MAP
 };
 
 static const struct {
@@ -105,7 +132,7 @@ static const struct {
 	[EX_KERNEL] = {"-k", "--kernel"}, [EX_OUTPUT] = {"-o", "--output"}, [EX_THEME] = {NULL, "--theme"},
 	[EX_VIEW] = {NULL, "--view"},     [EX_PID] = {NULL, "--pid"},       [EX_LAUNCH] = {NULL, "--launch"},
 	[EX_WIDTH] = {NULL, "--width"},   [EX_HEIGHT] = {NULL, "--height"}, [EX_TIME] = {NULL, "--time"},
-	[EX_COLOR] = {NULL, "--color"},    [EX_PAGE] = {NULL, "--page-size"},
+	[EX_COLOR] = {NULL, "--color"},    [EX_PAGE] = {NULL, "--page-size"}, [EX_MAP] = {NULL, "--map"},
 };
 
 /* "4096", "4k", "64K", "2M", "1G": a power of two in the model's range. */
@@ -143,8 +170,9 @@ static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
 	case EX_VIEW: a->view = v; return 0;
 	case EX_PID: return ex_number("--pid", v, &a->pid) ? -1 : 0;
 	case EX_LAUNCH: return ex_number("--launch", v, &a->launch) ? -1 : 0;
-	case EX_WIDTH: return ex_number("--width", v, &a->width) ? -1 : 0;
-	case EX_HEIGHT: return ex_number("--height", v, &a->height) ? -1 : 0;
+	case EX_MAP: a->map = v; return 0;
+	case EX_WIDTH: a->sized = 1; return ex_number("--width", v, &a->width) ? -1 : 0;
+	case EX_HEIGHT: a->sized = 1; return ex_number("--height", v, &a->height) ? -1 : 0;
 	case EX_TIME: return ex_enum("--time", v, "sm", "global", &a->time) ? -1 : 0;
 	case EX_COLOR:
 		if (ex_enum("--color", v, "index", "duration", &c))
@@ -168,6 +196,21 @@ static int ex_opt(struct ex_args *a, int argc, char **argv, int *i)
 			return ex_set(a, (enum ex_opt_id)k, v) < 0 ? 2 : 1;
 	}
 	return 0;
+}
+
+/* -1 after a usage message. */
+static int ex_view_parse(struct ex_args *a)
+{
+	static const char *const names[] = {[EX_VIEW_TIMELINE] = "timeline", [EX_VIEW_DMAT] = "dmat",
+					    [EX_VIEW_RECORDS] = "records"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(a->view, names[i]) == 0) {
+			a->view_id = (enum ex_view)i;
+			a->dmat = a->view_id == EX_VIEW_DMAT;
+			return 0;
+		}
+	cli_usage("export", "--view %s: only 'timeline', 'dmat' and 'records' can be exported", a->view);
+	return -1;
 }
 
 static int ex_parse(struct ex_args *a, int argc, char **argv)
@@ -194,13 +237,16 @@ static int ex_parse(struct ex_args *a, int argc, char **argv)
 		return cli_usage("export", "which trace directory? (ntop record prints it)");
 	if (!a->kernel)
 		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
+	if (ex_view_parse(a) < 0)
+		return CLI_EXIT_USAGE;
 	if (!a->out)
-		return cli_usage("export", "where to? give -o FILE.png");
-	a->dmat = strcmp(a->view, "dmat") == 0;
-	if (strcmp(a->view, "timeline") != 0 && !a->dmat)
-		return cli_usage("export", "--view %s: only 'timeline' and 'dmat' can be exported", a->view);
+		return cli_usage("export", "where to? give -o %s", a->view_id == EX_VIEW_RECORDS ? "FILE.csv" : "FILE.png");
 	if (a->page_size && !a->dmat)
 		return cli_usage("export", "--page-size is for --view dmat");
+	if (a->map && a->view_id != EX_VIEW_RECORDS)
+		return cli_usage("export", "--map is for --view records");
+	if (a->view_id == EX_VIEW_RECORDS && (a->sized || a->time >= 0 || a->color != TL_COLOR_INDEX))
+		return cli_usage("export", "--view records writes CSV: --width, --height, --time and --color do not apply");
 	char *cause = NULL;
 	if (render_png_check_size((int)a->width, (int)a->height, &cause) < 0) {
 		cli_usage("export", "bad size: %s", cause);
@@ -257,6 +303,12 @@ static const struct td_kernel *ex_find_kernel(const struct trace_dir *td, const 
 	return NULL;
 }
 
+/* The probe whose results the view needs (records: any; named for hints). */
+static const char *ex_probe_name(const struct ex_args *a)
+{
+	return a->view_id == EX_VIEW_DMAT ? "dmat" : a->view_id == EX_VIEW_RECORDS ? "PROBE" : "block_sched";
+}
+
 static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
 {
 	cli_err("kernel %s was never probed (%llu launch%s, no results)", ex_kname(k),
@@ -268,14 +320,26 @@ static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
 	if (k->declined)
 		fprintf(stderr, "  %llu probed launch%s declined: %s\n", (unsigned long long)k->declined,
 			k->declined == 1 ? " was" : "es were", k->declined_reason ? k->declined_reason : "?");
-	fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", a->dmat ? "dmat" : "block_sched",
-		a->kernel);
+	fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", ex_probe_name(a), a->kernel);
 	return CLI_EXIT_USAGE;
 }
 
 static int ex_find_map(const struct result *r, const struct ex_args *a)
 {
+	if (a->view_id == EX_VIEW_RECORDS)
+		return export_records_find_map(r, a->map);
 	return a->dmat ? dmat_find_map(r) : block_sched_find_map(r);
+}
+
+static void ex_no_results(const struct td_kernel *k, const struct ex_args *a)
+{
+	if (a->view_id != EX_VIEW_RECORDS)
+		cli_err("kernel %s has no %s results to draw a %s from", ex_kname(k), ex_probe_name(a),
+			a->dmat ? "DMAT" : "timeline");
+	else if (a->map)
+		cli_err("kernel %s has no map '%s' to export", ex_kname(k), a->map);
+	else
+		cli_err("kernel %s has no map records to export", ex_kname(k));
 }
 
 static void ex_no_block_sched(const struct result *r)
@@ -303,7 +367,10 @@ static struct result *ex_load_launch(const struct trace_dir *td, const struct td
 		const struct td_result *tr = &td->results[k->results[i]];
 		struct result *r = NULL;
 		char *cause = NULL;
-		if (!tr->path || result_read(tr->path, &r, &cause) < 0) {
+		/* dmat: header and counts only, the model streams the records */
+		int (*rd)(const char *, struct result **, char **) =
+			a->view_id == EX_VIEW_DMAT ? result_read_head : result_read;
+		if (!tr->path || rd(tr->path, &r, &cause) < 0) {
 			cli_err("launch seq %llu: %s", (unsigned long long)tr->seq,
 				!tr->path ? "its result path points outside the trace directory"
 					  : cause ? cause : "unreadable result file");
@@ -317,14 +384,12 @@ static struct result *ex_load_launch(const struct trace_dir *td, const struct td
 			return r;
 		}
 		if (!shown++)
-			cli_err("kernel %s has no %s results to draw a %s from", ex_kname(k),
-				a->dmat ? "dmat" : "block_sched", a->dmat ? "DMAT" : "timeline");
+			ex_no_results(k, a);
 		ex_no_block_sched(r);
 		result_free(r);
 	}
-	if (shown)
-		fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", a->dmat ? "dmat" : "block_sched",
-			a->kernel);
+	if (shown && a->view_id != EX_VIEW_RECORDS)
+		fprintf(stderr, "  record it with: ntop record -p %s -k '%s' -- APP\n", ex_probe_name(a), a->kernel);
 	if (unreadable && !shown)
 		*rc = 1; /* the files were there but broken: the work failed */
 	return NULL;
@@ -406,7 +471,7 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	dmat_opts_init(&mo);
 	mo.page_size = a->page_size ? a->page_size : DMAT_PAGE_DEFAULT;
 	mo.time = a->time == 1 ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
-	if (dmat_create(r, dmat_find_map(r), &mo, &m, &cause) < 0)
+	if (dmat_open(td->results[k->results[which]].path, dmat_find_map(r), &mo, &m, &cause) < 0)
 		goto out;
 	struct dmat_view v;
 	dmat_view_fit(m, &v);
@@ -438,6 +503,51 @@ out:
 	png_canvas_free(&img);
 	dmat_free(m);
 	return rc;
+}
+
+/* ---- records ---- */
+
+static int ex_write_records(const struct result *r, const struct ex_args *a)
+{
+	int to_stdout = strcmp(a->out, "-") == 0;
+	FILE *f = to_stdout ? stdout : fopen(a->out, "w");
+	if (!f) {
+		cli_err("cannot write %s: %s", a->out, strerror(errno));
+		return 1;
+	}
+	int map = ex_find_map(r, a);
+	struct export_records_stats st;
+	char *cause = NULL;
+	int rc = export_records_write(f, r, map, &st, &cause);
+	if ((to_stdout ? fflush(f) : fclose(f)) != 0 && rc == 0)
+		rc = cause_set(&cause, "write failed: %s", strerror(errno));
+	if (rc < 0) {
+		cli_err("%s: %s", a->out, cause ? cause : "export failed");
+		free(cause);
+		if (!to_stdout)
+			remove(a->out);
+		return 1;
+	}
+	/* On stdout the CSV is the output: the summary goes to stderr. */
+	fprintf(to_stdout ? stderr : stdout,
+		"wrote %s: %llu records of %llu units, map %s (launch seq %llu), %llu dropped past the cap of %u\n",
+		to_stdout ? "stdout" : a->out, (unsigned long long)st.records, (unsigned long long)st.units,
+		r->maps[map].map.name, (unsigned long long)r->seq, (unsigned long long)st.dropped, r->maps[map].map.cap);
+	if (st.unsampled)
+		fprintf(to_stdout ? stderr : stdout, "note: %llu units with records belong to blocks that were not sampled\n",
+			(unsigned long long)st.unsampled);
+	return 0;
+}
+
+static int ex_run(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+		  const struct ex_args *a, const struct theme *th)
+{
+	switch (a->view_id) {
+	case EX_VIEW_DMAT: return ex_draw_dmat(td, k, r, which, a, th);
+	case EX_VIEW_RECORDS: return ex_write_records(r, a);
+	case EX_VIEW_TIMELINE: break;
+	}
+	return ex_draw(td, k, r, which, a, th);
 }
 
 int cmd_export(int argc, char **argv)
@@ -472,7 +582,7 @@ int cmd_export(int argc, char **argv)
 	if (k && k->n_results == 0)
 		rc = ex_never_probed(k, &a);
 	else if (k && (r = ex_load_launch(td, k, &a, &which, &rc)) != NULL)
-		rc = a.dmat ? ex_draw_dmat(td, k, r, which, &a, &th) : ex_draw(td, k, r, which, &a, &th);
+		rc = ex_run(td, k, r, which, &a, &th);
 	result_free(r);
 	trace_dir_free(td);
 	return rc;

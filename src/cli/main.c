@@ -14,7 +14,7 @@ static const struct {
 	{"instrument", cmd_instrument, "probe one kernel of a PTX/fatbin/executable offline"},
 	{"check", cmd_check, "load and verify probe files"},
 	{"probes", cmd_probes, "list the built-in probes"},
-	{"export", cmd_export, "draw a probed launch (block scheduling timeline) to a PNG"},
+	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap) or its records as CSV"},
 	{"view", cmd_view, "open a trace directory in the terminal UI"},
 };
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])

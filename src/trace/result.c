@@ -28,6 +28,7 @@
 #include "common/cause.h"
 #include "common/fdio.h"
 #include "common/strbuf.h"
+#include "trace/result_parse.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "result files keep device records as raw little-endian bytes"
@@ -326,16 +327,17 @@ out:
 	return rc;
 }
 
-/* ---- reading ---- */
+/* ---- reading (shared with result_stream.c through result_parse.h) ---- */
 
-struct rd {
-	const uint8_t *p;
-	uint64_t len, off;
-	char **cause;
-	int failed; /* sticky: the first failure's cause is the one reported */
-};
+#define RESULT_WIN_MIN 65536u /* bytes pread at once while parsing a file */
 
-static int rd_need(struct rd *r, uint64_t n, const char *what)
+void result_rd_done(struct result_rd *r)
+{
+	free(r->win);
+	r->win = NULL;
+}
+
+static int rd_need(struct result_rd *r, uint64_t n, const char *what)
 {
 	if (r->failed)
 		return -1;
@@ -347,17 +349,60 @@ static int rd_need(struct rd *r, uint64_t n, const char *what)
 	return 0;
 }
 
-static int rd_u32(struct rd *r, uint32_t *v, const char *what)
+/* Fills the window with [off, off + max(n, RESULT_WIN_MIN)) clipped to the file. */
+static int rd_fill(struct result_rd *r, uint64_t n)
 {
-	if (rd_need(r, 4, what) < 0)
+	uint64_t want = n > RESULT_WIN_MIN ? n : RESULT_WIN_MIN;
+	if (want > r->len - r->off)
+		want = r->len - r->off;
+	if (want > r->win_cap) {
+		uint8_t *w = realloc(r->win, (size_t)want);
+		if (!w)
+			return cause_set(r->cause, "out of memory");
+		r->win = w;
+		r->win_cap = (size_t)want;
+	}
+	uint64_t got = 0;
+	while (got < want) {
+		ssize_t k = pread(r->fd, r->win + got, (size_t)(want - got), (off_t)(r->off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return cause_set(r->cause, "byte %llu: %s", (unsigned long long)(r->off + got),
+					 k < 0 ? strerror(errno) : "file shrank while read");
+		got += (uint64_t)k;
+	}
+	r->win_off = r->off;
+	r->win_len = want;
+	return 0;
+}
+
+const uint8_t *result_rd_at(struct result_rd *r, uint64_t n, const char *what)
+{
+	if (rd_need(r, n, what) < 0)
+		return NULL;
+	if (r->p)
+		return r->p + r->off;
+	if (r->off < r->win_off || n > r->win_off + r->win_len - r->off) {
+		if (rd_fill(r, n) < 0) {
+			r->failed = 1;
+			return NULL;
+		}
+	}
+	return r->win + (r->off - r->win_off);
+}
+
+static int rd_u32(struct result_rd *r, uint32_t *v, const char *what)
+{
+	const uint8_t *b = result_rd_at(r, 4, what);
+	if (!b)
 		return -1;
-	const uint8_t *b = r->p + r->off;
 	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 	r->off += 4;
 	return 0;
 }
 
-static int rd_u64(struct rd *r, uint64_t *v, const char *what)
+static int rd_u64(struct result_rd *r, uint64_t *v, const char *what)
 {
 	uint32_t lo = 0, hi = 0;
 	if (rd_u32(r, &lo, what) < 0 || rd_u32(r, &hi, what) < 0)
@@ -367,7 +412,7 @@ static int rd_u64(struct rd *r, uint64_t *v, const char *what)
 }
 
 /* Reads a length-prefixed string into a malloc'd C string (no NULs inside). */
-static int rd_str(struct rd *r, char **out, const char *what)
+static int rd_str(struct result_rd *r, char **out, const char *what)
 {
 	uint32_t n = 0;
 	if (rd_u32(r, &n, what) < 0)
@@ -375,21 +420,22 @@ static int rd_str(struct rd *r, char **out, const char *what)
 	if (n > RESULT_MAX_STR)
 		return cause_set(r->cause, "byte %llu: %s length %u is implausible",
 				 (unsigned long long)r->off - 4, what, n);
-	if (rd_need(r, n, what) < 0)
+	const uint8_t *b = result_rd_at(r, n, what);
+	if (!b)
 		return -1;
-	if (memchr(r->p + r->off, 0, n))
+	if (memchr(b, 0, n))
 		return cause_set(r->cause, "byte %llu: %s contains a NUL byte", (unsigned long long)r->off, what);
 	char *s = malloc((size_t)n + 1);
 	if (!s)
 		return cause_set(r->cause, "out of memory");
-	memcpy(s, r->p + r->off, n);
+	memcpy(s, b, n);
 	s[n] = 0;
 	r->off += n;
 	*out = s;
 	return 0;
 }
 
-static int rd_name(struct rd *r, char *dst, size_t cap, const char *what)
+static int rd_name(struct result_rd *r, char *dst, size_t cap, const char *what)
 {
 	char *s = NULL;
 	if (rd_str(r, &s, what) < 0)
@@ -404,11 +450,15 @@ static int rd_name(struct rd *r, char *dst, size_t cap, const char *what)
 	return 0;
 }
 
-static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
+int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 {
 	uint32_t version = 0, hdr = 0;
 	uint64_t file_bytes = 0;
-	if (r->len < 16 || memcmp(r->p, RESULT_MAGIC, 8) != 0)
+	r->off = 0;
+	const uint8_t *magic = r->len >= 16 ? result_rd_at(r, 16, "magic") : NULL;
+	if (r->len >= 16 && !magic)
+		return -1;
+	if (!magic || memcmp(magic, RESULT_MAGIC, 8) != 0)
 		return cause_set(r->cause, "not an ntop result file (bad magic)");
 	r->off = 8;
 	rd_u32(r, &version, "version");
@@ -450,7 +500,7 @@ static int rd_header(struct rd *r, struct result *res, uint32_t *n_maps)
 	return 0;
 }
 
-static int rd_fields(struct rd *r, struct probe_map *m)
+static int rd_fields(struct result_rd *r, struct probe_map *m)
 {
 	for (int i = 0; i < m->n_fields; i++) {
 		struct probe_field *f = &m->fields[i];
@@ -469,11 +519,8 @@ static int rd_fields(struct rd *r, struct probe_map *m)
 	return 0;
 }
 
-struct rd_desc {
-	uint64_t counts_bytes, records_bytes, frame_bytes;
-};
-
-static int rd_descriptor(struct rd *r, const struct result *res, struct result_map *m, struct rd_desc *d)
+int result_rd_descriptor(struct result_rd *r, const struct result *res, struct result_map *m,
+			 struct result_rd_desc *d)
 {
 	uint64_t start = r->off;
 	uint32_t desc_bytes = 0, level = 0, n_fields = 0, flags = 0;
@@ -516,25 +563,34 @@ static int rd_descriptor(struct rd *r, const struct result *res, struct result_m
 	return rd_need(r, d->frame_bytes, "map data");
 }
 
-/* Decompresses one frame into counts then records, exactly as declared. */
-static int rd_frame(struct rd *r, struct result_map *m, const struct rd_desc *d)
+int result_rd_frame_head(struct result_rd *r, const struct result_map *m, const struct result_rd_desc *d,
+			 const uint8_t *head, size_t head_len)
 {
-	const uint8_t *src = r->p + r->off;
-	size_t n = (size_t)d->frame_bytes;
 	if (d->counts_bytes > UINT64_MAX - d->records_bytes)
 		return cause_set(r->cause, "map %s: size overflow", m->map.name);
 	uint64_t total = d->counts_bytes + d->records_bytes;
-	unsigned long long declared = ZSTD_getFrameContentSize(src, n);
+	unsigned long long declared = ZSTD_getFrameContentSize(head, head_len);
 	if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN)
 		return cause_set(r->cause, "map %s: data is not a zstd frame with a size", m->map.name);
 	if (declared != total)
 		return cause_set(r->cause, "map %s: frame holds %llu bytes, descriptor says %llu",
 				 m->map.name, declared, (unsigned long long)total);
+	if (total / RESULT_MAX_RATIO > d->frame_bytes + 1)
+		return cause_set(r->cause, "map %s: %llu bytes cannot come from a %llu-byte frame",
+				 m->map.name, (unsigned long long)total, (unsigned long long)d->frame_bytes);
+	return 0;
+}
+
+/* Decompresses one frame into counts then records, exactly as declared. */
+static int rd_frame(struct result_rd *r, struct result_map *m, const struct result_rd_desc *d)
+{
+	const uint8_t *src = r->p + r->off;
+	size_t n = (size_t)d->frame_bytes;
+	if (result_rd_frame_head(r, m, d, src, n) < 0)
+		return -1;
 	if (ZSTD_findFrameCompressedSize(src, n) != n)
 		return cause_set(r->cause, "map %s: frame does not fill its %zu bytes", m->map.name, n);
-	if (total / RESULT_MAX_RATIO > n + 1)
-		return cause_set(r->cause, "map %s: %llu bytes cannot come from a %zu-byte frame",
-				 m->map.name, (unsigned long long)total, n);
+	uint64_t total = d->counts_bytes + d->records_bytes;
 	m->counts = malloc(d->counts_bytes ? (size_t)d->counts_bytes : 1);
 	m->records = malloc(d->records_bytes ? (size_t)d->records_bytes : 1);
 	if (!m->counts || !m->records)
@@ -571,7 +627,7 @@ static int rd_frame(struct rd *r, struct result_map *m, const struct rd_desc *d)
 	return rc;
 }
 
-static void result_derive_counts(struct result_map *m)
+void result_derive_counts(struct result_map *m)
 {
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
 	for (uint64_t u = 0; u < m->units; u++) {
@@ -590,18 +646,18 @@ static void result_derive_counts(struct result_map *m)
 
 static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, char **cause)
 {
-	struct rd r = {buf, len, 0, cause, 0};
+	struct result_rd r = {.p = buf, .fd = -1, .len = len, .cause = cause};
 	uint32_t n_maps = 0;
-	if (rd_header(&r, res, &n_maps) < 0)
+	if (result_rd_header(&r, res, &n_maps) < 0)
 		return -1;
 	res->maps = calloc(n_maps ? n_maps : 1, sizeof *res->maps);
 	if (!res->maps)
 		return cause_set(cause, "out of memory");
 	for (uint32_t i = 0; i < n_maps; i++) {
 		struct result_map *m = &res->maps[i];
-		struct rd_desc d = {0, 0, 0};
+		struct result_rd_desc d = {0, 0, 0};
 		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
-		if (rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
+		if (result_rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
 			return -1;
 		result_derive_counts(m);
 	}

@@ -87,4 +87,76 @@ static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit
 	return !m->sample_shift || !((unit / m->units_per_block) & ((1ull << m->sample_shift) - 1));
 }
 
+/* Units with records: the slot-major stride (all units unless sampled). */
+static inline uint64_t result_map_rec_units(const struct result_map *m)
+{
+	return m->sample_shift ? m->rec_units : m->units;
+}
+
+/* The unit whose records sit at index `ru` among the units with records
+ * (the inverse of the sampling map in result_map_record). */
+static inline uint64_t result_map_unit_at(const struct result_map *m, uint64_t ru)
+{
+	if (!m->sample_shift)
+		return ru;
+	return ((ru / m->units_per_block) << m->sample_shift) * m->units_per_block + ru % m->units_per_block;
+}
+
+/* ---- streaming (result_stream.c) ----
+ * For maps too big to hold: result_stream_open reads and checks the header,
+ * the descriptors and every map's counts (4 bytes a unit), not the records;
+ * a pass then decompresses one map's records from the file in file order,
+ * in chunks of whole records (a few MB of buffers), as often as wanted.
+ * The checks are result_read's (one parser); a frame's end, its exact size
+ * and its checksum are checked when a pass reaches the end of the records
+ * (result_pass_next fails there, so a consumer must not trust what it saw
+ * before a pass ended with 0). The file stays open, so a file replaced
+ * under the same name does not change what later passes read. */
+struct result_stream;
+struct result_pass;
+
+/* A run of consecutive records in file order: record index `first` is
+ * record (slot, unit) per result_map_rec_pos. */
+struct result_chunk {
+	const uint8_t *recs; /* n * rec_size bytes */
+	uint64_t first;
+	uint64_t n;
+};
+
+int result_stream_open(const char *path, struct result_stream **out, char **cause);
+/* Header, maps (counts loaded, records NULL, derived totals set). */
+const struct result *result_stream_result(const struct result_stream *s);
+/* Heap the stream holds (counts, names): O(units). */
+size_t result_stream_mem(const struct result_stream *s);
+void result_stream_close(struct result_stream *s);
+/* result_stream_open + close, keeping the header, maps and counts. */
+int result_read_head(const char *path, struct result **out, char **cause);
+
+int result_pass_open(const struct result_stream *s, int map, struct result_pass **out, char **cause);
+/* 1: *c holds the next chunk (valid until the next call); 0: the records
+ * ended and the frame checked out; -1: a read or frame error. */
+int result_pass_next(struct result_pass *p, struct result_chunk *c, char **cause);
+/* Heap one pass holds (buffers and zstd's window). */
+size_t result_pass_mem(const struct result_pass *p);
+void result_pass_free(struct result_pass *p);
+
+/* Every record slot of map `map` (used or not: compare slot with the
+ * unit's count) in file order; units of blocks not sampled never appear. */
+typedef void (*result_rec_fn)(void *ctx, uint64_t unit, uint32_t slot, const uint8_t *rec);
+int result_stream_each(const struct result_stream *s, int map, result_rec_fn fn, void *ctx, char **cause);
+
+/* Unit and slot of the record at index i of the map's record area. */
+static inline void result_map_rec_pos(const struct result_map *m, uint64_t i, uint64_t *unit, uint32_t *slot)
+{
+	uint64_t nru = result_map_rec_units(m), ru;
+	if (m->slot_major) {
+		*slot = (uint32_t)(i / nru);
+		ru = i % nru;
+	} else {
+		ru = i / m->map.cap;
+		*slot = (uint32_t)(i % m->map.cap);
+	}
+	*unit = result_map_unit_at(m, ru);
+}
+
 #endif

@@ -52,8 +52,16 @@ static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct
 		snprintf(s->line, sizeof s->line, "result path %s is outside the trace", tr->file);
 		return;
 	}
-	if (result_read(tr->path, &r, &cause) < 0)
+	/* header and counts only: a dmat launch's records can be gigabytes;
+	 * the block_sched analysis (small maps) reads the records */
+	if (result_read_head(tr->path, &r, &cause) < 0)
 		goto fail;
+	if (block_sched_find_map(r) >= 0) {
+		result_free(r);
+		r = NULL;
+		if (result_read(tr->path, &r, &cause) < 0)
+			goto fail;
+	}
 	s->duration_ns = r->duration_ns;
 	for (int m = 0; m < r->n_maps; m++) {
 		s->records += r->maps[m].records_written;

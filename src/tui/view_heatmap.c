@@ -4,8 +4,8 @@
  * below, and handles zoom (time around the cursor, rows too), pan, page
  * scrolling, a cursor whose cell the renderer reads out in its header, the
  * time base, stepping through the address ranges, and PNG export of what is
- * shown. The result stays in memory while the view is open: the model
- * borrows it and re-reads its records on every draw (dmat_bin). */
+ * shown. The model streams the records from the result file (dmat_open) and
+ * draws from its histogram; only views finer than that re-read the file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,8 @@
 
 struct vhm {
 	unsigned pid, kid;
-	struct result *r;
+	struct result *r;       /* header and counts (result_read_head) */
+	char *path;             /* the result file the model streams */
 	int map;                /* the dmat map in r */
 	struct dmat *m;
 	struct dmat_view v;
@@ -35,18 +36,17 @@ struct vhm {
 	int fitted;
 };
 
+/* Builds the model with the time base `want` in place of the current one. */
 static int vhm_build(struct vhm *s, enum dmat_time want, char **cause)
 {
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = want;
 	struct dmat *m = NULL;
-	if (dmat_create(s->r, s->map, &o, &m, cause) < 0)
+	if (dmat_open(s->path, s->map, &o, &m, cause) < 0)
 		return -1;
 	dmat_free(s->m);
 	s->m = m;
-	s->range = -1;
-	s->fitted = 0;
 	return 0;
 }
 
@@ -64,13 +64,15 @@ static int vhm_init(struct view *v, void *arg)
 	s->pid = tr->pid;
 	s->kid = tr->kid;
 	char *cause = NULL;
-	if (result_read(tr->path, &s->r, &cause) < 0 || (s->map = dmat_find_map(s->r)) < 0 ||
+	s->path = strdup(tr->path);
+	if (!s->path || result_read_head(tr->path, &s->r, &cause) < 0 || (s->map = dmat_find_map(s->r)) < 0 ||
 	    vhm_build(s, DMAT_TIME_SM, &cause) < 0) {
 		tui_msg(t, 1, "cannot open the heatmap of launch %llu: %s", (unsigned long long)tr->seq,
 			cause ? cause : "no dmat map");
 		free(cause);
 		return -1;
 	}
+	s->range = -1;
 	render_dmat_term_opts_init(&s->o);
 	s->o.utf8 = t->utf8;
 	return 0;
@@ -84,6 +86,7 @@ static void vhm_free(struct view *v)
 	cellgrid_free(s->sub);
 	dmat_free(s->m);
 	result_free(s->r);
+	free(s->path);
 	free(s);
 }
 
@@ -140,6 +143,25 @@ static void vhm_layout(struct vhm *s, int w, int h)
 	vhm_keep_cursor(s);
 }
 
+/* With a range shown alone ('a'), the page axis stays inside it: scrolling,
+ * row zoom and jumps cannot wander into the other ranges while the footer
+ * still names this one. */
+static void vhm_keep_range(struct vhm *s)
+{
+	if (s->range < 0 || s->range >= (int)s->m->n_runs)
+		return;
+	const struct dmat_run *run = &s->m->runs[s->range];
+	double a = (double)run->row0, b = (double)(run->row0 + run->n_pages);
+	double h = s->v.y1 - s->v.y0;
+	if (!(h <= b - a))
+		h = b - a;
+	if (s->v.y0 < a)
+		s->v.y0 = a;
+	if (s->v.y0 + h > b)
+		s->v.y0 = b - h;
+	s->v.y1 = s->v.y0 + h;
+}
+
 /* Scrolls the page axis by `bins` bin rows (negative: lower addresses); the
  * cursor moves along. */
 static void vhm_scroll(struct vhm *s, double bins)
@@ -147,6 +169,7 @@ static void vhm_scroll(struct vhm *s, double bins)
 	double d = bins * vhm_bin_h(s);
 	double y0 = s->v.y0;
 	dmat_view_scroll(s->m, &s->v, d / (s->v.y1 - s->v.y0));
+	vhm_keep_range(s);
 	s->cur_y += s->v.y0 - y0;
 }
 
@@ -191,22 +214,39 @@ static void vhm_next_range(struct view *v)
 		  (unsigned long long)run->accesses);
 }
 
+/* 't': SM clock <-> global timer, when the map records both (checked
+ * first, so that a refusal keeps the view as it was). The page axis is the
+ * same under either clock, so the rows shown, the range and the cursor's row
+ * stay; time is refitted, since its unit changes. */
 static void vhm_toggle_time(struct view *v)
 {
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
-	char *cause = NULL;
+	const char *map = s->r->maps[s->map].map.name;
 	enum dmat_time want = s->m->time == DMAT_TIME_SM ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
+	if (want == DMAT_TIME_GLOBAL && s->m->off_gtime < 0) {
+		tui_msg(t, 1, "no global timer: map %s has no gtime:u64 field, only the SM clock", map);
+		return;
+	}
+	if (want == DMAT_TIME_SM && s->m->off_clock < 0) {
+		tui_msg(t, 1, "no SM clock: map %s has no clock field, only the global timer", map);
+		return;
+	}
+	char *cause = NULL;
 	if (vhm_build(s, want, &cause) < 0) {
 		tui_msg(t, 1, "%s", cause ? cause : "cannot rebuild the heatmap");
 		free(cause);
 		return;
 	}
-	if (want == DMAT_TIME_GLOBAL && s->m->time != want)
-		tui_msg(t, 1, "no global timer in these records: %s", s->m->note);
-	else
-		tui_flash(t, "x axis: %s", s->m->time == DMAT_TIME_SM ? "SM clock cycles since each block's first access"
-								 : "global timer, aligned across SMs");
+	struct dmat_view fit;
+	dmat_view_fit(s->m, &fit);
+	s->v.t0 = fit.t0;
+	s->v.t1 = fit.t1;
+	dmat_view_clamp(s->m, &s->v);
+	vhm_keep_range(s);
+	s->cur_t = s->v.t0;
+	tui_flash(t, "x axis: %s", s->m->time == DMAT_TIME_SM ? "SM clock cycles since each block's first access"
+							 : "global timer, aligned across SMs");
 }
 
 static void vhm_export(struct view *v)
@@ -273,6 +313,7 @@ static int vhm_key(struct view *v, int key)
 	case TK_MOUSE_CLICK: case TK_MOUSE_DOUBLE: case TK_WHEEL_UP: case TK_WHEEL_DOWN: return vhm_mouse(v, key);
 	default: return 0;
 	}
+	vhm_keep_range(s);
 	vhm_keep_cursor(s);
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
@@ -333,7 +374,8 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 static const char *vhm_hints(struct view *v)
 {
 	(void)v;
-	return "+/- zoom  z/Z rows  h/l pan  j/k pages  HJKL cursor  0 fit  t time  a range  e PNG  q back";
+	/* short enough to show beside the status counts at 120 columns */
+	return "+- zoom  hjkl pan  HJKL cursor  t clock  a range  e PNG";
 }
 
 const struct view_ops view_heatmap_ops = {

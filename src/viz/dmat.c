@@ -1,8 +1,10 @@
-/* DMAT model (dmat.h): record decoding, the streaming passes (extent and
- * touched pages; binning), the collapsed page axis, viewport arithmetic,
+/* DMAT model (dmat.h): record decoding, the streaming passes (pass 1: block
+ * origins, extent and touched pages; pass 2: the fine histogram; binning
+ * views finer than it), the collapsed page axis, viewport arithmetic,
  * colour scale and readouts. Every record read goes through dm_walk, which
- * visits blocks in order (a block's units are consecutive in the map) and
- * reads each block's records twice: once for its time origin, once to visit. */
+ * takes the records in the order they are stored (slot-major: record k of
+ * every unit, then k + 1; unit-major otherwise), from memory or in chunks
+ * from the file, so no pass needs more than O(blocks) state of its own. */
 #include "viz/dmat.h"
 
 #include <math.h>
@@ -15,6 +17,13 @@
 
 #define DM_MIN_WIDTH 4.0 /* axis units: zooming stops at a few cycles / ns */
 #define DM_EMPTY UINT64_MAX
+
+/* The last grid dmat_bin made from the records (dmat.h). */
+struct dmat_bin_cache {
+	struct dmat_view v;
+	int cols, rows;
+	uint32_t *grid;
+};
 
 /* ---- heap accounting (the bounded-memory promise is checked by tests) ---- */
 
@@ -101,9 +110,11 @@ void dmat_opts_init(struct dmat_opts *o)
 /* ---- decoding and the walk ---- */
 
 struct dm_rec {
-	uint64_t t;     /* axis units (raw gtime in pass 1 global mode) */
+	uint64_t t;     /* axis units (pass 1: 0 in SM time, raw gtime in global time) */
 	uint64_t addr;
 	uint64_t gtime;
+	uint64_t clock; /* raw SM clock, 0 without one */
+	uint64_t block; /* index among the blocks with records */
 	uint32_t kind, size;
 	int kept;       /* passes the kind and allocation filters */
 };
@@ -122,16 +133,6 @@ static uint32_t dm_u32(const uint8_t *p)
 	uint32_t v;
 	memcpy(&v, p, 4);
 	return v;
-}
-
-/* Valid records of unit u: only whole records inside its count, never past
- * cap, none when block sampling skipped its block. */
-static uint64_t dm_valid(const struct result_map *mp, uint64_t u)
-{
-	if (!result_map_unit_kept(mp, u))
-		return 0;
-	uint64_t n = mp->counts[u] / mp->map.rec_size;
-	return n < mp->map.cap ? n : mp->map.cap;
 }
 
 static uint64_t dm_clock(const struct dmat *m, const uint8_t *rec)
@@ -154,6 +155,7 @@ static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x
 {
 	x->addr = dm_u64(rec + m->off_addr);
 	x->gtime = m->off_gtime >= 0 ? dm_u64(rec + m->off_gtime) : 0;
+	x->clock = m->off_clock >= 0 ? dm_clock(m, rec) : 0;
 	x->kind = DMAT_KIND_OTHER;
 	x->size = 0;
 	if (m->off_sizekind >= 0) {
@@ -173,54 +175,115 @@ static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x
 		x->kept = dm_in_alloc(&m->allocs[m->alloc_filter], x->addr);
 }
 
-/* Block b's time origin: its first record's clock (the reference) and the
- * least distance of any record from it, so that times are ref + d - dmin. */
-static int dm_origin(const struct dmat *m, const struct result_map *mp, uint64_t u0, uint64_t u1, uint64_t *ref,
-		     int64_t *dmin)
+static const struct result_map *dm_map(const struct dmat *m)
 {
-	int have = 0;
-	*dmin = 0;
-	for (uint64_t u = u0; u < u1; u++) {
-		uint64_t n = dm_valid(mp, u);
-		for (uint64_t i = 0; i < n; i++) {
-			uint64_t c = dm_clock(m, result_map_record(mp, u, (uint32_t)i));
-			if (!have) {
-				*ref = c;
-				have = 1;
-			}
-			int64_t d = dm_diff(m, c, *ref);
-			if (d < *dmin)
-				*dmin = d;
-		}
-	}
-	return have;
+	return &m->r->maps[m->map_index];
 }
 
-/* Every valid record once, block by block, with its axis time. */
-static void dm_walk(const struct dmat *m, dm_visit f, void *ctx)
+/* Axis time of a decoded record (once pass 1 set the origins / g0). */
+static uint64_t dm_time(const struct dmat *m, const struct dm_rec *x)
 {
-	const struct result_map *mp = &m->r->maps[m->map_index];
+	if (m->time == DMAT_TIME_GLOBAL)
+		return x->gtime >= m->g0 ? x->gtime - m->g0 : 0;
+	if (!m->org)
+		return 0;
+	uint64_t d = x->clock - m->org[x->block];
+	return m->clock_bytes == 8 ? d : (uint32_t)d;
+}
+
+/* Where record index i sits: unit index ru among the units with records,
+ * its block (kb) and place in it (w), and its slot. */
+struct dm_pos {
+	uint64_t ru, kb, w, slot;
+};
+
+static void dm_pos_at(const struct dmat *m, uint64_t i, struct dm_pos *q)
+{
+	const struct result_map *mp = dm_map(m);
+	uint64_t nru = result_map_rec_units(mp);
+	if (mp->slot_major) {
+		q->slot = i / nru;
+		q->ru = i % nru;
+	} else {
+		q->ru = i / mp->map.cap;
+		q->slot = i % mp->map.cap;
+	}
+	q->kb = q->ru / m->units_per_block;
+	q->w = q->ru % m->units_per_block;
+}
+
+/* Bytes unit (kb, w) tried to save: its records are those whose end is inside. */
+static uint64_t dm_count(const struct dmat *m, const struct dm_pos *q)
+{
+	const struct result_map *mp = dm_map(m);
+	return mp->counts[((q->kb << mp->sample_shift) * m->units_per_block) + q->w];
+}
+
+/* Visits the valid records among n consecutive ones from index `first`:
+ * only whole records inside each unit's count (slots past it hold garbage). */
+static void dm_walk_chunk(const struct dmat *m, const uint8_t *rec, uint64_t first, uint64_t n, dm_visit f,
+			  void *ctx)
+{
+	if (!n)
+		return;
+	const struct result_map *mp = dm_map(m);
+	uint64_t nru = result_map_rec_units(mp), cap = mp->map.cap, rs = mp->map.rec_size;
 	uint64_t upb = m->units_per_block;
-	for (uint64_t u0 = 0; u0 < mp->units; u0 += upb) {
-		uint64_t u1 = u0 + upb < mp->units ? u0 + upb : mp->units;
-		uint64_t ref = 0;
-		int64_t dmin = 0;
-		if (m->time == DMAT_TIME_SM && !dm_origin(m, mp, u0, u1, &ref, &dmin))
-			continue;
-		for (uint64_t u = u0; u < u1; u++) {
-			uint64_t n = dm_valid(mp, u);
-			for (uint64_t i = 0; i < n; i++) {
-				const uint8_t *rec = result_map_record(mp, u, (uint32_t)i);
-				struct dm_rec x;
-				dm_decode(m, rec, &x);
-				if (m->time == DMAT_TIME_SM)
-					x.t = (uint64_t)(dm_diff(m, dm_clock(m, rec), ref) - dmin);
-				else
-					x.t = x.gtime >= m->g0 ? x.gtime - m->g0 : 0;
-				f(ctx, &x);
+	struct dm_pos q;
+	dm_pos_at(m, first, &q);
+	uint64_t count = dm_count(m, &q);
+	for (uint64_t i = 0; i < n; i++, rec += rs) {
+		if ((q.slot + 1) * rs <= count) {
+			struct dm_rec x;
+			dm_decode(m, rec, &x);
+			x.block = q.kb;
+			x.t = dm_time(m, &x);
+			f(ctx, &x);
+		}
+		if (mp->slot_major || ++q.slot == cap) {
+			if (!mp->slot_major)
+				q.slot = 0;
+			if (++q.w == upb) {
+				q.w = 0;
+				q.kb++;
 			}
+			if (++q.ru == nru && mp->slot_major) {
+				q.ru = q.w = q.kb = 0;
+				q.slot++;
+			}
+			if (i + 1 < n)
+				count = dm_count(m, &q);
 		}
 	}
+}
+
+/* Every valid record once, in storage order; *pass_mem (may be NULL) gets
+ * the heap a file pass held. -1 only when reading the file failed. */
+static int dm_walk(const struct dmat *m, dm_visit f, void *ctx, size_t *pass_mem, char **cause)
+{
+	const struct result_map *mp = dm_map(m);
+	if (!m->st) {
+		dm_walk_chunk(m, mp->records, 0, result_map_rec_units(mp) * mp->map.cap, f, ctx);
+		return 0;
+	}
+	struct result_pass *p = NULL;
+	if (result_pass_open(m->st, m->map_index, &p, cause) < 0)
+		return -1;
+	struct result_chunk c;
+	int rc;
+	while ((rc = result_pass_next(p, &c, cause)) == 1)
+		dm_walk_chunk(m, c.recs, c.first, c.n, f, ctx);
+	if (pass_mem)
+		*pass_mem = result_pass_mem(p); /* now with zstd's window */
+	result_pass_free(p);
+	return rc;
+}
+
+/* Blocks with records, each with its own time origin. */
+static uint64_t dm_n_blocks(const struct dmat *m)
+{
+	uint64_t nru = result_map_rec_units(dm_map(m));
+	return (nru + m->units_per_block - 1) / m->units_per_block;
 }
 
 /* ---- pass 1: extent and touched pages ---- */
@@ -233,7 +296,9 @@ struct dm_pass1 {
 	struct dmat *m;
 	struct dm_page *tab;  /* open addressing, page DM_EMPTY = free */
 	size_t cap, used;     /* cap: power of two */
-	uint64_t tmax, gmin;
+	uint64_t gmin, gmax;  /* global time: raw gtime of all / of kept records */
+	int64_t *dmin, *dmax; /* [n_blocks] clock distances from the origin's first
+				 record (all / kept records); dmin INT64_MAX: none yet */
 	int failed;
 };
 
@@ -283,20 +348,42 @@ static void dm_count_page(struct dm_pass1 *p, uint64_t page)
 	p->tab[h].count++;
 }
 
+/* Block origin: its first record's clock is the reference (a 32-bit clock
+ * is unwrapped against it), the origin is the least distance from it. */
+static void dm_pass1_origin(struct dm_pass1 *p, const struct dm_rec *x)
+{
+	uint64_t b = x->block;
+	if (p->dmin[b] == INT64_MAX) {
+		p->m->org[b] = x->clock;
+		p->dmin[b] = 0;
+	}
+	int64_t d = dm_diff(p->m, x->clock, p->m->org[b]);
+	if (d < p->dmin[b])
+		p->dmin[b] = d;
+	if (x->kept && d > p->dmax[b])
+		p->dmax[b] = d;
+}
+
 static void dm_pass1_visit(void *ctx, const struct dm_rec *x)
 {
 	struct dm_pass1 *p = ctx;
 	struct dmat *m = p->m;
 	m->records++;
-	if (x->gtime < p->gmin)
-		p->gmin = x->gtime;
+	if (m->time == DMAT_TIME_SM) {
+		dm_pass1_origin(p, x);
+	} else {
+		if (p->dmin[x->block] == INT64_MAX)
+			p->dmin[x->block] = 0;
+		if (x->gtime < p->gmin)
+			p->gmin = x->gtime;
+		if (x->kept && x->gtime > p->gmax)
+			p->gmax = x->gtime;
+	}
 	if (!x->kept || p->failed)
 		return;
 	m->accesses++;
 	m->by_kind[x->kind]++;
 	m->bytes += x->size;
-	if (x->t > p->tmax)
-		p->tmax = x->t;
 	if (x->addr < m->addr_min)
 		m->addr_min = x->addr;
 	if (x->addr > m->addr_max)
@@ -361,26 +448,60 @@ static int dm_build_runs(struct dmat *m, struct dm_page *pg, size_t n)
 	return 0;
 }
 
-static int dm_pass1(struct dmat *m, char **cause)
+/* After the walk: origins, blocks seen and the time extent. */
+static void dm_pass1_extent(struct dmat *m, struct dm_pass1 *p)
 {
-	struct dm_pass1 p = {m, NULL, 0, 0, 0, UINT64_MAX, 0};
-	m->addr_min = UINT64_MAX;
-	if (dm_tab_grow(&p) < 0)
-		return cause_set(cause, "out of memory for the page table");
-	dm_walk(m, dm_pass1_visit, &p);
-	int rc = 0;
-	if (p.failed) {
-		rc = cause_set(cause, "out of memory: %zu distinct pages of %llu bytes", p.used,
-			       (unsigned long long)m->page_size);
-		goto out;
+	uint64_t tmax = 0;
+	for (uint64_t b = 0; b < m->n_blocks; b++) {
+		if (p->dmin[b] == INT64_MAX)
+			continue;
+		m->blocks_seen++;
+		if (m->time != DMAT_TIME_SM)
+			continue;
+		if (p->dmax[b] != INT64_MIN && (uint64_t)(p->dmax[b] - p->dmin[b]) > tmax)
+			tmax = (uint64_t)(p->dmax[b] - p->dmin[b]);
+		m->org[b] += (uint64_t)p->dmin[b];
 	}
 	if (m->time == DMAT_TIME_GLOBAL) {
-		/* pass 1 ran with g0 = 0: times are raw timer values */
-		m->g0 = p.gmin == UINT64_MAX ? 0 : p.gmin;
-		m->span = m->accesses ? (double)(p.tmax - m->g0) + 1 : 0;
-	} else {
-		m->span = m->accesses ? (double)p.tmax + 1 : 0;
+		m->g0 = p->gmin == UINT64_MAX ? 0 : p->gmin;
+		tmax = m->accesses ? p->gmax - m->g0 : 0;
 	}
+	m->span = m->accesses ? (double)tmax + 1 : 0;
+}
+
+static void dm_peak(struct dmat *m, size_t extra)
+{
+	if (m->mem_bytes + extra > m->mem_peak)
+		m->mem_peak = m->mem_bytes + extra;
+}
+
+static int dm_pass1(struct dmat *m, char **cause)
+{
+	struct dm_pass1 p = {m, NULL, 0, 0, UINT64_MAX, 0, NULL, NULL, 0};
+	size_t nb = (size_t)m->n_blocks, pass_mem = 0;
+	int rc = -1;
+	m->addr_min = UINT64_MAX;
+	p.dmin = dm_alloc(m, nb * sizeof *p.dmin);
+	p.dmax = dm_alloc(m, nb * sizeof *p.dmax);
+	if (m->time == DMAT_TIME_SM)
+		m->org = dm_alloc(m, nb * sizeof *m->org);
+	if (!p.dmin || !p.dmax || (m->time == DMAT_TIME_SM && !m->org) || dm_tab_grow(&p) < 0) {
+		cause_set(cause, "out of memory for %zu blocks", nb);
+		goto out;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		p.dmin[b] = INT64_MAX;
+		p.dmax[b] = INT64_MIN;
+	}
+	if (dm_walk(m, dm_pass1_visit, &p, &pass_mem, cause) < 0)
+		goto out;
+	dm_peak(m, pass_mem);
+	if (p.failed) {
+		cause_set(cause, "out of memory: %zu distinct pages of %llu bytes", p.used,
+			  (unsigned long long)m->page_size);
+		goto out;
+	}
+	dm_pass1_extent(m, &p);
 	if (!m->accesses)
 		m->addr_min = m->addr_max = 0;
 	size_t n = 0;
@@ -388,11 +509,71 @@ static int dm_pass1(struct dmat *m, char **cause)
 		if (p.tab[i].page != DM_EMPTY)
 			p.tab[n++] = p.tab[i];
 	qsort(p.tab, n, sizeof *p.tab, dm_cmp_page);
-	if (dm_build_runs(m, p.tab, n) < 0)
-		rc = cause_set(cause, "out of memory for %zu page runs", n);
+	if (dm_build_runs(m, p.tab, n) < 0) {
+		cause_set(cause, "out of memory for %zu page runs", n);
+		goto out;
+	}
+	rc = 0;
 out:
 	dm_release(m, p.tab, p.cap * sizeof *p.tab);
+	dm_release(m, p.dmin, nb * sizeof *p.dmin);
+	dm_release(m, p.dmax, nb * sizeof *p.dmax);
 	return rc;
+}
+
+/* ---- pass 2: the fine histogram ---- */
+
+static void dm_add(uint32_t *c)
+{
+	if (*c != UINT32_MAX)
+		(*c)++;
+}
+
+static void dm_hist_visit(void *ctx, const struct dm_rec *x)
+{
+	struct dmat *m = ctx;
+	if (!x->kept)
+		return;
+	int64_t row = dmat_addr_row(m, x->addr);
+	if (row < 0)
+		return;
+	uint64_t col = x->t >> __builtin_ctzll(m->hist_bw);
+	if (col >= m->hist_cols)
+		col = m->hist_cols - 1;
+	dm_add(&m->hist[((uint64_t)row >> __builtin_ctzll(m->hist_rh)) * m->hist_cols + col]);
+}
+
+/* Sizes the histogram: power-of-two bins, as fine as the limits allow. */
+static void dm_hist_size(struct dmat *m, const struct dmat_opts *o)
+{
+	uint64_t cmax = o->hist_cols && o->hist_cols < DMAT_HIST_COLS ? o->hist_cols : DMAT_HIST_COLS;
+	uint64_t rmax = o->hist_rows && o->hist_rows < DMAT_HIST_ROWS ? o->hist_rows : DMAT_HIST_ROWS;
+	uint64_t span = (uint64_t)m->span, bw = 1, rh = 1;
+	while ((span + bw - 1) / bw > cmax)
+		bw <<= 1;
+	uint64_t cols = (span + bw - 1) / bw;
+	while ((m->n_rows + rh - 1) / rh > rmax || (m->n_rows + rh - 1) / rh * cols > DMAT_HIST_CELLS)
+		rh <<= 1;
+	m->hist_bw = bw;
+	m->hist_rh = rh;
+	m->hist_cols = (uint32_t)cols;
+	m->hist_rows = (uint32_t)((m->n_rows + rh - 1) / rh);
+}
+
+static int dm_pass2(struct dmat *m, const struct dmat_opts *o, char **cause)
+{
+	m->hist_bw = m->hist_rh = 1;
+	if (!m->accesses)
+		return 0;
+	dm_hist_size(m, o);
+	m->hist = dm_alloc(m, (size_t)m->hist_cols * m->hist_rows * sizeof *m->hist);
+	if (!m->hist)
+		return cause_set(cause, "out of memory for a %ux%u histogram", m->hist_cols, m->hist_rows);
+	size_t pass_mem = 0;
+	if (dm_walk(m, dm_hist_visit, m, &pass_mem, cause) < 0)
+		return -1;
+	dm_peak(m, pass_mem);
+	return 0;
 }
 
 /* ---- create ---- */
@@ -443,8 +624,12 @@ static int dm_layout(struct dmat *m, const struct dmat_opts *o, char **cause)
 	m->units_per_block = pm->level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
 	if (!m->units_per_block)
 		m->units_per_block = mp->units ? mp->units : 1; /* unknown block: one origin */
-	if (!mp->counts || (!mp->records && mp->units))
+	if (!mp->counts || (!m->st && !mp->records && mp->units))
 		return cause_set(cause, "map %s: no records loaded", pm->name);
+	if (mp->sample_shift && mp->units_per_block != m->units_per_block)
+		return cause_set(cause, "map %s: sampled in blocks of %llu units, the launch has %llu", pm->name,
+				 (unsigned long long)mp->units_per_block, (unsigned long long)m->units_per_block);
+	m->n_blocks = dm_n_blocks(m);
 	return 0;
 }
 
@@ -475,8 +660,8 @@ static int dm_copy_allocs(struct dmat *m, const struct dmat_opts *o, char **caus
 	return 0;
 }
 
-int dmat_create(const struct result *r, int map_index, const struct dmat_opts *o, struct dmat **out,
-		char **cause)
+static int dm_new(const struct result *r, int map_index, const struct dmat_opts *o, struct dmat **out,
+		  char **cause)
 {
 	*out = NULL;
 	if (map_index < 0 || map_index >= r->n_maps)
@@ -501,11 +686,52 @@ int dmat_create(const struct result *r, int map_index, const struct dmat_opts *o
 	m->dropped = r->maps[map_index].records_dropped;
 	m->unsampled = r->maps[map_index].records_unsampled;
 	m->sample_shift = r->maps[map_index].sample_shift;
-	if (dm_copy_allocs(m, o, cause) < 0 || dm_layout(m, o, cause) < 0 || dm_pass1(m, cause) < 0) {
+	*out = m;
+	return 0;
+}
+
+static int dm_build(struct dmat *m, const struct dmat_opts *o, char **cause)
+{
+	if (dm_copy_allocs(m, o, cause) < 0 || dm_layout(m, o, cause) < 0 || dm_pass1(m, cause) < 0)
+		return -1;
+	dm_units(m);
+	return dm_pass2(m, o, cause);
+}
+
+int dmat_create(const struct result *r, int map_index, const struct dmat_opts *o, struct dmat **out,
+		char **cause)
+{
+	struct dmat *m = NULL;
+	if (dm_new(r, map_index, o, &m, cause) < 0)
+		return -1;
+	if (dm_build(m, o, cause) < 0) {
 		dmat_free(m);
 		return -1;
 	}
-	dm_units(m);
+	*out = m;
+	return 0;
+}
+
+int dmat_open(const char *path, int map_index, const struct dmat_opts *o, struct dmat **out, char **cause)
+{
+	*out = NULL;
+	struct result_stream *st = NULL;
+	if (result_stream_open(path, &st, cause) < 0)
+		return -1;
+	const struct result *r = result_stream_result(st);
+	struct dmat *m = NULL;
+	if (dm_new(r, map_index < 0 ? dmat_find_map(r) : map_index, o, &m, cause) < 0) {
+		result_stream_close(st);
+		return cause_wrap(cause, "%s", path);
+	}
+	m->st = st;
+	m->cache = calloc(1, sizeof *m->cache); /* NULL: no cache, still correct */
+	m->mem_bytes += result_stream_mem(st);
+	dm_peak(m, 0);
+	if (dm_build(m, o, cause) < 0) {
+		dmat_free(m);
+		return cause_wrap(cause, "%s", path);
+	}
 	*out = m;
 	return 0;
 }
@@ -518,6 +744,12 @@ void dmat_free(struct dmat *m)
 		free((char *)m->allocs[i].label);
 	free(m->allocs);
 	free(m->runs);
+	free(m->org);
+	free(m->hist);
+	if (m->cache)
+		free(m->cache->grid);
+	free(m->cache);
+	result_stream_close(m->st);
 	free(m);
 }
 
@@ -670,12 +902,6 @@ struct dm_bin {
 	uint32_t *out;
 };
 
-static void dm_add(uint32_t *c)
-{
-	if (*c != UINT32_MAX)
-		(*c)++;
-}
-
 static void dm_bin_visit(void *ctx, const struct dm_rec *x)
 {
 	struct dm_bin *b = ctx;
@@ -709,23 +935,209 @@ static void dm_bin_visit(void *ctx, const struct dm_rec *x)
 		dm_add(&b->out[(size_t)r * b->cols + col]);
 }
 
+int dmat_bin_fast(const struct dmat *m, const struct dmat_view *v, int cols, int rows)
+{
+	if (!m->hist || cols <= 0 || rows <= 0)
+		return 1;
+	double cw = (v->t1 - v->t0) / cols, rh = (v->y1 - v->y0) / rows;
+	int zoomed = rows > v->y1 - v->y0;
+	return (m->hist_bw == 1 || cw >= (double)m->hist_bw) && (m->hist_rh == 1 || (!zoomed && rh >= (double)m->hist_rh));
+}
+
+/* Where one histogram bin goes on one output axis: cells a..b, each with
+ * weight 1 (fill: a page zoomed over several output rows), or cell a with
+ * weight wa and cell b (if >= 0) with wb. a < 0: outside the view. */
+struct dm_split {
+	int a, b, fill;
+	double wa, wb;
+};
+
+/* Output cell of point x on an axis whose view [v0, v0 + vw) has n cells
+ * (dm_bin_visit's arithmetic, so that one-wide bins are exact); -1 outside. */
+static int dm_cell_of(double x, double v0, double vw, int n)
+{
+	if (x < v0 || x >= v0 + vw)
+		return -1;
+	int c = (int)floor((x - v0) * n / vw);
+	return c < n ? c : n - 1;
+}
+
+/* Points first + k (k < npts) that fall in [lo, hi). */
+static double dm_points_in(double first, uint64_t npts, double lo, double hi)
+{
+	double a = ceil(lo - first), b = ceil(hi - first), n = (double)npts;
+	a = a < 0 ? 0 : a > n ? n : a;
+	b = b < 0 ? 0 : b > n ? n : b;
+	return b > a ? b - a : 0;
+}
+
+/* A bin of npts integer points from `first`, on an axis whose cells are
+ * at least npts wide: at most two cells, shared by how many points fall in
+ * each (the records of a wide bin are assumed spread evenly over it). */
+static void dm_split_points(double first, uint64_t npts, double v0, double vw, int n, struct dm_split *s)
+{
+	s->fill = 0;
+	s->a = s->b = -1;
+	s->wa = 1;
+	s->wb = 0;
+	double last = first + (double)(npts - 1);
+	if (npts <= 1 || last < v0 || first >= v0 + vw) {
+		s->a = npts ? dm_cell_of(first, v0, vw, n) : -1;
+		return;
+	}
+	int ca = first < v0 ? 0 : dm_cell_of(first, v0, vw, n);
+	int cb = last >= v0 + vw ? n - 1 : dm_cell_of(last, v0, vw, n);
+	double w = vw / n;
+	double ina = dm_points_in(first, npts, v0 + ca * w, ca == n - 1 ? v0 + vw : v0 + (ca + 1) * w);
+	s->a = ca;
+	s->wa = ina / (double)npts;
+	if (cb != ca) {
+		s->b = cb;
+		s->wb = dm_points_in(first, npts, v0 + cb * w, cb == n - 1 ? v0 + vw : v0 + (cb + 1) * w) / (double)npts;
+	}
+}
+
+/* Histogram row j on the output rows; time column i on the output columns. */
+static void dm_split_row(const struct dmat *m, const struct dm_bin *b, uint64_t j, struct dm_split *s)
+{
+	uint64_t r0 = j * m->hist_rh, n = m->n_rows - r0 < m->hist_rh ? m->n_rows - r0 : m->hist_rh;
+	if (!b->zoomed) {
+		dm_split_points((double)r0 + 0.5, n, b->v->y0, b->yh, b->rows, s);
+		return;
+	}
+	/* zoomed past one row per page: only with one-page bins (dmat_bin_fast) */
+	double p = (double)r0;
+	s->fill = 1;
+	s->a = -1;
+	if (p + 1 <= b->v->y0 || p >= b->v->y1)
+		return;
+	int ra = (int)floor((p - b->v->y0) * b->rows / b->yh);
+	int rb = (int)ceil((p + 1 - b->v->y0) * b->rows / b->yh) - 1;
+	s->a = ra < 0 ? 0 : ra;
+	s->b = rb >= b->rows ? b->rows - 1 : rb;
+}
+
+static void dm_split_col(const struct dmat *m, const struct dm_bin *b, uint64_t i, struct dm_split *s)
+{
+	uint64_t t0 = i * m->hist_bw, span = (uint64_t)m->span;
+	uint64_t n = span - t0 < m->hist_bw ? span - t0 : m->hist_bw;
+	dm_split_points((double)t0, n, b->v->t0, b->tw, b->cols, s);
+}
+
+static void dm_put(const struct dm_bin *b, double *acc, int row, int col, uint32_t v, double w)
+{
+	size_t k = (size_t)row * b->cols + col;
+	if (!acc) {
+		uint64_t x = (uint64_t)b->out[k] + v;
+		b->out[k] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+	} else {
+		acc[k] += v * w;
+	}
+}
+
+/* One histogram cell into the output: rows by sr, columns by sc. */
+static void dm_put_cell(const struct dm_bin *b, double *acc, const struct dm_split *sr, const struct dm_split *sc,
+			uint32_t v)
+{
+	if (sr->fill) {
+		for (int r = sr->a; r <= sr->b; r++) {
+			dm_put(b, acc, r, sc->a, v, sc->wa);
+			if (sc->b >= 0)
+				dm_put(b, acc, r, sc->b, v, sc->wb);
+		}
+		return;
+	}
+	dm_put(b, acc, sr->a, sc->a, v, sr->wa * sc->wa);
+	if (sc->b >= 0)
+		dm_put(b, acc, sr->a, sc->b, v, sr->wa * sc->wb);
+	if (sr->b >= 0) {
+		dm_put(b, acc, sr->b, sc->a, v, sr->wb * sc->wa);
+		if (sc->b >= 0)
+			dm_put(b, acc, sr->b, sc->b, v, sr->wb * sc->wb);
+	}
+}
+
+/* dmat_bin from the histogram. One-wide bins land whole in the cell the
+ * records would (exact); wider ones are shared, summed in doubles. */
+static int dm_bin_hist(const struct dm_bin *b)
+{
+	const struct dmat *m = b->m;
+	int exact = m->hist_bw == 1 && m->hist_rh == 1;
+	size_t cells = (size_t)b->cols * b->rows;
+	double *acc = exact ? NULL : calloc(cells, sizeof *acc);
+	struct dm_split *sc = malloc(m->hist_cols * sizeof *sc);
+	int rc = -1;
+	if ((!exact && !acc) || !sc)
+		goto out;
+	for (uint32_t i = 0; i < m->hist_cols; i++)
+		dm_split_col(m, b, i, &sc[i]);
+	for (uint32_t j = 0; j < m->hist_rows; j++) {
+		struct dm_split sr;
+		dm_split_row(m, b, j, &sr);
+		if (sr.a < 0)
+			continue;
+		const uint32_t *h = m->hist + (size_t)j * m->hist_cols;
+		for (uint32_t i = 0; i < m->hist_cols; i++)
+			if (h[i] && sc[i].a >= 0)
+				dm_put_cell(b, acc, &sr, &sc[i], h[i]);
+	}
+	for (size_t k = 0; acc && k < cells; k++)
+		b->out[k] = acc[k] >= UINT32_MAX ? UINT32_MAX : (uint32_t)llround(acc[k]);
+	rc = 0;
+out:
+	free(acc);
+	free(sc);
+	return rc;
+}
+
+/* The slow path: one pass over the records, unless the same view was just
+ * binned that way (a UI redraws the same view on every key). */
+static int dm_bin_records(const struct dm_bin *b)
+{
+	struct dmat_bin_cache *c = b->m->cache;
+	size_t n = (size_t)b->cols * b->rows;
+	if (c && c->cols == b->cols && c->rows == b->rows && memcmp(&c->v, b->v, sizeof c->v) == 0) {
+		memcpy(b->out, c->grid, n * sizeof *b->out);
+		return 0;
+	}
+	if (dm_walk(b->m, dm_bin_visit, (void *)b, NULL, NULL) < 0)
+		return -1;
+	uint32_t *g = c ? realloc(c->grid, n * sizeof *g) : NULL;
+	if (c && g) {
+		memcpy(g, b->out, n * sizeof *g);
+		c->grid = g;
+		c->v = *b->v;
+		c->cols = b->cols;
+		c->rows = b->rows;
+	} else if (c) {
+		c->cols = 0;
+	}
+	return 0;
+}
+
 int dmat_bin(const struct dmat *m, const struct dmat_view *v, int cols, int rows, uint32_t *out,
 	     uint32_t *max_out)
 {
 	if (cols <= 0 || rows <= 0 || !(v->t1 > v->t0) || !(v->y1 > v->y0))
 		return -1;
-	memset(out, 0, (size_t)cols * rows * sizeof *out);
+	size_t cells = (size_t)cols * rows;
+	memset(out, 0, cells * sizeof *out);
 	struct dm_bin b = {m, v, cols, rows, rows > v->y1 - v->y0, v->t1 - v->t0, v->y1 - v->y0, out};
-	if (m->accesses)
-		dm_walk(m, dm_bin_visit, &b);
+	int rc = 0;
+	if (m->accesses && dmat_bin_fast(m, v, cols, rows))
+		rc = dm_bin_hist(&b);
+	else if (m->accesses)
+		rc = dm_bin_records(&b);
+	if (rc < 0)
+		memset(out, 0, cells * sizeof *out);
 	if (max_out) {
 		uint32_t mx = 0;
-		for (size_t i = 0; i < (size_t)cols * rows; i++)
+		for (size_t i = 0; i < cells; i++)
 			if (out[i] > mx)
 				mx = out[i];
 		*max_out = mx;
 	}
-	return 0;
+	return rc;
 }
 
 int dmat_cell_at(const struct dmat *m, const struct dmat_view *v, int cols, int rows, const uint32_t *grid,

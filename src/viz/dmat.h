@@ -30,9 +30,20 @@
  * empty rows), larger gaps are collapsed and drawn as a thin separator. Runs
  * never cross an allocation boundary when allocations are given.
  *
- * Building streams the records: dmat_create reads them once (time extent,
- * touched pages), dmat_bin reads them once per call for a viewport. Memory is
- * O(touched pages + cells), never O(records); m->mem_bytes counts it. */
+ * Building streams the records, from a result file (dmat_open: the records
+ * are decompressed from the file in chunks, never held) or from a result in
+ * memory (dmat_create: tests, small files): pass 1 finds each block's time
+ * origin, the time extent and the touched pages; pass 2 fills a fine 2-D
+ * histogram (at most DMAT_HIST_COLS x DMAT_HIST_ROWS cells and
+ * DMAT_HIST_CELLS in all: 32 MiB; integer-wide time bins and row bins, each
+ * a power of two). dmat_bin draws a viewport from the histogram while the
+ * viewport's cells are no finer than its bins (exact when the bins are one
+ * cycle / ns and one page wide, otherwise a bin's count is shared between
+ * the two cells it straddles in proportion to its cycles / pages in each);
+ * finer viewports re-read the records (one more pass: seconds for 100M
+ * records). Memory is O(units + blocks + touched pages + histogram cells),
+ * never O(records); m->mem_bytes counts it (the file's counts and a pass's
+ * buffers included). */
 #ifndef NTOP_DMAT_H
 #define NTOP_DMAT_H
 #include <stddef.h>
@@ -59,6 +70,9 @@ enum dmat_kind {
 #define DMAT_PAGE_MAX (1u << 30)
 #define DMAT_GAP_KEEP_DEFAULT 65536u /* bytes: smaller untouched gaps stay as rows */
 #define DMAT_NONE (-1)
+#define DMAT_HIST_COLS 4096u       /* fine histogram: time bins at most */
+#define DMAT_HIST_ROWS 4096u       /* row bins at most */
+#define DMAT_HIST_CELLS (1u << 23) /* cells at most (u32 each: 32 MiB) */
 
 /* An allocation the hook saw (optional: the hook does not record them yet). */
 struct dmat_alloc {
@@ -75,6 +89,7 @@ struct dmat_opts {
 	int n_allocs;
 	int alloc_filter;     /* DMAT_NONE: every access; else only allocs[alloc_filter] */
 	uint32_t kinds;       /* bit k keeps enum dmat_kind k; 0: all */
+	uint32_t hist_cols, hist_rows; /* fine histogram limits; 0: DMAT_HIST_COLS / ROWS */
 };
 
 /* A run of pages on the collapsed axis. */
@@ -87,7 +102,9 @@ struct dmat_run {
 };
 
 struct dmat {
-	const struct result *r;  /* borrowed: must outlive the model */
+	const struct result *r;  /* dmat_create: borrowed, must outlive the model;
+				    dmat_open: the file's header and counts (records NULL) */
+	struct result_stream *st;/* dmat_open: the file, owned; NULL: r's records */
 	int map_index;
 	enum dmat_time time;     /* what was asked for may have fallen back */
 	char note[160];          /* why it fell back, "" otherwise */
@@ -116,6 +133,14 @@ struct dmat {
 	uint64_t n_rows;         /* rows of the collapsed page axis */
 	uint32_t n_runs;
 	struct dmat_run *runs;   /* sorted by address */
+	uint64_t n_blocks;       /* blocks with records (kept blocks when sampled) */
+	uint64_t *org;           /* [n_blocks] SM time: each block's origin (clock); NULL in global time */
+	uint32_t *hist;          /* [hist_rows * hist_cols] kept accesses, row 0 = lowest address */
+	uint32_t hist_cols, hist_rows;
+	uint64_t hist_bw;        /* axis units per histogram column (a power of two) */
+	uint64_t hist_rh;        /* collapsed rows per histogram row (a power of two) */
+	struct dmat_bin_cache *cache; /* the last grid binned from the records: a redraw of
+				    the same fine view does not re-read the file */
 	size_t mem_bytes;        /* heap the model holds (for the bounded-memory check) */
 	size_t mem_peak;         /* most it held while building */
 	/* axis units */
@@ -147,9 +172,12 @@ void dmat_opts_init(struct dmat_opts *o);
 int dmat_find_map(const struct result *r);
 /* Why map i cannot be drawn ("" when it can). */
 void dmat_map_problem(const struct result *r, int i, char *buf, size_t len);
-/* Builds the model over map `map_index` of r (one pass over the records). */
+/* Builds the model over map `map_index` of r, whose records are in memory. */
 int dmat_create(const struct result *r, int map_index, const struct dmat_opts *o, struct dmat **out,
 		char **cause);
+/* Builds the model over map `map_index` (-1: dmat_find_map) of the result
+ * file at path, streaming its records; the model keeps the file open. */
+int dmat_open(const char *path, int map_index, const struct dmat_opts *o, struct dmat **out, char **cause);
 void dmat_free(struct dmat *m);
 
 /* ---- viewport ---- */
@@ -168,13 +196,17 @@ int dmat_view_alloc(const struct dmat *m, struct dmat_view *v, int a);
 
 /* ---- binning ---- */
 /* Counts kept accesses into rows x cols cells (out[row * cols + col], row 0 =
- * lowest address), one pass over the records. Column x covers time
+ * lowest address), from the histogram or (finer views) one pass over the
+ * records. Column x covers time
  * [t0 + x w, t0 + (x + 1) w); when rows <= visible rows, each page goes to the
  * output row holding its centre (so cells sum to the accesses in view); when
  * zoomed past one row per page, a page fills every output row it covers.
- * *max_out (may be NULL) gets the largest cell. -1 only for bad sizes. */
+ * *max_out (may be NULL) gets the largest cell. -1 for bad sizes, or when
+ * re-reading the file failed (out then holds zeros). */
 int dmat_bin(const struct dmat *m, const struct dmat_view *v, int cols, int rows, uint32_t *out,
 	     uint32_t *max_out);
+/* Would dmat_bin serve this from the histogram (no pass over the records)? */
+int dmat_bin_fast(const struct dmat *m, const struct dmat_view *v, int cols, int rows);
 
 /* ---- lookups ---- */
 /* Row of an address on the collapsed axis; -1 when its page is not drawn. */

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Builds examples/cuda/*.cu into ${1:-build-examples}/ (run from anywhere).
+# Builds examples/cuda/*.cu into ${1:-build-examples}/ (run from anywhere);
+# app names after the directory build only those apps.
 # Every app embeds sm_90 SASS plus compute_90 PTX (so ntop can probe it);
 # sass_only is built without PTX to check that such kernels are listed with a
 # reason. Needs nvcc (PATH or /usr/local/cuda/bin). Exit status: number of
@@ -26,17 +27,28 @@ build() { # name flags...
 	fi
 }
 
+shift $(($# > 0 ? 1 : 0))
+only=" $* "
+want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
+
 pids=()
-for app in launch_modes fill sgemm memk launch_loop; do
+for app in launch_modes fill sgemm memk launch_loop tensorops patterns; do
+	want "$app" || continue
 	build "$app" "${ptx[@]}" &
 	pids+=($!)
 done
-build driver_api "${ptx[@]}" -lcuda &
-pids+=($!)
-build threads_fork "${ptx[@]}" -lpthread &
-pids+=($!)
-build sass_only "${sass[@]}" &
-pids+=($!)
+if want driver_api; then
+	build driver_api "${ptx[@]}" -lcuda &
+	pids+=($!)
+fi
+if want threads_fork; then
+	build threads_fork "${ptx[@]}" -lpthread &
+	pids+=($!)
+fi
+if want sass_only; then
+	build sass_only "${sass[@]}" &
+	pids+=($!)
+fi
 fails=0
 for p in "${pids[@]}"; do
 	wait "$p" || fails=$((fails + 1))

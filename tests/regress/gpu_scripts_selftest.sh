@@ -1,7 +1,61 @@
 #!/usr/bin/env bash
 # The GPU validation and benchmark scripts only run on a GPU machine; their
-# trace parsing and arithmetic are checked here on synthetic data.
+# trace parsing and arithmetic are checked here on synthetic data, their shell
+# with --dry-run, and the Python result-file reader against files the hook
+# wrote over the fake driver (when the build has it).
 set -euo pipefail
 src=${NTOP_SOURCE_DIR:?}
+bin=${NTOP_BINARY_DIR:-}
 python3 "$src/tests/gpu/check_trace.py" selftest
 python3 "$src/bench/bench.py" selftest
+python3 "$src/bench/dmat.py" selftest
+python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Dry runs: every step printed, nothing run, the analysis copes with nothing.
+dry() { # name script args...
+	local name=$1; shift
+	if ! OUT=$tmp/$name NTOP=$tmp/no-ntop EX=$tmp/no-examples bash "$src/$1" "${@:2}" >"$tmp/$name.log" 2>&1; then
+		fail "$1 --dry-run exited non-zero"
+		tail -5 "$tmp/$name.log"
+	fi
+}
+dry dmat bench/dmat.sh --dry-run --quick --apps "fill tensorops" --budget "default 4294967296"
+for m in plain timed dmat dmat@4294967296 bs; do
+	grep -q "\[dry-run\] .*/$m\.tensorops\.1" "$tmp/dmat.log" || fail "dmat.sh: no $m run of tensorops"
+done
+grep -q -- "-p dmat --limit 4 -- $tmp/no-examples/fill 6" "$tmp/dmat.log" || fail "dmat.sh: dmat command line"
+grep -q "^## app wall time" "$tmp/dmat.log" || fail "dmat.sh: no analysis"
+[ -s "$tmp/dmat/dmat.txt" ] && [ -s "$tmp/dmat/dmat-logs.tgz" ] || fail "dmat.sh: no report or logs under OUT"
+dry ncu tests/gpu/ncu_probes.sh --dry-run --apps "tensorops memk"
+grep -q -- "-p gmem_bytes -p tensorop_count --limit 3 -- $tmp/no-examples/tensorops 2" "$tmp/ncu.log" ||
+	fail "ncu_probes.sh: probe command line"
+grep -q "ncu .*--metrics sm__sass_data_bytes_mem_global_op_ld.sum,.* -k regex:to_wmma_gemm|to_mma_sync " \
+	"$tmp/ncu.log" || fail "ncu_probes.sh: ncu command line"
+grep -q "0 ok, 0 DIFF" "$tmp/ncu.log" || fail "ncu_probes.sh: no analysis"
+dry bench bench/run.sh --dry-run
+grep -q "\[dry-run\] .*record -o .*/bs.sgemm -p block_sched --every 2" "$tmp/bench.log" || fail "run.sh: block_sched step"
+[ -s "$tmp/bench/bench.txt" ] || fail "run.sh: no report"
+
+# The Python reader against result files the hook wrote (fake driver): thread
+# and warp maps of both probes at once, and dmat's slot-major map.
+if [ -n "$bin" ] && [ -x "$bin/bin/ntop" ] && [ -x "$bin/tests/fakecuda/app_launch" ] &&
+	[ -f "$bin/tests/fakecuda/driver/libcuda.so.1" ] && [ -f "$bin/lib/ntop/libcuda.so.1" ]; then
+	for probes in "-p gmem_bytes -p tensorop_count" "-p dmat"; do
+		dir=$tmp/fake.${probes//[ -]/}
+		# shellcheck disable=SC2086
+		NTOP_REAL_LIBCUDA=$bin/tests/fakecuda/driver/libcuda.so.1 NTOP_HOOK_DIR=$bin/lib/ntop \
+			"$bin/bin/ntop" record $probes --limit 3 -o "$dir" -- \
+			"$bin/tests/fakecuda/app_launch" "$src/tests/fakecuda/kernels.ptx" 0 >"$dir.log" 2>&1 ||
+			fail "ntop record $probes over the fake driver (see below)"
+		python3 "$src/tests/gpu/ntr_read.py" check "$dir" || { fail "ntr_read check $probes"; tail -5 "$dir.log"; }
+	done
+else
+	echo "fake driver or hook not built: ntr_read.py not checked against real result files"
+fi
+[ "$fails" = 0 ] || { echo "$fails failures"; exit 1; }
+echo "gpu_scripts_selftest ok"

@@ -7,6 +7,7 @@
  * the model's memory independent of the record count. */
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,11 +91,77 @@ static void syn_finish(struct result *r)
 	uint64_t written = 0, attempted = 0;
 	for (uint64_t u = 0; u < m->units; u++) {
 		uint64_t n = m->counts[u] / m->map.rec_size;
+		if (!result_map_unit_kept(m, u))
+			continue;
 		attempted += n;
 		written += n < m->map.cap ? n : m->map.cap;
 	}
 	m->records_written = written;
 	m->records_dropped = attempted - written;
+}
+
+static char tmpdir[] = "/tmp/ntop-test-dmat-XXXXXX";
+
+static char *twin_path(void)
+{
+	static char p[64];
+	snprintf(p, sizeof p, "%s/twin.ntr", tmpdir);
+	return p;
+}
+
+static int grids_equal(const struct dmat *a, const struct dmat *b, const struct dmat_view *v, int cols, int rows)
+{
+	uint32_t *ga = calloc((size_t)cols * rows, 4), *gb = calloc((size_t)cols * rows, 4);
+	int ok = dmat_bin(a, v, cols, rows, ga, NULL) == 0 && dmat_bin(b, v, cols, rows, gb, NULL) == 0 &&
+		 memcmp(ga, gb, (size_t)cols * rows * 4) == 0;
+	free(ga);
+	free(gb);
+	return ok;
+}
+
+/* The same model streamed from a file (dmat_open): every total, the axis,
+ * the histogram and the binned grids agree with the in-memory one; a
+ * model with a tiny histogram re-reads the file for fine views, exactly. */
+static void twin_check(const struct result *r, const struct dmat_opts *o, const struct dmat *m)
+{
+	char *cause = NULL;
+	CHECKF(result_write(tmpdir, "twin.ntr", r, &cause) == 0, "%s", cause);
+	struct dmat *f = NULL;
+	CHECKF(dmat_open(twin_path(), m->map_index, o, &f, &cause) == 0, "%s", cause);
+	free(cause);
+	if (!f)
+		return;
+	CHECK(f->st && f->r->maps[f->map_index].records == NULL);
+	CHECKF(f->records == m->records && f->accesses == m->accesses && f->dropped == m->dropped &&
+	      f->unsampled == m->unsampled && f->bytes == m->bytes && f->blocks_seen == m->blocks_seen &&
+	      f->g0 == m->g0 && f->span == m->span && f->addr_min == m->addr_min && f->addr_max == m->addr_max &&
+	      f->n_rows == m->n_rows && f->n_runs == m->n_runs && f->time == m->time,
+	      "file model: %llu records %llu accesses %llu dropped %llu unsampled %llu blocks %g span; memory: %llu %llu %llu %llu %llu %g",
+	      (unsigned long long)f->records, (unsigned long long)f->accesses, (unsigned long long)f->dropped,
+	      (unsigned long long)f->unsampled, (unsigned long long)f->blocks_seen, f->span,
+	      (unsigned long long)m->records, (unsigned long long)m->accesses, (unsigned long long)m->dropped,
+	      (unsigned long long)m->unsampled, (unsigned long long)m->blocks_seen, m->span);
+	CHECK(memcmp(f->by_kind, m->by_kind, sizeof f->by_kind) == 0);
+	CHECK(memcmp(f->runs, m->runs, m->n_runs * sizeof *m->runs) == 0);
+	CHECK(f->hist_cols == m->hist_cols && f->hist_rows == m->hist_rows &&
+	      (!m->hist || memcmp(f->hist, m->hist, (size_t)m->hist_cols * m->hist_rows * 4) == 0));
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	CHECK(grids_equal(m, f, &v, 7, 5));
+	CHECK(grids_equal(m, f, &v, 64, (int)m->n_rows + 1));
+	struct dmat_opts o2 = *o;
+	o2.hist_cols = o2.hist_rows = 2;
+	struct dmat *g = NULL;
+	CHECK(dmat_open(twin_path(), m->map_index, &o2, &g, NULL) == 0);
+	if (g && m->hist_bw == 1 && m->hist_rh == 1) {
+		CHECK(g->hist_cols <= 2 && g->hist_rows <= 2);
+		int rows = (int)m->n_rows + 1;
+		CHECK(m->span <= 2 || m->n_rows <= 2 || !dmat_bin_fast(g, &v, 64, rows));
+		CHECK(grids_equal(m, g, &v, 64, rows)); /* exact, re-read from the file */
+	}
+	dmat_free(g);
+	dmat_free(f);
+	unlink(twin_path());
 }
 
 static struct dmat *mk(const struct result *r, uint64_t page, uint64_t gap_keep)
@@ -107,6 +174,8 @@ static struct dmat *mk(const struct result *r, uint64_t page, uint64_t gap_keep)
 	char *cause = NULL;
 	CHECKF(dmat_create(r, dmat_find_map(r), &o, &m, &cause) == 0, "%s", cause);
 	free(cause);
+	if (m)
+		twin_check(r, &o, m);
 	return m;
 }
 
@@ -463,6 +532,7 @@ static void test_unused_slots(void)
 	dmat_free(m);
 	/* nothing recorded at all */
 	memset(mp->counts, 0, 64 * 4);
+	syn_finish(r);
 	m = mk(r, 0, 0);
 	CHECK_EQ_INT(m->accesses, 0);
 	CHECK_EQ_INT(m->n_rows, 0);
@@ -597,55 +667,178 @@ static void test_view(void)
 	result_free(r);
 }
 
-/* 1M and then 10M records over the same 256 pages: the model's heap must not
- * grow with the records (only with pages and cells). */
-static size_t bounded_run(uint32_t blocks, uint64_t *acc)
+/* 1M and then 10M records by the same threads over the same 256 pages and
+ * the same times: the model's heap must not grow with the records (only
+ * with units, blocks, pages and histogram cells). */
+static struct result *bounded_result(uint32_t cap)
 {
-	enum { T = 125, CAP = 64 };
-	struct result *r = syn_result(blocks, T, CAP, 0);
+	enum { B = 125, T = 125 };
+	struct result *r = syn_result(B, T, cap, 0);
 	struct result_map *mp = &r->maps[0];
 	uint64_t s = 99;
 	for (uint64_t u = 0; u < mp->units; u++) {
-		for (uint32_t i = 0; i < CAP; i++) {
+		for (uint32_t i = 0; i < cap; i++) {
 			uint8_t *rec = (uint8_t *)result_map_record(mp, u, i);
 			uint64_t a = BASE + (rng_next(&s) & (256 * PAGE - 1));
-			uint32_t c = (uint32_t)(u * 7 + i * 40), sk = 4 | 1u << 24;
+			uint32_t c = (uint32_t)((u % T) * 7 + (i % 16) * 40), sk = 4 | 1u << 24;
 			memcpy(rec, &a, 8);
 			memcpy(rec + 8, &c, 4);
 			memcpy(rec + 12, &sk, 4);
 		}
-		mp->counts[u] = CAP * 16;
+		mp->counts[u] = cap * 16;
 	}
 	syn_finish(r);
-	struct dmat *m = mk(r, 0, 0);
-	size_t peak = m ? m->mem_peak : 0;
-	if (m) {
-		struct dmat_view v;
-		dmat_view_fit(m, &v);
-		uint32_t *g = bin(m, &v, 1600, 256, NULL);
-		*acc = grid_sum(g, 1600 * 256);
-		CHECK_EQ_INT(*acc, m->accesses);
-		CHECK_EQ_INT(m->n_rows, 256);
-		free(g);
-	}
+	return r;
+}
+
+static size_t bounded_check(const struct dmat *m, uint64_t *acc)
+{
+	if (!m)
+		return 0;
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	uint32_t *g = bin(m, &v, 1600, 256, NULL);
+	*acc = grid_sum(g, 1600 * 256);
+	CHECK_EQ_INT(*acc, m->accesses);
+	CHECK_EQ_INT(m->n_rows, 256);
+	free(g);
+	return m->mem_peak;
+}
+
+static size_t bounded_run(uint32_t cap, uint64_t *acc)
+{
+	struct result *r = bounded_result(cap);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	struct dmat *m = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, NULL) == 0);
+	size_t peak = bounded_check(m, acc);
 	dmat_free(m);
 	result_free(r);
+	return peak;
+}
+
+/* The same through a file: counts, stream and pass buffers counted too. */
+static size_t bounded_file(uint32_t cap, uint64_t *acc)
+{
+	struct result *r = bounded_result(cap);
+	char *cause = NULL;
+	CHECKF(result_write(tmpdir, "bounded.ntr", r, &cause) == 0, "%s", cause);
+	result_free(r);
+	char p[64];
+	snprintf(p, sizeof p, "%s/bounded.ntr", tmpdir);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	struct dmat *m = NULL;
+	CHECKF(dmat_open(p, -1, &o, &m, &cause) == 0, "%s", cause);
+	free(cause);
+	size_t peak = bounded_check(m, acc);
+	dmat_free(m);
+	unlink(p);
 	return peak;
 }
 
 static void test_bounded_memory(void)
 {
 	uint64_t a1 = 0, a10 = 0;
-	size_t p1 = bounded_run(125, &a1);    /* 125 x 125 x 64 = 1M */
-	size_t p10 = bounded_run(1250, &a10); /* 10M */
+	size_t p1 = bounded_run(64, &a1);    /* 15625 threads x 64 = 1M */
+	size_t p10 = bounded_run(640, &a10); /* 10M */
 	CHECK_EQ_INT(a1, 1000000);
 	CHECK_EQ_INT(a10, 10000000);
 	CHECKF(p1 > 0 && p10 == p1, "model heap %zu bytes at 1M records, %zu at 10M", p1, p10);
-	CHECKF(p10 < 64 * 1024, "model heap %zu bytes for 256 pages", p10);
+	/* 125 blocks, 256 pages, a 1469 x 256 histogram (1.5 MB) */
+	CHECKF(p10 < 1600 * 1024, "model heap %zu bytes for 256 pages", p10);
+	p1 = bounded_file(16, &a1);
+	p10 = bounded_file(160, &a10);
+	CHECK_EQ_INT(a1, 250000);
+	CHECK_EQ_INT(a10, 2500000);
+	/* + 62.5 KB of counts, 2 MiB chunk, zstd's window: never the 40 MB of records */
+	CHECKF(p10 <= p1 + 4096 && p10 < 8 * 1024 * 1024, "model heap %zu bytes at 250k records from a file, %zu at 2.5M",
+	       p1, p10);
+}
+
+/* Block sampling: 4 blocks of 32 threads, 1 in 2 kept (0 and 2); only their
+ * records are drawn, the others counted as not sampled; the same from a file. */
+static void test_sampled(void)
+{
+	struct result *r = syn_result(4, 32, 2, 0);
+	struct result_map *mp = &r->maps[0];
+	mp->sample_shift = 1;
+	mp->units_per_block = 32;
+	mp->rec_units = 64;
+	for (uint64_t u = 0; u < 128; u++) {
+		if (!result_map_unit_kept(mp, u)) {
+			mp->counts[u] = 5 * 16;
+			continue;
+		}
+		for (uint32_t i = 0; i < 2; i++)
+			syn_put(r, u, i, BASE + (u / 32) * PAGE + u * 8, 1000 * u + 10 * i, 4, DMAT_KIND_LOAD);
+	}
+	mp->records_unsampled = 64 * 5;
+	syn_finish(r);
+	struct dmat *m = mk(r, 0, 0);
+	CHECK_EQ_INT(m->records, 128);
+	CHECK_EQ_INT(m->accesses, 128);
+	CHECK_EQ_INT(m->n_blocks, 2);
+	CHECK_EQ_INT(m->blocks_seen, 2);
+	CHECK_EQ_INT(m->n_rows, 3); /* pages 0 and 2, the gap kept */
+	CHECK_EQ_INT((uint64_t)m->span, 31 * 1000 + 10 + 1);
+	CHECK_EQ_INT(m->unsampled, 320);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* A histogram coarser than the records: views at least as coarse as its
+ * bins come from it (aligned ones exactly, others within rounding), finer
+ * ones are binned from the records exactly. */
+static void test_hist_paths(void)
+{
+	struct result *r = syn_result(2, 128, 8, 0);
+	uint64_t s = 7;
+	for (uint64_t u = 0; u < 256; u++)
+		for (uint32_t i = 0; i < 8; i++)
+			syn_put(r, u, i, BASE + (rng_next(&s) % 40) * PAGE, (u % 128) * 3 + i * 97 + (u ? 0 : 0), 4, 1);
+	syn_finish(r);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	struct dmat *a = NULL, *b = NULL;
+	CHECK(dmat_create(r, 0, &o, &a, NULL) == 0);
+	o.hist_cols = 32;
+	o.hist_rows = 8;
+	CHECK(dmat_create(r, 0, &o, &b, NULL) == 0);
+	CHECK_EQ_INT(a->hist_bw, 1);
+	CHECK_EQ_INT((uint64_t)a->span, 127 * 3 + 7 * 97 + 1);
+	CHECK_EQ_INT(b->hist_bw, 64); /* 1061 cycles in at most 32 bins */
+	CHECK_EQ_INT(b->hist_rh, 8);  /* 40 rows in at most 8 */
+	CHECK(a->mem_peak > b->mem_peak);
+	struct dmat_view v = {0, 1024, 0, 40};
+	CHECK(dmat_bin_fast(b, &v, 16, 5)); /* 64 cycles, 8 rows per cell: aligned */
+	CHECK(grids_equal(a, b, &v, 16, 5));
+	dmat_view_fit(a, &v);
+	CHECK(dmat_bin_fast(b, &v, 10, 4));
+	uint32_t *ga = bin(a, &v, 10, 4, NULL), *gb = bin(b, &v, 10, 4, NULL);
+	uint64_t diff = 0;
+	for (int i = 0; i < 40; i++)
+		diff += ga[i] > gb[i] ? ga[i] - gb[i] : gb[i] - ga[i];
+	CHECKF(diff < 2048 / 3, "coarse view off by %llu of 2048", (unsigned long long)diff);
+	CHECK(llabs((long long)grid_sum(ga, 40) - (long long)grid_sum(gb, 40)) <= 40);
+	free(ga);
+	free(gb);
+	CHECK(!dmat_bin_fast(b, &v, 100, 40));
+	CHECK(grids_equal(a, b, &v, 100, 40));
+	v.t0 = 100;
+	v.t1 = 140;
+	CHECK(!dmat_bin_fast(b, &v, 4, 40));
+	CHECK(grids_equal(a, b, &v, 4, 40));
+	dmat_free(a);
+	dmat_free(b);
+	result_free(r);
 }
 
 int main(void)
 {
+	if (!mkdtemp(tmpdir))
+		return 1;
 	test_linear();
 	test_strided();
 	test_gather_scatter();
@@ -656,5 +849,8 @@ int main(void)
 	test_global_time();
 	test_view();
 	test_bounded_memory();
+	test_sampled();
+	test_hist_paths();
+	CHECK(rmdir(tmpdir) == 0);
 	return testlib_report();
 }

@@ -1,6 +1,9 @@
 /* Result files: round trip with random data, derived counts, truncation at
  * every offset, every byte corrupted, wrong magic/version, highly
- * compressible maps near zstd's ratio limit. All failures must be clean. */
+ * compressible maps near zstd's ratio limit. All failures must be clean.
+ * The streaming reader (result_stream_open, passes) against result_read on
+ * the same files: every layout (sampled too, multi-chunk), and the same
+ * verdict on every truncation and every corrupted byte. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -542,6 +545,175 @@ static void test_forged_size(void)
 	}
 }
 
+/* ---- streaming reader ---- */
+
+struct each_ctx {
+	const struct result_map *want; /* the same map read by result_read */
+	uint64_t next, seen, bad;
+};
+
+static void each_check(void *ctx, uint64_t unit, uint32_t slot, const uint8_t *rec)
+{
+	struct each_ctx *e = ctx;
+	uint64_t u = 0;
+	uint32_t k = 0;
+	result_map_rec_pos(e->want, e->next++, &u, &k); /* file order */
+	const uint8_t *w = result_map_record(e->want, unit, slot);
+	if (u != unit || k != slot || !w || memcmp(w, rec, e->want->map.rec_size) != 0)
+		e->bad++;
+	e->seen++;
+}
+
+/* Opens path both ways: 0 when both accept it and agree on everything,
+ * 1 when both refuse it, -1 when they disagree (or the stream is wrong). */
+static int stream_vs_read(const char *path)
+{
+	struct result *g = NULL;
+	struct result_stream *s = NULL;
+	char *c1 = NULL, *c2 = NULL;
+	int rr = result_read(path, &g, &c1);
+	int rs = result_stream_open(path, &s, &c2);
+	const struct result *h = s ? result_stream_result(s) : NULL;
+	for (int i = 0; rs == 0 && i < h->n_maps; i++) {
+		struct each_ctx e = {g ? &g->maps[i] : NULL, 0, 0, 0};
+		if (!g) {
+			/* result_read refused: the stream must too, at the latest in a pass */
+			struct result_pass *p = NULL;
+			struct result_chunk ch;
+			int k = result_pass_open(s, i, &p, &c2);
+			while (k == 0 && (k = result_pass_next(p, &ch, &c2)) == 1)
+				k = 0;
+			result_pass_free(p);
+			rs = k < 0 ? -1 : 0;
+			continue;
+		}
+		rs = result_stream_each(s, i, each_check, &e, &c2);
+		const struct result_map *a = &g->maps[i], *b = &h->maps[i];
+		if (rs == 0 && (e.bad || e.seen != result_map_rec_units(a) * a->map.cap || b->records ||
+				memcmp(a->counts, b->counts, (size_t)a->units * 4) || a->units != b->units ||
+				a->slot_major != b->slot_major || a->sample_shift != b->sample_shift ||
+				a->rec_units != b->rec_units || a->records_written != b->records_written ||
+				a->records_dropped != b->records_dropped ||
+				a->records_unsampled != b->records_unsampled || strcmp(a->map.name, b->map.name)))
+			rs = 2;
+	}
+	if (rr == 0 && rs == 0 && (h->n_maps != g->n_maps || h->seq != g->seq || strcmp(h->kernel, g->kernel) ||
+				   memcmp(h->grid, g->grid, sizeof h->grid)))
+		rs = 2;
+	if (rs < 0)
+		CHECK(c2 != NULL); /* a clean error */
+	int out = rr == 0 && rs == 0 ? 0 : rr < 0 && rs < 0 ? 1 : -1;
+	result_free(g);
+	result_stream_close(s);
+	free(c1);
+	free(c2);
+	return out;
+}
+
+/* A thread map big enough for several chunks (2 MiB each), in either
+ * layout, optionally block-sampled; plus a warp map. */
+static struct result *make_big(int slot_major, uint32_t shift)
+{
+	struct result *r = make_result(64 * 4 / 32 * 2, 0);
+	r->grid[0] = 4096;
+	r->grid[1] = 1;
+	r->block[0] = 64;
+	struct result_map *w = &r->maps[0];
+	w->units = 4096 * 2;
+	free(w->counts);
+	free(w->records);
+	w->counts = calloc(w->units, 4);
+	w->records = calloc(w->units, 16);
+	for (uint64_t u = 0; u < w->units; u++) {
+		w->counts[u] = 16 * (u % 3);
+		memset(w->records + u * 16, (int)u, 16);
+	}
+	struct result_map *m = &r->maps[1];
+	m->units = 4096 * 64;
+	m->map.cap = 3;
+	m->map.rec_size = 4;
+	m->slot_major = slot_major;
+	m->sample_shift = shift;
+	uint64_t blocks = 4096, kept = (blocks + (1u << shift) - 1) >> shift;
+	free(m->counts);
+	free(m->records);
+	m->counts = calloc(m->units, 4);
+	m->records = malloc(kept * 64 * 3 * 4);
+	for (uint64_t u = 0; u < m->units; u++)
+		m->counts[u] = rnd() % 20;
+	for (uint64_t i = 0; i < kept * 64 * 3; i++) {
+		uint32_t v = rnd();
+		memcpy(m->records + i * 4, &v, 4);
+	}
+	return r;
+}
+
+/* The streaming reader hands out what result_read reads, in file order,
+ * in every layout; the header, counts and derived totals agree. */
+static void test_stream_layouts(void)
+{
+	static const int lay[][2] = {{0, 0}, {1, 0}, {1, 2}, {0, 3}, {1, 12}};
+	for (size_t i = 0; i < sizeof lay / sizeof lay[0]; i++) {
+		struct result *r = make_big(lay[i][0], (uint32_t)lay[i][1]);
+		char *cause = NULL;
+		CHECKF(result_write(dir, "big.ntr", r, &cause) == 0, "%s", cause);
+		char *p = path_of("big.ntr");
+		CHECKF(stream_vs_read(p) == 0, "layout %zu: streaming reader disagrees", i);
+		struct result *h = NULL;
+		CHECK(result_read_head(p, &h, &cause) == 0 && h && h->maps[1].records == NULL &&
+		      h->maps[1].counts[7] == r->maps[1].counts[7]);
+		result_free(h);
+		unlink(p);
+		free(p);
+		free(cause);
+		result_free(r);
+	}
+	/* the small files of the other tests too, empty maps included */
+	char *p = path_of("small.ntr");
+	CHECK(stream_vs_read(p) == 0);
+	free(p);
+	struct result_stream *s = NULL;
+	char *cause = NULL;
+	CHECK(result_stream_open("/nonexistent/x.ntr", &s, &cause) < 0 && s == NULL && strstr(cause, "x.ntr"));
+	free(cause);
+}
+
+/* Every truncation and every flipped byte: the streaming reader refuses
+ * exactly what result_read refuses (the frame's end and checksum at the
+ * end of a pass), with a clean error. */
+static void test_stream_corrupt(void)
+{
+	size_t n;
+	uint8_t *b = load("small.ntr", &n);
+	char *p = path_of("trunc.ntr");
+	int disagree = 0, refused = 0;
+	for (size_t cut = 0; b && cut < n; cut++) {
+		write_bytes(p, b, cut);
+		int k = stream_vs_read(p);
+		disagree += k < 0;
+		refused += k == 1;
+	}
+	CHECK_EQ_INT(disagree, 0);
+	CHECK_EQ_INT(refused, (int64_t)n);
+	static const uint8_t xors[] = {0x01, 0x80, 0xff};
+	int runs = 0;
+	refused = 0;
+	for (size_t i = 0; b && i < n; i++)
+		for (size_t x = 0; x < sizeof xors; x++) {
+			b[i] ^= xors[x];
+			write_bytes(p, b, n);
+			int k = stream_vs_read(p);
+			CHECKF(k >= 0, "byte %zu ^ 0x%x: the readers disagree", i, xors[x]);
+			refused += k == 1;
+			runs++;
+			b[i] ^= xors[x];
+		}
+	CHECKF(refused > runs / 2, "%d of %d corruptions refused", refused, runs);
+	unlink(p);
+	free(p);
+	free(b);
+}
+
 static void cleanup(void)
 {
 	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
@@ -567,6 +739,8 @@ int main(void)
 	test_magic_version();
 	test_compressible();
 	test_forged_size();
+	test_stream_layouts();
+	test_stream_corrupt();
 	cleanup();
 	return testlib_report();
 }
