@@ -41,19 +41,32 @@ int ptx_inject_operand_type_bytes(const char *t)
 }
 
 /* cp-size (cp.async) or size (cp.async.bulk, cp.reduce.async.bulk): the
- * first plain operand after an address. */
+ * first plain operand after an address. A non-bulk cp.async may follow it
+ * with src-size, the bytes actually read (the rest of the copy is zero
+ * filled: Triton masks loads this way, src-size 0), or with the ignore-src
+ * predicate, then a cache policy when .L2::cache_hint is given. src-size
+ * is what the copy reads, so it is BYTES when present; a predicate (nvcc
+ * and Triton name them %p<N>) is not a size. */
 static int cp_async_bytes(const struct ptx_insn *insn, char *text, size_t text_len, char **cause)
 {
-	int seen_addr = 0;
-	for (int i = 0; i < insn->n_ops; i++) {
+	int seen_addr = 0, size_at = -1;
+	for (int i = 0; i < insn->n_ops && size_at < 0; i++) {
 		if (insn->ops[i].is_addr)
 			seen_addr = 1;
-		else if (seen_addr && !insn->ops[i].is_vec) {
-			snprintf(text, text_len, "%s", insn->ops[i].text);
-			return 0;
-		}
+		else if (seen_addr && !insn->ops[i].is_vec)
+			size_at = i;
 	}
-	return cause_set(cause, "BYTES: no size operand in '%s'", insn->opcode);
+	if (size_at < 0)
+		return cause_set(cause, "BYTES: no size operand in '%s'", insn->opcode);
+	int plain = !ptx_opcode_matches(insn->opcode, "cp.async.bulk") && !ptx_opcode_matches(insn->opcode, "cp.reduce");
+	int hint = strstr(insn->opcode, "cache_hint") != NULL;
+	int src_at = size_at + 1;
+	const char *src = plain && src_at < insn->n_ops - hint ? insn->ops[src_at].text : NULL;
+	if (src && !insn->ops[src_at].is_addr && !insn->ops[src_at].is_vec && strncmp(src, "%p", 2) && src[0] != '!')
+		snprintf(text, text_len, "%s", src);
+	else
+		snprintf(text, text_len, "%s", insn->ops[size_at].text);
+	return 0;
 }
 
 /* cp.async, cp.async.bulk and cp.reduce.async.bulk: "cp.async" matches all

@@ -316,7 +316,10 @@ def probe_launches(work, app, ntop=None, log=print):
                     sums = {m["name"]: ntr_read.field_sums(m) for m in h["maps"]}
                 except ntr_read.NtrError as e:
                     why = str(e)
-                if use_export and (tdir, key) not in export_failed:
+                # the CSV cross-check once per kernel and only for small
+                # launches: parsing millions of CSV lines is minutes
+                small = ival(r, "records", 0) <= 1000000
+                if use_export and n == 1 and small and (tdir, key) not in export_failed:
                     maps = list(sums) or ["gmem_bytes", "tensorop_count"]
                     ex, ewhy = export_launch(ntop, tdir, name, key[0], n, tdir, maps)
                     if ex is None:

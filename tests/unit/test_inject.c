@@ -653,6 +653,32 @@ static void test_bytes(void)
 	x.opcode = "prefetch.global.L2";
 	char buf[32];
 	CHECK(ptx_inject_bytes(&x, buf, sizeof buf, NULL) < 0);
+	/* cp.async: src-size (bytes read; Triton's masked loads) over cp-size;
+	 * not an ignore-src predicate, not a cache policy, not in bulk forms */
+	static const struct {
+		const char *op, *ops[5], *want;
+	} cp[] = {
+		{ "cp.async.cg.shared.global", { "[%r1]", "[%rd1]", "16", "%r2" }, "%r2" },
+		{ "cp.async.cg.shared.global", { "[%r1]", "[%rd1]", "16", "8" }, "8" },
+		{ "cp.async.ca.shared.global", { "[%r1]", "[%rd1]", "4" }, "4" },
+		{ "cp.async.ca.shared.global", { "[%r1]", "[%rd1]", "16", "%p3" }, "16" },
+		{ "cp.async.cg.shared.global.L2::cache_hint", { "[%r1]", "[%rd1]", "16", "%rd9" }, "16" },
+		{ "cp.async.cg.shared.global.L2::cache_hint", { "[%r1]", "[%rd1]", "16", "%r4", "%rd9" }, "%r4" },
+		{ "cp.async.bulk.global.shared::cta.bulk_group", { "[%rd1]", "[%r1]", "%r5", "%rd9" }, "%r5" },
+	};
+	for (size_t i = 0; i < sizeof cp / sizeof cp[0]; i++) {
+		struct ptx_operand ops[5];
+		memset(&x, 0, sizeof x);
+		x.opcode = (char *)cp[i].op;
+		x.ops = ops;
+		for (int k = 0; k < 5 && cp[i].ops[k]; k++) {
+			ops[k] = (struct ptx_operand){ (char *)cp[i].ops[k], cp[i].ops[k][0] == '[', 0 };
+			x.n_ops = k + 1;
+		}
+		buf[0] = 0;
+		CHECKF(ptx_inject_bytes(&x, buf, sizeof buf, NULL) == 0 && !strcmp(buf, cp[i].want), "%s (%d operands) -> %s",
+		       cp[i].op, x.n_ops, buf);
+	}
 }
 
 /* ---- map layout --------------------------------------------------------- */

@@ -373,7 +373,8 @@ static void test_bytes(void)
 		{ "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1], [%r1], %r7;", "%r7" },
 		{ "cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.noftz.bf16 [%rd1], [%r1], 64, %rd2;",
 		  "64" },
-		{ "cp.async.cg.shared.global [%r1], [%rd1], 16, %r3;", "16" },
+		{ "cp.async.cg.shared.global [%r1], [%rd1], 16, %r3;", "%r3" }, /* src-size: the bytes read */
+		{ "cp.async.cg.shared.global [%r1], [%rd1], 16, %p3;", "16" },  /* ignore-src */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ptx_stmt s = { .kind = PTX_INSN };
