@@ -21,6 +21,7 @@
 #include "trace/trace_dir.h"
 #include "viz/block_sched.h"
 #include "viz/dmat.h"
+#include "viz/dmat_alloc.h"
 #include "viz/render_dmat_png.h"
 #include "viz/render_png.h"
 #include "viz/theme.h"
@@ -471,7 +472,16 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	dmat_opts_init(&mo);
 	mo.page_size = a->page_size ? a->page_size : DMAT_PAGE_DEFAULT;
 	mo.time = a->time == 1 ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
-	if (dmat_open(td->results[k->results[which]].path, dmat_find_map(r), &mo, &m, &cause) < 0)
+	const struct td_result *tr = &td->results[k->results[which]];
+	struct dmat_alloc *allocs = NULL;
+	int n_allocs = 0;
+	if (dmat_allocs_from_trace(tr, &allocs, &n_allocs) < 0)
+		n_allocs = 0; /* out of memory: ranges labelled by address */
+	mo.allocs = allocs;
+	mo.n_allocs = n_allocs;
+	int opened = dmat_open(tr->path, dmat_find_map(r), &mo, &m, &cause);
+	dmat_allocs_free(allocs, n_allocs); /* the model keeps copies */
+	if (opened < 0)
 		goto out;
 	struct dmat_view v;
 	dmat_view_fit(m, &v);

@@ -17,6 +17,7 @@
 #include "tui/tui.h"
 #include "tui/view.h"
 #include "viz/dmat.h"
+#include "viz/dmat_alloc.h"
 #include "viz/render_dmat_term.h"
 
 struct vhm {
@@ -34,6 +35,8 @@ struct vhm {
 	int plot_gx, plot_gy;   /* screen position of the render grid */
 	struct cellgrid *sub;
 	int fitted;
+	struct dmat_alloc *allocs; /* the launch's live allocations (labels) */
+	int n_allocs;
 };
 
 /* Builds the model with the time base `want` in place of the current one. */
@@ -42,6 +45,8 @@ static int vhm_build(struct vhm *s, enum dmat_time want, char **cause)
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = want;
+	o.allocs = s->allocs;
+	o.n_allocs = s->n_allocs;
 	struct dmat *m = NULL;
 	if (dmat_open(s->path, s->map, &o, &m, cause) < 0)
 		return -1;
@@ -65,6 +70,8 @@ static int vhm_init(struct view *v, void *arg)
 	s->kid = tr->kid;
 	char *cause = NULL;
 	s->path = strdup(tr->path);
+	if (dmat_allocs_from_trace(tr, &s->allocs, &s->n_allocs) < 0)
+		s->n_allocs = 0; /* out of memory: ranges shown by address */
 	if (!s->path || result_read_head(tr->path, &s->r, &cause) < 0 || (s->map = dmat_find_map(s->r)) < 0 ||
 	    vhm_build(s, DMAT_TIME_SM, &cause) < 0) {
 		tui_msg(t, 1, "cannot open the heatmap of launch %llu: %s", (unsigned long long)tr->seq,
@@ -87,6 +94,7 @@ static void vhm_free(struct view *v)
 	dmat_free(s->m);
 	result_free(s->r);
 	free(s->path);
+	dmat_allocs_free(s->allocs, s->n_allocs);
 	free(s);
 }
 

@@ -304,5 +304,30 @@ screen | grep -q '^0x7f0100000000 -' || bad "ASCII: B label and gap marker"
 keys q q q
 restored 0 "ASCII q"
 
+# ---- allocations: ranges named a<n> <size> from the hook's alloc events ----
+cp -r "$T/trace" "$T/alloc"
+python3 - "$T/alloc/events.log" <<'PY'
+import sys
+p = sys.argv[1]
+l = open(p).read().split("\n")
+i = next(k for k, x in enumerate(l) if x.startswith("launch ") and " seq=4 " in x)
+l[i:i] = ["alloc t=8000 pid=700 n=1 base=0x7f0000000000 bytes=262144 api=cuMemAlloc",
+          "alloc t=8001 pid=700 n=2 base=0x7f0100000000 bytes=65536 api=cuMemAllocAsync",
+          "alloc t=8002 pid=700 n=3 base=0x7f0200000000 bytes=4096 api=cuMemAlloc",
+          "free t=8003 pid=700 base=0x7f0200000000 api=cuMemFree"]
+open(p, "w").write("\n".join(l))
+PY
+run_ntop $W $H view "$T/alloc"
+wait_for 'KERNEL' || bad "alloc UI did not start"
+keys / c o p y Enter Enter Enter
+wait_for '^DMAT launch 4 ' || bad "alloc heatmap: $(line 2)"
+wait_for '^a2 64 KiB +┄' 3 || bad "alloc: B not labelled a2: $(screen | grep -E '^(a[0-9]|0x)')"
+screen | grep -q '^a1 256 KiB ' || bad "alloc: A not labelled a1: $(screen | grep -E '^(a[0-9]|0x)')"
+screen | grep -q 'a3' && bad "alloc: the freed allocation a3 is shown"
+wait_for ', a1 256 KiB\+0x0\)' 3 || bad "alloc: readout $(line 3)"
+keys q q q
+restored 0 "alloc q"
+"$NTOP" export "$T/alloc" -k copy_read --view dmat -o "$T/alloc.png" >"$T/alloc.out" 2>&1 || bad "alloc export: $(cat "$T/alloc.out")"
+
 [ "$fail" = 0 ] && echo "tui_dmat: all passed"
 exit "$fail"
