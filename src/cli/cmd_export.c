@@ -139,21 +139,8 @@ static const struct {
 /* "4096", "4k", "64K", "2M", "1G": a power of two in the model's range. */
 static int ex_page_size(const char *v, unsigned long *out)
 {
-	char *end;
-	unsigned long long n = strtoull(v, &end, 10);
-	int shift = 0;
-	if (*end == 'k' || *end == 'K')
-		shift = 10;
-	else if (*end == 'm' || *end == 'M')
-		shift = 20;
-	else if (*end == 'g' || *end == 'G')
-		shift = 30;
-	if (shift)
-		end++;
-	if (end == v || *end || v[0] == '-' || n > (1ull << 30) >> shift)
-		n = 0;
-	n <<= shift;
-	if (n < DMAT_PAGE_MIN || n > DMAT_PAGE_MAX || (n & (n - 1)))
+	uint64_t n = 0;
+	if (cli_parse_size(v, &n) < 0 || n < DMAT_PAGE_MIN || n > DMAT_PAGE_MAX || (n & (n - 1)))
 		return cli_usage("export", "--page-size takes a power of two from %u to 1G bytes (4K, 64K, 2M), not '%s'",
 				 DMAT_PAGE_MIN, v);
 	*out = (unsigned long)n;

@@ -126,17 +126,12 @@ static void results_fill_map(struct result_map *rm, const struct engine_map *em,
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
 	rm->rec_units = engine_map_rec_units(&em->map, blocks, threads, rm->sample_shift);
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
-	uint64_t cap_bytes = (uint64_t)em->map.cap * em->map.rec_size;
-	for (uint64_t u = 0; u < rm->units && em->map.rec_size; u++) {
-		uint64_t c = rm->counts[u];
-		if (!result_map_unit_kept(rm, u)) {
-			*unsampled += c / em->map.rec_size;
-			continue;
-		}
-		uint64_t w = (c < cap_bytes ? c : cap_bytes) / em->map.rec_size;
-		*written += w;
-		*dropped += c / em->map.rec_size - w;
-	}
+	if (!em->map.rec_size)
+		return;
+	result_map_derive_counts(rm);
+	*written += rm->records_written;
+	*dropped += rm->records_dropped;
+	*unsampled += rm->records_unsampled;
 }
 
 static void results_probe_names(const struct engine_result *plan, char *buf, size_t len)

@@ -627,7 +627,7 @@ static int rd_frame(struct result_rd *r, struct result_map *m, const struct resu
 	return rc;
 }
 
-void result_derive_counts(struct result_map *m)
+void result_map_derive_counts(struct result_map *m)
 {
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
 	for (uint64_t u = 0; u < m->units; u++) {
@@ -659,7 +659,7 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
 		if (result_rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
 			return -1;
-		result_derive_counts(m);
+		result_map_derive_counts(m);
 	}
 	if (r.off != len)
 		return cause_set(cause, "%llu unexpected bytes after the last map",

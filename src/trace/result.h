@@ -64,22 +64,9 @@ int result_read(const char *path, struct result **out, char **cause);
 int result_read_mem(const void *buf, size_t len, struct result **out, char **cause);
 void result_free(struct result *r);
 
-/* Unit `unit`'s record `slot` (< cap) in either layout, NULL when the
- * unit's block was not sampled. Only the first
- * min(counts[unit], cap * rec_size) / rec_size records hold data. */
-static inline const uint8_t *result_map_record(const struct result_map *m, uint64_t unit, uint32_t slot)
-{
-	uint64_t stride = m->units;
-	if (m->sample_shift) {
-		uint64_t block = unit / m->units_per_block;
-		if (block & ((1ull << m->sample_shift) - 1))
-			return NULL;
-		unit = (block >> m->sample_shift) * m->units_per_block + unit % m->units_per_block;
-		stride = m->rec_units;
-	}
-	uint64_t i = m->slot_major ? (uint64_t)slot * stride + unit : unit * m->map.cap + slot;
-	return m->records + i * m->map.rec_size;
-}
+/* Fills records_written, records_dropped and records_unsampled from the
+ * counts (what the reader derives; the hook calls it on its buffers). */
+void result_map_derive_counts(struct result_map *m);
 
 /* Does unit `unit` have records (its block sampled)? */
 static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit)
@@ -100,6 +87,18 @@ static inline uint64_t result_map_unit_at(const struct result_map *m, uint64_t r
 	if (!m->sample_shift)
 		return ru;
 	return ((ru / m->units_per_block) << m->sample_shift) * m->units_per_block + ru % m->units_per_block;
+}
+
+/* Unit `unit`'s record `slot` (< cap) in either layout, NULL when the
+ * unit's block was not sampled. Only the first
+ * min(counts[unit], cap * rec_size) / rec_size records hold data. */
+static inline const uint8_t *result_map_record(const struct result_map *m, uint64_t unit, uint32_t slot)
+{
+	if (!result_map_unit_kept(m, unit))
+		return NULL;
+	uint64_t upb = m->units_per_block, ru = m->sample_shift ? (unit / upb >> m->sample_shift) * upb + unit % upb : unit;
+	uint64_t i = m->slot_major ? (uint64_t)slot * result_map_rec_units(m) + ru : ru * m->map.cap + slot;
+	return m->records + i * m->map.rec_size;
 }
 
 /* ---- streaming (result_stream.c) ----

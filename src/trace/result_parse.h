@@ -42,6 +42,5 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
  * declares exactly counts + records bytes, achievable from frame_bytes. */
 int result_rd_frame_head(struct result_rd *r, const struct result_map *m, const struct result_rd_desc *d,
 			 const uint8_t *head, size_t head_len);
-void result_derive_counts(struct result_map *m);
 
 #endif

@@ -224,7 +224,7 @@ static int stream_counts(struct result_stream *s, struct result_rd *r, int i, co
 	result_pass_free(p);
 	if (rc < 0)
 		return -1;
-	result_derive_counts(m);
+	result_map_derive_counts(m);
 	r->off += d->frame_bytes;
 	return 0;
 }

@@ -90,6 +90,20 @@ static int export_mkdir(const struct trace_dir *td, char **cause)
 	return 0;
 }
 
+/* Writes a drawn image (drawn: the renderer's return) to path, frees it;
+ * path goes to *path_out, or is freed on failure. */
+static int export_finish(char *path, struct rp_image *img, int drawn, char **path_out, char **cause)
+{
+	int rc = drawn == 0 ? png_canvas_write(path, img, cause) : -1;
+	png_canvas_free(img);
+	if (rc < 0) {
+		free(path);
+		return -1;
+	}
+	*path_out = path;
+	return 0;
+}
+
 int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
 		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
 		    char **path_out, char **cause)
@@ -108,16 +122,7 @@ int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const
 	o.title = title;
 	o.subtitle = sub;
 	struct rp_image img = {0};
-	int rc = render_png_draw(tl, v, th, &o, &img, cause);
-	if (rc == 0)
-		rc = render_png_write(path, &img, cause);
-	rp_image_free(&img);
-	if (rc < 0) {
-		free(path);
-		return -1;
-	}
-	*path_out = path;
-	return 0;
+	return export_finish(path, &img, render_png_draw(tl, v, th, &o, &img, cause), path_out, cause);
 }
 
 int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, const struct dmat *m,
@@ -136,14 +141,5 @@ int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const str
 	o.title = title;
 	o.subtitle = sub;
 	struct rp_image img = {0};
-	int rc = render_dmat_png_draw(m, v, th, &o, &img, cause);
-	if (rc == 0)
-		rc = png_canvas_write(path, &img, cause);
-	png_canvas_free(&img);
-	if (rc < 0) {
-		free(path);
-		return -1;
-	}
-	*path_out = path;
-	return 0;
+	return export_finish(path, &img, render_dmat_png_draw(m, v, th, &o, &img, cause), path_out, cause);
 }
