@@ -67,8 +67,9 @@ static void record_help(void)
 	       "                        must not exist or be empty\n"
 	       "      --every N         probe every Nth launch of a matching kernel (default 1)\n"
 	       "      --limit N         at most N probed launches per kernel (default 100)\n"
-	       "      --map-budget SIZE GPU memory for probe records in flight, suffixes K M G\n"
-	       "                        (default 1G); one launch takes at most half of it\n"
+	       "      --map-budget SIZE map memory, suffixes K M G (default 1G): one launch's\n"
+	       "                        maps take at most half of it (block sampling beyond);\n"
+	       "                        the pool keeps spares up to twice it\n"
 	       "      --sample-blocks N|auto|off\n"
 	       "                        per-thread maps that grow with threads x cap (dmat):\n"
 	       "                        keep the records of 1 block in N (a power of two); auto\n"
@@ -328,12 +329,30 @@ static void rec_feed(void *arg, const char *line, size_t len)
 
 /* ---- running ---- */
 
+/* While an exiting process still writes results, say how far it got (at
+ * most once a second, from its `results at=exit` lines). */
+static void rec_progress(const struct rec_session *s, uint64_t *last_ns)
+{
+	uint64_t now = time_mono_ns();
+	if (now - *last_ns < 1000000000ull)
+		return;
+	const struct trace_dir *td = s->model;
+	for (int i = 0; i < td->n_procs; i++) {
+		const struct td_process *p = &td->procs[i];
+		if (!p->results_draining || p->results_pending == 0)
+			continue;
+		fprintf(stderr, "ntop: pid %u is writing its results: %llu left, %llu written\n", p->pid,
+			(unsigned long long)p->results_pending, (unsigned long long)p->results_written);
+		*last_ns = now;
+	}
+}
+
 /* Copies the pipe until EOF, or until REC_DRAIN_NS after the program exited;
  * reaps it. */
 static void rec_pump(struct rec_session *s)
 {
 	int exited = 0, told = 0;
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, said = 0;
 	for (;;) {
 		int timeout = 200;
 		if (exited) {
@@ -348,6 +367,7 @@ static void rec_pump(struct rec_session *s)
 		poll(pfd, (nfds_t)n, timeout);
 		if (session_read_events(s->sess, rec_feed, s->model) < 0)
 			break; /* every writer closed the pipe */
+		rec_progress(s, &said);
 		if (session_events_error(s->sess) && !told++)
 			cli_err("writing %s/events.log failed: %s (still waiting for the program)", s->dir,
 				strerror(session_events_error(s->sess)));
@@ -357,6 +377,27 @@ static void rec_pump(struct rec_session *s)
 		}
 	}
 	session_wait(s->sess);
+}
+
+/* Launches that should have been probed and were not, and results that
+ * never reached the disk: never left for the user to notice. */
+static void rec_summary_probing(const struct trace_dir *td)
+{
+	for (int i = 0; i < td->n_kernels; i++) {
+		const struct td_kernel *k = &td->kernels[i];
+		if (k->declined)
+			fprintf(stderr, "ntop: %s (pid %u): %llu launch%s not probed: %s\n", k->name ? k->name : "?",
+				k->pid, (unsigned long long)k->declined, k->declined == 1 ? "" : "es",
+				k->declined_reason ? k->declined_reason : "no reason given");
+	}
+	for (int i = 0; i < td->n_procs; i++) {
+		const struct td_process *p = &td->procs[i];
+		uint64_t lost = p->results_failed + (p->results_final ? p->results_pending : 0);
+		if (p->results_pending_max > 0 || lost)
+			fprintf(stderr, "ntop: pid %u: %llu results written, %llu lost, at most %llu waiting to be "
+					"written at once\n", p->pid, (unsigned long long)p->results_written,
+				(unsigned long long)lost, (unsigned long long)p->results_pending_max);
+	}
 }
 
 static void rec_summary(const struct rec_session *s)
@@ -378,6 +419,7 @@ static void rec_summary(const struct rec_session *s)
 	if (td->lost_events)
 		fprintf(stderr, "ntop: the hook dropped %llu events (buffer full)\n",
 			(unsigned long long)td->lost_events);
+	rec_summary_probing(td);
 	if (td->n_procs == 0)
 		fprintf(stderr, "ntop: the hook was not loaded: the program made no CUDA driver calls "
 				"through libcuda.so.1\n");

@@ -37,7 +37,7 @@ static void cuda_exit_event(void)
 static void cuda_shutdown(void)
 {
 	hook_control_shutdown();
-	hook_results_shutdown(3000);
+	hook_results_shutdown();
 	hook_timing_shutdown();
 	hook_timing_stats(1);
 	cuda_exit_event();

@@ -63,13 +63,14 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 
 /* hook_cuda_results.c */
 struct hook_job;
-/* Map buffers: device + pinned host of `bytes`, within the budget. */
-int hook_results_reserve(CUcontext ctx, uint64_t bytes, struct hook_buf **dev, struct hook_buf **host,
-			 char **cause);
-void hook_results_release(struct hook_buf *dev, struct hook_buf *host, uint64_t bytes);
-/* Queues a finished-on-the-stream probed launch for the writer thread. */
+/* Queues a probed launch (already on its stream) for the collector. */
 void hook_results_submit(struct hook_job *job);
-void hook_results_shutdown(int timeout_ms);
+/* Timing thread, every stats tick: a `results` line while a backlog moves. */
+void hook_results_tick(void);
+/* Exit: finishes every queued result while they keep coming out. */
+void hook_results_shutdown(void);
+/* Before a context is destroyed or reset: its results first, then its pools. */
+void hook_results_ctx_gone(CUcontext ctx);
 void hook_results_fork_child(void);
 
 #endif

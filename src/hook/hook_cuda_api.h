@@ -35,7 +35,11 @@
 	X(cuEventDestroy_v2) \
 	X(cuStreamIsCapturing) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
-	X(cuThreadExchangeStreamCaptureMode)
+	X(cuThreadExchangeStreamCaptureMode) \
+	X(cuStreamCreate) \
+	X(cuStreamWaitEvent) \
+	X(cuMemcpy2DAsync_v2) \
+	X(cuMemGetInfo_v2)
 
 struct hook_cuda_api {
 #define HOOK_CUDA_API_FIELD(name) __typeof__(name) *name;

@@ -137,6 +137,7 @@ static struct probe_list probe_list_of(const struct hook_ctl_set *set)
 /* Says once per kernel and reason why a probed launch did not happen. */
 static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reason)
 {
+	__atomic_add_fetch(&k->declined, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&hook.probe_lock);
 	int same = k->decline_reported && strcmp(k->decline_reported, reason) == 0;
 	if (!same) {
@@ -541,7 +542,10 @@ static int probe_plan(const struct hook_launch *l, const struct engine_result *r
 	return 0;
 }
 
-/* Everything after the buffers are reserved: queue the stream work. */
+/* The application's stream gets the probed kernel and nothing it would
+ * wait on: a wait for the buffer's zeroing (long done, as a rule), the
+ * module globals the kernel shares with the app (stream-ordered state), and
+ * events around the kernel. Copies back run on the hook's own stream. */
 static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hook_job *j, CUresult *lrc,
 			 char **cause)
 {
@@ -558,19 +562,18 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 		return -1;
 	j->start = hook_event_get(j->ctx);
 	j->end = hook_event_get(j->ctx);
-	j->done = hook_event_get(j->ctx);
 	int rc = -1;
 	CUresult r;
-	if (!j->start || !j->end || !j->done)
+	if (!j->start || !j->end || !cu.cuStreamWaitEvent)
 		cause_set(cause, "cannot create events");
-	else if ((r = cu.cuMemsetD8Async(j->dev->ptr, 0, j->bytes, s)) != CUDA_SUCCESS)
-		cause_set(cause, "cuMemsetD8Async of the maps failed (CUDA error %d)", (int)r);
+	else if ((r = cu.cuStreamWaitEvent(s, (CUevent)j->dev->ready, 0)) != CUDA_SUCCESS)
+		cause_set(cause, "cuStreamWaitEvent for the zeroed maps failed (CUDA error %d)", (int)r);
 	else if ((r = probe_copy_globals(in, s, 0)) != CUDA_SUCCESS)
 		cause_set(cause, "copying module globals in failed (CUDA error %d)", (int)r);
 	else if ((r = cu.cuEventRecord(j->start, s)) != CUDA_SUCCESS)
 		cause_set(cause, "cuEventRecord failed (CUDA error %d)", (int)r);
 	else if ((r = hook_cuda_forward(l, in->func, a.params, a.extra)) != CUDA_SUCCESS)
-		cause_set(cause, "probed launch failed (CUDA error %d)", (int)r);
+		cause_set(cause, "probed launch failed (CUDA error %d); the original ran", (int)r);
 	else
 		rc = 0;
 	probe_args_done(&a);
@@ -579,11 +582,8 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	/* From here the probed kernel is queued: report failures, never launch
 	 * the original a second time. */
 	*lrc = CUDA_SUCCESS;
-	if ((r = cu.cuEventRecord(j->end, s)) != CUDA_SUCCESS ||
-	    (r = probe_copy_globals(in, s, 1)) != CUDA_SUCCESS ||
-	    (r = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)j->host->ptr, j->dev->ptr, j->bytes, s)) != CUDA_SUCCESS ||
-	    (r = cu.cuEventRecord(j->done, s)) != CUDA_SUCCESS) {
-		hook_event_warn("probed launch %llu: queuing the copy back failed (CUDA error %d)",
+	if ((r = cu.cuEventRecord(j->end, s)) != CUDA_SUCCESS || (r = probe_copy_globals(in, s, 1)) != CUDA_SUCCESS) {
+		hook_event_warn("probed launch %llu: queuing its end event failed (CUDA error %d), result lost",
 				(unsigned long long)j->seq, (int)r);
 		return 1;
 	}
@@ -594,9 +594,7 @@ static void probe_job_free(struct hook_job *j)
 {
 	hook_event_put(j->ctx, j->start);
 	hook_event_put(j->ctx, j->end);
-	hook_event_put(j->ctx, j->done);
-	if (j->dev || j->host)
-		hook_results_release(j->dev, j->host, j->bytes);
+	hook_pool_put_dev(j->dev); /* never written: still zeroed */
 	free(j);
 }
 
@@ -639,7 +637,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	memcpy(j->grid, l->grid, sizeof j->grid);
 	memcpy(j->block, l->block, sizeof j->block);
 	j->smem = l->smem;
-	if (probe_plan(l, in->res, j, &cause) < 0 || hook_results_reserve(ctx, j->bytes, &j->dev, &j->host, &cause) < 0)
+	if (probe_plan(l, in->res, j, &cause) < 0 || !(j->dev = hook_pool_take_dev(ctx, j->bytes, &cause)))
 		goto declined;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
@@ -647,7 +645,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	hook_cuda_emit_launch(k, l, 1, 0);
 	if (q == 0)
 		hook_results_submit(j);
-	/* else: the stream may still use the buffers; leak the job (rare). */
+	/* else: the kernel may still write the buffer; keep it out of use (rare). */
 	return 1;
 declined:
 	probe_decline(k, l->seq, cause ? cause : "declined");

@@ -1,17 +1,25 @@
-/* Map buffers and the result writer. Device buffers (cuMemAlloc) and pinned
- * host buffers (cuMemAllocHost) are pooled per context and reused; the bytes
- * of queued and running probed launches stay under NTOP_MAP_BUDGET. The
- * writer thread is the only place that waits on the GPU: it synchronises on
- * each job's `done` event (recorded on the application's stream after the
- * copy back), writes results/<pid>-<seq>.ntr, emits `result`, and returns
- * the buffers. Buffers are never freed while the process runs (cuMemFree
- * would synchronise the device). */
-#include <errno.h>
+/* From a queued probed launch to its result file, off the application's
+ * threads and streams. The collector thread waits for each probed kernel
+ * (its `end` event), copies the maps' counts back on the hook's own stream,
+ * works out how many record slots any unit used, copies back only those
+ * (slot planes, or rows of a unit-major map through a 2D copy), then zeroes
+ * the device buffer on the same stream and returns it to the pool. Writer
+ * threads compress and write results/<pid>-<seq>.ntr and emit `result`.
+ * Hook threads run in relaxed capture mode for their whole life, so nothing
+ * they call can invalidate an application thread's stream capture.
+ *
+ * Nothing is dropped to keep up: a slow disk makes staging memory fill, the
+ * collector waits for it, device buffers stay out longer and the pool grows
+ * (while the GPU keeps its reserve). The backlog is reported in `results`
+ * events; at exit every queued result is finished, for as long as results
+ * keep coming out (RESULTS_STALL_NS without progress ends the wait, and the
+ * results left are counted as lost). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "common/cause.h"
 #include "common/timeutil.h"
 #include "hook/hook_cuda.h"
@@ -22,117 +30,301 @@
 #include "trace/events.h"
 #include "trace/result.h"
 
-#define RESULTS_ROUND ((uint64_t)1 << 20) /* buffer sizes round up to 1 MiB */
+#define RESULTS_STAGING_MIN ((uint64_t)2 << 30) /* pinned staging held by unwritten results */
+#define RESULTS_STALL_NS 60000000000ull         /* exit: give up after 60 s without progress */
+#define RESULTS_PROGRESS_NS 1000000000ull       /* exit: a `results` line a second */
 
-/* Best-fitting free buffer of ctx with at least `bytes`; unlinked. */
-static struct hook_buf *results_take(struct hook_buf **list, CUcontext ctx, uint64_t bytes)
+static uint64_t results_staging_cap(void)
 {
-	struct hook_buf **best = NULL;
-	for (struct hook_buf **p = list; *p; p = &(*p)->next)
-		if ((*p)->ctx == ctx && (*p)->size >= bytes && (!best || (*p)->size < (*best)->size))
-			best = p;
-	if (!best)
-		return NULL;
-	struct hook_buf *b = *best;
-	*best = b->next;
-	b->next = NULL;
-	return b;
+	uint64_t cap = 2 * hook.cfg.map_budget;
+	return cap > RESULTS_STAGING_MIN ? cap : RESULTS_STAGING_MIN;
 }
 
-static struct hook_buf *results_alloc(CUcontext ctx, uint64_t bytes, int host, char **cause)
-{
-	struct hook_buf *b = calloc(1, sizeof *b);
-	if (!b) {
-		cause_set(cause, "out of host memory");
-		return NULL;
-	}
-	b->ctx = ctx;
-	b->size = (bytes + RESULTS_ROUND - 1) / RESULTS_ROUND * RESULTS_ROUND;
-	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc;
-	if (host) {
-		void *p = NULL;
-		rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, b->size) : CUDA_ERROR_NOT_FOUND;
-		b->ptr = (uint64_t)(uintptr_t)p;
-	} else {
-		CUdeviceptr p = 0;
-		rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, b->size) : CUDA_ERROR_NOT_FOUND;
-		b->ptr = p;
-	}
-	hook_cuda_relax_end(prev);
-	if (rc != CUDA_SUCCESS) {
-		cause_set(cause, "%s of %llu map bytes failed (CUDA error %d)", host ? "cuMemAllocHost" : "cuMemAlloc",
-			  (unsigned long long)b->size, (int)rc);
-		free(b);
-		return NULL;
-	}
-	return b;
-}
-
-int hook_results_reserve(CUcontext ctx, uint64_t bytes, struct hook_buf **dev, struct hook_buf **host,
-			 char **cause)
+static void results_emit_backlog(const char *why)
 {
 	struct hook_results *r = &hook.res;
+	if (!hook_events_on())
+		return;
 	pthread_mutex_lock(&r->lock);
-	if (r->in_flight + bytes > hook.cfg.map_budget) {
-		uint64_t in = r->in_flight;
-		pthread_mutex_unlock(&r->lock);
-		return cause_set(cause, "map budget exhausted: %llu bytes needed, %llu in flight, budget %llu (%s)",
-				 (unsigned long long)bytes, (unsigned long long)in,
-				 (unsigned long long)hook.cfg.map_budget, "NTOP_MAP_BUDGET");
-	}
-	r->in_flight += bytes;
-	*dev = results_take(&r->dev_free, ctx, bytes);
-	*host = results_take(&r->host_free, ctx, bytes);
+	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled };
 	pthread_mutex_unlock(&r->lock);
-	if (!*dev)
-		*dev = results_alloc(ctx, bytes, 0, cause);
-	if (*dev && !*host)
-		*host = results_alloc(ctx, bytes, 1, cause);
-	if (*dev && *host)
-		return 0;
-	hook_results_release(*dev, *host, bytes);
-	*dev = *host = NULL;
-	return -1;
+	struct strbuf sb;
+	hook_event_begin(&sb, "results");
+	event_add(&sb, "at", why);
+	event_add_int(&sb, "pending", (long long)v[0]);
+	event_add_int(&sb, "written", (long long)v[1]);
+	event_add_int(&sb, "failed", (long long)v[2]);
+	event_add_int(&sb, "launch_allocs", (long long)v[3]);
+	event_add_int(&sb, "dev_pooled", (long long)v[4]);
+	event_add_int(&sb, "host_pooled", (long long)v[5]);
+	hook_event_emit(&sb);
 }
 
-void hook_results_release(struct hook_buf *dev, struct hook_buf *host, uint64_t bytes)
+/* ---- the collector: copy back what was written ---- */
+
+static uint64_t align16(uint64_t v)
 {
-	struct hook_results *r = &hook.res;
-	pthread_mutex_lock(&r->lock);
-	if (dev) {
-		dev->next = r->dev_free;
-		r->dev_free = dev;
-	}
-	if (host) {
-		host->next = r->host_free;
-		r->host_free = host;
-	}
-	r->in_flight -= bytes;
-	pthread_mutex_unlock(&r->lock);
+	return (v + 15) & ~(uint64_t)15;
 }
 
-static void results_fill_map(struct result_map *rm, const struct engine_map *em, const uint8_t *base,
-			     const struct hook_job *j, uint64_t *written, uint64_t *dropped, uint64_t *unsampled)
+/* A result_map over the job's staging for map i (counts always; records
+ * once copied). */
+static void results_map_view(const struct hook_job *j, int i, struct result_map *rm)
 {
+	const struct engine_map *em = &j->plan->maps[i];
+	const struct hook_copy *c = &j->copy[i];
 	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
-	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
 	memset(rm, 0, sizeof *rm);
 	rm->map = em->map;
-	rm->units = engine_map_units(&em->map, blocks, threads);
-	rm->counts = (uint32_t *)(uintptr_t)base;
-	rm->records = (uint8_t *)(uintptr_t)(base + engine_map_records_offset(&em->map, blocks, threads));
-	rm->slot_major = engine_map_slot_major(&em->map); /* the buffer as the device wrote it */
+	rm->units = c->units;
+	rm->counts = (uint32_t *)(uintptr_t)(j->counts->ptr + c->counts_off);
+	rm->records = j->recs ? (uint8_t *)(uintptr_t)(j->recs->ptr + c->rec_off) : NULL;
+	rm->stored = c->stored;
+	rm->slot_major = engine_map_slot_major(&em->map);
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
-	rm->rec_units = engine_map_rec_units(&em->map, blocks, threads, rm->sample_shift);
+	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
-	if (!em->map.rec_size)
-		return;
-	result_map_derive_counts(rm);
-	*written += rm->records_written;
-	*dropped += rm->records_dropped;
-	*unsampled += rm->records_unsampled;
 }
+
+/* Record slots any kept unit of the map filled. */
+static uint32_t results_stored(const struct result_map *rm)
+{
+	uint64_t cap_bytes = (uint64_t)rm->map.cap * rm->map.rec_size, most = 0;
+	for (uint64_t u = 0; u < rm->units; u++)
+		if (rm->counts[u] > most && result_map_unit_kept(rm, u))
+			most = rm->counts[u] < cap_bytes ? rm->counts[u] : cap_bytes;
+	return (uint32_t)(most / rm->map.rec_size);
+}
+
+static CUresult results_copy_counts(struct hook_job *j, CUstream s)
+{
+	for (int i = 0; i < j->plan->n_maps; i++) {
+		const struct hook_copy *c = &j->copy[i];
+		CUresult rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(j->counts->ptr + c->counts_off),
+						      j->dev->ptr + j->map_off[i], c->units * 4, s);
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* Queues the copy of map i's stored records into the job's record staging. */
+static CUresult results_copy_records(struct hook_job *j, int i, CUstream s)
+{
+	const struct probe_map *m = &j->plan->maps[i].map;
+	const struct hook_copy *c = &j->copy[i];
+	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
+	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
+	CUdeviceptr src = j->dev->ptr + j->map_off[i] + engine_map_records_offset(m, blocks, threads);
+	void *dst = (void *)(uintptr_t)(j->recs->ptr + c->rec_off);
+	uint64_t row = (uint64_t)c->stored * m->rec_size;
+	if (c->stored == 0)
+		return CUDA_SUCCESS;
+	/* Slot-major: the first `stored` planes are one run; unit-major with
+	 * every slot used, too. */
+	if (engine_map_slot_major(m) || c->stored == m->cap)
+		return cu.cuMemcpyDtoHAsync_v2(dst, src, row * c->rec_units, s);
+	CUDA_MEMCPY2D cp;
+	memset(&cp, 0, sizeof cp);
+	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.srcDevice = src;
+	cp.srcPitch = (size_t)m->cap * m->rec_size;
+	cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+	cp.dstHost = dst;
+	cp.dstPitch = (size_t)row;
+	cp.WidthInBytes = (size_t)row;
+	cp.Height = (size_t)c->rec_units;
+	return cu.cuMemcpy2DAsync_v2 ? cu.cuMemcpy2DAsync_v2(&cp, s) : CUDA_ERROR_NOT_FOUND;
+}
+
+/* Waits until the queued copies on s are done. */
+static CUresult results_wait(CUcontext ctx, CUstream s)
+{
+	CUevent e = hook_event_get(ctx);
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUresult rc = cu.cuEventRecord(e, s);
+	if (rc == CUDA_SUCCESS)
+		rc = cu.cuEventSynchronize(e);
+	hook_event_put(ctx, e);
+	return rc;
+}
+
+/* Waits for staging room (writers give it back); a job larger than the cap
+ * still goes through once nothing else is held. */
+static void results_wait_room(uint64_t need)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	while (r->host_busy > 0 && r->host_busy + need > results_staging_cap() && !r->stop)
+		pthread_cond_wait(&r->room, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Counts, then the records they say were written; the device buffer goes
+ * back zeroed. 0, or -1 with a cause. */
+static int results_copy_back(struct hook_job *j, char **cause)
+{
+	CUstream s = hook_pool_stream(j->ctx);
+	if (!s)
+		return cause_set(cause, "cannot create the hook's copy stream");
+	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
+	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
+	uint64_t counts_bytes = 0;
+	for (int i = 0; i < j->plan->n_maps; i++) {
+		const struct probe_map *m = &j->plan->maps[i].map;
+		struct hook_copy *c = &j->copy[i];
+		c->units = engine_map_units(m, blocks, threads);
+		uint32_t shift = engine_map_slot_major(m) ? j->sample_shift : 0;
+		c->rec_units = engine_map_rec_units(m, blocks, threads, shift);
+		c->counts_off = counts_bytes;
+		counts_bytes += align16(c->units * 4);
+	}
+	results_wait_room(counts_bytes);
+	CUresult rc;
+	if (!(j->counts = hook_pool_take_host(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
+		return -1;
+	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
+		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
+	uint64_t rec_bytes = 0;
+	for (int i = 0; i < j->plan->n_maps; i++) {
+		struct result_map rm;
+		results_map_view(j, i, &rm);
+		j->copy[i].stored = results_stored(&rm);
+		j->copy[i].rec_off = rec_bytes;
+		rec_bytes += align16((uint64_t)j->copy[i].stored * rm.map.rec_size * j->copy[i].rec_units);
+	}
+	if (rec_bytes) {
+		results_wait_room(rec_bytes);
+		if (!(j->recs = hook_pool_take_host(j->ctx, rec_bytes, cause)))
+			return -1;
+	}
+	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)
+		if ((rc = results_copy_records(j, i, s)) != CUDA_SUCCESS)
+			return cause_set(cause, "copying map %d back failed (CUDA error %d)", i, (int)rc);
+	/* Stream order: the zeroing runs after the copies it must not spoil. */
+	hook_pool_recycle_dev(j->dev, j->bytes);
+	j->dev = NULL;
+	if ((rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
+		return cause_set(cause, "copying the records back failed (CUDA error %d)", (int)rc);
+	return 0;
+}
+
+static void results_queue_write(struct hook_job *j)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	j->next = NULL;
+	if (r->write_tail)
+		r->write_tail->next = j;
+	else
+		r->write_head = j;
+	r->write_tail = j;
+	pthread_cond_signal(&r->wake_w);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* A job ends here, written or not. */
+static void results_done(struct hook_job *j, int written)
+{
+	hook_event_put(j->ctx, j->start);
+	hook_event_put(j->ctx, j->end);
+	if (j->dev)
+		hook_pool_recycle_dev(j->dev, j->bytes);
+	hook_pool_put_host(j->counts);
+	hook_pool_put_host(j->recs);
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	r->pending--;
+	if (written)
+		r->written++;
+	else
+		r->failed++;
+	pthread_cond_broadcast(&r->idle);
+	pthread_mutex_unlock(&r->lock);
+	free(j);
+}
+
+static void results_collect(struct hook_job *j, CUcontext *cur)
+{
+	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
+		*cur = j->ctx;
+	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
+	if (rc != CUDA_SUCCESS) {
+		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
+				(unsigned long long)j->seq, j->k->kid, (int)rc);
+		results_done(j, 0);
+		return;
+	}
+	if (!cu.cuEventElapsedTime_v2 || cu.cuEventElapsedTime_v2(&j->ms, j->start, j->end) != CUDA_SUCCESS)
+		j->ms = 0;
+	char *cause = NULL;
+	if (results_copy_back(j, &cause) < 0) {
+		hook_event_warn("probed launch %llu of kernel %u: %s, result lost", (unsigned long long)j->seq,
+				j->k->kid, cause ? cause : "copy back failed");
+		free(cause);
+		results_done(j, 0);
+		return;
+	}
+	results_queue_write(j);
+}
+
+static void *results_collector(void *arg)
+{
+	(void)arg;
+	hook_cuda_relax_begin(); /* for the thread's whole life */
+	struct hook_results *r = &hook.res;
+	CUcontext cur = NULL;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->collect_head && !r->spare_ctx && !r->stop)
+			pthread_cond_wait(&r->wake, &r->lock);
+		struct hook_job *j = r->collect_head;
+		if (!j && r->spare_ctx) {
+			CUcontext ctx = r->spare_ctx;
+			uint64_t bytes = r->spare_bytes;
+			if (--r->spare_n == 0) {
+				r->spare_ctx = NULL;
+				r->spare_bytes = 0;
+			}
+			pthread_mutex_unlock(&r->lock);
+			if (cur != ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+				cur = ctx;
+			hook_pool_add_spare(ctx, bytes);
+			pthread_mutex_lock(&r->lock);
+			continue;
+		}
+		if (!j)
+			break;
+		r->collect_head = j->next;
+		if (!r->collect_head)
+			r->collect_tail = NULL;
+		pthread_mutex_unlock(&r->lock);
+		results_collect(j, &cur);
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+#define RESULTS_SPARES_MAX 256
+
+void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	if (!r->spare_ctx || r->spare_ctx == ctx) {
+		r->spare_ctx = ctx;
+		if (bytes > r->spare_bytes)
+			r->spare_bytes = bytes;
+		if (n > r->spare_n)
+			r->spare_n = n < RESULTS_SPARES_MAX ? n : RESULTS_SPARES_MAX;
+		pthread_cond_signal(&r->wake);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- writers ---- */
 
 static void results_probe_names(const struct engine_result *plan, char *buf, size_t len)
 {
@@ -145,38 +337,14 @@ static void results_probe_names(const struct engine_result *plan, char *buf, siz
 	}
 }
 
-static void results_write(struct hook_job *j)
+static void results_emit(const struct hook_job *j, const char *name, const struct result_map *maps,
+			 const struct result *r, uint64_t disk_bytes)
 {
-	float ms = 0;
-	if (cu.cuEventElapsedTime_v2 && cu.cuEventElapsedTime_v2(&ms, j->start, j->end) != CUDA_SUCCESS)
-		ms = 0;
-	struct result_map maps[ENGINE_MAX_MAPS];
 	uint64_t written = 0, dropped = 0, unsampled = 0;
-	for (int i = 0; i < j->plan->n_maps; i++)
-		results_fill_map(&maps[i], &j->plan->maps[i], (const uint8_t *)(uintptr_t)j->host->ptr + j->map_off[i],
-				 j, &written, &dropped, &unsampled);
-	char probes[512];
-	results_probe_names(j->plan, probes, sizeof probes);
-	struct result r = {
-		.pid = (uint32_t)hook.pid, .seq = j->seq, .kernel_id = j->k->kid, .kernel = j->k->name,
-		.probes = probes, .grid = { j->grid[0], j->grid[1], j->grid[2] },
-		.block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem,
-		.device_sms = (uint32_t)j->device.sms, .device_cc = (uint32_t)j->device.cc,
-		.sm_clock_khz = (uint32_t)j->device.clock_khz, .wall_ns = j->wall_ns,
-		.duration_ns = (uint64_t)((double)ms * 1e6), .n_maps = j->plan->n_maps, .maps = maps,
-	};
-	char name[64], *cause = NULL;
-	snprintf(name, sizeof name, "%d-%llu.ntr", hook.pid, (unsigned long long)j->seq);
-	if (!hook.cfg.results_dir) {
-		hook_event_warn("probed launch %llu: NTOP_TRACE_DIR is not set, result not written",
-				(unsigned long long)j->seq);
-		return;
-	}
-	mkdir(hook.cfg.results_dir, 0700);
-	if (result_write(hook.cfg.results_dir, name, &r, &cause) < 0) {
-		hook_event_warn("result %s: %s", name, cause ? cause : "write failed");
-		free(cause);
-		return;
+	for (int i = 0; i < j->plan->n_maps; i++) {
+		written += maps[i].records_written;
+		dropped += maps[i].records_dropped;
+		unsampled += maps[i].records_unsampled;
 	}
 	struct strbuf sb;
 	hook_event_begin(&sb, "result");
@@ -191,53 +359,94 @@ static void results_write(struct hook_job *j)
 		event_add_int(&sb, "unsampled", (long long)unsampled);
 	}
 	event_add_int(&sb, "bytes", (long long)j->bytes);
-	event_add_int(&sb, "ns", (long long)r.duration_ns);
+	event_add_int(&sb, "disk", (long long)disk_bytes);
+	event_add_int(&sb, "ns", (long long)r->duration_ns);
 	hook_event_emit(&sb);
 }
 
-static void results_finish(struct hook_job *j, CUcontext *cur)
+/* 1 when the result file was written. */
+static int results_write(struct hook_job *j)
 {
-	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
-		*cur = j->ctx;
-	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->done) : CUDA_ERROR_NOT_FOUND;
-	if (rc == CUDA_SUCCESS)
-		results_write(j);
-	else
-		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
-				(unsigned long long)j->seq, j->k->kid, (int)rc);
-	hook_event_put(j->ctx, j->start);
-	hook_event_put(j->ctx, j->end);
-	hook_event_put(j->ctx, j->done);
-	hook_results_release(j->dev, j->host, j->bytes);
-	free(j);
+	struct result_map maps[ENGINE_MAX_MAPS];
+	for (int i = 0; i < j->plan->n_maps; i++) {
+		results_map_view(j, i, &maps[i]);
+		result_map_derive_counts(&maps[i]);
+	}
+	char probes[512];
+	results_probe_names(j->plan, probes, sizeof probes);
+	struct result r = {
+		.pid = (uint32_t)hook.pid, .seq = j->seq, .kernel_id = j->k->kid, .kernel = j->k->name,
+		.probes = probes, .grid = { j->grid[0], j->grid[1], j->grid[2] },
+		.block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem,
+		.device_sms = (uint32_t)j->device.sms, .device_cc = (uint32_t)j->device.cc,
+		.sm_clock_khz = (uint32_t)j->device.clock_khz, .wall_ns = j->wall_ns,
+		.duration_ns = (uint64_t)((double)j->ms * 1e6), .n_maps = j->plan->n_maps, .maps = maps,
+	};
+	char name[64], path[4200], *cause = NULL;
+	snprintf(name, sizeof name, "%d-%llu.ntr", hook.pid, (unsigned long long)j->seq);
+	if (!hook.cfg.results_dir) {
+		hook_event_warn("probed launch %llu: NTOP_TRACE_DIR is not set, result not written",
+				(unsigned long long)j->seq);
+		return 0;
+	}
+	mkdir(hook.cfg.results_dir, 0700);
+	if (result_write(hook.cfg.results_dir, name, &r, &cause) < 0) {
+		hook_event_warn("result %s: %s", name, cause ? cause : "write failed");
+		free(cause);
+		return 0;
+	}
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", hook.cfg.results_dir, name);
+	results_emit(j, name, maps, &r, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0);
+	return 1;
 }
 
-static void *results_thread(void *arg)
+static void *results_writer(void *arg)
 {
 	(void)arg;
+	hook_cuda_relax_begin();
 	struct hook_results *r = &hook.res;
-	CUcontext cur = NULL;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		while (!r->head && !r->stop)
-			pthread_cond_wait(&r->wake, &r->lock);
-		if (!r->head)
+		while (!r->write_head && !r->stop)
+			pthread_cond_wait(&r->wake_w, &r->lock);
+		struct hook_job *j = r->write_head;
+		if (!j)
 			break;
-		struct hook_job *j = r->head;
-		r->head = j->next;
-		if (!r->head)
-			r->tail = NULL;
-		r->busy = 1;
+		r->write_head = j->next;
+		if (!r->write_head)
+			r->write_tail = NULL;
 		pthread_mutex_unlock(&r->lock);
-		results_finish(j, &cur);
+		results_done(j, results_write(j));
 		pthread_mutex_lock(&r->lock);
-		r->busy = 0;
-		if (!r->head)
-			pthread_cond_broadcast(&r->idle);
 	}
-	pthread_cond_broadcast(&r->idle);
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
+}
+
+/* ---- submission, drain, fork ---- */
+
+static int results_writers_wanted(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 4;
+	if (n < 1)
+		n = 1;
+	return n > 4 ? 4 : (int)n;
+}
+
+/* Under r->lock. */
+static void results_start_locked(struct hook_results *r)
+{
+	if (r->started)
+		return;
+	if (pthread_create(&r->collector, NULL, results_collector, NULL) != 0)
+		return;
+	r->n_writers = 0;
+	int want = results_writers_wanted();
+	for (int i = 0; i < want; i++)
+		if (pthread_create(&r->writers[r->n_writers], NULL, results_writer, NULL) == 0)
+			r->n_writers++;
+	r->started = 1;
 }
 
 void hook_results_submit(struct hook_job *job)
@@ -245,44 +454,119 @@ void hook_results_submit(struct hook_job *job)
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
 	job->next = NULL;
-	if (r->tail)
-		r->tail->next = job;
+	if (r->collect_tail)
+		r->collect_tail->next = job;
 	else
-		r->head = job;
-	r->tail = job;
-	if (!r->started && pthread_create(&r->thread, NULL, results_thread, NULL) == 0)
-		r->started = 1;
+		r->collect_head = job;
+	r->collect_tail = job;
+	r->pending++;
+	results_start_locked(r);
 	pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 }
 
-void hook_results_shutdown(int timeout_ms)
+void hook_results_tick(void)
+{
+	static uint64_t last_pending = 0, last_written = 0;
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	int moved = r->pending != last_pending || r->written != last_written;
+	int show = moved && (r->pending > 0 || last_pending > 0);
+	last_pending = r->pending;
+	last_written = r->written;
+	pthread_mutex_unlock(&r->lock);
+	if (show)
+		results_emit_backlog("run");
+}
+
+/* Waits for every queued result while results keep coming out; says how far
+ * it got every second. */
+static void results_drain(struct hook_results *r)
+{
+	uint64_t last_done = r->written + r->failed, last_move = time_mono_ns(), last_say = last_move;
+	while (r->pending > 0) {
+		struct timespec until;
+		time_deadline(&until, 100000000ll);
+		pthread_cond_timedwait(&r->idle, &r->lock, &until);
+		uint64_t now = time_mono_ns(), done = r->written + r->failed;
+		if (done != last_done) {
+			last_done = done;
+			last_move = now;
+		}
+		if (now - last_move > RESULTS_STALL_NS)
+			break;
+		if (now - last_say >= RESULTS_PROGRESS_NS && r->pending > 0) {
+			last_say = now;
+			pthread_mutex_unlock(&r->lock);
+			results_emit_backlog("exit");
+			pthread_mutex_lock(&r->lock);
+		}
+	}
+}
+
+void hook_results_shutdown(void)
 {
 	struct hook_results *r = &hook.res;
-	struct timespec until;
-	time_deadline(&until, timeout_ms * 1000000ll);
 	pthread_mutex_lock(&r->lock);
 	if (!r->started) {
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
+	results_drain(r);
+	uint64_t lost = r->pending;
 	r->stop = 1;
-	pthread_cond_signal(&r->wake);
-	int rc = 0;
-	while ((r->head || r->busy) && rc == 0)
-		rc = pthread_cond_timedwait(&r->idle, &r->lock, &until);
-	int drained = !r->head && !r->busy;
+	pthread_cond_broadcast(&r->wake);
+	pthread_cond_broadcast(&r->wake_w);
+	pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->lock);
-	if (drained)
-		pthread_join(r->thread, NULL);
-	else
-		hook_event_warn("exit: probed launches still running after %d ms, their results are lost", timeout_ms);
+	if (lost) {
+		hook_event_warn("exit: %llu probed launches made no progress for %llu s, their results are lost",
+				(unsigned long long)lost, (unsigned long long)(RESULTS_STALL_NS / 1000000000ull));
+	} else {
+		pthread_join(r->collector, NULL);
+		for (int i = 0; i < r->n_writers; i++)
+			pthread_join(r->writers[i], NULL);
+	}
+	results_emit_backlog("final");
+}
+
+/* The context is going away: finish the results in flight first (their
+ * buffers die with it; a job in a thread's hands is on no list, so all of
+ * them are waited for), then drop the context's pools. */
+void hook_results_ctx_gone(CUcontext ctx)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	uint64_t last_move = time_mono_ns(), last_done = r->written + r->failed;
+	while (r->pending > 0) {
+		struct timespec until;
+		time_deadline(&until, 100000000ll);
+		pthread_cond_timedwait(&r->idle, &r->lock, &until);
+		uint64_t now = time_mono_ns(), done = r->written + r->failed;
+		if (done != last_done) {
+			last_done = done;
+			last_move = now;
+		}
+		if (now - last_move > RESULTS_STALL_NS)
+			break;
+	}
+	pthread_mutex_unlock(&r->lock);
+	hook_pool_ctx_gone(ctx);
 }
 
 /* A fork child's inheritance from the parent's contexts: kept reachable,
  * never used (see timing_orphan_timed). */
 static struct hook_job *results_orphan_jobs;
 static struct hook_buf *results_orphan_bufs;
+static struct hook_copier *results_orphan_copiers;
+
+static void results_orphan_jobs_add(struct hook_job *head, struct hook_job *tail)
+{
+	if (!tail)
+		return;
+	tail->next = results_orphan_jobs;
+	results_orphan_jobs = head;
+}
 
 static void results_orphan_bufs_add(struct hook_buf *list)
 {
@@ -298,16 +582,25 @@ static void results_orphan_bufs_add(struct hook_buf *list)
 void hook_results_fork_child(void)
 {
 	struct hook_results *r = &hook.res;
-	if (r->tail) {
-		r->tail->next = results_orphan_jobs;
-		results_orphan_jobs = r->head;
-	}
+	results_orphan_jobs_add(r->collect_head, r->collect_tail);
+	results_orphan_jobs_add(r->write_head, r->write_tail);
 	results_orphan_bufs_add(r->dev_free);
 	results_orphan_bufs_add(r->host_free);
-	r->head = r->tail = NULL;
-	r->busy = 0;
+	struct hook_copier *c = r->copiers;
+	while (c && c->next)
+		c = c->next;
+	if (c) {
+		c->next = results_orphan_copiers;
+		results_orphan_copiers = r->copiers;
+	}
+	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = NULL;
-	r->in_flight = 0;
+	r->copiers = NULL;
+	r->dev_pooled = r->host_pooled = r->host_busy = 0;
+	r->pending = r->pending_bytes = r->written = r->failed = r->launch_allocs = 0;
+	r->spare_ctx = NULL;
+	r->spare_bytes = r->spare_n = 0;
+	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;
 }

@@ -1,5 +1,4 @@
-/* A probed launch in flight: what the result writer needs once the stream
- * has reached the `done` event. */
+/* A probed launch in flight, from the launch path to its result file. */
 #ifndef NTOP_HOOK_CUDA_RESULTS_H
 #define NTOP_HOOK_CUDA_RESULTS_H
 #include <stdint.h>
@@ -7,19 +6,43 @@
 #include "engine/engine.h"
 #include "hook/hook_state.h"
 
+/* Where one map's counts and stored records landed in the job's staging. */
+struct hook_copy {
+	uint64_t units, rec_units;
+	uint32_t stored;                  /* record slots copied per unit (<= cap) */
+	uint64_t counts_off, rec_off;     /* in counts / recs staging */
+};
+
 struct hook_job {
 	struct hook_job *next;
 	struct hook_kernel *k;
 	const struct engine_result *plan; /* the instrumented copy's maps (lives until exit) */
 	uint64_t seq, wall_ns;
 	CUcontext ctx;
-	CUevent start, end, done;         /* around the probed launch; after the copy back */
-	struct hook_buf *dev, *host;
-	uint64_t bytes;                   /* map bytes reserved */
+	CUevent start, end;               /* around the probed launch, on the app's stream */
+	struct hook_buf *dev;             /* the maps as the kernel wrote them */
+	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
+	uint64_t bytes;                   /* map bytes of the launch (device layout) */
 	uint64_t map_off[ENGINE_MAX_MAPS];
+	struct hook_copy copy[ENGINE_MAX_MAPS];
 	uint32_t sample_shift;            /* block sampling of slot-major maps (engine.h) */
 	unsigned grid[3], block[3], smem;
 	struct hook_device device;
+	float ms;                         /* probed kernel time by its events */
 };
+
+/* hook_cuda_pool.c */
+CUstream hook_pool_stream(CUcontext ctx);
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, char **cause);
+void hook_pool_put_dev(struct hook_buf *b);
+void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used);
+void hook_pool_add_spare(CUcontext ctx, uint64_t bytes);
+struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
+void hook_pool_put_host(struct hook_buf *b);
+void hook_pool_ctx_gone(CUcontext ctx);
+
+/* hook_cuda_results.c */
+/* Asks the collector for n spare device buffers of `bytes` in ctx. */
+void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n);
 
 #endif

@@ -207,6 +207,9 @@ void hook_timing_stats(int final)
 		event_add_int(&sb, "total_ns", (long long)k->total_ns);
 		event_add_int(&sb, "min_ns", (long long)(k->timed ? k->min_ns : 0));
 		event_add_int(&sb, "max_ns", (long long)k->max_ns);
+		uint64_t declined = __atomic_load_n(&k->declined, __ATOMIC_RELAXED);
+		if (declined)
+			event_add_int(&sb, "declined", (long long)declined);
 		hook_event_emit(&sb);
 	}
 	free(all);
@@ -233,6 +236,7 @@ static void *timing_thread(void *arg)
 		if (now - hook.timing.last_stats_ns >= TIMING_STATS_NS) {
 			hook.timing.last_stats_ns = now;
 			hook_timing_stats(0);
+			hook_results_tick();
 		}
 	}
 	uint64_t until = time_mono_ns() + TIMING_DRAIN_NS;

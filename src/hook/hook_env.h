@@ -11,7 +11,9 @@
  *                     demangled name; otherwise a substring of either.
  *   NTOP_PROBE_EVERY  probe every Nth launch of a matching kernel (default 1)
  *   NTOP_PROBE_LIMIT  at most this many probed launches per kernel (default 100)
- *   NTOP_MAP_BUDGET   device bytes for map buffers in flight (default 1 GiB)
+ *   NTOP_MAP_BUDGET   map bytes (default 1 GiB): one launch's maps may take half
+ *                     of it (block sampling beyond); spare map buffers are made
+ *                     ahead only up to twice it (doc/hook.md)
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat): "auto" (default: only when a launch's maps
  *                     would take more than half the budget), "off" (decline

@@ -60,6 +60,7 @@ struct hook_kernel {
 	uint64_t launches;         /* atomic */
 	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
 	uint64_t probed;           /* probed launches started */
+	uint64_t declined;         /* launches that wanted a probe and ran unprobed (atomic) */
 	uint64_t timed, total_ns, min_ns, max_ns; /* under the timing lock */
 	uint64_t stats_launches;   /* launches at the last stats line */
 	uint64_t stats_timed;

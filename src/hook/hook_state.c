@@ -15,6 +15,8 @@ void hook_state_init_locks(void)
 	pthread_mutex_init(&hook.res.lock, NULL);
 	pthread_cond_init(&hook.res.wake, NULL);
 	pthread_cond_init(&hook.res.idle, NULL);
+	pthread_cond_init(&hook.res.wake_w, NULL);
+	pthread_cond_init(&hook.res.room, NULL);
 	pthread_mutex_init(&hook.dev_lock, NULL);
 	pthread_mutex_init(&hook.probe_lock, NULL);
 	pthread_mutex_init(&hook.ctl.lock, NULL);

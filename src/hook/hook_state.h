@@ -77,25 +77,56 @@ struct hook_timing {
 	uint64_t last_stats_ns;
 };
 
-/* A device buffer or pinned host buffer kept for reuse. */
+/* A pooled map buffer. Device buffers are zeroed on the hook's copy stream
+ * after each use; `ready` (a CUevent) marks the end of that zeroing, and
+ * the next launch that takes the buffer waits on it (already passed, as a
+ * rule). Pinned host buffers stage what is copied back until it is written. */
 struct hook_buf {
 	struct hook_buf *next;
 	void *ctx;
 	uint64_t ptr;              /* CUdeviceptr, or host address for pinned */
 	uint64_t size;             /* bytes */
+	void *ready;               /* device: CUevent after the last zeroing */
 };
 
-struct hook_job;               /* hook_cuda_results.c */
+/* The hook's own non-blocking stream in one context: zeroing and copies
+ * back run there, never on the application's streams. */
+struct hook_copier {
+	struct hook_copier *next;
+	void *ctx;
+	void *stream;              /* CUstream */
+};
 
+struct hook_job;               /* hook_cuda_results.h */
+
+#define HOOK_MAX_WRITERS 8
+
+/* Probed launches after the launch path: the collector thread waits for
+ * each kernel, copies back what it wrote and recycles the device buffer;
+ * writer threads compress and write the result files. */
 struct hook_results {
 	pthread_mutex_t lock;
-	pthread_cond_t wake, idle;
-	struct hook_job *head, *tail;
-	int busy;                  /* writer holds a job outside the lock */
+	pthread_cond_t wake;       /* collector: a job or a spare to allocate, or stop */
+	pthread_cond_t wake_w;     /* writers: a job to write, or stop */
+	pthread_cond_t idle;       /* drain: a job finished */
+	pthread_cond_t room;       /* collector: staging memory came back */
+	struct hook_job *collect_head, *collect_tail;
+	struct hook_job *write_head, *write_tail;
 	struct hook_buf *dev_free, *host_free;
-	uint64_t in_flight;        /* map bytes of queued/running jobs */
+	struct hook_copier *copiers;
+	uint64_t dev_pooled;       /* device bytes allocated for maps */
+	uint64_t host_pooled;      /* pinned staging bytes allocated */
+	uint64_t host_busy;        /* staging bytes held by jobs not yet written */
+	uint64_t pending;          /* jobs submitted and not yet finished */
+	uint64_t pending_bytes;    /* their record bytes (known once copied back) */
+	uint64_t written, failed;  /* results written; results lost to errors */
+	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
+	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
+	uint64_t spare_bytes, spare_n;
+	int n_writers;
 	int started, stop;
-	pthread_t thread;
+	pthread_t collector;
+	pthread_t writers[HOOK_MAX_WRITERS];
 };
 
 struct hook_state {

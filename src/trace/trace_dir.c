@@ -377,6 +377,10 @@ static int td_on_stats(struct trace_dir *td, const struct event *ev, struct td_k
 	k->total_ns = event_get_u64(ev, "total_ns", 0);
 	k->min_ns = event_get_u64(ev, "min_ns", 0);
 	k->max_ns = event_get_u64(ev, "max_ns", 0);
+	/* `probe` lines say a reason once; stats count every declined launch */
+	uint64_t declined = event_get_u64(ev, "declined", 0);
+	if (declined > k->declined)
+		k->declined = declined;
 	td_update_timing(k);
 	return 0;
 }
@@ -514,6 +518,17 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		return trace_dir_on_free(td, ev, pid);
 	if (strcmp(ev->type, "lost") == 0) {
 		td->lost_events += event_get_u64(ev, "events", 0);
+		return 0;
+	}
+	if (strcmp(ev->type, "results") == 0) {
+		p->results_pending = event_get_u64(ev, "pending", 0);
+		p->results_written = event_get_u64(ev, "written", 0);
+		p->results_failed = event_get_u64(ev, "failed", 0);
+		if (p->results_pending > p->results_pending_max)
+			p->results_pending_max = p->results_pending;
+		const char *at = event_get(ev, "at");
+		p->results_final = at && strcmp(at, "final") == 0;
+		p->results_draining = at && strcmp(at, "exit") == 0;
 		return 0;
 	}
 	if (strcmp(ev->type, "exit") == 0) {

@@ -18,6 +18,11 @@ struct td_process {
 	int exited;
 	uint64_t exit_launches;
 	uint64_t graph_launches;
+	/* the hook's last `results` line: probed launches queued and not yet
+	 * written, written, lost to errors; final once the process drained */
+	uint64_t results_pending, results_written, results_failed, results_pending_max;
+	int results_final;
+	int results_draining;  /* the process is exiting and still writing results */
 };
 
 struct td_device {

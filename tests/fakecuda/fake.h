@@ -49,6 +49,11 @@ struct fake_stream {
 extern pthread_mutex_t fake_lock;
 extern int fake_global_captures; /* global-mode captures in progress */
 
+/* fake_copy.c: calls of the watched thread (fakecuda_watch) by kind */
+enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_KINDS };
+void fake_watch_note(enum fake_watch kind);
+void fake_sync_delay(void);
+
 /* fake_module.c */
 struct fake_module *fake_module_from_image(const void *image, int is_library);
 /* Entry name -> parameter count of its first definition: a later function

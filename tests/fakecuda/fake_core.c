@@ -119,6 +119,7 @@ FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 
 FAKE_EXPORT CUresult cuCtxSynchronize(void)
 {
+	fake_watch_note(FAKE_WATCH_SYNC);
 	return CUDA_SUCCESS;
 }
 
@@ -126,6 +127,7 @@ FAKE_EXPORT CUresult cuCtxSynchronize(void)
  * is "unsafe" in CUDA: it fails and invalidates the capture. */
 static CUresult fake_alloc_allowed(void)
 {
+	fake_watch_note(FAKE_WATCH_ALLOC);
 	pthread_mutex_lock(&fake_lock);
 	int bad = fake_global_captures > 0 && fake_thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
 	pthread_mutex_unlock(&fake_lock);
@@ -267,6 +269,8 @@ FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
+	fake_watch_note(FAKE_WATCH_SYNC);
+	fake_sync_delay();
 	(void)e;
 	return CUDA_SUCCESS;
 }
@@ -295,6 +299,7 @@ FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+	fake_watch_note(FAKE_WATCH_SYNC);
 	return fake_capture_blocks(s) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 

@@ -1,0 +1,307 @@
+/* Map buffers and the hook's copy streams. Device buffers (cuMemAlloc) are
+ * pooled per context and come back zeroed: after a result is copied out,
+ * the buffer is cleared on the hook's own stream and an event marks the end
+ * of it, which the next launch that takes the buffer waits on. Pinned host
+ * buffers (cuMemAllocHost) stage what is copied back until the writer is
+ * done with it. Nothing is freed while the process runs (cuMemFree
+ * synchronises the device) except when the context goes away.
+ *
+ * Where the memory comes from: a launch takes a free device buffer; only
+ * when none fits does it allocate (warm-up), and then it asks the collector
+ * thread for as many spares of that size as launches are in flight, so the
+ * pool grows to the depth the application's bursts need and a steady
+ * probing loop finds buffers waiting. A launch allocates whenever the GPU
+ * keeps a reserve free for the application (POOL_RESERVE_DIV), so results
+ * in flight never make it decline; spares are made only while the pool is
+ * under twice the map budget. The map budget limits one launch's maps. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/cause.h"
+#include "hook/hook_cuda.h"
+#include "hook/hook_cuda_api.h"
+#include "hook/hook_cuda_results.h"
+
+#define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
+#define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
+#define POOL_RESERVE_MIN ((uint64_t)1 << 30)
+
+static uint64_t pool_round(uint64_t bytes)
+{
+	return (bytes + POOL_ROUND - 1) / POOL_ROUND * POOL_ROUND;
+}
+
+/* Best-fitting free buffer of ctx with at least `bytes`; unlinked. */
+static struct hook_buf *pool_take(struct hook_buf **list, CUcontext ctx, uint64_t bytes)
+{
+	struct hook_buf **best = NULL;
+	for (struct hook_buf **p = list; *p; p = &(*p)->next)
+		if ((*p)->ctx == ctx && (*p)->size >= bytes && (!best || (*p)->size < (*best)->size))
+			best = p;
+	if (!best)
+		return NULL;
+	struct hook_buf *b = *best;
+	*best = b->next;
+	b->next = NULL;
+	return b;
+}
+
+static int pool_has(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
+{
+	for (; list; list = list->next)
+		if (list->ctx == ctx && list->size >= bytes)
+			return 1;
+	return 0;
+}
+
+/* The hook's stream in ctx (created on first use, in relaxed capture mode so
+ * another thread's capture is never disturbed). Caller holds no lock. */
+CUstream hook_pool_stream(CUcontext ctx)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	struct hook_copier *c;
+	for (c = r->copiers; c && c->ctx != ctx; c = c->next)
+		;
+	CUstream s = c ? (CUstream)c->stream : NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (c)
+		return s;
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = cu.cuStreamCreate ? cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) : CUDA_ERROR_NOT_FOUND;
+	hook_cuda_relax_end(prev);
+	if (rc != CUDA_SUCCESS)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	for (c = r->copiers; c && c->ctx != ctx; c = c->next)
+		;
+	if (c) {
+		/* Another thread made one first: keep theirs (ours stays unused). */
+		s = c->stream;
+	} else if ((c = calloc(1, sizeof *c)) != NULL) {
+		c->ctx = ctx;
+		c->stream = s;
+		c->next = r->copiers;
+		r->copiers = c;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return c ? s : NULL;
+}
+
+/* Does the GPU keep its reserve if `bytes` more are taken? */
+static int pool_gpu_has_room(uint64_t bytes, char **cause)
+{
+	size_t free_b = 0, total_b = 0;
+	if (!cu.cuMemGetInfo_v2 || cu.cuMemGetInfo_v2(&free_b, &total_b) != CUDA_SUCCESS)
+		return 1; /* unknown: let cuMemAlloc decide */
+	uint64_t reserve = total_b / POOL_RESERVE_DIV;
+	if (reserve < POOL_RESERVE_MIN)
+		reserve = total_b / 2 < POOL_RESERVE_MIN ? total_b / 2 : POOL_RESERVE_MIN;
+	if ((uint64_t)free_b >= bytes + reserve)
+		return 1;
+	cause_set(cause, "the GPU lacks memory for maps: %llu bytes needed, %llu free, %llu kept free for the "
+		  "application", (unsigned long long)bytes, (unsigned long long)free_b, (unsigned long long)reserve);
+	return 0;
+}
+
+/* A zeroed device buffer of at least `bytes` in ctx, new. */
+static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	uint64_t size = pool_round(bytes);
+	if (!pool_gpu_has_room(size, cause))
+		return NULL;
+	CUstream s = hook_pool_stream(ctx);
+	struct hook_buf *b = calloc(1, sizeof *b);
+	if (!b || !s) {
+		free(b);
+		cause_set(cause, s ? "out of host memory" : "cannot create the hook's copy stream");
+		return NULL;
+	}
+	b->ctx = ctx;
+	b->size = size;
+	CUdeviceptr p = 0;
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, size) : CUDA_ERROR_NOT_FOUND;
+	if (rc == CUDA_SUCCESS && (rc = cu.cuMemsetD8Async(p, 0, size, s)) == CUDA_SUCCESS &&
+	    (b->ready = hook_event_get(ctx)) != NULL)
+		rc = cu.cuEventRecord(b->ready, s);
+	hook_cuda_relax_end(prev);
+	b->ptr = p;
+	if (rc != CUDA_SUCCESS || !b->ready) {
+		cause_set(cause, "cuMemAlloc of %llu map bytes failed (CUDA error %d)", (unsigned long long)size,
+			  (int)rc);
+		/* A buffer the driver gave us is kept (freeing synchronises). */
+		if (p) {
+			hook_pool_put_dev(b);
+			return NULL;
+		}
+		free(b);
+		return NULL;
+	}
+	pthread_mutex_lock(&hook.res.lock);
+	hook.res.dev_pooled += size;
+	pthread_mutex_unlock(&hook.res.lock);
+	return b;
+}
+
+/* A buffer for a launch: a pooled one, else a new one (warm-up); either way
+ * the collector is asked for spares when no other buffer of the size is left. */
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	struct hook_buf *b = pool_take(&r->dev_free, ctx, bytes);
+	int missed = !b, last = !pool_has(r->dev_free, ctx, bytes);
+	uint64_t depth = r->pending + 1;
+	pthread_mutex_unlock(&r->lock);
+	if (!b) {
+		b = pool_alloc_dev(ctx, bytes, cause);
+		if (!b)
+			return NULL;
+		pthread_mutex_lock(&r->lock);
+		r->launch_allocs++;
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (last)
+		hook_results_want_spare(ctx, bytes, missed ? depth : 1);
+	return b;
+}
+
+/* Collector: one more spare device buffer of `bytes` in ctx, while the pool
+ * is under twice the map budget and the GPU has room. */
+void hook_pool_add_spare(CUcontext ctx, uint64_t bytes)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	int full = r->dev_pooled + bytes > 2 * hook.cfg.map_budget;
+	pthread_mutex_unlock(&r->lock);
+	if (full)
+		return;
+	struct hook_buf *b = pool_alloc_dev(ctx, bytes, NULL);
+	if (b)
+		hook_pool_put_dev(b);
+}
+
+void hook_pool_put_dev(struct hook_buf *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&hook.res.lock);
+	b->next = hook.res.dev_free;
+	hook.res.dev_free = b;
+	pthread_mutex_unlock(&hook.res.lock);
+}
+
+/* Zeroes the first `used` bytes of b on the hook's stream, after whatever
+ * the stream already holds (the copy back), then returns b to the pool. */
+void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used)
+{
+	CUstream s = hook_pool_stream((CUcontext)b->ctx);
+	if (!s || cu.cuMemsetD8Async(b->ptr, 0, used, s) != CUDA_SUCCESS ||
+	    cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
+		/* Cannot prove it zeroed: keep it out of use (never freed: that
+		 * would synchronise). */
+		return;
+	}
+	hook_pool_put_dev(b);
+}
+
+/* Pinned staging of at least `bytes` (collector thread only). */
+struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	struct hook_buf *b = pool_take(&r->host_free, ctx, bytes);
+	if (b)
+		r->host_busy += b->size;
+	pthread_mutex_unlock(&r->lock);
+	if (b)
+		return b;
+	b = calloc(1, sizeof *b);
+	if (!b) {
+		cause_set(cause, "out of host memory");
+		return NULL;
+	}
+	b->ctx = ctx;
+	b->size = pool_round(bytes);
+	void *p = NULL;
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, b->size) : CUDA_ERROR_NOT_FOUND;
+	hook_cuda_relax_end(prev);
+	if (rc != CUDA_SUCCESS) {
+		cause_set(cause, "cuMemAllocHost of %llu staging bytes failed (CUDA error %d)",
+			  (unsigned long long)b->size, (int)rc);
+		free(b);
+		return NULL;
+	}
+	b->ptr = (uint64_t)(uintptr_t)p;
+	pthread_mutex_lock(&r->lock);
+	r->host_pooled += b->size;
+	r->host_busy += b->size;
+	pthread_mutex_unlock(&r->lock);
+	return b;
+}
+
+void hook_pool_put_host(struct hook_buf *b)
+{
+	if (!b)
+		return;
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	b->next = r->host_free;
+	r->host_free = b;
+	r->host_busy -= b->size;
+	pthread_cond_broadcast(&r->room);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Unlinks every buffer of ctx from *list into *out. */
+static void pool_split(struct hook_buf **list, CUcontext ctx, struct hook_buf **out)
+{
+	for (struct hook_buf **p = list; *p;) {
+		struct hook_buf *b = *p;
+		if (b->ctx != ctx) {
+			p = &b->next;
+			continue;
+		}
+		*p = b->next;
+		b->next = *out;
+		*out = b;
+	}
+}
+
+/* The context is about to be destroyed: its free buffers and stream go
+ * (their memory goes with the context; nothing is freed twice). Buffers
+ * held by jobs in flight are dropped by the collector when it sees the
+ * context gone. */
+void hook_pool_ctx_gone(CUcontext ctx)
+{
+	struct hook_results *r = &hook.res;
+	struct hook_buf *dev = NULL, *host = NULL;
+	pthread_mutex_lock(&r->lock);
+	pool_split(&r->dev_free, ctx, &dev);
+	pool_split(&r->host_free, ctx, &host);
+	for (struct hook_copier **p = &r->copiers; *p;) {
+		struct hook_copier *c = *p;
+		if (c->ctx != ctx) {
+			p = &c->next;
+			continue;
+		}
+		*p = c->next;
+		free(c);
+	}
+	for (struct hook_buf *b = dev; b; b = b->next)
+		r->dev_pooled -= b->size;
+	for (struct hook_buf *b = host; b; b = b->next)
+		r->host_pooled -= b->size;
+	pthread_mutex_unlock(&r->lock);
+	while (dev) {
+		struct hook_buf *n = dev->next;
+		free(dev);
+		dev = n;
+	}
+	while (host) {
+		struct hook_buf *n = host->next;
+		free(host);
+		host = n;
+	}
+}

@@ -1,0 +1,124 @@
+/* Test application for the probed-launch pipeline (regress/hook_pipeline.sh):
+ * launches `fill` N times back to back without waiting (a warm-up burst),
+ * waits until the hook has written N result files, then watches its own
+ * thread's driver calls (the fake driver's fakecuda_watch) across a second
+ * burst of N launches. Prints what each burst's launching thread allocated
+ * and waited on:
+ *   burst warm launches=N allocs=A syncs=S
+ *   burst steady launches=N allocs=A syncs=S
+ * With the hook's launch path correct, syncs are 0 in both and allocs 0 in
+ * the steady burst (the pool is as deep as the warm burst needed).
+ * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda.h>
+
+static int failures;
+
+#define CK(call) check((call), #call, __LINE__)
+
+static void check(CUresult rc, const char *what, int line)
+{
+	if (rc != CUDA_SUCCESS) {
+		printf("FAIL line %d: %s -> %d\n", line, what, (int)rc);
+		failures++;
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static int results_written(const char *trace)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/results", trace);
+	DIR *d = opendir(path);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+		n += e->d_name[0] != '.' && strstr(e->d_name, ".ntr") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+struct watch {
+	void (*on)(int);
+	unsigned long (*count)(int);
+};
+
+static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, const struct watch *w)
+{
+	unsigned len = 1024;
+	void *params[] = { &buf, &len };
+	unsigned long a0 = w->count(0), s0 = w->count(1);
+	w->on(1);
+	for (int i = 0; i < n; i++)
+		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+	w->on(0);
+	printf("burst %s launches=%d allocs=%lu syncs=%lu\n", name, n, w->count(0) - a0, w->count(1) - s0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *trace = getenv("NTOP_TRACE_DIR");
+	if (argc < 3 || !trace) {
+		fprintf(stderr, "usage: NTOP_TRACE_DIR=DIR %s KERNELS.ptx N\n", argv[0]);
+		return 2;
+	}
+	int n = atoi(argv[2]);
+	char *ptx = slurp(argv[1]);
+	if (!ptx || n <= 0)
+		return 2;
+	struct watch w = { (void (*)(int))dlsym(RTLD_DEFAULT, "fakecuda_watch"),
+			   (unsigned long (*)(int))dlsym(RTLD_DEFAULT, "fakecuda_watch_count") };
+	void *fake = getenv("NTOP_REAL_LIBCUDA") ? dlopen(getenv("NTOP_REAL_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD) : NULL;
+	if (fake && !w.on) {
+		w.on = (void (*)(int))dlsym(fake, "fakecuda_watch");
+		w.count = (unsigned long (*)(int))dlsym(fake, "fakecuda_watch_count");
+	}
+	if (!w.on || !w.count) {
+		printf("FAIL: not running on the fake driver\n");
+		return 3;
+	}
+	static CUdevice dev;
+	static CUcontext ctx;
+	static CUmodule mod;
+	static CUfunction fill;
+	static CUdeviceptr buf;
+	CK(cuInit(0));
+	CK(cuDeviceGet(&dev, 0));
+	CK(cuCtxCreate(&ctx, NULL, 0, dev));
+	CK(cuModuleLoadData(&mod, ptx));
+	CK(cuModuleGetFunction(&fill, mod, "fill"));
+	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
+	free(ptx);
+	burst("warm", fill, buf, n, &w);
+	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (results_written(trace) < n)
+		printf("FAIL: only %d of %d results written after 30 s\n", results_written(trace), n), failures++;
+	burst("steady", fill, buf, n, &w);
+	CK(cuCtxSynchronize());
+	if (fake)
+		dlclose(fake);
+	printf("app_burst: done, %d failures\n", failures);
+	return failures ? 1 : 0;
+}

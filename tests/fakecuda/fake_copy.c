@@ -1,0 +1,71 @@
+/* fakecuda: what the hook's own copy stream needs (cross-stream waits, 2D
+ * copies, memory info) and a watch on one thread's calls, so a test can
+ * prove that the hook's launch path neither allocates nor synchronises once
+ * warmed up: the app calls fakecuda_watch(1) on its launching thread, runs
+ * its probed launches, and reads fakecuda_watch_count() (found with
+ * dlsym(RTLD_DEFAULT) — the fake is loaded by the hook — or through the
+ * driver's path). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fake.h"
+
+static __thread int watch_on;
+static unsigned long watch_counts[FAKE_WATCH_KINDS];
+
+void fake_watch_note(enum fake_watch kind)
+{
+	if (watch_on)
+		__atomic_add_fetch(&watch_counts[kind], 1, __ATOMIC_RELAXED);
+}
+
+FAKE_EXPORT void fakecuda_watch(int on)
+{
+	watch_on = on;
+}
+
+FAKE_EXPORT unsigned long fakecuda_watch_count(int kind)
+{
+	return kind >= 0 && kind < FAKE_WATCH_KINDS ? __atomic_load_n(&watch_counts[kind], __ATOMIC_RELAXED) : 0;
+}
+
+/* FAKECUDA_SYNC_DELAY_US: every wait on the "device" takes this long, so a
+ * test can make the hook's collector fall behind the application. */
+void fake_sync_delay(void)
+{
+	const char *v = getenv("FAKECUDA_SYNC_DELAY_US");
+	long us = v ? strtol(v, NULL, 10) : 0;
+	if (us <= 0)
+		return;
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+/* Streams run at once, so a wait is already satisfied. */
+FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
+{
+	(void)s;
+	(void)flags;
+	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *cp, CUstream s)
+{
+	(void)s;
+	if (cp->WidthInBytes > cp->srcPitch || cp->WidthInBytes > cp->dstPitch)
+		return CUDA_ERROR_INVALID_VALUE;
+	const uint8_t *src = (const uint8_t *)(cp->srcMemoryType == CU_MEMORYTYPE_HOST ? cp->srcHost
+										     : (const void *)(uintptr_t)cp->srcDevice);
+	uint8_t *dst = (uint8_t *)(cp->dstMemoryType == CU_MEMORYTYPE_HOST ? cp->dstHost
+									    : (void *)(uintptr_t)cp->dstDevice);
+	for (size_t row = 0; row < cp->Height; row++)
+		memcpy(dst + row * cp->dstPitch, src + row * cp->srcPitch, cp->WidthInBytes);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
+{
+	*total_b = (size_t)16 << 30;
+	*free_b = (size_t)15 << 30;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# The probed-launch pipeline (doc/hook.md, "Probed launches") with the fake
+# driver: the launching thread neither allocates nor waits once the pool is
+# warm, every queued result is written before the process ends (also when
+# the collector is slow: the backlog shows in `results` lines), nothing is
+# declined for results in flight, and result files hold the records written,
+# not the maps. Plumbing only: the fake runs "kernels" at once on the CPU.
+source "$(dirname "$0")/hook_lib.inc"
+BURST=$B/tests/fakecuda/app_burst
+[ -x "$BURST" ] || { echo "app_burst not built"; exit 77; }
+
+run() { # NAME N [ENV=VAL...]
+	local name=$1 n=$2
+	shift 2
+	mkdir -p "$TMP/$name"
+	env "$@" NTOP_TRACE_DIR=$TMP/$name NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=100000 \
+		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR \
+		"$BURST" "$PTX" "$n" > "$TMP/$name.out" 9> "$TMP/$name.log"
+	[ $? = 0 ] || fail "$name: app failed: $(tail -3 "$TMP/$name.out")"
+}
+
+# every_result NAME N: N result events and files, a final `results` line
+# with nothing pending, no launch declined, no result lost
+every_result() {
+	local name=$1 n=$2 E=$TMP/$1.log
+	local got files
+	got=$(grep -c '^result ' "$E")
+	files=$(find "$TMP/$name/results" -name '*.ntr' | wc -l)
+	[ "$got" = "$n" ] || fail "$name: $got result events, want $n"
+	[ "$files" = "$n" ] || fail "$name: $files result files, want $n"
+	expect "$E" "^results .*at=final pending=0 written=$n failed=0" "$name: final results line"
+	grep -q '^probe .*status=declined' "$E" && fail "$name: declined: $(grep '^probe .*declined' "$E" | head -2)"
+	grep -q 'lost' "$E" && fail "$name: something lost: $(grep lost "$E" | head -2)"
+}
+
+# 1. a warm pool: the steady burst allocates nothing; no burst waits
+run burst 40
+O=$TMP/burst.out
+expect "$O" "^burst warm launches=40 allocs=[0-9]+ syncs=0$" "warm burst: the launch path never waits"
+expect "$O" "^burst steady launches=40 allocs=0 syncs=0$" "steady burst: no allocation, no wait"
+every_result burst 80
+
+# 2. records, not maps: block_sched saves one record per warp, so each file
+# holds the counts and one slot per unit; a file is far smaller than the map
+f=$(find "$TMP/burst/results" -name '*.ntr' | head -1)
+out=$("$DUMP" "$f") || fail "ntr_dump $f"
+echo "$out" | grep -Eq 'records=8( |$)' || fail "records: want 8 (4 blocks x 2 warps): $out"
+disk=$(sed -nE 's/^result .* bytes=([0-9]+) disk=([0-9]+).*/\2/p' "$TMP/burst.log" | head -1)
+[ -n "$disk" ] && [ "$disk" -gt 0 ] || fail "result events carry no disk= bytes"
+
+# 3. a slow collector (every device wait takes 20 ms): the app never waits
+# for it, the backlog shows while it drains, every result is written at exit
+run slow 25 FAKECUDA_SYNC_DELAY_US=20000
+O=$TMP/slow.out
+expect "$O" "^burst steady launches=25 allocs=0 syncs=0$" "slow collector: the app does not wait"
+expect "$TMP/slow.log" "^results .*at=(run|exit) pending=[1-9]" "slow collector: backlog reported"
+every_result slow 50
+
+[ "$fails" = 0 ] && echo "hook_pipeline: ok"
+exit $((fails > 0))
