@@ -392,7 +392,7 @@ static void rec_summary_probing(const struct trace_dir *td)
 	}
 	for (int i = 0; i < td->n_procs; i++) {
 		const struct td_process *p = &td->procs[i];
-		uint64_t lost = p->results_failed + (p->results_final ? p->results_pending : 0);
+		uint64_t lost = td_process_results_lost(p);
 		if (p->results_pending_max > 0 || lost)
 			fprintf(stderr, "ntop: pid %u: %llu results written, %llu lost, at most %llu waiting to be "
 					"written at once\n", p->pid, (unsigned long long)p->results_written,

@@ -283,6 +283,10 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 	if (p->exited)
 		printf(", exited");
 	printf("\n");
+	if (p->results_written || p->results_pending_max || td_process_results_lost(p))
+		printf("  results: %llu written, %llu lost, at most %llu waiting to be written at once\n",
+		       (unsigned long long)p->results_written, (unsigned long long)td_process_results_lost(p),
+		       (unsigned long long)p->results_pending_max);
 	for (int i = 0; i < td->n_devices; i++) {
 		const struct td_device *d = &td->devices[i];
 		if (d->pid == p->pid)
@@ -477,6 +481,9 @@ static void js_process(struct strbuf *sb, const struct trace_dir *td, const stru
 	cli_json_string(&o, "hook", p->hook_version);
 	cli_json_string(&o, "driver", p->driver);
 	cli_json_bool(&o, "exited", p->exited);
+	cli_json_u64(&o, "results_written", p->results_written);
+	cli_json_u64(&o, "results_lost", td_process_results_lost(p));
+	cli_json_u64(&o, "results_waiting_max", p->results_pending_max);
 	cli_json_key(&o, "devices");
 	cli_json_array(&a, sb);
 	for (int i = 0; i < td->n_devices; i++)

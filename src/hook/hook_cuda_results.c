@@ -46,7 +46,8 @@ static void results_emit_backlog(const char *why)
 	if (!hook_events_on())
 		return;
 	pthread_mutex_lock(&r->lock);
-	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled };
+	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
+			 r->collect_ns / 1000000, r->write_ns / 1000000 };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -57,6 +58,8 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "launch_allocs", (long long)v[3]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
+	event_add_int(&sb, "collect_ms", (long long)v[6]);
+	event_add_int(&sb, "write_ms", (long long)v[7]);
 	hook_event_emit(&sb);
 }
 
@@ -300,8 +303,10 @@ static void *results_collector(void *arg)
 		if (!r->collect_head)
 			r->collect_tail = NULL;
 		pthread_mutex_unlock(&r->lock);
+		uint64_t t0 = time_mono_ns();
 		results_collect(j, &cur);
 		pthread_mutex_lock(&r->lock);
+		r->collect_ns += time_mono_ns() - t0;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -417,8 +422,10 @@ static void *results_writer(void *arg)
 		if (!r->write_head)
 			r->write_tail = NULL;
 		pthread_mutex_unlock(&r->lock);
+		uint64_t t0 = time_mono_ns();
 		results_done(j, results_write(j));
 		pthread_mutex_lock(&r->lock);
+		r->write_ns += time_mono_ns() - t0;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -597,7 +604,8 @@ void hook_results_fork_child(void)
 	r->dev_free = r->host_free = NULL;
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = 0;
-	r->pending = r->pending_bytes = r->written = r->failed = r->launch_allocs = 0;
+	r->pending = r->written = r->failed = r->launch_allocs = 0;
+	r->collect_ns = r->write_ns = 0;
 	r->spare_ctx = NULL;
 	r->spare_bytes = r->spare_n = 0;
 	r->n_writers = 0;

@@ -118,9 +118,9 @@ struct hook_results {
 	uint64_t host_pooled;      /* pinned staging bytes allocated */
 	uint64_t host_busy;        /* staging bytes held by jobs not yet written */
 	uint64_t pending;          /* jobs submitted and not yet finished */
-	uint64_t pending_bytes;    /* their record bytes (known once copied back) */
 	uint64_t written, failed;  /* results written; results lost to errors */
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
+	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
 	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
 	uint64_t spare_bytes, spare_n;
 	int n_writers;

@@ -204,6 +204,11 @@ const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pi
 	return NULL;
 }
 
+uint64_t td_process_results_lost(const struct td_process *p)
+{
+	return p->results_failed + (p->results_final ? p->results_pending : 0);
+}
+
 double td_kernel_mean_ns(const struct td_kernel *k)
 {
 	return k->timed ? (double)k->total_ns / (double)k->timed : 0.0;

@@ -146,6 +146,9 @@ void trace_dir_free(struct trace_dir *td);
 
 struct td_kernel *trace_dir_kernel(const struct trace_dir *td, uint32_t pid, uint32_t kid);
 struct td_process *trace_dir_process(const struct trace_dir *td, uint32_t pid);
+/* Results the process will never write: lost to errors, or still queued
+ * when it gave up draining at exit. */
+uint64_t td_process_results_lost(const struct td_process *p);
 /* Mean duration of timed launches in ns; 0 when none was timed. */
 double td_kernel_mean_ns(const struct td_kernel *k);
 /* The device a process used (first seen), or NULL. */

@@ -566,8 +566,19 @@ static void tui_counts(const struct tui *t, char *buf, size_t len)
 	int probed = 0;
 	for (int i = 0; i < t->td->n_results; i++)
 		probed += t->td->results[i].file != NULL;
-	snprintf(buf, len, "%d kernels  %llu launches  %d probed  %llu warn", t->td->n_kernels,
-		 (unsigned long long)launches, probed, (unsigned long long)t->log->warnings);
+	uint64_t waiting = 0, lost = 0;
+	for (int i = 0; i < t->td->n_procs; i++) {
+		const struct td_process *p = &t->td->procs[i];
+		waiting += p->results_final ? 0 : p->results_pending;
+		lost += td_process_results_lost(p);
+	}
+	int n = snprintf(buf, len, "%d kernels  %llu launches  %d probed  %llu warn", t->td->n_kernels,
+			 (unsigned long long)launches, probed, (unsigned long long)t->log->warnings);
+	/* The hook's result backlog: results still being written, or lost. */
+	if (n > 0 && (size_t)n < len && waiting)
+		n += snprintf(buf + n, len - (size_t)n, "  %llu writing", (unsigned long long)waiting);
+	if (n > 0 && (size_t)n < len && lost)
+		snprintf(buf + n, len - (size_t)n, "  %llu lost", (unsigned long long)lost);
 }
 
 static void tui_app_text(const struct tui *t, char *buf, size_t len)
