@@ -82,7 +82,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->units = c->units;
 	rm->counts = (uint32_t *)(uintptr_t)(j->counts->ptr + c->counts_off);
 	rm->records = j->recs ? (uint8_t *)(uintptr_t)(j->recs->ptr + c->rec_off) : NULL;
-	rm->stored = c->stored;
+	rm->slots_omitted = rm->map.cap - c->stored;
 	rm->slot_major = engine_map_slot_major(&em->map);
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
 	rm->rec_units = c->rec_units;

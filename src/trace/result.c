@@ -122,7 +122,7 @@ static uint64_t map_rec_units(const struct result *r, const struct result_map *m
 /* Bytes of records a map holds; 0 with *bad set on overflow. */
 static uint64_t map_records_bytes(const struct result *r, const struct result_map *m, int *bad)
 {
-	uint64_t per = (uint64_t)m->map.cap * m->map.rec_size;
+	uint64_t per = (uint64_t)result_map_slots(m) * m->map.rec_size;
 	uint64_t units = map_rec_units(r, m, bad);
 	if (per && units > UINT64_MAX / per) {
 		*bad = 1;
@@ -194,7 +194,7 @@ static int result_check_for_write(const struct result *r, char **cause)
 		const struct result_map *m = &r->maps[i];
 		int bad = 0;
 		uint64_t rb = map_records_bytes(r, m, &bad);
-		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 ||
+		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 || m->slots_omitted > m->map.cap ||
 		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS)
 			return cause_set(cause, "map %d (%s): bad sizes", i, m->map.name);
 		if ((m->units && !m->counts) || (rb && !m->records))
@@ -206,6 +206,9 @@ static int result_check_for_write(const struct result *r, char **cause)
 static uint32_t result_file_version(const struct result *r)
 {
 	uint32_t v = 1;
+	for (int i = 0; i < r->n_maps; i++)
+		if (r->maps[i].slots_omitted)
+			return 4;
 	for (int i = 0; i < r->n_maps; i++) {
 		if (r->maps[i].sample_shift)
 			return 3;
@@ -251,7 +254,7 @@ static int result_write_body(int fd, const struct result *r, char **cause)
 		cause_set(cause, "out of memory");
 		goto out;
 	}
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
 	put_header(&sb, r);
 	if (flush_sb(fd, &sb, &off, cause) < 0)
@@ -465,6 +468,7 @@ int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 	if (version < 1 || version > RESULT_VERSION)
 		return cause_set(r->cause, "result format version %u, this ntop reads versions 1 to %u",
 				 version, RESULT_VERSION);
+	res->version = version;
 	rd_u32(r, &hdr, "header size");
 	if (hdr < RESULT_HEADER_BYTES || hdr > r->len)
 		return cause_set(r->cause, "header size %u out of range (file has %llu bytes)",
@@ -519,6 +523,22 @@ static int rd_fields(struct result_rd *r, struct probe_map *m)
 	return 0;
 }
 
+/* Version 4: the record bytes say how many slots per unit were stored; they
+ * must be whole slots of every unit with records, at most cap of them. */
+static int rd_slots_stored(struct result_rd *r, struct result_map *m, const struct result_rd_desc *d)
+{
+	uint64_t per_slot = m->rec_units * m->map.rec_size;
+	if (m->rec_units && per_slot / m->rec_units != m->map.rec_size)
+		return cause_set(r->cause, "map %s: size overflow", m->map.name);
+	uint64_t slots = per_slot ? d->records_bytes / per_slot : 0;
+	if ((per_slot ? d->records_bytes % per_slot : d->records_bytes) != 0 || slots > m->map.cap)
+		return cause_set(r->cause, "map %s: %llu record bytes are not whole slots of %llu units (cap %u)",
+				 m->map.name, (unsigned long long)d->records_bytes, (unsigned long long)m->rec_units,
+				 m->map.cap);
+	m->slots_omitted = per_slot ? m->map.cap - (uint32_t)slots : 0;
+	return 0;
+}
+
 int result_rd_descriptor(struct result_rd *r, const struct result *res, struct result_map *m,
 			 struct result_rd_desc *d)
 {
@@ -553,9 +573,11 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 		return cause_set(r->cause, "map %s: descriptor size %u out of range", m->map.name, desc_bytes);
 	r->off = start + desc_bytes;
 	int bad = 0;
-	uint64_t want = map_records_bytes(res, m, &bad);
 	m->units_per_block = map_units_per_block(res, m);
 	m->rec_units = map_rec_units(res, m, &bad);
+	if (!bad && res->version >= 4 && rd_slots_stored(r, m, d) < 0)
+		return -1;
+	uint64_t want = map_records_bytes(res, m, &bad);
 	if (bad || m->units > UINT64_MAX / 4 || d->counts_bytes != m->units * 4 || d->records_bytes != want)
 		return cause_set(r->cause, "map %s: sizes disagree (units %llu, counts %llu, records %llu)",
 				 m->map.name, (unsigned long long)m->units,

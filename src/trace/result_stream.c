@@ -146,7 +146,7 @@ int result_pass_open(const struct result_stream *s, int map, struct result_pass 
 	if (m->map.rec_size > RESULT_MAX_REC_BYTES)
 		return cause_set(cause, "map %s: %u-byte records are implausible", m->map.name, m->map.rec_size);
 	size_t chunk = RESULT_CHUNK_BYTES / m->map.rec_size * m->map.rec_size;
-	uint64_t rec_bytes = result_map_rec_units(m) * m->map.cap * m->map.rec_size;
+	uint64_t rec_bytes = result_map_rec_units(m) * result_map_slots(m) * m->map.rec_size;
 	if (chunk > rec_bytes)
 		chunk = (size_t)rec_bytes;
 	if (pass_new(s, map, chunk, out, cause) < 0)
@@ -327,7 +327,7 @@ int result_stream_each(const struct result_stream *s, int map, result_rec_fn fn,
 	if (result_pass_open(s, map, &p, cause) < 0)
 		return -1;
 	const struct result_map *m = p->m;
-	uint64_t nru = result_map_rec_units(m), cap = m->map.cap;
+	uint64_t nru = result_map_rec_units(m), cap = result_map_slots(m);
 	struct result_chunk c;
 	int rc;
 	while ((rc = result_pass_next(p, &c, cause)) == 1) {

@@ -205,8 +205,8 @@ static void dm_pos_at(const struct dmat *m, uint64_t i, struct dm_pos *q)
 		q->slot = i / nru;
 		q->ru = i % nru;
 	} else {
-		q->ru = i / mp->map.cap;
-		q->slot = i % mp->map.cap;
+		q->ru = i / result_map_slots(mp);
+		q->slot = i % result_map_slots(mp);
 	}
 	q->kb = q->ru / m->units_per_block;
 	q->w = q->ru % m->units_per_block;
@@ -227,7 +227,7 @@ static void dm_walk_chunk(const struct dmat *m, const uint8_t *rec, uint64_t fir
 	if (!n)
 		return;
 	const struct result_map *mp = dm_map(m);
-	uint64_t nru = result_map_rec_units(mp), cap = mp->map.cap, rs = mp->map.rec_size;
+	uint64_t nru = result_map_rec_units(mp), cap = result_map_slots(mp), rs = mp->map.rec_size;
 	uint64_t upb = m->units_per_block;
 	struct dm_pos q;
 	dm_pos_at(m, first, &q);
@@ -263,7 +263,7 @@ static int dm_walk(const struct dmat *m, dm_visit f, void *ctx, size_t *pass_mem
 {
 	const struct result_map *mp = dm_map(m);
 	if (!m->st) {
-		dm_walk_chunk(m, mp->records, 0, result_map_rec_units(mp) * mp->map.cap, f, ctx);
+		dm_walk_chunk(m, mp->records, 0, result_map_rec_units(mp) * result_map_slots(mp), f, ctx);
 		return 0;
 	}
 	struct result_pass *p = NULL;

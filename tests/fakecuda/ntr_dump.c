@@ -1,5 +1,6 @@
 /* Prints a summary of one result file for the regress scripts:
  *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
+ *   [sampled=N unsampled=N] version=N slots=STORED/CAP,... probes=NAMES
  *   [sampled=N unsampled=N] probes=A,B (last: the rest of the line)
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none). Exit 1 when the file cannot be read. */
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)r->grid[0] * r->grid[1] * r->grid[2]);
 	if (shift)
 		printf(" sampled=%llu unsampled=%llu", 1ull << shift, (unsigned long long)unsampled);
+	printf(" version=%u slots=", r->version);
+	for (int i = 0; i < r->n_maps; i++)
+		printf("%s%u/%u", i ? "," : "", result_map_slots(&r->maps[i]), r->maps[i].map.cap);
 	printf(" probes=%s\n", r->probes ? r->probes : "");
 	result_free(r);
 	return 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads ntop result files (results/<pid>-<seq>.ntr, versions 1 and 2, layout in
+"""Reads ntop result files (results/<pid>-<seq>.ntr, versions 1 to 4, layout in
 doc/trace-format.md) in Python, for the GPU proof scripts
 (tests/gpu/ncu_probes.py sums probe fields per launch with it).
 
@@ -108,7 +108,7 @@ class Reader:
         return self.take(n, what).decode("utf-8", "replace")
 
 
-def read_map(rd, block):
+def read_map(rd, block, version=3):
     start = rd.pos
     desc_bytes = rd.u32("descriptor size")
     level, cap, rec_size, n_fields, flags = (rd.u32(w) for w in ("level", "cap", "rec_size", "n_fields", "flags"))
@@ -141,13 +141,19 @@ def read_map(rd, block):
         # Appended descriptor fields (doc/trace-format.md, compatibility) may
         # change what the records mean (block sampling): refuse, do not guess.
         raise NtrError(f"map {name}: {extra} descriptor bytes this reader does not know (newer ntop?)")
-    if counts_bytes != units * 4 or records_bytes != rec_units * cap * rec_size:
+    slots = cap
+    if version >= 4 and rec_units:
+        # version 4: only the slots some unit filled are stored
+        slots, rest = divmod(records_bytes, rec_units * rec_size)
+        if rest or slots > cap:
+            raise NtrError(f"map {name}: {records_bytes} record bytes are not whole slots of {rec_units} units")
+    if counts_bytes != units * 4 or records_bytes != rec_units * slots * rec_size:
         raise NtrError(f"map {name}: sizes disagree (units {units}, counts {counts_bytes}, records {records_bytes})")
     data = zstd_decompress(rd.take(frame_bytes, f"map {name} frame"), counts_bytes + records_bytes)
     return {
         "name": name, "level": "thread" if level == 1 else "warp", "cap": cap, "rec_size": rec_size,
         "fields": fields, "units": units, "slot_major": bool(flags & FLAG_SLOT_MAJOR),
-        "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb,
+        "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb, "slots": slots,
         "counts": data[:counts_bytes], "records": data[counts_bytes:],
     }
 
@@ -157,8 +163,8 @@ def read_bytes(buf):
     if rd.take(8, "magic") != MAGIC:
         raise NtrError("bad magic")
     version, header_bytes, file_bytes = rd.u32("version"), rd.u32("header size"), rd.u64("file size")
-    if version not in (1, 2, 3):
-        raise NtrError(f"version {version}, this reader knows 1 to 3")
+    if version not in (1, 2, 3, 4):
+        raise NtrError(f"version {version}, this reader knows 1 to 4")
     if file_bytes != len(buf):
         raise NtrError(f"file_bytes {file_bytes} but {len(buf)} bytes on disk")
     if header_bytes < HEADER_V1 or header_bytes > len(buf):
@@ -175,7 +181,7 @@ def read_bytes(buf):
         raise NtrError(f"{n_maps} maps")
     rd.pos = header_bytes
     h["kernel"], h["probes"] = rd.string("kernel"), rd.string("probes")
-    h["maps"] = [read_map(rd, h["block"]) for _ in range(n_maps)]
+    h["maps"] = [read_map(rd, h["block"], version) for _ in range(n_maps)]
     if rd.pos != len(buf):
         raise NtrError(f"{len(buf) - rd.pos} trailing bytes")
     return h
@@ -289,8 +295,17 @@ def selftest():
     s2 = field_sums(h["maps"][1])
     expect(s2 == {"addr": 0 + 1 + 100 + 101 + 200, "n": 5}, f"slot-major sums {s2}")
     expect(map_stats(h["maps"][1]) == (5, 1), f"slot-major stats {map_stats(h['maps'][1])}")
+    # version 4: the same slot-major map with only its first slot stored (a
+    # unit filled at most one): the sums and stats follow the stored bytes
+    c4 = struct.pack("<4I", 16, 16, 16, 0)
+    r4 = bytes(r2[:u2 * 16])
+    dm4 = ("dmat", 1, 2, 16, [("addr", 8, 0), ("n", 8, 8)], u2, c4, r4, True)
+    h4 = read_bytes(write_bytes("_Z1kv", "dmat", [dm4], version=4))
+    expect(h4["maps"][0]["slots"] == 1 and map_stats(h4["maps"][0]) == (3, 0), f"v4 {h4['maps'][0]['slots']}")
+    expect(field_sums(h4["maps"][0]) == {"addr": 0 + 100 + 200, "n": 3}, f"v4 sums {field_sums(h4['maps'][0])}")
     for bad, why in ((buf[:-1], "truncated"), (b"X" + buf[1:], "magic"),
-                     (write_bytes("k", "p", [gb], version=4), "version"),
+                     (write_bytes("k", "p", [gb], version=5), "version"),
+                     (write_bytes("k", "p", [dm4[:6] + (dm4[6][:-16],) + dm4[7:]], version=4), "not whole slots"),
                      (write_bytes("k", "p", [gb], extra_desc=b"\0" * 8), "extra descriptor bytes")):
         try:
             read_bytes(bad)

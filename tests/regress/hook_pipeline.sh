@@ -13,8 +13,8 @@ run() { # NAME N [ENV=VAL...]
 	local name=$1 n=$2
 	shift 2
 	mkdir -p "$TMP/$name"
-	env "$@" NTOP_TRACE_DIR=$TMP/$name NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=100000 \
-		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR \
+	env NTOP_TRACE_DIR=$TMP/$name NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=100000 \
+		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR "$@" \
 		"$BURST" "$PTX" "$n" > "$TMP/$name.out" 9> "$TMP/$name.log"
 	[ $? = 0 ] || fail "$name: app failed: $(tail -3 "$TMP/$name.out")"
 }
@@ -47,6 +47,14 @@ out=$("$DUMP" "$f") || fail "ntr_dump $f"
 echo "$out" | grep -Eq 'records=8( |$)' || fail "records: want 8 (4 blocks x 2 warps): $out"
 disk=$(sed -nE 's/^result .* bytes=([0-9]+) disk=([0-9]+).*/\2/p' "$TMP/burst.log" | head -1)
 [ -n "$disk" ] && [ "$disk" -gt 0 ] || fail "result events carry no disk= bytes"
+
+# 2b. dmat (64 slots of 16 bytes per thread): the fake saves one record per
+# thread, so the file stores 1 slot of 64 (format v4), every record kept
+run dmat 5 NTOP_PROBES=$S/probes/dmat.toml FAKECUDA_MAP=thread:16
+f=$(find "$TMP/dmat/results" -name '*.ntr' | head -1)
+out=$("$DUMP" "$f") || fail "ntr_dump $f"
+echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
+every_result dmat 10
 
 # 3. a slow collector (every device wait takes 20 ms): the app never waits
 # for it, the backlog shows while it drains, every result is written at exit

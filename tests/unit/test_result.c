@@ -419,9 +419,9 @@ static void test_magic_version(void)
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "magic"));
 	b[0] = 'N';
-	b[8] = 4;
+	b[8] = 5;
 	write_bytes(p, b, n);
-	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 4"));
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 5"));
 	b[8] = 0;
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 0"));
@@ -589,7 +589,7 @@ static int stream_vs_read(const char *path)
 		}
 		rs = result_stream_each(s, i, each_check, &e, &c2);
 		const struct result_map *a = &g->maps[i], *b = &h->maps[i];
-		if (rs == 0 && (e.bad || e.seen != result_map_rec_units(a) * a->map.cap || b->records ||
+		if (rs == 0 && (e.bad || e.seen != result_map_rec_units(a) * result_map_slots(a) || b->records ||
 				memcmp(a->counts, b->counts, (size_t)a->units * 4) || a->units != b->units ||
 				a->slot_major != b->slot_major || a->sample_shift != b->sample_shift ||
 				a->rec_units != b->rec_units || a->records_written != b->records_written ||
@@ -678,6 +678,74 @@ static void test_stream_layouts(void)
 	free(cause);
 }
 
+/* Version 4: what the hook writes, the slots some unit filled and no more.
+ * 5 units, cap 3, 1 slot left out (no unit filled its third), in both
+ * layouts: the records hold 2 slots per unit, read back where they were
+ * put, the third slot reads NULL, the file is version 4 and the streaming
+ * reader agrees; a map with every slot left out holds counts only. */
+static void test_slots_omitted(void)
+{
+	char *cause = NULL;
+	for (int sm = 0; sm < 2; sm++) {
+		struct result *r = make_layout(sm);
+		struct result_map *m = &r->maps[0];
+		m->slots_omitted = 1;
+		for (uint32_t u = 0; u < 5; u++) {
+			m->counts[u] = 4 * (u % 3); /* 0, 1 or 2 records */
+			for (uint32_t k = 0; k < 2; k++) {
+				uint64_t i = sm ? k * 5 + u : u * 2 + k; /* by hand, stride 2 */
+				memset(m->records + i * 4, (int)(u * 16 + k), 4);
+			}
+		}
+		CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
+		char *p = path_of("v4.ntr");
+		struct result *g = NULL;
+		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+		const struct result_map *gm = g ? &g->maps[0] : NULL;
+		CHECK(g && g->version == 4 && gm->slots_omitted == 1 && result_map_slots(gm) == 2);
+		int ok = gm != NULL;
+		for (uint32_t u = 0; gm && u < 5; u++) {
+			for (uint32_t k = 0; k < 2; k++) {
+				const uint8_t *x = result_map_record(gm, u, k);
+				ok &= x && x[0] == u * 16 + k;
+			}
+			ok &= result_map_record(gm, u, 2) == NULL;
+		}
+		CHECKF(ok, "layout %d: v4 records not where they were put", sm);
+		CHECK(gm && gm->records_written == 4 && gm->records_dropped == 0); /* 0+1+2+0+1 */
+		CHECK(stream_vs_read(p) == 0);
+		result_free(g);
+		/* the record bytes no longer whole slots: refused, with the reason */
+		size_t n;
+		uint8_t *b = load("v4.ntr", &n);
+		size_t rec_bytes_at = 104 + 4 + 1 + 4 + 1 + 40; /* header, "k", "p", descriptor offset 40 */
+		CHECK(b && b[rec_bytes_at] == 5 * 2 * 4);
+		if (b) {
+			b[rec_bytes_at] = 5 * 2 * 4 - 4;
+			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "whole slots"));
+			b[rec_bytes_at] = 5 * 4 * 4; /* 4 slots > cap 3 */
+			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "whole slots"));
+		}
+		free(b);
+		/* nothing written at all: counts only */
+		m->slots_omitted = 3;
+		memset(m->counts, 0, 5 * 4);
+		CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
+		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+		CHECK(g && result_map_slots(&g->maps[0]) == 0 && g->maps[0].records_written == 0 &&
+		      result_map_record(&g->maps[0], 0, 0) == NULL);
+		CHECK(stream_vs_read(p) == 0);
+		result_free(g);
+		/* more left out than the cap: the writer refuses */
+		m->slots_omitted = 4;
+		CHECK(result_write(dir, "v4.ntr", r, &cause) < 0 && strstr(cause, "bad sizes"));
+		unlink(p);
+		free(p);
+		result_free(r);
+	}
+	free(cause);
+}
+
 /* Every truncation and every flipped byte: the streaming reader refuses
  * exactly what result_read refuses (the frame's end and checksum at the
  * end of a pass), with a clean error. */
@@ -741,6 +809,7 @@ int main(void)
 	test_forged_size();
 	test_stream_layouts();
 	test_stream_corrupt();
+	test_slots_omitted();
 	cleanup();
 	return testlib_report();
 }
