@@ -10,6 +10,7 @@ python3 "$src/tests/gpu/check_trace.py" selftest
 python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
 python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too
+python3 "$src/bench/app_cost.py" selftest
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,6 +38,12 @@ grep -q -- "-p gmem_bytes -p tensorop_count --limit 3 -- $tmp/no-examples/tensor
 grep -q "ncu .*--metrics sm__sass_data_bytes_mem_global_op_ld.sum,.* -k regex:to_wmma_gemm|to_mma_sync " \
 	"$tmp/ncu.log" || fail "ncu_probes.sh: ncu command line"
 grep -q "0 ok, 0 DIFF" "$tmp/ncu.log" || fail "ncu_probes.sh: no analysis"
+dry app_cost bench/app_cost.sh --dry-run
+for m in plain ntop block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress; do
+	grep -q "\[dry-run\] .*/$m\.1\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no $m run"
+done
+grep -q -- "-p dmat --every 1 --limit 100000 -- $tmp/no-examples/app_cost " "$tmp/app_cost.log" ||
+	fail "app_cost.sh: probe command line"
 dry bench bench/run.sh --dry-run
 grep -q "\[dry-run\] .*record -o .*/bs.sgemm -p block_sched --every 2" "$tmp/bench.log" || fail "run.sh: block_sched step"
 [ -s "$tmp/bench/bench.txt" ] || fail "run.sh: no report"
