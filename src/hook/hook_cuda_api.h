@@ -38,7 +38,6 @@
 	X(cuThreadExchangeStreamCaptureMode) \
 	X(cuStreamCreate) \
 	X(cuStreamWaitEvent) \
-	X(cuMemcpy2DAsync_v2) \
 	X(cuMemGetInfo_v2)
 
 struct hook_cuda_api {

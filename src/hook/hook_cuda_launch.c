@@ -57,17 +57,30 @@ static int launch_cfg_changed(struct hook_kernel *k, const struct hook_launch *l
 	return changed;
 }
 
+/* Blocks per SM of the original function, asked once per (threads, smem):
+ * every probed launch emits a line, and the query is no free driver call. */
+static int launch_occupancy(struct hook_kernel *k, const struct hook_launch *l)
+{
+	unsigned threads = l->block[0] * l->block[1] * l->block[2];
+	uint64_t key = ((uint64_t)threads << 32 | l->smem) + 1;
+	if (__atomic_load_n(&k->occ_key, __ATOMIC_ACQUIRE) == key)
+		return __atomic_load_n(&k->occ, __ATOMIC_RELAXED);
+	int occ = 0;
+	if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor &&
+	    cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l->f, (int)threads, l->smem) != CUDA_SUCCESS)
+		occ = 0;
+	__atomic_store_n(&k->occ, occ, __ATOMIC_RELAXED);
+	__atomic_store_n(&k->occ_key, key, __ATOMIC_RELEASE);
+	return occ;
+}
+
 void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing)
 {
 	if (!hook_events_on())
 		return;
 	if (__atomic_load_n(&k->announced_pid, __ATOMIC_RELAXED) != hook.pid)
 		hook_registry_announce(k);
-	int occ = 0;
-	unsigned threads = l->block[0] * l->block[1] * l->block[2];
-	if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor &&
-	    cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, l->f, (int)threads, l->smem) != CUDA_SUCCESS)
-		occ = 0;
+	int occ = launch_occupancy(k, l);
 	struct strbuf sb;
 	hook_event_begin(&sb, "launch");
 	event_add_int(&sb, "kid", k->kid);

@@ -143,18 +143,51 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, char **cau
 	return b;
 }
 
-/* A buffer for a launch: a pooled one, else a new one (warm-up); either way
- * the collector is asked for spares when no other buffer of the size is left. */
+/* A free device buffer of ctx with at least `bytes` whose zeroing is done
+ * (the oldest first: the list is kept in the order buffers came back);
+ * unlinked. NULL when none; *busy = 1 when one fits but is still being
+ * zeroed. A launch must not take that one: its stream would wait for the
+ * hook's copies. */
+static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, uint64_t bytes, int *busy)
+{
+	for (struct hook_buf **p = list; *p; p = &(*p)->next) {
+		struct hook_buf *b = *p;
+		if (b->ctx != ctx || b->size < bytes)
+			continue;
+		if (cu.cuEventQuery && cu.cuEventQuery((CUevent)b->ready) != CUDA_SUCCESS) {
+			*busy = 1;
+			continue;
+		}
+		*p = b->next;
+		b->next = NULL;
+		return b;
+	}
+	return NULL;
+}
+
+/* A buffer for a launch: a pooled one whose zeroing is done, else a new one
+ * (warm-up, or a pool not yet as deep as the application's pace needs),
+ * else, when the GPU has no room, one still being zeroed (the wait is then
+ * the GPU's, stream-ordered). The collector is asked for spares whenever no
+ * other ready buffer of the size is left. */
 struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, char **cause)
 {
 	struct hook_results *r = &hook.res;
+	int busy = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take(&r->dev_free, ctx, bytes);
+	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, &busy);
 	int missed = !b, last = !pool_has(r->dev_free, ctx, bytes);
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);
 	if (!b) {
-		b = pool_alloc_dev(ctx, bytes, cause);
+		b = pool_alloc_dev(ctx, bytes, busy ? NULL : cause);
+		if (!b && busy) {
+			pthread_mutex_lock(&r->lock);
+			b = pool_take(&r->dev_free, ctx, bytes);
+			pthread_mutex_unlock(&r->lock);
+			if (!b)
+				cause_set(cause, "no map buffer free and no room on the GPU for another");
+		}
 		if (!b)
 			return NULL;
 		pthread_mutex_lock(&r->lock);
@@ -181,13 +214,18 @@ void hook_pool_add_spare(CUcontext ctx, uint64_t bytes)
 		hook_pool_put_dev(b);
 }
 
+/* Appended: the list stays oldest first, so the buffers least likely to be
+ * still zeroing are looked at first. */
 void hook_pool_put_dev(struct hook_buf *b)
 {
 	if (!b)
 		return;
 	pthread_mutex_lock(&hook.res.lock);
-	b->next = hook.res.dev_free;
-	hook.res.dev_free = b;
+	struct hook_buf **p = &hook.res.dev_free;
+	while (*p)
+		p = &(*p)->next;
+	b->next = NULL;
+	*p = b;
 	pthread_mutex_unlock(&hook.res.lock);
 }
 

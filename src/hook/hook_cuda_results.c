@@ -2,7 +2,7 @@
  * threads and streams. The collector thread waits for each probed kernel
  * (its `end` event), copies the maps' counts back on the hook's own stream,
  * works out how many record slots any unit used, copies back only those
- * (slot planes, or rows of a unit-major map through a 2D copy), then zeroes
+ * (slot planes; a unit-major map whole, compacted on the host), then zeroes
  * the device buffer on the same stream and returns it to the pool. Writer
  * threads compress and write results/<pid>-<seq>.ntr and emit `result`.
  * Hook threads run in relaxed capture mode for their whole life, so nothing
@@ -111,33 +111,42 @@ static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 	return CUDA_SUCCESS;
 }
 
-/* Queues the copy of map i's stored records into the job's record staging. */
-static CUresult results_copy_records(struct hook_job *j, int i, CUstream s)
+/* Staging bytes map i's copy needs: the stored slot planes of a slot-major
+ * map; every slot of a unit-major one, compacted on the host afterwards (a
+ * 2D copy of one short row per warp is far slower than the bytes saved). */
+static uint64_t results_copy_bytes(const struct hook_job *j, int i)
 {
 	const struct probe_map *m = &j->plan->maps[i].map;
 	const struct hook_copy *c = &j->copy[i];
+	uint32_t slots = c->stored && !engine_map_slot_major(m) ? m->cap : c->stored;
+	return (uint64_t)slots * m->rec_size * c->rec_units;
+}
+
+/* Queues the copy of map i's records into the job's record staging. */
+static CUresult results_copy_records(struct hook_job *j, int i, CUstream s)
+{
+	const struct probe_map *m = &j->plan->maps[i].map;
 	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
 	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
 	CUdeviceptr src = j->dev->ptr + j->map_off[i] + engine_map_records_offset(m, blocks, threads);
-	void *dst = (void *)(uintptr_t)(j->recs->ptr + c->rec_off);
-	uint64_t row = (uint64_t)c->stored * m->rec_size;
-	if (c->stored == 0)
+	uint64_t n = results_copy_bytes(j, i);
+	if (n == 0)
 		return CUDA_SUCCESS;
-	/* Slot-major: the first `stored` planes are one run; unit-major with
-	 * every slot used, too. */
-	if (engine_map_slot_major(m) || c->stored == m->cap)
-		return cu.cuMemcpyDtoHAsync_v2(dst, src, row * c->rec_units, s);
-	CUDA_MEMCPY2D cp;
-	memset(&cp, 0, sizeof cp);
-	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-	cp.srcDevice = src;
-	cp.srcPitch = (size_t)m->cap * m->rec_size;
-	cp.dstMemoryType = CU_MEMORYTYPE_HOST;
-	cp.dstHost = dst;
-	cp.dstPitch = (size_t)row;
-	cp.WidthInBytes = (size_t)row;
-	cp.Height = (size_t)c->rec_units;
-	return cu.cuMemcpy2DAsync_v2 ? cu.cuMemcpy2DAsync_v2(&cp, s) : CUDA_ERROR_NOT_FOUND;
+	return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(j->recs->ptr + j->copy[i].rec_off), src, n, s);
+}
+
+/* Unit-major maps came back with every slot: keep the first `stored` of
+ * each unit, in place (rows only move towards the start). */
+static void results_compact(struct hook_job *j, int i)
+{
+	const struct probe_map *m = &j->plan->maps[i].map;
+	const struct hook_copy *c = &j->copy[i];
+	if (engine_map_slot_major(m) || c->stored == 0 || c->stored == m->cap)
+		return;
+	uint8_t *base = (uint8_t *)(uintptr_t)(j->recs->ptr + c->rec_off);
+	size_t row = (size_t)c->stored * m->rec_size, pitch = (size_t)m->cap * m->rec_size;
+	for (uint64_t u = 1; u < c->rec_units; u++)
+		memmove(base + u * row, base + u * pitch, row);
 }
 
 /* Waits until the queued copies on s are done. */
@@ -195,7 +204,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		results_map_view(j, i, &rm);
 		j->copy[i].stored = results_stored(&rm);
 		j->copy[i].rec_off = rec_bytes;
-		rec_bytes += align16((uint64_t)j->copy[i].stored * rm.map.rec_size * j->copy[i].rec_units);
+		rec_bytes += align16(results_copy_bytes(j, i));
 	}
 	if (rec_bytes) {
 		results_wait_room(rec_bytes);
@@ -210,6 +219,8 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	j->dev = NULL;
 	if ((rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the records back failed (CUDA error %d)", (int)rc);
+	for (int i = 0; i < j->plan->n_maps; i++)
+		results_compact(j, i);
 	return 0;
 }
 

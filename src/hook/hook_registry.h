@@ -66,6 +66,8 @@ struct hook_kernel {
 	uint64_t stats_timed;
 	uint64_t next_sample_ns;   /* monotonic: earliest next sampled timing */
 	struct hook_launch_cfg last; /* last config a `launch` line showed */
+	uint64_t occ_key;          /* (threads, smem) of occ, + 1; 0: not asked yet (atomic) */
+	int occ;                   /* blocks per SM of the original function at occ_key */
 	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
 	int launched;              /* a `launch` line was emitted */
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */

@@ -1,5 +1,5 @@
-/* fakecuda: what the hook's own copy stream needs (cross-stream waits, 2D
- * copies, memory info) and a watch on one thread's calls, so a test can
+/* fakecuda: what the hook's own copy stream needs (cross-stream waits,
+ * memory info) and a watch on one thread's calls, so a test can
  * prove that the hook's launch path neither allocates nor synchronises once
  * warmed up: the app calls fakecuda_watch(1) on its launching thread, runs
  * its probed launches, and reads fakecuda_watch_count() (found with
@@ -47,20 +47,6 @@ FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags
 	(void)s;
 	(void)flags;
 	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-}
-
-FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *cp, CUstream s)
-{
-	(void)s;
-	if (cp->WidthInBytes > cp->srcPitch || cp->WidthInBytes > cp->dstPitch)
-		return CUDA_ERROR_INVALID_VALUE;
-	const uint8_t *src = (const uint8_t *)(cp->srcMemoryType == CU_MEMORYTYPE_HOST ? cp->srcHost
-										     : (const void *)(uintptr_t)cp->srcDevice);
-	uint8_t *dst = (uint8_t *)(cp->dstMemoryType == CU_MEMORYTYPE_HOST ? cp->dstHost
-									    : (void *)(uintptr_t)cp->dstDevice);
-	for (size_t row = 0; row < cp->Height; row++)
-		memcpy(dst + row * cp->dstPitch, src + row * cp->srcPitch, cp->WidthInBytes);
-	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
