@@ -385,6 +385,11 @@ static void rec_summary_probing(const struct trace_dir *td)
 {
 	for (int i = 0; i < td->n_kernels; i++) {
 		const struct td_kernel *k = &td->kernels[i];
+		if (k->probed_started > (uint64_t)k->n_results)
+			fprintf(stderr, "ntop: %s (pid %u): %llu probed launch%s left no trace (the process ended "
+					"before its results were written)\n", k->name ? k->name : "?", k->pid,
+				(unsigned long long)(k->probed_started - (uint64_t)k->n_results),
+				k->probed_started - (uint64_t)k->n_results == 1 ? "" : "es");
 		if (k->declined)
 			fprintf(stderr, "ntop: %s (pid %u): %llu launch%s not probed: %s\n", k->name ? k->name : "?",
 				k->pid, (unsigned long long)k->declined, k->declined == 1 ? "" : "es",

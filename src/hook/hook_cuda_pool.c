@@ -170,12 +170,13 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
  * else, when the GPU has no room, one still being zeroed (the wait is then
  * the GPU's, stream-ordered). The collector is asked for spares whenever no
  * other ready buffer of the size is left. */
-struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, char **cause)
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, char **cause)
 {
 	struct hook_results *r = &hook.res;
 	int busy = 0;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, &busy);
+	*ready = b != NULL;
 	int missed = !b, last = !pool_has(r->dev_free, ctx, bytes);
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);

@@ -566,7 +566,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	CUresult r;
 	if (!j->start || !j->end || !cu.cuStreamWaitEvent)
 		cause_set(cause, "cannot create events");
-	else if ((r = cu.cuStreamWaitEvent(s, (CUevent)j->dev->ready, 0)) != CUDA_SUCCESS)
+	else if (!j->dev_ready && (r = cu.cuStreamWaitEvent(s, (CUevent)j->dev->ready, 0)) != CUDA_SUCCESS)
 		cause_set(cause, "cuStreamWaitEvent for the zeroed maps failed (CUDA error %d)", (int)r);
 	else if ((r = probe_copy_globals(in, s, 0)) != CUDA_SUCCESS)
 		cause_set(cause, "copying module globals in failed (CUDA error %d)", (int)r);
@@ -637,14 +637,21 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	memcpy(j->grid, l->grid, sizeof j->grid);
 	memcpy(j->block, l->block, sizeof j->block);
 	j->smem = l->smem;
-	if (probe_plan(l, in->res, j, &cause) < 0 || !(j->dev = hook_pool_take_dev(ctx, j->bytes, &cause)))
+	if (probe_plan(l, in->res, j, &cause) < 0 ||
+	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->dev_ready, &cause)))
 		goto declined;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
 		goto declined;
-	hook_cuda_emit_launch(k, l, 1, 0);
+	/* The `launch` line is the collector's to write: the app's clock runs
+	 * while this thread formats. */
+	j->launch = *l;
+	j->launch.params = j->launch.extra = NULL;
+	j->launch.config = NULL;
 	if (q == 0)
 		hook_results_submit(j);
+	else
+		hook_cuda_emit_launch(k, l, 1, 0);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
 	return 1;
 declined:

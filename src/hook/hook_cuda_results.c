@@ -263,6 +263,7 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
+	hook_cuda_emit_launch(j->k, &j->launch, 1, 0);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
@@ -293,8 +294,10 @@ static void *results_collector(void *arg)
 	for (;;) {
 		while (!r->collect_head && !r->spare_ctx && !r->stop)
 			pthread_cond_wait(&r->wake, &r->lock);
+		/* Spares first: a launch that finds none allocates on the app's
+		 * clock, a job waits only on ours. */
 		struct hook_job *j = r->collect_head;
-		if (!j && r->spare_ctx) {
+		if (r->spare_ctx) {
 			CUcontext ctx = r->spare_ctx;
 			uint64_t bytes = r->spare_bytes;
 			if (--r->spare_n == 0) {

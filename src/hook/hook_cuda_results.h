@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cuda.h>
 #include "engine/engine.h"
+#include "hook/hook_cuda.h"
 #include "hook/hook_state.h"
 
 /* Where one map's counts and stored records landed in the job's staging. */
@@ -20,7 +21,9 @@ struct hook_job {
 	uint64_t seq, wall_ns;
 	CUcontext ctx;
 	CUevent start, end;               /* around the probed launch, on the app's stream */
+	struct hook_launch launch;        /* as launched (pointers cleared): its `launch` line */
 	struct hook_buf *dev;             /* the maps as the kernel wrote them */
+	int dev_ready;                    /* its zeroing was seen done: no wait needed */
 	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
 	uint64_t bytes;                   /* map bytes of the launch (device layout) */
 	uint64_t map_off[ENGINE_MAX_MAPS];
@@ -33,7 +36,8 @@ struct hook_job {
 
 /* hook_cuda_pool.c */
 CUstream hook_pool_stream(CUcontext ctx);
-struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, char **cause);
+/* *ready = 1 when the buffer's zeroing is known to be done. */
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, char **cause);
 void hook_pool_put_dev(struct hook_buf *b);
 void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used);
 void hook_pool_add_spare(CUcontext ctx, uint64_t bytes);

@@ -207,6 +207,9 @@ void hook_timing_stats(int final)
 		event_add_int(&sb, "total_ns", (long long)k->total_ns);
 		event_add_int(&sb, "min_ns", (long long)(k->timed ? k->min_ns : 0));
 		event_add_int(&sb, "max_ns", (long long)k->max_ns);
+		uint64_t probed = __atomic_load_n(&k->probed, __ATOMIC_RELAXED);
+		if (probed)
+			event_add_int(&sb, "probed", (long long)probed);
 		uint64_t declined = __atomic_load_n(&k->declined, __ATOMIC_RELAXED);
 		if (declined)
 			event_add_int(&sb, "declined", (long long)declined);

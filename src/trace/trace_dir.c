@@ -383,6 +383,9 @@ static int td_on_stats(struct trace_dir *td, const struct event *ev, struct td_k
 	k->min_ns = event_get_u64(ev, "min_ns", 0);
 	k->max_ns = event_get_u64(ev, "max_ns", 0);
 	/* `probe` lines say a reason once; stats count every declined launch */
+	uint64_t probed = event_get_u64(ev, "probed", 0);
+	if (probed > k->probed_started)
+		k->probed_started = probed;
 	uint64_t declined = event_get_u64(ev, "declined", 0);
 	if (declined > k->declined)
 		k->declined = declined;

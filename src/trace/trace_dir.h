@@ -71,6 +71,7 @@ struct td_kernel {
 	struct td_config *configs;
 	int occ;            /* resident blocks per SM (occ= of the launch), 0 unknown */
 	uint64_t declined;  /* launches that should have been probed but ran unprobed */
+	uint64_t probed_started; /* probed launches the hook started (stats), results or not */
 	char *declined_reason; /* the last one */
 	uint64_t graph_nodes;
 	int *results;       /* indices into trace_dir.results, in seq order */
