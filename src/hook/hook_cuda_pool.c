@@ -6,11 +6,13 @@
  * done with it. Nothing is freed while the process runs (cuMemFree
  * synchronises the device) except when the context goes away.
  *
- * Where the memory comes from: a launch takes a free device buffer; only
- * when none fits does it allocate (warm-up), and then it asks the collector
- * thread for as many spares of that size as launches are in flight, so the
- * pool grows to the depth the application's bursts need and a steady
- * probing loop finds buffers waiting. A launch allocates whenever the GPU
+ * Where the memory comes from: a launch takes a free device buffer whose
+ * zeroing is done (the smallest that fits); only when none is does it
+ * allocate (warm-up), and then it asks the collector thread to keep as many
+ * spares of that size as launches are in flight, so the pool grows to the
+ * depth the application's pace needs and a steady probing loop finds
+ * buffers waiting. Device memory comes in slabs carved into buffers, since
+ * any allocation stalls the application's own driver calls. A launch allocates whenever the GPU
  * keeps a reserve free for the application (POOL_RESERVE_DIV), so results
  * in flight never make it decline; spares are made only while the pool is
  * under twice the map budget. The map budget limits one launch's maps. */
@@ -22,6 +24,9 @@
 #include "hook/hook_cuda_results.h"
 
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
+#define POOL_SLAB ((uint64_t)64 << 20)  /* device memory comes in slabs of at least 64 MiB */
+#define POOL_SLAB_MAX_BUFS 64
+#define POOL_HOST_MIN ((uint64_t)1 << 20) /* pinned staging: powers of two from 1 MiB */
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
 
@@ -103,66 +108,85 @@ static int pool_gpu_has_room(uint64_t bytes, char **cause)
 	return 0;
 }
 
-/* A zeroed device buffer of at least `bytes` in ctx, new. */
+/* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
+ * slab of at least POOL_SLAB: every cuMemAlloc, in any thread, holds driver
+ * locks the application's launches wait on, so the pool grows by slabs.
+ * Returns one buffer; the others go to the free list. */
 static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, char **cause)
 {
-	uint64_t size = pool_round(bytes);
-	if (!pool_gpu_has_room(size, cause))
+	uint64_t size = pool_round(bytes), n = size >= POOL_SLAB ? 1 : POOL_SLAB / size;
+	if (n > POOL_SLAB_MAX_BUFS)
+		n = POOL_SLAB_MAX_BUFS;
+	if (!pool_gpu_has_room(size * n, NULL))
+		n = 1;
+	if (!pool_gpu_has_room(size * n, cause))
 		return NULL;
 	CUstream s = hook_pool_stream(ctx);
-	struct hook_buf *b = calloc(1, sizeof *b);
-	if (!b || !s) {
-		free(b);
-		cause_set(cause, s ? "out of host memory" : "cannot create the hook's copy stream");
+	if (!s) {
+		cause_set(cause, "cannot create the hook's copy stream");
 		return NULL;
 	}
-	b->ctx = ctx;
-	b->size = size;
 	CUdeviceptr p = 0;
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, size) : CUDA_ERROR_NOT_FOUND;
-	if (rc == CUDA_SUCCESS && (rc = cu.cuMemsetD8Async(p, 0, size, s)) == CUDA_SUCCESS &&
-	    (b->ready = hook_event_get(ctx)) != NULL)
-		rc = cu.cuEventRecord(b->ready, s);
-	hook_cuda_relax_end(prev);
-	b->ptr = p;
-	if (rc != CUDA_SUCCESS || !b->ready) {
-		cause_set(cause, "cuMemAlloc of %llu map bytes failed (CUDA error %d)", (unsigned long long)size,
-			  (int)rc);
-		/* A buffer the driver gave us is kept (freeing synchronises). */
-		if (p) {
-			hook_pool_put_dev(b);
-			return NULL;
+	CUresult rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, size * n) : CUDA_ERROR_NOT_FOUND;
+	if (rc == CUDA_SUCCESS)
+		rc = cu.cuMemsetD8Async(p, 0, size * n, s);
+	struct hook_buf *first = NULL;
+	for (uint64_t i = 0; rc == CUDA_SUCCESS && i < n; i++) {
+		struct hook_buf *b = calloc(1, sizeof *b);
+		if (!b || !(b->ready = hook_event_get(ctx)) || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
+			/* A buffer without its event cannot be proved zeroed: unused. */
+			if (b)
+				hook_event_put(ctx, b->ready);
+			free(b);
+			break;
 		}
-		free(b);
+		b->ctx = ctx;
+		b->ptr = p + i * size;
+		b->size = size;
+		if (!first)
+			first = b;
+		else
+			hook_pool_put_dev(b);
+	}
+	hook_cuda_relax_end(prev);
+	if (!first) {
+		/* Memory the driver gave us is kept, never freed (that synchronises). */
+		cause_set(cause, "cuMemAlloc of %llu map bytes failed (CUDA error %d)", (unsigned long long)(size * n),
+			  (int)rc);
 		return NULL;
 	}
 	pthread_mutex_lock(&hook.res.lock);
-	hook.res.dev_pooled += size;
+	hook.res.dev_pooled += size * n;
+	hook.res.dev_allocs++;
 	pthread_mutex_unlock(&hook.res.lock);
-	return b;
+	return first;
 }
 
-/* A free device buffer of ctx with at least `bytes` whose zeroing is done
- * (the oldest first: the list is kept in the order buffers came back);
- * unlinked. NULL when none; *busy = 1 when one fits but is still being
+/* The smallest free device buffer of ctx with at least `bytes` whose
+ * zeroing is done (the oldest of equals: the list is kept in the order
+ * buffers came back); unlinked. NULL when none; *busy = 1 when one fits but is still being
  * zeroed. A launch must not take that one: its stream would wait for the
  * hook's copies. */
 static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, uint64_t bytes, int *busy)
 {
+	struct hook_buf **best = NULL;
 	for (struct hook_buf **p = list; *p; p = &(*p)->next) {
 		struct hook_buf *b = *p;
-		if (b->ctx != ctx || b->size < bytes)
+		if (b->ctx != ctx || b->size < bytes || (best && (*best)->size <= b->size))
 			continue;
 		if (cu.cuEventQuery && cu.cuEventQuery((CUevent)b->ready) != CUDA_SUCCESS) {
 			*busy = 1;
 			continue;
 		}
-		*p = b->next;
-		b->next = NULL;
-		return b;
+		best = p;
 	}
-	return NULL;
+	if (!best)
+		return NULL;
+	struct hook_buf *b = *best;
+	*best = b->next;
+	b->next = NULL;
+	return b;
 }
 
 /* A buffer for a launch: a pooled one whose zeroing is done, else a new one
@@ -200,19 +224,29 @@ struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, c
 	return b;
 }
 
-/* Collector: one more spare device buffer of `bytes` in ctx, while the pool
- * is under twice the map budget and the GPU has room. */
-void hook_pool_add_spare(CUcontext ctx, uint64_t bytes)
+static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
+{
+	uint64_t n = 0;
+	for (; list; list = list->next)
+		n += list->ctx == ctx && list->size >= bytes;
+	return n;
+}
+
+/* Collector: at least n free device buffers of `bytes` in ctx, while the
+ * pool is under twice the map budget and the GPU has room. */
+void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 {
 	struct hook_results *r = &hook.res;
-	pthread_mutex_lock(&r->lock);
-	int full = r->dev_pooled + bytes > 2 * hook.cfg.map_budget;
-	pthread_mutex_unlock(&r->lock);
-	if (full)
-		return;
-	struct hook_buf *b = pool_alloc_dev(ctx, bytes, NULL);
-	if (b)
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		int done = pool_count(r->dev_free, ctx, bytes) >= n ||
+			   r->dev_pooled + pool_round(bytes) > 2 * hook.cfg.map_budget;
+		pthread_mutex_unlock(&r->lock);
+		struct hook_buf *b = done ? NULL : pool_alloc_dev(ctx, bytes, NULL);
+		if (!b)
+			return;
 		hook_pool_put_dev(b);
+	}
 }
 
 /* Appended: the list stays oldest first, so the buffers least likely to be
@@ -261,7 +295,11 @@ struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause
 		return NULL;
 	}
 	b->ctx = ctx;
-	b->size = pool_round(bytes);
+	/* Powers of two: staging sizes vary by launch, and every cuMemAllocHost
+	 * pins pages under driver locks the application waits on. */
+	b->size = POOL_HOST_MIN;
+	while (b->size < bytes)
+		b->size *= 2;
 	void *p = NULL;
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
 	CUresult rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, b->size) : CUDA_ERROR_NOT_FOUND;

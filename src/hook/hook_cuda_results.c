@@ -47,7 +47,7 @@ static void results_emit_backlog(const char *why)
 		return;
 	pthread_mutex_lock(&r->lock);
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
-			 r->collect_ns / 1000000, r->write_ns / 1000000 };
+			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -56,6 +56,7 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "written", (long long)v[1]);
 	event_add_int(&sb, "failed", (long long)v[2]);
 	event_add_int(&sb, "launch_allocs", (long long)v[3]);
+	event_add_int(&sb, "dev_allocs", (long long)v[8]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
 	event_add_int(&sb, "collect_ms", (long long)v[6]);
@@ -299,15 +300,13 @@ static void *results_collector(void *arg)
 		struct hook_job *j = r->collect_head;
 		if (r->spare_ctx) {
 			CUcontext ctx = r->spare_ctx;
-			uint64_t bytes = r->spare_bytes;
-			if (--r->spare_n == 0) {
-				r->spare_ctx = NULL;
-				r->spare_bytes = 0;
-			}
+			uint64_t bytes = r->spare_bytes, n = r->spare_n;
+			r->spare_ctx = NULL;
+			r->spare_bytes = r->spare_n = 0;
 			pthread_mutex_unlock(&r->lock);
 			if (cur != ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
 				cur = ctx;
-			hook_pool_add_spare(ctx, bytes);
+			hook_pool_add_spares(ctx, bytes, n);
 			pthread_mutex_lock(&r->lock);
 			continue;
 		}
@@ -619,7 +618,7 @@ void hook_results_fork_child(void)
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = 0;
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
-	r->collect_ns = r->write_ns = 0;
+	r->collect_ns = r->write_ns = r->dev_allocs = 0;
 	r->spare_ctx = NULL;
 	r->spare_bytes = r->spare_n = 0;
 	r->n_writers = 0;

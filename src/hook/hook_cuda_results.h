@@ -40,7 +40,7 @@ CUstream hook_pool_stream(CUcontext ctx);
 struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, char **cause);
 void hook_pool_put_dev(struct hook_buf *b);
 void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used);
-void hook_pool_add_spare(CUcontext ctx, uint64_t bytes);
+void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
 void hook_pool_put_host(struct hook_buf *b);
 void hook_pool_ctx_gone(CUcontext ctx);

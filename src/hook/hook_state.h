@@ -120,6 +120,7 @@ struct hook_results {
 	uint64_t pending;          /* jobs submitted and not yet finished */
 	uint64_t written, failed;  /* results written; results lost to errors */
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
+	uint64_t dev_allocs;       /* cuMemAlloc calls (slabs) */
 	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
 	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
 	uint64_t spare_bytes, spare_n;
