@@ -1,66 +1,538 @@
 #!/bin/bash
 # What probing costs as the application's own clock sees it (issue 9), run on
-# the GPU machine from the repo root in one device call (about 3-5 minutes):
+# the GPU machine from the repo root in one device call (about 3-5 minutes on
+# an H100; steps stop after BUDGET_S=330 s and say so):
 #
-#   bench/app_cost.sh [--quick|--dry-run]
+#   bench/app_cost.sh [--quick] [--reps N] [--dry-run]
+#   bench/app_cost.sh --analyse WORKDIR   the tables again from a kept work dir
+#                                         (app_cost-logs.tgz unpacked)
+#   bench/app_cost.sh --selftest          the parsers on synthetic input
 #
 # examples/cuda/app_cost.cu times each of its six kernels with a cudaEvent
 # pair around every launch (21 launches, the first left out, median). It runs
-# plain, under `ntop record` (nothing probed; launch timing on every launch),
-# and under `ntop record -p P --every 1 --limit 100000` for every built-in
-# probe P, the modes interleaved, REPS times each; then its burst mode (5000
-# one-block launches back to back, one sync) plain and under block_sched.
-# bench/app_cost.py reads the outputs and the traces and prints the table:
-# app-side time per launch as a ratio to plain, results written / probed
-# launches requested, declined and lost launches, bytes on disk per record,
-# wall time ratio, the sustained probed-launch rate, and ntop's own
-# in-kernel ratio (result ns of probed launches / time ns of the same kernel
-# unprobed), which is NOT what the app waits and is printed apart.
-# Output: $OUT/app_cost.txt (default ./bench-out), $OUT/app_cost-logs.tgz.
+# plain, under `ntop record` (nothing probed, ntop's default sampled launch
+# timing), and under `ntop record -p P --every 1 --limit 100000` for every
+# built-in probe P, the modes interleaved, REPS (2) times each; after each
+# repetition its burst mode (one warm-up launch, then 5000 one-block launches
+# back to back and one sync) plain, under `ntop record` and under block_sched.
+# Then it prints, last, one table: per kernel the plain app-side us per launch
+# and each mode's ratio to it; per mode results written / probed launches
+# requested, declined and lost launches, bytes of results/ per record,
+# app and process wall time ratios, output bit-identical to plain, and the
+# burst rate. Before it: ntop's own in-kernel ratio per kernel (`result ns`
+# of probed launches / `time ns` of the same kernel's unprobed launches under
+# `ntop record`), which is NOT what the app waits; written/requested per
+# kernel; decline reasons; records per launch and block sampling.
+# Output: $OUT/app_cost.txt (OUT default ./bench-out), $OUT/app_cost-logs.tgz
+# (every run's stdout/stderr and events.log; result files are measured with
+# du, then deleted after each run).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
+PROBES="block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress"
+
+# app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
+# WORKDIR holds runs.tsv (mode rep rc wall_s), MODE.REP.out (app output),
+# MODE.REP/events.log (traces), MODE.REP.disk (bytes of results/), and the
+# burst runs burst-MODE.REP.*. `app_cost_analyse --selftest` checks it.
+app_cost_analyse() {
+	python3 - "$@" <<'PY'
+import os, re, shutil, statistics, sys, tempfile, urllib.parse
+
+KERNELS = ["fill", "copy", "reduce", "sgemm", "fma", "saxpy"]
+PROBES = "block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress".split()
+BURST_MODES = ["plain", "ntop", "block_sched"]
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fx(x):
+    return "-" if x is None else f"{x:.2f}x" if x < 100 else f"{x:.0f}x"
+
+
+def parse_app(text):
+    """The app's lines: {kernel: median_us}, {kernel: p90_us}, {name: hash},
+    wall_s, burst (launches, wall_s, rate)."""
+    medv, p90, check, wall, burst = {}, {}, {}, None, None
+    for line in text.splitlines():
+        m = re.match(r"(?:info: )?cost kernel=(\w+) launches=\d+ median_us=([\d.]+) p90_us=([\d.]+)", line)
+        if m:
+            medv[m.group(1)], p90[m.group(1)] = float(m.group(2)), float(m.group(3))
+        m = re.match(r"cost check (\w+) ([0-9a-f]+)$", line)
+        if m:
+            check[m.group(1)] = m.group(2)
+        m = re.match(r"(?:info: )?cost wall_s=([\d.]+)", line)
+        if m:
+            wall = float(m.group(1))
+        m = re.match(r"(?:info: )?cost burst launches=(\d+) wall_s=([\d.]+) rate=([\d.]+)", line)
+        if m:
+            burst = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+    return {"med": medv, "p90": p90, "check": check, "wall": wall, "burst": burst}
+
+
+def fields(line):
+    out = {}
+    for tok in line.split()[1:]:
+        k, _, v = tok.partition("=")
+        out[k] = urllib.parse.unquote(v)
+    return out
+
+
+def short_name(mangled):
+    m = re.search(r"k_(fill|copy|reduce|sgemm|fma|saxpy|tiny)", mangled)
+    return m.group(1) if m else mangled
+
+
+def num(f, key):
+    try:
+        return int(f.get(key, 0))
+    except ValueError:
+        return 0
+
+
+def parse_events(text):
+    """Per kernel (short name), summed over the processes of one trace:
+    requested (= launches: every launch is asked for, --every 1), probed,
+    written (result lines), declined (stats), reasons {reason: probe lines},
+    records, dropped, unsampled, sampled {1 in N}, disk, rns / tns (result /
+    time ns, the kernel's first launch in the process left out); plus the
+    processes' final results lines summed and lost event counts."""
+    names, first, per, stats = {}, {}, {}, {}
+    final = {"written": 0, "failed": 0, "pending": 0, "procs": 0}
+    lost_events, warns = 0, {}
+
+    def k(pk):
+        return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
+            "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
+            "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": []})
+    for line in text.splitlines():
+        typ = line.split(" ", 1)[0]
+        f = fields(line)
+        pk = (f.get("pid"), f.get("kid"))
+        seq = num(f, "seq")
+        if typ == "kernel":
+            names[pk] = short_name(f.get("name", ""))
+        elif typ == "launch":
+            first[pk] = min(first.get(pk, seq), seq)
+            if f.get("probed") == "1":
+                k(pk)["probed"] += 1
+        elif typ == "result":
+            e = k(pk)
+            e["written"] += 1
+            for key in ("records", "dropped", "unsampled", "disk"):
+                e[key] += num(f, key)
+            if "sampled" in f:
+                e["sampled"].add(num(f, "sampled"))
+            if seq != first.get(pk):
+                e["rns"].append(num(f, "ns"))
+        elif typ == "time":
+            if seq != first.get(pk):
+                k(pk)["tns"].append(num(f, "ns"))
+        elif typ == "probe" and f.get("status") == "declined":
+            r = k(pk)["reasons"]
+            reason = f.get("reason", "?")
+            r[reason] = r.get(reason, 0) + 1
+        elif typ == "stats":
+            s = stats.setdefault(pk, [0, 0])
+            s[0] = max(s[0], num(f, "launches"))
+            s[1] = max(s[1], num(f, "declined"))
+        elif typ == "results" and f.get("at") == "final":
+            final["procs"] += 1
+            for key in ("written", "failed", "pending"):
+                final[key] += num(f, key)
+        elif typ == "lost":
+            lost_events += num(f, "events")
+        elif typ == "warn":
+            msg = re.sub(r"\d+", "N", f.get("msg", "?"))[:160]
+            warns[msg] = warns.get(msg, 0) + 1
+    for pk, (launches, declined) in stats.items():
+        e = k(pk)
+        e["requested"] += launches
+        e["declined"] += declined
+    return {"kernels": per, "final": final, "lost_events": lost_events, "warns": warns}
+
+
+def load(w, probes):
+    """Every run of the work dir: {mode: [run]}, burst: {mode: [run]}."""
+    runs, burst = {}, {}
+    for line in read(os.path.join(w, "runs.tsv")).splitlines():
+        mode, rep, rc, wall = (line.split("\t") + ["", "", "", ""])[:4]
+        base = mode[len("burst-"):] if mode.startswith("burst-") else None
+        name = f"{mode}.{rep}"
+        disk = read(os.path.join(w, name + ".disk")).strip()
+        run = {"rep": rep, "rc": rc, "wall": float(wall) if re.match(r"^[\d.]+$", wall) else None,
+               "app": parse_app(read(os.path.join(w, name + ".out"))),
+               "ev": parse_events(read(os.path.join(w, name, "events.log"))),
+               "disk": int(disk) if disk.isdigit() else None}
+        (burst.setdefault(base, []) if base else runs.setdefault(mode, [])).append(run)
+    return runs, burst
+
+
+def summary(w, probes):
+    """The numbers of the tables, as a dict (selftest checks it)."""
+    runs, burst = load(w, probes)
+    modes = ["plain", "ntop"] + probes
+    s = {"modes": modes, "app": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {}, "burst": {}}
+    plain = runs.get("plain", [])
+    ref = next((r["app"]["check"] for r in plain if r["app"]["check"]), {})
+    plain_us = {k: med([r["app"]["med"].get(k) for r in plain]) for k in KERNELS}
+    plain_wall = med([r["app"]["wall"] for r in plain])
+    plain_pwall = med([r["wall"] for r in plain])
+    s["plain_us"] = plain_us
+    tns = {}
+    for r in runs.get("ntop", []):
+        for kern, e in r["ev"]["kernels"].items():
+            tns.setdefault(kern, []).extend(e["tns"])
+    s["unprobed_us"] = {k: (med(tns.get(k, [])) or 0) / 1e3 or None for k in KERNELS}
+    s["unprobed_n"] = {k: len(tns.get(k, [])) for k in KERNELS}
+    for mode in modes:
+        rs = runs.get(mode, [])
+        s["app"][mode] = {k: ratio(med([r["app"]["med"].get(k) for r in rs]), plain_us[k]) for k in KERNELS}
+        agg = {"runs": len(rs), "rcs": sorted({r["rc"] for r in rs}),
+               "wall_x": ratio(med([r["app"]["wall"] for r in rs]), plain_wall),
+               "pwall_x": ratio(med([r["wall"] for r in rs]), plain_pwall),
+               "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
+               "lost": 0, "failed": 0, "pending": 0, "lost_events": 0, "records": 0, "disk": 0,
+               "disk_ev": 0, "disk_known": bool(rs), "warns": {}}
+        for r in rs:
+            chk = r["app"]["check"]
+            if ref and chk:
+                agg["diff"] |= {k for k in set(ref) | set(chk) if ref.get(k) != chk.get(k)}
+                agg["same"] = not agg["diff"]
+            elif ref:
+                agg["same"] = False
+                agg["diff"].add("no output")
+            ev = r["ev"]
+            agg["failed"] += ev["final"]["failed"]
+            agg["pending"] += ev["final"]["pending"]
+            agg["lost_events"] += ev["lost_events"]
+            for msg, n in ev["warns"].items():
+                agg["warns"][msg] = agg["warns"].get(msg, 0) + n
+            if r["disk"] is None:
+                agg["disk_known"] = False
+            else:
+                agg["disk"] += r["disk"]
+            for kern, e in ev["kernels"].items():
+                for key in ("requested", "probed", "written", "declined", "records"):
+                    agg[key] += e[key]
+                agg["disk_ev"] += e["disk"]
+                kk = s["kern"].setdefault(mode, {}).setdefault(kern, {
+                    "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
+                    "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": []})
+                for key in ("requested", "probed", "written", "declined", "records", "dropped", "unsampled", "disk"):
+                    kk[key] += e[key]
+                kk["sampled"] |= e["sampled"]
+                kk["rns"].extend(e["rns"])
+                for reason, n in e["reasons"].items():
+                    kk["reasons"][reason] = kk["reasons"].get(reason, 0) + n
+        agg["lost"] = agg["probed"] - agg["written"]
+        bytes_ = agg["disk"] if agg["disk_known"] else agg["disk_ev"]
+        agg["b_per_record"] = bytes_ / agg["records"] if agg["records"] else None
+        s["per"][mode] = agg
+        s["ink"][mode] = {k: ratio(med(s["kern"].get(mode, {}).get(k, {}).get("rns", [])) or None,
+                                   med(tns.get(k, []))) for k in KERNELS}
+    for mode in BURST_MODES:
+        rs = burst.get(mode, [])
+        b = {"rate": med([r["app"]["burst"][2] for r in rs if r["app"]["burst"]]),
+             "launches": sum(r["app"]["burst"][0] + 1 for r in rs if r["app"]["burst"]),
+             "rcs": sorted({r["rc"] for r in rs}), "probed": 0, "written": 0, "declined": 0, "requested": 0,
+             "reasons": {}, "failed": 0, "pending": 0}
+        for r in rs:
+            for e in r["ev"]["kernels"].values():
+                for key in ("requested", "probed", "written", "declined"):
+                    b[key] += e[key]
+                for reason, n in e["reasons"].items():
+                    b["reasons"][reason] = b["reasons"].get(reason, 0) + n
+            b["failed"] += r["ev"]["final"]["failed"]
+            b["pending"] += r["ev"]["final"]["pending"]
+        s["burst"][mode] = b
+    return s
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def render(s):
+    modes, probes = s["modes"], s["modes"][2:]
+    L = []
+    L += ["", "## ntop's own in-kernel numbers (NOT what the app waits)", "",
+          "result ns of probed launches / time ns of the same kernel's unprobed launches under",
+          "`ntop record` (ntop's sampled timing), medians, each kernel's first launch left out.", ""]
+    rows = []
+    for k in KERNELS:
+        u = s["unprobed_us"].get(k)
+        rows.append([k, f"{u:.1f} ({s['unprobed_n'][k]})" if u else "-"] + [fx(s["ink"][m][k]) for m in probes])
+    L += table(["kernel", "unprobed us (n)"] + probes, rows)
+    L += ["", "## Results written / probed launches requested, per kernel", "",
+          "requested = launches (--every 1); d = declined (ran unprobed), l = probed without a result", ""]
+    rows = []
+    for k in KERNELS:
+        row = [k]
+        for m in probes:
+            e = s["kern"].get(m, {}).get(k)
+            if not e:
+                row.append("-")
+                continue
+            c = f"{e['written']}/{e['requested']}"
+            if e["declined"]:
+                c += f" d{e['declined']}"
+            if e["probed"] - e["written"]:
+                c += f" l{e['probed'] - e['written']}"
+            row.append(c)
+        rows.append(row)
+    L += table(["kernel"] + probes, rows)
+    L += ["", "## Records per written launch (block sampling 1 in N) and result bytes on disk per launch", ""]
+    rows = []
+    for k in KERNELS:
+        row = [k]
+        for m in probes:
+            e = s["kern"].get(m, {}).get(k)
+            if not e or not e["written"]:
+                row.append("-")
+                continue
+            c = f"{e['records'] / e['written']:.0f}"
+            if e["sampled"]:
+                c += " 1/" + ",".join(str(x) for x in sorted(e["sampled"]))
+            d = e["disk"] / e["written"]
+            c += f", {d / 1e6:.2f} MB" if d >= 1e5 else f", {d / 1e3:.1f} kB"
+            row.append(c)
+        rows.append(row)
+    L += table(["kernel"] + probes, rows)
+    reasons = []
+    for m in probes + ["burst"]:
+        src = s["kern"].get(m, {}) if m != "burst" else {"tiny": s["burst"].get("block_sched", {})}
+        for k, e in src.items():
+            if e.get("declined") or e.get("reasons"):
+                rs = "; ".join(r + (f" ({n} lines)" if n > 1 else "") for r, n in sorted(e["reasons"].items()))
+                reasons.append(f"- {m} {k}: {e['declined']} declined: {rs or 'no probe line'}")
+    L += ["", "## Declined launches by kernel and reason", "",
+          "(the hook writes a `probe status=declined` line once per kernel and change of reason;",
+          "the count is the kernel's `stats declined=`)", ""]
+    L += reasons or ["none"]
+    warns = []
+    for m in modes[1:]:
+        ws = sorted(s["per"][m]["warns"].items(), key=lambda x: -x[1])
+        warns += [f"- {m}: {n}x {msg}" for msg, n in ws[:5]]
+        if len(ws) > 5:
+            warns.append(f"- {m}: ... {len(ws) - 5} more kinds")
+    L += ["", "## ntop warnings (warn lines, digits as N)", ""] + (warns or ["none"])
+    b = s["burst"]
+    bs = b.get("block_sched", {})
+    L += ["", "## Burst: one-block launches back to back, one sync (after one warm-up launch)", ""]
+    for m in BURST_MODES:
+        rate = f"{b[m]['rate']:.0f}" if b[m]["rate"] else "-"
+        L.append(f"- {m}: {rate} launches/s (exit {','.join(b[m]['rcs']) or '-'})")
+    L += [f"- block_sched: {bs.get('requested', 0)} launches requested, {bs.get('probed', 0)} probed, "
+          f"{bs.get('written', 0)} results written, {bs.get('declined', 0)} declined, "
+          f"{bs.get('probed', 0) - bs.get('written', 0)} lost"]
+    L += ["", "## What the app's own clock sees (app_cost: cudaEvents around every launch, median of "
+          "20 launches, median over repetitions; ratio to plain)", ""]
+    rows = []
+    for k in KERNELS:
+        pu = s["plain_us"][k]
+        rows.append([k, f"{pu:.1f}" if pu else "-"] + [fx(s["app"][m][k]) for m in modes[1:]])
+    per = s["per"]
+    rows.append(["app wall (app's clock)", "1.00x" if per["plain"]["runs"] else "-"]
+                + [fx(per[m]["wall_x"]) for m in modes[1:]])
+    rows.append(["process wall (incl. exit drain)", "1.00x" if per["plain"]["runs"] else "-"]
+                + [fx(per[m]["pwall_x"]) for m in modes[1:]])
+    rows.append(["written / requested", "", "-"] + [f"{per[m]['written']}/{per[m]['requested']}" for m in probes])
+    rows.append(["declined", "", str(per["ntop"]["declined"])] + [str(per[m]["declined"]) for m in probes])
+    rows.append(["lost (probed, no result)", "", "-"] + [
+        str(per[m]["lost"]) + (f" ({per[m]['failed']} failed, {per[m]['pending']} pending)"
+                               if per[m]["failed"] or per[m]["pending"] else "")
+        + (f" +{per[m]['lost_events']} events" if per[m]["lost_events"] else "") for m in probes])
+    rows.append(["B/record (results/ on disk)", "", "-"]
+                + [f"{per[m]['b_per_record']:.2f}" if per[m]["b_per_record"] is not None else "-" for m in probes])
+    rows.append(["output = plain (bit for bit)", "ref"] + [
+        "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
+        for m in modes[1:]])
+    rows.append(["exit status"] + [",".join(per[m]["rcs"]) or "-" for m in modes])
+    rows.append(["burst launches/s"] + [
+        f"{b[m]['rate']:.0f}" if m in b and b[m]["rate"] else "" for m in modes])
+    L += table(["kernel", "plain us"] + modes[1:], rows)
+    return "\n".join(L)
+
+
+def selftest():
+    ok = True
+
+    def want(what, got, exp):
+        nonlocal ok
+        if got != exp:
+            print(f"selftest: {what}: got {got!r}, want {exp!r}")
+            ok = False
+    app = parse_app("cost check fill 00ff\ninfo: cost kernel=fill launches=20 median_us=46.50 p90_us=50.00\n"
+                    "info: cost wall_s=1.5\ninfo: cost burst launches=5000 wall_s=0.010000 rate=500000\n")
+    want("app", (app["med"], app["check"], app["wall"], app["burst"]),
+         ({"fill": 46.5}, {"fill": "00ff"}, 1.5, (5000, 0.01, 500000.0)))
+    ev = parse_events(
+        "kernel t=1 pid=5 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
+        "launch t=2 pid=5 kid=1 seq=1 probed=1\n"
+        "result t=3 pid=5 kid=1 seq=1 records=8 dropped=0 sampled=8 unsampled=56 disk=100 ns=9000\n"
+        "launch t=2 pid=5 kid=1 seq=2 probed=1\n"
+        "result t=3 pid=5 kid=1 seq=2 records=8 dropped=0 sampled=8 unsampled=56 disk=100 ns=2000\n"
+        "probe t=4 pid=5 kid=1 seq=3 status=declined reason=no%20map%20buffer\n"
+        "launch t=2 pid=5 kid=1 seq=4 probed=1\n"
+        "stats t=5 pid=5 kid=1 launches=3 timed=0 declined=1\n"
+        "stats t=5 pid=5 kid=1 launches=4 timed=0 declined=1\n"
+        "results t=6 pid=5 at=final pending=0 written=2 failed=1\n"
+        "lost t=7 pid=5 events=3\n")
+    e = ev["kernels"]["fill"]
+    want("events", (e["requested"], e["probed"], e["written"], e["declined"], e["reasons"], e["records"],
+                    e["sampled"], e["rns"], ev["final"]["failed"], ev["lost_events"]),
+         (4, 3, 2, 1, {"no map buffer": 1}, 16, {8}, [2000], 1, 3))
+    w = tempfile.mkdtemp()
+
+    def put(name, text):
+        os.makedirs(os.path.dirname(os.path.join(w, name)), exist_ok=True)
+        with open(os.path.join(w, name), "w") as fh:
+            fh.write(text)
+    out = lambda us, wall, h: "".join(
+        f"cost check {k} {h}\ninfo: cost kernel={k} launches=20 median_us={us} p90_us={us}\n" for k in KERNELS) \
+        + f"info: cost wall_s={wall}\n"
+    put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\n"
+        "burst-plain\t1\t0\t1.0\nburst-block_sched\t1\t0\t2.0\n")
+    put("plain.1.out", out(10.0, 1.0, "aa"))
+    put("ntop.1.out", out(11.0, 1.1, "aa"))
+    put("block_sched.1.out", out(50.0, 3.0, "aa").replace("check saxpy aa", "check saxpy bb"))
+    put("ntop.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
+        "launch t=1 pid=7 kid=2 seq=1 probed=0\ntime t=1 pid=7 kid=2 seq=1 ns=99000\n"
+        "time t=1 pid=7 kid=2 seq=2 ns=4000\ntime t=1 pid=7 kid=2 seq=3 ns=4000\n"
+        "warn t=1 pid=7 msg=result%2012:%20disk%20full\n"
+        "stats t=1 pid=7 kid=2 launches=21 timed=3\n")
+    put("block_sched.1/events.log", "kernel t=1 pid=8 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
+        + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1\nresult t=1 pid=8 kid=2 seq={i} records=4 "
+                  f"disk=10 ns={6000 if i > 1 else 90000}\n" for i in range(1, 21))
+        + "launch t=1 pid=8 kid=2 seq=21 probed=1\nstats t=1 pid=8 kid=2 launches=21 timed=0\n"
+        "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
+    put("block_sched.1.disk", "400\n")
+    put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
+    put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
+    put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
+        "probe t=1 pid=9 kid=1 seq=9 status=declined reason=busy\n"
+        "stats t=1 pid=9 kid=1 launches=5001 timed=0 declined=1\n")
+    s = summary(w, ["block_sched"])
+    p = s["per"]["block_sched"]
+    want("app ratio", (s["app"]["ntop"]["fill"], s["app"]["block_sched"]["copy"]), (1.1, 5.0))
+    want("in-kernel", (s["unprobed_us"]["copy"], s["ink"]["block_sched"]["copy"]), (4.0, 1.5))
+    want("per mode", (p["requested"], p["written"], p["declined"], p["lost"], p["b_per_record"], p["wall_x"],
+                      p["pwall_x"], p["same"], p["diff"]), (21, 20, 0, 1, 5.0, 3.0, 2.0, False, {"saxpy"}))
+    want("ntop same", s["per"]["ntop"]["same"], True)
+    want("burst", (s["burst"]["plain"]["rate"], s["burst"]["block_sched"]["rate"],
+                   s["burst"]["block_sched"]["declined"], s["burst"]["block_sched"]["requested"]),
+         (500000.0, 50000.0, 1, 5001))
+    text = render(s)
+    for frag in ("| copy | 10.0 | 1.10x | 5.00x |", "| written / requested |  | - | 20/21 |",
+                 "| lost (probed, no result) |  | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
+                 "burst tiny: 1 declined: busy", "| burst launches/s | 500000 |  | 50000 |", "ntop: 1x result N: disk full"):
+        if frag not in text:
+            print("selftest: table lacks", repr(frag))
+            ok = False
+    empty = tempfile.mkdtemp()
+    render(summary(empty, PROBES))  # a dry run: nothing there, must not fail
+    shutil.rmtree(w)
+    shutil.rmtree(empty)
+    print("app_cost selftest", "ok" if ok else "FAILED")
+    if not ok:
+        print(text)
+    return 0 if ok else 1
+
+
+if sys.argv[1:] == ["--selftest"]:
+    sys.exit(selftest())
+print(render(summary(sys.argv[1], sys.argv[2].split() if len(sys.argv) > 2 else PROBES)))
+PY
+}
+
+case "${1:-}" in
+--selftest)
+	app_cost_analyse --selftest
+	exit $?
+	;;
+--analyse)
+	[ -d "${2:-}" ] || { echo "usage: bench/app_cost.sh --analyse WORKDIR" >&2; exit 2; }
+	app_cost_analyse "$2" "$PROBES"
+	exit $?
+	;;
+esac
+
 OUT=${OUT:-$ROOT/bench-out}
 STEP_S=${NTOP_BENCH_STEP_S:-150}
+BUDGET_S=${BUDGET_S:-330}
 . bench/lib.sh
-lib_init app_cost app_cost.txt
 REPS=2
-[ "${1:-}" = --quick ] && REPS=1
-[ "${1:-}" = --dry-run ] && REPS=1 && DRY_RUN=1
-PROBES="block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress"
 BURST=5000
+LAUNCHES=21
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) REPS=1 ;;
+	--reps)
+		REPS=${2:-}
+		[[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "--reps needs a positive integer" >&2; exit 2; }
+		shift
+		;;
+	--dry-run) DRY_RUN=1 ;;
+	*) echo "usage: bench/app_cost.sh [--quick] [--reps N] [--dry-run] | --analyse DIR | --selftest" >&2; exit 2 ;;
+	esac
+	shift
+done
+lib_init app_cost app_cost.txt
 
-env_info "ntop app-side cost"
-ensure_examples app_cost
+env_info "ntop app-side cost (bench/app_cost.sh)"
+say "repetitions: $REPS; launches per kernel: $LAUNCHES; burst: $BURST; step timeout ${STEP_S}s; budget ${BUDGET_S}s"
+ensure_examples_fresh app_cost
 ensure_ntop
 
-# run MODE REP: one app_cost run, plain or under ntop; the trace keeps its
-# events.log only (results are summarised from the events, then removed).
-run() {
-	local mode=$1 rep=$2 name="$1.$2"
-	case $mode in
-	plain) step "$W/$name" "$EX/app_cost" ;;
-	ntop) NTOP_TIME_LAUNCHES=all rec "$name" -- "$EX/app_cost" ;;
-	*) rec "$name" -p "$mode" --every 1 --limit 100000 -- "$EX/app_cost" ;;
+# one MODE REP ARGS...: one app_cost run (ARGS), plain or under ntop, noted in
+# runs.tsv (mode rep exit wall_s); the trace keeps events.log, its results/
+# is measured (MODE.REP.disk: bytes) and deleted.
+one() {
+	local mode=$1 rep=$2 name="$1.$2" probe=${1#burst-}; shift 2
+	case $probe in
+	plain) step "$W/$name" "$EX/app_cost" "$@" ;;
+	ntop) rec "$name" -- "$EX/app_cost" "$@" ;;
+	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
 	if [ -d "$W/$name/results" ]; then
-		du -sb "$W/$name/results" | cut -f1 >"$W/$name.disk"
-		rm -rf "$W/$name/results"
+		results_bytes "$W/$name/results" >"$W/$name.disk"
+		rm -rf "${W:?}/$name/results"
 	fi
 }
 
 : >"$W/runs.tsv"
+say "== warm-up (plain, not counted: GPU clocks, page cache)"
+step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
 	for mode in plain ntop $PROBES; do
 		say "== $mode (rep $rep)"
-		run "$mode" "$rep"
+		one "$mode" "$rep" "$LAUNCHES"
+	done
+	say "== burst $BURST: plain, ntop, block_sched (rep $rep)"
+	for mode in plain ntop block_sched; do
+		one "burst-$mode" "$rep" burst "$BURST"
 	done
 done
-say "== burst $BURST plain / block_sched"
-step "$W/burst.plain" "$EX/app_cost" burst "$BURST"
-rec burst.block_sched -p block_sched --every 1 --limit 100000 -- "$EX/app_cost" burst "$BURST"
-rm -rf "$W/burst.block_sched/results"
 
-[ "$DRY_RUN" = 1 ] || python3 bench/app_cost.py "$W" "$PROBES" | tee -a "$REPORT"
+say ""
+app_cost_analyse "$W" "$PROBES" 2>&1 | tee -a "$REPORT"
 lib_finish app_cost-logs.tgz

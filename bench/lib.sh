@@ -103,6 +103,29 @@ ensure_examples() {
 		say "build_examples failed: $(grep -A3 FAILED "$W/build_examples.out" | head -8)"
 }
 
+# ensure_examples_fresh APP... : (re)builds the named examples whose binary
+# is missing or was built from other sources (the sha256 of APP.cu and
+# common.h, noted in $EX/APP.src), so a build-examples/ kept from an older
+# tree is not measured by mistake. Builds only those apps.
+ensure_examples_fresh() {
+	local app sum stale=""
+	for app in "$@"; do
+		sum=$(cat "$ROOT/examples/cuda/$app.cu" "$ROOT/examples/cuda/common.h" | sha256sum | cut -d' ' -f1)
+		[ -x "$EX/$app" ] && [ "$(cat "$EX/$app.src" 2>/dev/null)" = "$sum" ] || stale="$stale $app"
+	done
+	[ -z "$stale" ] && return 0
+	say "building examples (missing or stale:$stale)"
+	# shellcheck disable=SC2086
+	if step "$W/build_examples" tests/gpu/build_examples.sh "$EX" $stale; then
+		[ "$DRY_RUN" = 1 ] && return 0
+		for app in $stale; do
+			cat "$ROOT/examples/cuda/$app.cu" "$ROOT/examples/cuda/common.h" | sha256sum | cut -d' ' -f1 >"$EX/$app.src"
+		done
+	else
+		say "build_examples failed: $(grep -A3 FAILED "$W/build_examples.out" | head -8)"
+	fi
+}
+
 # ensure_ntop: builds build-gpu with cmake when $NTOP is missing.
 ensure_ntop() {
 	[ -x "$NTOP" ] && return 0
@@ -119,3 +142,6 @@ lib_finish() {
 	say "logs: $OUT/$1 ($(du -h "$OUT/$1" | cut -f1))"
 	rm -rf "$WORK"
 }
+
+# results_bytes DIR: bytes of the files under DIR (apparent size, du -sb).
+results_bytes() { du -sb "$1" 2>/dev/null | cut -f1; }

@@ -10,7 +10,7 @@ python3 "$src/tests/gpu/check_trace.py" selftest
 python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
 python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too
-python3 "$src/bench/app_cost.py" selftest
+bash "$src/bench/app_cost.sh" --selftest # its embedded parser
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,8 +42,14 @@ dry app_cost bench/app_cost.sh --dry-run
 for m in plain ntop block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress; do
 	grep -q "\[dry-run\] .*/$m\.1\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no $m run"
 done
-grep -q -- "-p dmat --every 1 --limit 100000 -- $tmp/no-examples/app_cost " "$tmp/app_cost.log" ||
+grep -q -- "-p dmat --every 1 --limit 100000 -- $tmp/no-examples/app_cost 21 " "$tmp/app_cost.log" ||
 	fail "app_cost.sh: probe command line"
+for m in plain ntop block_sched; do
+	grep -q "\[dry-run\] .*app_cost burst 5000 >.*/burst-$m\.2\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no burst $m run"
+done
+grep -q "build_examples.sh $tmp/no-examples app_cost " "$tmp/app_cost.log" || fail "app_cost.sh: example build"
+grep -q "^| burst launches/s " "$tmp/app_cost.log" || fail "app_cost.sh: no table"
+[ -s "$tmp/app_cost/app_cost.txt" ] && [ -s "$tmp/app_cost/app_cost-logs.tgz" ] || fail "app_cost.sh: no report or logs under OUT"
 dry bench bench/run.sh --dry-run
 grep -q "\[dry-run\] .*record -o .*/bs.sgemm -p block_sched --every 2" "$tmp/bench.log" || fail "run.sh: block_sched step"
 [ -s "$tmp/bench/bench.txt" ] || fail "run.sh: no report"
