@@ -168,12 +168,16 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, char **cau
  * buffers came back); unlinked. NULL when none; *busy = 1 when one fits but is still being
  * zeroed. A launch must not take that one: its stream would wait for the
  * hook's copies. */
-static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, uint64_t bytes, int *busy)
+static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, uint64_t bytes, uint64_t key,
+					int *busy)
 {
 	struct hook_buf **best = NULL;
 	for (struct hook_buf **p = list; *p; p = &(*p)->next) {
 		struct hook_buf *b = *p;
-		if (b->ctx != ctx || b->size < bytes || (best && (*best)->size <= b->size))
+		/* one already zeroed for this layout beats a smaller one */
+		int better = !best || (b->key == key && (*best)->key != key) ||
+			     (((*best)->key == key) == (b->key == key) && b->size < (*best)->size);
+		if (b->ctx != ctx || b->size < bytes || !better)
 			continue;
 		if (cu.cuEventQuery && cu.cuEventQuery((CUevent)b->ready) != CUDA_SUCCESS) {
 			*busy = 1;
@@ -194,33 +198,61 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
  * else, when the GPU has no room, one still being zeroed (the wait is then
  * the GPU's, stream-ordered). The collector is asked for spares whenever no
  * other ready buffer of the size is left. */
-struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, char **cause)
+/* Clears z's counts in b on the hook's stream and records b->ready after. */
+static int pool_zero(struct hook_buf *b, const struct hook_zero *z)
+{
+	CUstream s = hook_pool_stream((CUcontext)b->ctx);
+	for (int i = 0; s && i < z->n; i++)
+		if (cu.cuMemsetD8Async(b->ptr + z->off[i], 0, z->len[i], s) != CUDA_SUCCESS)
+			return -1;
+	if (!s || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS)
+		return -1;
+	b->key = z->key;
+	return 0;
+}
+
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
+				    char **cause)
 {
 	struct hook_results *r = &hook.res;
-	int busy = 0;
+	int busy = 0, allocated = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, &busy);
-	*ready = b != NULL;
-	int missed = !b, last = !pool_has(r->dev_free, ctx, bytes);
+	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, &busy);
+	int last = !pool_has(r->dev_free, ctx, bytes);
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);
+	*ready = b != NULL;
 	if (!b) {
 		b = pool_alloc_dev(ctx, bytes, busy ? NULL : cause);
-		if (!b && busy) {
-			pthread_mutex_lock(&r->lock);
-			b = pool_take(&r->dev_free, ctx, bytes);
-			pthread_mutex_unlock(&r->lock);
-			if (!b)
-				cause_set(cause, "no map buffer free and no room on the GPU for another");
-		}
+		allocated = b != NULL;
+		*ready = 0; /* new: its zeroing was only just queued */
+	}
+	if (!b && busy) {
+		pthread_mutex_lock(&r->lock);
+		b = pool_take(&r->dev_free, ctx, bytes);
+		pthread_mutex_unlock(&r->lock);
 		if (!b)
+			cause_set(cause, "no map buffer free and no room on the GPU for another");
+	}
+	if (!b)
+		return NULL;
+	/* Cleared for another layout: clear this one's counts; the launch then
+	 * waits for that (a change of kernel or launch shape only). */
+	if (b->key != z->key && b->key != 0) {
+		*ready = 0;
+		if (pool_zero(b, z) < 0) {
+			hook_pool_put_dev(b);
+			cause_set(cause, "clearing a map buffer failed");
 			return NULL;
+		}
+	}
+	if (allocated) {
 		pthread_mutex_lock(&r->lock);
 		r->launch_allocs++;
 		pthread_mutex_unlock(&r->lock);
 	}
 	if (last)
-		hook_results_want_spare(ctx, bytes, missed ? depth : 1);
+		hook_results_want_spare(ctx, bytes, allocated ? depth : 1);
 	return b;
 }
 
@@ -264,18 +296,16 @@ void hook_pool_put_dev(struct hook_buf *b)
 	pthread_mutex_unlock(&hook.res.lock);
 }
 
-/* Zeroes the first `used` bytes of b on the hook's stream, after whatever
- * the stream already holds (the copy back), then returns b to the pool. */
-void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used)
+/* Clears z's counts on the hook's stream, after whatever the stream already
+ * holds (the copy back), then returns b to the pool. Only the counts: the
+ * records past a unit's count are never read, and clearing them would take
+ * memory bandwidth from the application's kernels. */
+void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
 {
-	CUstream s = hook_pool_stream((CUcontext)b->ctx);
-	if (!s || cu.cuMemsetD8Async(b->ptr, 0, used, s) != CUDA_SUCCESS ||
-	    cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
-		/* Cannot prove it zeroed: keep it out of use (never freed: that
-		 * would synchronise). */
-		return;
-	}
-	hook_pool_put_dev(b);
+	/* Cannot prove it cleared: keep it out of use (never freed: that would
+	 * synchronise). */
+	if (pool_zero(b, z) == 0)
+		hook_pool_put_dev(b);
 }
 
 /* Pinned staging of at least `bytes` (collector thread only). */

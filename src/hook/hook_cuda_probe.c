@@ -518,6 +518,22 @@ static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *
 	return 0;
 }
 
+/* The counts a buffer must have cleared for this launch, and the layout's key. */
+static void probe_zero_spec(const struct engine_result *res, struct hook_job *j, uint64_t blocks, uint32_t threads)
+{
+	struct hook_zero *z = &j->zero;
+	uint64_t h = 1469598103934665603ull;
+	const uint64_t v[] = { (uint64_t)(uintptr_t)res, blocks, threads, j->sample_shift };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	z->key = h | 1; /* 0 means "all of it zero" */
+	z->n = res->n_maps;
+	for (int i = 0; i < res->n_maps; i++) {
+		z->off[i] = j->map_off[i];
+		z->len[i] = engine_map_units(&res->maps[i].map, blocks, threads) * 4;
+	}
+}
+
 /* Buffer offsets and, for maps that grow with threads x cap, the block
  * sampling: one launch may take half the budget, so the previous one can be
  * copied back and written while it runs. */
@@ -534,6 +550,7 @@ static int probe_plan(const struct hook_launch *l, const struct engine_result *r
 	j->bytes = engine_plan_bytes(res, blocks, threads, k, j->map_off);
 	if (j->bytes == 0)
 		return cause_set(cause, "map size overflows");
+	probe_zero_spec(res, j, blocks, threads);
 	if (j->bytes > limit)
 		return cause_set(cause, "maps need %llu bytes%s, more than half the map budget (%llu bytes%s)",
 				 (unsigned long long)j->bytes, k ? " even keeping one block" : "",
@@ -638,7 +655,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	memcpy(j->block, l->block, sizeof j->block);
 	j->smem = l->smem;
 	if (probe_plan(l, in->res, j, &cause) < 0 ||
-	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->dev_ready, &cause)))
+	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, &cause)))
 		goto declined;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)

@@ -216,7 +216,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		if ((rc = results_copy_records(j, i, s)) != CUDA_SUCCESS)
 			return cause_set(cause, "copying map %d back failed (CUDA error %d)", i, (int)rc);
 	/* Stream order: the zeroing runs after the copies it must not spoil. */
-	hook_pool_recycle_dev(j->dev, j->bytes);
+	hook_pool_recycle_dev(j->dev, &j->zero);
 	j->dev = NULL;
 	if ((rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the records back failed (CUDA error %d)", (int)rc);
@@ -245,7 +245,7 @@ static void results_done(struct hook_job *j, int written)
 	hook_event_put(j->ctx, j->start);
 	hook_event_put(j->ctx, j->end);
 	if (j->dev)
-		hook_pool_recycle_dev(j->dev, j->bytes);
+		hook_pool_recycle_dev(j->dev, &j->zero);
 	hook_pool_put_host(j->counts);
 	hook_pool_put_host(j->recs);
 	struct hook_results *r = &hook.res;

@@ -7,6 +7,16 @@
 #include "hook/hook_cuda.h"
 #include "hook/hook_state.h"
 
+/* What must be zero in a map buffer before a launch: each map's counts (a
+ * unit that never reaches an exit leaves its count as found; records past
+ * a count are never read). `key` names the layout (kernel plan and launch
+ * shape): a buffer recycled under the same key needs nothing more. */
+struct hook_zero {
+	uint64_t key;
+	int n;
+	uint64_t off[ENGINE_MAX_MAPS], len[ENGINE_MAX_MAPS];
+};
+
 /* Where one map's counts and stored records landed in the job's staging. */
 struct hook_copy {
 	uint64_t units, rec_units;
@@ -26,6 +36,7 @@ struct hook_job {
 	int dev_ready;                    /* its zeroing was seen done: no wait needed */
 	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
 	uint64_t bytes;                   /* map bytes of the launch (device layout) */
+	struct hook_zero zero;            /* the counts to clear after it */
 	uint64_t map_off[ENGINE_MAX_MAPS];
 	struct hook_copy copy[ENGINE_MAX_MAPS];
 	uint32_t sample_shift;            /* block sampling of slot-major maps (engine.h) */
@@ -36,10 +47,13 @@ struct hook_job {
 
 /* hook_cuda_pool.c */
 CUstream hook_pool_stream(CUcontext ctx);
-/* *ready = 1 when the buffer's zeroing is known to be done. */
-struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, int *ready, char **cause);
+/* A buffer whose counts for layout z are zero once its `ready` event has
+ * passed; *ready = 1 when that is known already (no wait needed). */
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
+				    char **cause);
 void hook_pool_put_dev(struct hook_buf *b);
-void hook_pool_recycle_dev(struct hook_buf *b, uint64_t used);
+/* Clears z's counts on the hook's stream after what it holds, then pools b. */
+void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
 void hook_pool_put_host(struct hook_buf *b);

@@ -87,6 +87,7 @@ struct hook_buf {
 	uint64_t ptr;              /* CUdeviceptr, or host address for pinned */
 	uint64_t size;             /* bytes */
 	void *ready;               /* device: CUevent after the last zeroing */
+	uint64_t key;              /* device: the layout whose counts are zero (0: all of it is) */
 };
 
 /* The hook's own non-blocking stream in one context: zeroing and copies

@@ -211,23 +211,35 @@ def map_stats(m):
     return written, dropped
 
 
+def written_slots(m):
+    """Index (in the record area) of every record a unit wrote: the first
+    min(count, cap * rec_size) // rec_size slots of each unit with records.
+    Slots past a unit's count hold stale bytes (the hook clears only the
+    counts between launches), so nothing else may be read."""
+    rec, cap = m["rec_size"], m["cap"]
+    slots = m.get("slots", cap)
+    nru = m.get("rec_units", m["units"])
+    shift, upb = m.get("sample_shift", 0), m.get("units_per_block", 0)
+    counts = memoryview(m["counts"]).cast("I")
+    out = []
+    for u, c in enumerate(counts):
+        if shift and (u // upb) & ((1 << shift) - 1):
+            continue  # block not sampled: counted, not kept
+        ru = ((u // upb) >> shift) * upb + u % upb if shift else u
+        for k in range(min(min(c, cap * rec) // rec, slots)):
+            out.append(k * nru + ru if m["slot_major"] else ru * slots + k)
+    return out
+
+
 def field_sums(m):
-    """{field: sum over every record slot}. Slots never saved hold zeros (the
-    hook clears the buffer before the launch), so summing all slots equals
-    summing the written records, in either layout."""
+    """{field: sum over the records units wrote}, in either layout."""
     rec = m["rec_size"]
     mv = memoryview(m["records"])
+    idx = written_slots(m) if len(mv) else []
     out = {}
     for name, ftype, off in m["fields"]:
-        if len(mv) == 0:
-            out[name] = 0
-            continue
-        if rec % ftype == 0 and off % ftype == 0:
-            vals = mv.cast("I" if ftype == TYPE_U32 else "Q")[off // ftype::rec // ftype]
-            out[name] = sum(vals)
-        else:  # misaligned field: slow path
-            fmt = "<I" if ftype == TYPE_U32 else "<Q"
-            out[name] = sum(struct.unpack_from(fmt, mv, i + off)[0] for i in range(0, len(mv), rec))
+        fmt = "<I" if ftype == TYPE_U32 else "<Q"
+        out[name] = sum(struct.unpack_from(fmt, mv, i * rec + off)[0] for i in idx)
     return out
 
 
@@ -270,10 +282,12 @@ def selftest():
             print(f"ntr_read selftest FAIL: {what}")
 
     # gmem_bytes-like thread map, cap 1: 64 threads, thread i loads 4*i bytes,
-    # stores 8; thread 63 never saved (count 0, zeroed record).
+    # stores 8; thread 63 never saved (count 0: its record holds stale bytes
+    # from an earlier launch, which must not be summed).
     units = 64
     counts = struct.pack(f"<{units}I", *([16] * 63 + [0]))
-    recs = b"".join(struct.pack("<IIII", 4 * i, 8, 0, 0) if i < 63 else bytes(16) for i in range(units))
+    recs = b"".join(struct.pack("<IIII", 4 * i, 8, 0, 0) if i < 63 else struct.pack("<IIII", 999, 999, 999, 999)
+                    for i in range(units))
     gb = ("gmem_bytes", 1, 1, 16, [("load", 4, 0), ("store", 4, 4), ("atomic", 4, 8), ("async", 4, 12)],
           units, counts, recs, False)
     # slot-major thread map, cap 2, u64 field: unit u's slot k holds 100*u+k;
