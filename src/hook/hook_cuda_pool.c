@@ -15,7 +15,8 @@
  * any allocation stalls the application's own driver calls. A launch allocates whenever the GPU
  * keeps a reserve free for the application (POOL_RESERVE_DIV), so results
  * in flight never make it decline; spares are made only while the pool is
- * under twice the map budget. The map budget limits one launch's maps. */
+ * under twice the map budget or a quarter of the GPU's memory, whichever is
+ * more. The map budget limits one launch's maps. */
 #include <stdlib.h>
 #include <string.h>
 #include "common/cause.h"
@@ -264,15 +265,27 @@ static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t 
 	return n;
 }
 
+/* How much the pool may hold in spares made ahead: twice the map budget, or
+ * a quarter of the GPU's memory when that is more (dmat launches of
+ * hundreds of MB each, probed at the app's pace, need that depth). */
+static uint64_t pool_spare_cap(void)
+{
+	size_t free_b = 0, total_b = 0;
+	uint64_t cap = 2 * hook.cfg.map_budget;
+	if (cu.cuMemGetInfo_v2 && cu.cuMemGetInfo_v2(&free_b, &total_b) == CUDA_SUCCESS && total_b / 4 > cap)
+		cap = total_b / 4;
+	return cap;
+}
+
 /* Collector: at least n free device buffers of `bytes` in ctx, while the
- * pool is under twice the map budget and the GPU has room. */
+ * pool is under its spare cap and the GPU has room. */
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 {
 	struct hook_results *r = &hook.res;
+	uint64_t cap = pool_spare_cap();
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
-		int done = pool_count(r->dev_free, ctx, bytes) >= n ||
-			   r->dev_pooled + pool_round(bytes) > 2 * hook.cfg.map_budget;
+		int done = pool_count(r->dev_free, ctx, bytes) >= n || r->dev_pooled + pool_round(bytes) > cap;
 		pthread_mutex_unlock(&r->lock);
 		struct hook_buf *b = done ? NULL : pool_alloc_dev(ctx, bytes, NULL);
 		if (!b)
