@@ -69,7 +69,7 @@ static void record_help(void)
 	       "      --limit N         at most N probed launches per kernel (default 100)\n"
 	       "      --map-budget SIZE map memory, suffixes K M G (default 1G): one launch's\n"
 	       "                        maps take at most half of it (block sampling beyond);\n"
-	       "                        the pool keeps spares up to twice it\n"
+	       "                        spare map buffers: twice it, or 1/4 of GPU memory\n"
 	       "      --sample-blocks N|auto|off\n"
 	       "                        per-thread maps that grow with threads x cap (dmat):\n"
 	       "                        keep the records of 1 block in N (a power of two); auto\n"

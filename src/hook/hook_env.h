@@ -13,7 +13,8 @@
  *   NTOP_PROBE_LIMIT  at most this many probed launches per kernel (default 100)
  *   NTOP_MAP_BUDGET   map bytes (default 1 GiB): one launch's maps may take half
  *                     of it (block sampling beyond); spare map buffers are made
- *                     ahead only up to twice it (doc/hook.md)
+ *                     ahead up to twice it, or a quarter of the GPU's memory
+ *                     when that is more (doc/hook.md)
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat): "auto" (default: only when a launch's maps
  *                     would take more than half the budget), "off" (decline
