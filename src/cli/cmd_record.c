@@ -473,6 +473,7 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		return 127;
 	}
 	rec_pump(s);
+	session_merge_pid_logs(s->sess, rec_feed, s->model);
 	if (session_finish_events(s->sess, &cause) < 0)
 		cli_err("%s", cause);
 	free(cause);

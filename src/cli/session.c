@@ -191,7 +191,7 @@ void session_abandon(struct session *s)
 static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
-		NTOP_ENV_EVENT_FD, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
+		NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
 		NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET, NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH",
 		"TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
@@ -247,7 +247,8 @@ static void session_env_free(char **v)
 }
 
 /* ntop's environment without our variables, then ours. */
-static char **session_env(const struct session *s, const struct session_spawn_opts *o, int event_fd)
+static char **session_env(const struct session *s, const struct session_spawn_opts *o, int event_fd,
+			   int pipe_fd)
 {
 	struct session_env env = { NULL, 0, 0 };
 	for (char **e = environ; *e; e++)
@@ -262,6 +263,14 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	char fdnum[16];
 	snprintf(fdnum, sizeof fdnum, "%d", event_fd);
 	session_env_set(&env, NTOP_ENV_EVENT_FD, fdnum);
+	/* The pipe's identity: a process that closed the fd and reused the
+	 * number must not get event lines in its own file. */
+	struct stat st;
+	char id[64];
+	if (fstat(pipe_fd, &st) == 0) {
+		snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		session_env_set(&env, NTOP_ENV_EVENT_ID, id);
+	}
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
 	session_env_set(&env, "TRITON_LIBCUDA_PATH", o->hook_dir);
 	session_env_join(&env, NTOP_ENV_PROBES, o->probes, o->n_probes, ":");
@@ -403,7 +412,7 @@ int session_spawn(struct session *s, const struct session_spawn_opts *o, char **
 	}
 	if (capture && !s->app_log_path && session_open_app_log(s, cause) < 0)
 		goto fail;
-	char **env = session_env(s, o, ev[1] == SESSION_EVENT_FD ? SESSION_EVENT_FD + 1 : SESSION_EVENT_FD);
+	char **env = session_env(s, o, ev[1] == SESSION_EVENT_FD ? SESSION_EVENT_FD + 1 : SESSION_EVENT_FD, ev[1]);
 	if (!env) {
 		cause_set(cause, "out of memory");
 		goto fail;
@@ -661,6 +670,59 @@ int session_detach(struct session *s, char **cause)
 	session_close(&s->ev_rfd);
 	session_close(&s->out_rfd);
 	return 0;
+}
+
+/* One events-<pid>.log: its complete lines to the log and to fn. */
+static int session_merge_one(struct session *s, int dfd, const char *name, session_line_fn fn, void *arg)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	struct strbuf all;
+	strbuf_init(&all);
+	char buf[65536];
+	for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+		strbuf_append(&all, buf, (size_t)n);
+	close(fd);
+	int lines = 0;
+	for (size_t i = 0, start = 0; !all.failed && i < all.len; i++) {
+		if (all.data[i] != '\n')
+			continue;
+		session_log(s, all.data + start, i + 1 - start);
+		if (fn)
+			fn(arg, all.data + start, i + 1 - start);
+		start = i + 1;
+		lines++;
+	}
+	strbuf_done(&all);
+	unlinkat(dfd, name, 0);
+	return lines;
+}
+
+int session_merge_pid_logs(struct session *s, session_line_fn fn, void *arg)
+{
+	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	int lines = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		const char *n = e->d_name;
+		size_t len = strlen(n);
+		if (strncmp(n, "events-", 7) != 0 || len < 12 || strcmp(n + len - 4, ".log") != 0 ||
+		    strspn(n + 7, "0123456789") != len - 11)
+			continue;
+		lines += session_merge_one(s, dirfd(d), n, fn, arg);
+	}
+	closedir(d);
+	return lines;
 }
 
 int session_finish_events(struct session *s, char **cause)

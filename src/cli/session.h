@@ -134,6 +134,11 @@ long session_read_output(struct session *s, char *buf, size_t cap);
 int session_detach(struct session *s, char **cause);
 /* Writes a cut last line, fsyncs and closes events.log. -1 when fsync fails. */
 int session_finish_events(struct session *s, char **cause);
+/* Processes whose hook could not reach the launcher's pipe (its fd closed
+ * or reused: spawn with close_fds, daemons) wrote events-<pid>.log in the
+ * trace directory: their lines go to events.log and to fn, and the files
+ * are removed. Returns the number of lines merged. */
+int session_merge_pid_logs(struct session *s, session_line_fn fn, void *arg);
 
 /* ---- live control (doc/control.md) ---- */
 /* Replaces <dir>/control atomically (temporary file, rename, 0600) with

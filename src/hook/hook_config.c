@@ -62,23 +62,54 @@ static void config_kernels(const char *s)
 	free(copy);
 }
 
+/* Is the event fd still the launcher's pipe (NTOP_EVENT_ID)? Always when no
+ * identity was given or the fd is our own file. */
+int hook_config_event_fd_ok(void)
+{
+	struct stat st;
+	if (hook.cfg.event_fd_owned || (!hook.cfg.event_dev && !hook.cfg.event_ino))
+		return 1;
+	return fstat(hook.cfg.event_fd, &st) == 0 && (unsigned long long)st.st_dev == hook.cfg.event_dev &&
+	       (unsigned long long)st.st_ino == hook.cfg.event_ino;
+}
+
+/* trace_dir/events-<pid>.log, ours alone (never through a link). */
+static void config_own_file(void)
+{
+	if (!hook.cfg.trace_dir)
+		return;
+	char path[4096];
+	int n = snprintf(path, sizeof path, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
+	if (n > 0 && (size_t)n < sizeof path)
+		hook.cfg.event_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	hook.cfg.event_fd_owned = hook.cfg.event_fd >= 0;
+}
+
 /* Events go to the launcher's fd, else to trace_dir/events-<pid>.log. */
 static void config_sink(void)
 {
-	const char *fd = getenv(NTOP_ENV_EVENT_FD);
+	const char *fd = getenv(NTOP_ENV_EVENT_FD), *id = getenv(NTOP_ENV_EVENT_ID);
 	if (fd && *fd) {
 		char *end;
 		long v = strtol(fd, &end, 10);
 		if (!*end && v >= 0 && fcntl((int)v, F_GETFD) >= 0)
 			hook.cfg.event_fd = (int)v;
 	}
-	if (hook.cfg.event_fd < 0 && hook.cfg.trace_dir) {
-		char path[4096];
-		int n = snprintf(path, sizeof path, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
-		if (n > 0 && (size_t)n < sizeof path)
-			hook.cfg.event_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-		hook.cfg.event_fd_owned = hook.cfg.event_fd >= 0;
-	}
+	if (hook.cfg.event_fd >= 0 && id &&
+	    sscanf(id, "%llu:%llu", &hook.cfg.event_dev, &hook.cfg.event_ino) == 2 &&
+	    !hook_config_event_fd_ok())
+		hook.cfg.event_fd = -1; /* inherited number, another file: not ours */
+	if (hook.cfg.event_fd < 0)
+		config_own_file();
+}
+
+void hook_config_event_fd_lost(void)
+{
+	hook.cfg.event_fd = -1;
+	hook.cfg.event_dev = hook.cfg.event_ino = 0; /* what we open next is ours */
+	config_own_file();
+	if (hook.cfg.event_fd < 0)
+		hook.cfg.event_fd = open("/dev/null", O_WRONLY | O_CLOEXEC); /* keep events "on": nowhere to go */
 }
 
 void hook_config_load(void)
@@ -122,6 +153,7 @@ void hook_config_fork_child(void)
 		return;
 	close(hook.cfg.event_fd);
 	hook.cfg.event_fd = -1;
+	hook.cfg.event_fd_owned = 0; /* config_sink checks the inherited fd afresh */
 	config_sink();
 }
 

@@ -17,6 +17,7 @@
 	X(cuFuncGetName) \
 	X(cuKernelGetName) \
 	X(cuFuncGetAttribute) \
+	X(cuFuncSetAttribute) \
 	X(cuKernelGetAttribute) \
 	X(cuFuncGetParamInfo) \
 	X(cuModuleUnload) \

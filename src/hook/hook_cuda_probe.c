@@ -502,6 +502,46 @@ static CUresult probe_copy_globals(const struct hook_inst *in, CUstream s, int b
 	return CUDA_SUCCESS;
 }
 
+/* Function attributes the application may have set on the original (for
+ * example more than 48 KB of dynamic shared memory) that the probed copy
+ * needs to start at all. Read from the original at every probed launch (an
+ * app may change them between launches) and set on the copy when they
+ * differ from what it has. */
+static const CUfunction_attribute probe_attrs[] = {
+	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+	CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+	CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+	CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
+};
+
+static int probe_orig_attr(CUfunction orig, CUfunction_attribute a, int *v)
+{
+	CUdevice dev;
+	if (cu.cuFuncGetAttribute(v, a, orig) == CUDA_SUCCESS)
+		return 0;
+	if (cu.cuKernelGetAttribute && cu.cuCtxGetDevice && cu.cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+	    cu.cuKernelGetAttribute(v, a, (CUkernel)orig, dev) == CUDA_SUCCESS)
+		return 0;
+	return -1;
+}
+
+static int probe_copy_attrs(CUfunction orig, CUfunction probed, char **cause)
+{
+	if (!cu.cuFuncGetAttribute || !cu.cuFuncSetAttribute)
+		return 0;
+	for (size_t i = 0; i < sizeof probe_attrs / sizeof probe_attrs[0]; i++) {
+		int want = 0, have = 0;
+		if (probe_orig_attr(orig, probe_attrs[i], &want) < 0 ||
+		    cu.cuFuncGetAttribute(&have, probe_attrs[i], probed) != CUDA_SUCCESS || want == have)
+			continue;
+		CUresult rc = cu.cuFuncSetAttribute(probed, probe_attrs[i], want);
+		if (rc != CUDA_SUCCESS)
+			return cause_set(cause, "setting function attribute %d = %d on the probed copy failed "
+					 "(CUDA error %d)", (int)probe_attrs[i], want, (int)rc);
+	}
+	return 0;
+}
+
 /* Cooperative launches need every block resident at once: the probed copy
  * (more registers) must still fit. */
 static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *in, int sms, char **cause)
@@ -639,6 +679,8 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		probe_decline(k, l->seq, in ? in->reason : "out of memory");
 		return probe_unreserve(pick);
 	}
+	if (probe_copy_attrs(l->f, in->func, &cause) < 0)
+		goto declined;
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
 		goto declined;
 	if (!(j = calloc(1, sizeof *j))) {
@@ -660,15 +702,11 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
 		goto declined;
-	/* The `launch` line is the collector's to write: the app's clock runs
-	 * while this thread formats. */
-	j->launch = *l;
-	j->launch.params = j->launch.extra = NULL;
-	j->launch.config = NULL;
+	/* In launch order with the app's other launches (readers count on it);
+	 * the occupancy it shows is asked once per config, so this is cheap. */
+	hook_cuda_emit_launch(k, l, 1, 0);
 	if (q == 0)
 		hook_results_submit(j);
-	else
-		hook_cuda_emit_launch(k, l, 1, 0);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
 	return 1;
 declined:

@@ -264,7 +264,6 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
-	hook_cuda_emit_launch(j->k, &j->launch, 1, 0);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <cuda.h>
 #include "engine/engine.h"
-#include "hook/hook_cuda.h"
 #include "hook/hook_state.h"
 
 /* What must be zero in a map buffer before a launch: each map's counts (a
@@ -31,7 +30,6 @@ struct hook_job {
 	uint64_t seq, wall_ns;
 	CUcontext ctx;
 	CUevent start, end;               /* around the probed launch, on the app's stream */
-	struct hook_launch launch;        /* as launched (pointers cleared): its `launch` line */
 	struct hook_buf *dev;             /* the maps as the kernel wrote them */
 	int dev_ready;                    /* its zeroing was seen done: no wait needed */
 	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */

@@ -221,6 +221,9 @@ void hook_timing_stats(int final)
 static void *timing_thread(void *arg)
 {
 	(void)arg;
+	/* For the thread's whole life: its event queries must never invalidate
+	 * an application thread's global-mode stream capture. */
+	hook_cuda_relax_begin();
 	CUcontext cur = NULL;
 	for (;;) {
 		pthread_mutex_lock(&hook.timing.lock);

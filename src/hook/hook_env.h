@@ -4,6 +4,11 @@
  *   LD_LIBRARY_PATH   starts with the directory holding the hook as libcuda.so.1
  *   NTOP_EVENT_FD     fd (inherited, open for writing) that receives event lines;
  *                     unset: events go to $NTOP_TRACE_DIR/events-<pid>.log, or nowhere
+ *   NTOP_EVENT_ID     "<st_dev>:<st_ino>" of that pipe: the hook writes to the fd
+ *                     only while it is still that pipe (an app that closed its
+ *                     fds and opened a file of its own under the same number
+ *                     never gets event lines); otherwise events go to
+ *                     $NTOP_TRACE_DIR/events-<pid>.log, which ntop record reads
  *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700)
  *   NTOP_PROBES       probe TOML paths separated by ':'; unset/empty: nothing probed
  *   NTOP_KERNELS      kernel patterns separated by '\n'; unset: every PTX kernel.
@@ -32,6 +37,7 @@
 #define NTOP_HOOK_ENV_H
 
 #define NTOP_ENV_EVENT_FD "NTOP_EVENT_FD"
+#define NTOP_ENV_EVENT_ID "NTOP_EVENT_ID"
 #define NTOP_ENV_TRACE_DIR "NTOP_TRACE_DIR"
 #define NTOP_ENV_PROBES "NTOP_PROBES"
 #define NTOP_ENV_KERNELS "NTOP_KERNELS"

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/timeutil.h"
+#include "hook/hook_config.h"
 #include "hook/hook_events.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
@@ -28,6 +29,10 @@ void hook_event_begin(struct strbuf *sb, const char *type)
 
 static void events_write_line(const char *line, size_t len)
 {
+	/* The app may have closed the pipe and opened a file of its own under
+	 * the same number: never write into what is not ours. */
+	if (!hook_config_event_fd_ok())
+		hook_config_event_fd_lost();
 	while (len > 0) {
 		ssize_t w = write(hook.cfg.event_fd, line, len);
 		if (w < 0 && errno == EINTR)

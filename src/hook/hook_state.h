@@ -18,6 +18,7 @@ enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
 struct hook_config {
 	int event_fd;              /* -1: no sink */
 	int event_fd_owned;        /* we opened events-<pid>.log (reopen after fork) */
+	unsigned long long event_dev, event_ino; /* identity of the launcher's pipe (NTOP_EVENT_ID) */
 	char *trace_dir;           /* NULL when unset */
 	char *results_dir;         /* trace_dir/results */
 	char *probes;              /* NTOP_PROBES (':'-separated) or NULL */

@@ -8,6 +8,9 @@
  *   burst steady launches=N allocs=A syncs=S
  * With the hook's launch path correct, syncs are 0 in both and allocs 0 in
  * the steady burst (the pool is as deep as the warm burst needed).
+ * APP_BURST_SMEM=BYTES: every launch asks for that much dynamic shared
+ * memory, after cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) on `fill`
+ * (as apps do for more than 48 KB).
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -62,6 +65,8 @@ struct watch {
 	unsigned long (*count)(int);
 };
 
+static unsigned smem;
+
 static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, const struct watch *w)
 {
 	unsigned len = 1024;
@@ -69,7 +74,7 @@ static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, con
 	unsigned long a0 = w->count(0), s0 = w->count(1);
 	w->on(1);
 	for (int i = 0; i < n; i++)
-		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
 	w->on(0);
 	printf("burst %s launches=%d allocs=%lu syncs=%lu\n", name, n, w->count(0) - a0, w->count(1) - s0);
 }
@@ -108,6 +113,9 @@ int main(int argc, char **argv)
 	CK(cuModuleGetFunction(&fill, mod, "fill"));
 	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
 	free(ptx);
+	smem = getenv("APP_BURST_SMEM") ? (unsigned)atoi(getenv("APP_BURST_SMEM")) : 0;
+	if (smem)
+		CK(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
 	burst("warm", fill, buf, n, &w);
 	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
 		struct timespec ts = { 0, 10000000 };

@@ -24,7 +24,11 @@ struct fake_func {
 	char name[512];
 	int n_params;
 	struct fake_param params[FAKE_MAX_PARAMS];
+	int max_dyn_smem;  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, as set */
 };
+
+/* Dynamic shared memory a launch may use without the attribute (CUDA's 48 KB). */
+#define FAKE_SMEM_DEFAULT (48 * 1024)
 
 struct fake_global {
 	struct fake_global *next;

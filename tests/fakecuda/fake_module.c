@@ -298,8 +298,27 @@ static int fake_regs(const struct fake_func *fn)
 FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
 	struct fake_func *fn = (struct fake_func *)f;
-	*v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? fake_regs(fn) : a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0;
+	*v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? fake_regs(fn) : a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024
+	     : a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ? (fn->max_dyn_smem ? fn->max_dyn_smem : FAKE_SMEM_DEFAULT)
+												 : 0;
 	return CUDA_SUCCESS;
+}
+
+/* Only what the tests need: the dynamic shared memory limit a launch checks. */
+FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+	if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+		((struct fake_func *)f)->max_dyn_smem = v;
+	return CUDA_SUCCESS;
+}
+
+/* As on the GPU: more than 48 KB of dynamic shared memory needs the
+ * attribute set on the very function launched (a probed copy included). */
+static CUresult fake_smem_ok(CUfunction f, unsigned smem)
+{
+	const struct fake_func *fn = (const struct fake_func *)f;
+	unsigned limit = fn->max_dyn_smem ? (unsigned)fn->max_dyn_smem : FAKE_SMEM_DEFAULT;
+	return smem > limit ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t smem)
@@ -447,7 +466,8 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 
 FAKE_EXPORT CUresult cuLaunchKernel(FAKE_LAUNCH_ARGS, void **params, void **extra)
 {
-	(void)smem;
+	if (fake_smem_ok(f, smem) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
 	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, s, params, extra);
 }
 

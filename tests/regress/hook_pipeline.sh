@@ -56,6 +56,11 @@ out=$("$DUMP" "$f") || fail "ntr_dump $f"
 echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
 every_result dmat 10
 
+# 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the
+# original function: the probed copy gets the attribute too and is probed
+run smem 5 APP_BURST_SMEM=65536
+every_result smem 10
+
 # 3. a slow collector (every device wait takes 20 ms): the app never waits
 # for it, the backlog shows while it drains, every result is written at exit
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000
