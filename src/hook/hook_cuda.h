@@ -47,12 +47,16 @@ void hook_timing_abort(struct hook_timed *t);
 void hook_timing_stats(int final);
 void hook_timing_shutdown(void);
 void hook_timing_fork_child(void);
+/* Before a context is destroyed: its pending timings and pooled events go. */
+void hook_timing_ctx_gone(CUcontext ctx);
 /* Event pool shared with the result path. */
 CUevent hook_event_get(CUcontext ctx);
 void hook_event_put(CUcontext ctx, CUevent e);
 void hook_timing_ensure_thread(void);
 
 /* hook_cuda_probe.c */
+/* A context went: its instrumented copies are never used again. */
+void hook_probe_ctx_gone(CUcontext ctx);
 /* 1 when the launch should be probed (the live control file's selection once
  * it exists, else NTOP_PROBES/NTOP_KERNELS; budget left); fills pick. */
 int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
@@ -69,8 +73,8 @@ void hook_results_submit(struct hook_job *job);
 void hook_results_tick(void);
 /* Exit: finishes every queued result while they keep coming out. */
 void hook_results_shutdown(void);
-/* Before a context is destroyed or reset: its results first, then its pools. */
-void hook_results_ctx_gone(CUcontext ctx);
+/* Before a context may be destroyed: every queued result finished. */
+void hook_results_drain(void);
 void hook_results_fork_child(void);
 
 #endif

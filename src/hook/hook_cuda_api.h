@@ -39,7 +39,8 @@
 	X(cuThreadExchangeStreamCaptureMode) \
 	X(cuStreamCreate) \
 	X(cuStreamWaitEvent) \
-	X(cuMemGetInfo_v2)
+	X(cuMemGetInfo_v2) \
+	X(cuDevicePrimaryCtxGetState)
 
 struct hook_cuda_api {
 #define HOOK_CUDA_API_FIELD(name) __typeof__(name) *name;

@@ -413,6 +413,19 @@ static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUco
 	return in;
 }
 
+void hook_probe_ctx_gone(CUcontext ctx)
+{
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	pthread_mutex_lock(&hook.probe_lock);
+	for (uint32_t i = 0; all && i < n; i++)
+		for (struct hook_inst *in = all[i]->insts; in; in = in->next)
+			if (in->ctx == ctx)
+				in->ctx = NULL; /* its module went with the context */
+	pthread_mutex_unlock(&hook.probe_lock);
+	free(all);
+}
+
 /* Parameters of the probed launch: the originals plus one pointer per map.
  * kernelParams gets a longer array; `extra` a longer buffer with each map
  * pointer at its parameter's offset in the probed function. */

@@ -262,6 +262,12 @@ static void results_done(struct hook_job *j, int written)
 
 static void results_collect(struct hook_job *j, CUcontext *cur)
 {
+	static uint64_t gen;
+	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
+	if (g != gen) {
+		gen = g;
+		*cur = NULL; /* a context went: a new one may have its address */
+	}
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
@@ -549,10 +555,10 @@ void hook_results_shutdown(void)
 	results_emit_backlog("final");
 }
 
-/* The context is going away: finish the results in flight first (their
- * buffers die with it; a job in a thread's hands is on no list, so all of
- * them are waited for), then drop the context's pools. */
-void hook_results_ctx_gone(CUcontext ctx)
+/* A context may go away: finish the results in flight first (their buffers
+ * die with it; a job in a thread's hands is on no list, so all of them are
+ * waited for, while results keep coming out). */
+void hook_results_drain(void)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
@@ -570,7 +576,6 @@ void hook_results_ctx_gone(CUcontext ctx)
 			break;
 	}
 	pthread_mutex_unlock(&r->lock);
-	hook_pool_ctx_gone(ctx);
 }
 
 /* A fork child's inheritance from the parent's contexts: kept reachable,

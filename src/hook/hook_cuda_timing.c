@@ -159,7 +159,25 @@ static int timing_poll_one(struct hook_timed *t, CUcontext *cur)
 	return 1;
 }
 
+static int timing_poll_locked(CUcontext *cur);
+
+/* One pass over the pending launches, under poll_lock so a context cannot
+ * be destroyed while its events are queried (hook_timing_ctx_gone). */
 static int timing_poll(CUcontext *cur)
+{
+	static uint64_t gen;
+	pthread_mutex_lock(&hook.timing.poll_lock);
+	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
+	if (g != gen) {
+		gen = g;
+		*cur = NULL; /* it may be gone, and a new one may have its address */
+	}
+	int left = timing_poll_locked(cur);
+	pthread_mutex_unlock(&hook.timing.poll_lock);
+	return left;
+}
+
+static int timing_poll_locked(CUcontext *cur)
 {
 	pthread_mutex_lock(&hook.timing.lock);
 	struct hook_timed *list = hook.timing.pending;
@@ -277,6 +295,36 @@ void hook_timing_shutdown(void)
 	pthread_mutex_unlock(&hook.timing.lock);
 	if (started)
 		pthread_join(hook.timing.thread, NULL);
+}
+
+/* A context is about to be destroyed: its pending timings and pooled events
+ * go with it (the driver frees them; querying them afterwards would touch
+ * freed memory), after the thread's current pass. */
+void hook_timing_ctx_gone(CUcontext ctx)
+{
+	pthread_mutex_lock(&hook.timing.poll_lock);
+	pthread_mutex_lock(&hook.timing.lock);
+	for (struct hook_timed **p = &hook.timing.pending; *p;) {
+		struct hook_timed *t = *p;
+		if (t->ctx != ctx) {
+			p = &t->next;
+			continue;
+		}
+		*p = t->next;
+		free(t);
+	}
+	for (struct hook_event_pool **p = &hook.timing.pools; *p;) {
+		struct hook_event_pool *e = *p;
+		if (e->ctx != ctx) {
+			p = &e->next;
+			continue;
+		}
+		*p = e->next;
+		free(e->free);
+		free(e);
+	}
+	pthread_mutex_unlock(&hook.timing.lock);
+	pthread_mutex_unlock(&hook.timing.poll_lock);
 }
 
 /* What a fork child inherited from its parent's contexts: never used (the

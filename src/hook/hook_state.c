@@ -12,6 +12,7 @@ void hook_state_init_locks(void)
 	pthread_mutex_init(&hook.reg.lock, NULL);
 	pthread_mutex_init(&hook.timing.lock, NULL);
 	pthread_cond_init(&hook.timing.wake, NULL);
+	pthread_mutex_init(&hook.timing.poll_lock, NULL);
 	pthread_mutex_init(&hook.res.lock, NULL);
 	pthread_cond_init(&hook.res.wake, NULL);
 	pthread_cond_init(&hook.res.idle, NULL);

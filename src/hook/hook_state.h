@@ -48,6 +48,7 @@ struct hook_queue {
 };
 
 struct hook_device {
+	void *primary;             /* CUcontext cuDevicePrimaryCtxRetain gave for it */
 	int known;
 	int cc, sms, clock_khz;
 	char name[128];
@@ -70,6 +71,7 @@ struct hook_event_pool {
 
 struct hook_timing {
 	pthread_mutex_t lock;
+	pthread_mutex_t poll_lock; /* held while the thread touches events: context teardown waits */
 	pthread_cond_t wake;
 	struct hook_timed *pending;
 	struct hook_event_pool *pools;
@@ -155,6 +157,7 @@ struct hook_state {
 	int n_probes;
 	char *probes_cause;        /* why the probes could not be loaded */
 	uint64_t seq;              /* launch sequence (atomic) */
+	uint64_t ctx_gen;          /* bumped when a context goes (atomic): threads forget their current one */
 	uint64_t allocs;           /* device allocations seen (atomic): their order number */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
 	int atexit_done;

@@ -7,6 +7,8 @@
  * Only names whose ABI matches the listed prototype are hooked: the legacy
  * cuLinkCreate/cuLinkAddData/cuLinkAddFile have the _v2 signatures; legacy
  * cuGraphAddKernelNode takes the v1 params struct (same leading fields).
+ * The legacy cuCtxDestroy, cuDevicePrimaryCtxRelease and
+ * cuDevicePrimaryCtxReset have the _v2 signatures.
  * The legacy 32-bit cuMemAlloc/cuMemFree/cuMemAllocPitch are forwarded
  * untouched (nothing built since CUDA 3.2 calls them). */
 #ifndef NTOP_HOOK_TABLE_H
@@ -23,6 +25,13 @@ CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraph
 	X(cuInit, cuInit, 0) \
 	X(cuGetProcAddress, hook_proto_getproc_v1, 0) \
 	X(cuGetProcAddress_v2, cuGetProcAddress_v2, 0) \
+	X(cuCtxDestroy, cuCtxDestroy_v2, 0) \
+	X(cuCtxDestroy_v2, cuCtxDestroy_v2, 0) \
+	X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 0) \
+	X(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 0) \
+	X(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease_v2, 0) \
+	X(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2, 0) \
+	X(cuDevicePrimaryCtxReset_v2, cuDevicePrimaryCtxReset_v2, 0) \
 	X(cuModuleLoad, cuModuleLoad, 0) \
 	X(cuModuleLoadData, cuModuleLoadData, 0) \
 	X(cuModuleLoadDataEx, cuModuleLoadDataEx, 0) \

@@ -45,6 +45,7 @@ struct fake_module {
 };
 
 struct fake_stream {
+	unsigned gen;      /* fake_ctx_gen when created */
 	int capturing;
 	int invalidated;
 	int nodes;
@@ -52,6 +53,13 @@ struct fake_stream {
 
 extern pthread_mutex_t fake_lock;
 extern int fake_global_captures; /* global-mode captures in progress */
+
+/* fake_ctx.c: contexts die with cuCtxDestroy (always recreated at the same
+ * address, as a real driver may); a handle made before is dead. */
+extern unsigned fake_ctx_gen;
+/* CUDA_SUCCESS, or INVALID_HANDLE for a dead handle (abort() under
+ * FAKECUDA_STRICT_CTX=1, so a hook that uses one fails its test loudly). */
+CUresult fake_ctx_alive(unsigned gen, const char *what);
 
 /* fake_copy.c: calls of the watched thread (fakecuda_watch) by kind */
 enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_KINDS };

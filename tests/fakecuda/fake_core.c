@@ -147,7 +147,8 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	void *m = calloc(1, n ? n : 1);
+	/* kept reachable: a context's destruction frees its memory */
+	void *m = fake_keep(calloc(1, n ? n : 1));
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*p = (CUdeviceptr)(uintptr_t)m;
@@ -165,7 +166,7 @@ FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	*p = calloc(1, n ? n : 1);
+	*p = fake_keep(calloc(1, n ? n : 1));
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -190,6 +191,9 @@ void fake_invalidate(CUstream s)
  * the fake treats them as a hook bug: the capture is invalidated. */
 static CUresult fake_stream_op(CUstream s)
 {
+	if (s && s != CU_STREAM_PER_THREAD && s != CU_STREAM_LEGACY &&
+	    fake_ctx_alive(((struct fake_stream *)s)->gen, "a stream") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	if (!fake_capture_blocks(s))
 		return CUDA_SUCCESS;
 	fake_invalidate(s);
@@ -235,6 +239,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t
 struct fake_event {
 	uint64_t ns;
 	int recorded;
+	unsigned gen;
 };
 
 static uint64_t fake_now(void)
@@ -247,13 +252,20 @@ static uint64_t fake_now(void)
 FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
 	(void)flags;
-	*e = calloc(1, sizeof(struct fake_event));
-	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	/* kept reachable: a context's destruction frees its events in a real
+	 * driver, so a hook may rightly drop them without cuEventDestroy */
+	struct fake_event *fe = fake_keep(calloc(1, sizeof *fe));
+	if (fe)
+		fe->gen = fake_ctx_gen;
+	*e = (CUevent)fe;
+	return fe ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
-	CUresult rc = fake_stream_op(s);
+	CUresult rc = fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventRecord");
+	if (rc == CUDA_SUCCESS)
+		rc = fake_stream_op(s);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	struct fake_event *fe = (struct fake_event *)e;
@@ -264,12 +276,16 @@ FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 
 FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 {
+	if (fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventQuery") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	return ((struct fake_event *)e)->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
 	fake_watch_note(FAKE_WATCH_SYNC);
+	if (fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventSynchronize") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	fake_sync_delay();
 	(void)e;
 	return CUDA_SUCCESS;
@@ -286,15 +302,18 @@ FAKE_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 
 FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
-	free(e);
+	(void)e; /* kept by fake_keep */
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
 	(void)flags;
-	*s = fake_keep(calloc(1, sizeof(struct fake_stream)));
-	return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	struct fake_stream *fs = fake_keep(calloc(1, sizeof(struct fake_stream)));
+	if (fs)
+		fs->gen = fake_ctx_gen;
+	*s = (CUstream)fs;
+	return fs ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
