@@ -47,6 +47,8 @@ struct probe_global {
 struct probe_inst_data {
 	struct probe_global globals[ENGINE_MAX_GLOBALS];
 	int n_globals;
+	int attrs_copied;   /* the original's attributes were copied once (atomic) */
+	int max_dyn_smem;   /* the copy's dynamic shared memory limit then */
 };
 
 static void probe_load_all(void)
@@ -517,9 +519,10 @@ static CUresult probe_copy_globals(const struct hook_inst *in, CUstream s, int b
 
 /* Function attributes the application may have set on the original (for
  * example more than 48 KB of dynamic shared memory) that the probed copy
- * needs to start at all. Read from the original at every probed launch (an
- * app may change them between launches) and set on the copy when they
- * differ from what it has. */
+ * needs to start at all. Copied at the copy's first launch, and again when
+ * a launch asks for more dynamic shared memory than the copy allows (the
+ * app raised it since): driver calls the launch path cannot afford on
+ * every launch. */
 static const CUfunction_attribute probe_attrs[] = {
 	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 	CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
@@ -552,6 +555,21 @@ static int probe_copy_attrs(CUfunction orig, CUfunction probed, char **cause)
 			return cause_set(cause, "setting function attribute %d = %d on the probed copy failed "
 					 "(CUDA error %d)", (int)probe_attrs[i], want, (int)rc);
 	}
+	return 0;
+}
+
+static int probe_attrs_sync(const struct hook_launch *l, struct hook_inst *in, char **cause)
+{
+	struct probe_inst_data *d = in->globals;
+	if (__atomic_load_n(&d->attrs_copied, __ATOMIC_ACQUIRE) && l->smem <= (unsigned)d->max_dyn_smem)
+		return 0;
+	if (probe_copy_attrs(l->f, in->func, cause) < 0)
+		return -1;
+	int v = 0;
+	if (cu.cuFuncGetAttribute &&
+	    cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, in->func) == CUDA_SUCCESS)
+		d->max_dyn_smem = v;
+	__atomic_store_n(&d->attrs_copied, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -692,7 +710,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		probe_decline(k, l->seq, in ? in->reason : "out of memory");
 		return probe_unreserve(pick);
 	}
-	if (probe_copy_attrs(l->f, in->func, &cause) < 0)
+	if (probe_attrs_sync(l, in, &cause) < 0)
 		goto declined;
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
 		goto declined;
