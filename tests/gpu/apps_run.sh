@@ -52,7 +52,8 @@ cmp_form() {
 		grep -v '^info:' "$1"
 	fi
 }
-printf '| program | mode | exit | output = plain | processes | launches | probed | results | declined |\n|---|---|---|---|---|---|---|---|---|\n' >"$W/table"
+TABLE=$OUT/apps_run.txt # written as it goes: a run cut short keeps its rows
+printf '| program | mode | exit | output = plain | processes | launches | probed | results | declined |\n|---|---|---|---|---|---|---|---|---|\n' >"$TABLE"
 for p in "${progs[@]}"; do
 	dir=$ROOT
 	if [ "$MASK" = 1 ]; then
@@ -71,7 +72,7 @@ for p in "${progs[@]}"; do
 		args=()
 		[ "$mode" != record ] && args=(-p "$mode" --limit "${APPS_LIMIT:-1000}")
 		# shellcheck disable=SC2086
-		timeout 300 "$NTOP" record -o "$W/$name.$mode" "${args[@]}" -- $cmd >"$W/$name.$mode.out" 2>"$W/$name.$mode.err"
+		timeout "${APPS_STEP_S:-300}" "$NTOP" record -o "$W/$name.$mode" "${args[@]}" -- $cmd >"$W/$name.$mode.out" 2>"$W/$name.$mode.err"
 		rc=$?
 		cmp_form "$W/$name.$mode.out" >"$W/$name.$mode.cmp"
 		same=no
@@ -83,11 +84,11 @@ for p in "${progs[@]}"; do
 		results=$(grep -c '^result ' "$E" 2>/dev/null)
 		declined=$(grep -h '^stats .*declined=' "$E" 2>/dev/null | sed -E 's/.* pid=([0-9]+) kid=([0-9]+) .*declined=([0-9]+).*/\1:\2 \3/' | sort -k1,1 -k2n | awk '{m[$1]=$2} END {s=0; for (k in m) s+=m[k]; print s+0}')
 		printf '| %s | %s | %s (plain %s) | %s | %s | %s | %s | %s | %s |\n' "$name" "$mode" "$rc" "$prc" "$same" \
-			"$procs" "$launches" "$probed" "$results" "$declined" >>"$W/table"
+			"$procs" "$launches" "$probed" "$results" "$declined" >>"$TABLE"
 		[ "$same" = no ] && { echo "== $name $mode output differs:"; diff "$W/$name.plain.cmp" "$W/$name.$mode.cmp" | head -5; tail -3 "$W/$name.$mode.err"; }
 		grep -h '^probe .*declined\|^warn ' "$E" 2>/dev/null | cut -c1-200 | sort -u | head -4
 	done
 	cd "$ROOT" || exit 2
 done
-cat "$W/table" | tee "$OUT/apps_run.txt"
+cat "$TABLE"
 tar -czf "$OUT/apps-logs.tgz" -C "$W" --exclude='*.ntr' . 2>/dev/null
