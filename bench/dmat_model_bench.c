@@ -111,6 +111,7 @@ static struct result *db_make(uint64_t threads)
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = DB_CAP;
+	m->stored = m->map.cap; /* a whole map: every slot */
 	m->slot_major = 1;
 	db_field(&m->map, "addr", PROBE_U64);
 	db_field(&m->map, "clock", PROBE_U32);

@@ -147,6 +147,7 @@ static struct result *tb_result(uint32_t blocks)
 	snprintf(m->map.name, sizeof m->map.name, "block_sched");
 	m->map.level = PROBE_LEVEL_WARP;
 	m->map.cap = 1;
+	m->stored = m->map.cap;
 	m->map.rec_size = TB_REC;
 	m->map.n_fields = 4;
 	memcpy(m->map.fields, f, sizeof f);

@@ -37,6 +37,23 @@ CUresult hook_cuda_launch(struct hook_launch *l);
 CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **params, void **extra);
 void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, int probed, int capturing);
 
+/* hook_cuda_attr.c */
+/* Gives the probed copy of k every function attribute recorded for k (the
+ * app's cuFuncSetAttribute, cuKernelSetAttribute, cuFuncSetCacheConfig,
+ * cuKernelSetCacheConfig, cuFuncSetSharedMemConfig, on any of k's handles)
+ * newer than *applied_gen; on the first call (*applied_gen == 0) also the
+ * settable attributes the original `orig` (a CUfunction, or a CUkernel
+ * passed as one) has and the copy lacks. *applied_gen is the copy's own
+ * bookkeeping (0 at first, opaque after). 0, or -1 with a cause naming the
+ * attribute and the CUDA error. When nothing changed: one atomic load. */
+int hook_attr_apply(struct hook_kernel *k, CUfunction orig, CUfunction probed, uint64_t *applied_gen, char **cause);
+
+/* hook_cuda_ctx.c */
+/* Forgets everything the hook holds for ctx (timings, event pools,
+ * instrumented copies, its modules' handles, and hook_results_ctx_gone),
+ * before the driver destroys it. */
+void hook_ctx_drop(CUcontext ctx);
+
 /* hook_cuda_timing.c */
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n);
 /* Records a start event; 0 and fills *t when timing goes ahead. */
@@ -47,7 +64,9 @@ void hook_timing_abort(struct hook_timed *t);
 void hook_timing_stats(int final);
 void hook_timing_shutdown(void);
 void hook_timing_fork_child(void);
-/* Before a context is destroyed: its pending timings and pooled events go. */
+/* Before a context is destroyed: its pending timings and pooled events go;
+ * returns once the timing thread is outside its polling pass (it then has
+ * no context current). */
 void hook_timing_ctx_gone(CUcontext ctx);
 /* Event pool shared with the result path. */
 CUevent hook_event_get(CUcontext ctx);
@@ -76,5 +95,9 @@ void hook_results_shutdown(void);
 /* Before a context may be destroyed: every queued result finished. */
 void hook_results_drain(void);
 void hook_results_fork_child(void);
+/* Before ctx is destroyed (called once per teardown, on the thread that
+ * destroys it, while it is still alive): no queued probed launch, buffer,
+ * stream or event of ctx is used afterwards. */
+void hook_results_ctx_gone(CUcontext ctx);
 
 #endif

@@ -18,6 +18,7 @@
 	X(cuKernelGetName) \
 	X(cuFuncGetAttribute) \
 	X(cuFuncSetAttribute) \
+	X(cuFuncSetCacheConfig) \
 	X(cuKernelGetAttribute) \
 	X(cuFuncGetParamInfo) \
 	X(cuModuleUnload) \
@@ -46,6 +47,8 @@ struct hook_cuda_api {
 #define HOOK_CUDA_API_FIELD(name) __typeof__(name) *name;
 	HOOK_CUDA_API(HOOK_CUDA_API_FIELD)
 #undef HOOK_CUDA_API_FIELD
+	/* deprecated in cuda.h: typed by hand */
+	CUresult (*cuFuncSetSharedMemConfig)(CUfunction f, CUsharedconfig config);
 };
 
 extern struct hook_cuda_api cu;

@@ -83,21 +83,11 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->units = c->units;
 	rm->counts = (uint32_t *)(uintptr_t)(j->counts->ptr + c->counts_off);
 	rm->records = j->recs ? (uint8_t *)(uintptr_t)(j->recs->ptr + c->rec_off) : NULL;
-	rm->slots_omitted = rm->map.cap - c->stored;
+	rm->stored = c->stored;
 	rm->slot_major = engine_map_slot_major(&em->map);
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
 	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
-}
-
-/* Record slots any kept unit of the map filled. */
-static uint32_t results_stored(const struct result_map *rm)
-{
-	uint64_t cap_bytes = (uint64_t)rm->map.cap * rm->map.rec_size, most = 0;
-	for (uint64_t u = 0; u < rm->units; u++)
-		if (rm->counts[u] > most && result_map_unit_kept(rm, u))
-			most = rm->counts[u] < cap_bytes ? rm->counts[u] : cap_bytes;
-	return (uint32_t)(most / rm->map.rec_size);
 }
 
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
@@ -203,7 +193,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		struct result_map rm;
 		results_map_view(j, i, &rm);
-		j->copy[i].stored = results_stored(&rm);
+		j->copy[i].stored = result_map_most_records(&rm);
 		j->copy[i].rec_off = rec_bytes;
 		rec_bytes += align16(results_copy_bytes(j, i));
 	}

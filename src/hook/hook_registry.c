@@ -135,6 +135,9 @@ struct hook_module *hook_registry_add_module(void *handle, int is_library, const
 	m->handle = handle;
 	m->is_library = is_library;
 	m->source = "app";
+	CUcontext ctx = NULL;
+	if (!is_library && cu.cuCtxGetCurrent && cu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS)
+		m->ctx = ctx; /* a module lives and dies with the context it was loaded in */
 	registry_classify(m, image, size_hint);
 	REG_LOCK();
 	m->mid = ++hook.reg.n_modules;
@@ -196,15 +199,51 @@ static void unload_drop(struct ptrmap *map, struct hook_module *m, int kernels)
 	free(u.keys);
 }
 
+/* Called with the lock held. */
+static void unload_module(struct hook_module *m)
+{
+	m->unloaded = 1;
+	unload_drop(&hook.reg.kernels, m, 1);
+	unload_drop(&hook.reg.modules, m, 0);
+}
+
 void hook_registry_unload(void *handle)
 {
 	REG_LOCK();
 	struct hook_module *m = ptrmap_get(&hook.reg.modules, handle);
 	__atomic_add_fetch(&hook.reg.generation, 1, __ATOMIC_RELEASE);
-	if (m) {
-		m->unloaded = 1;
-		unload_drop(&hook.reg.kernels, m, 1);
-		unload_drop(&hook.reg.modules, m, 0);
+	if (m)
+		unload_module(m);
+	REG_UNLOCK();
+}
+
+struct ctx_modules {
+	const void *ctx;
+	struct hook_module *hit;
+};
+
+static void ctx_module_find(const void *key, void *val, void *arg)
+{
+	struct ctx_modules *c = arg;
+	struct hook_module *m = val;
+	(void)key;
+	if (!c->hit && m && !m->is_library && !m->unloaded && m->ctx == c->ctx)
+		c->hit = m;
+}
+
+void hook_registry_ctx_gone(void *ctx)
+{
+	if (!ctx)
+		return;
+	REG_LOCK();
+	__atomic_add_fetch(&hook.reg.generation, 1, __ATOMIC_RELEASE);
+	/* One module at a time: unload_module changes the map. */
+	for (;;) {
+		struct ctx_modules c = { ctx, NULL };
+		ptrmap_each(&hook.reg.modules, ctx_module_find, &c);
+		if (!c.hit)
+			break;
+		unload_module(c.hit);
 	}
 	REG_UNLOCK();
 }
@@ -290,6 +329,10 @@ struct hook_kernel *hook_registry_add_kernel(void *handle, struct hook_module *m
 {
 	REG_LOCK();
 	struct hook_kernel *k = ptrmap_get(&hook.reg.kernels, handle);
+	/* A handle value the driver handed out again for another module's
+	 * function (its old module went without an unload we saw). */
+	if (k && m && k->mod != m)
+		k = NULL;
 	if (!k && m && name)
 		for (k = m->kernels; k && strcmp(k->name, name) != 0; k = k->next_in_mod)
 			;
@@ -342,6 +385,29 @@ struct hook_kernel *hook_registry_kernel(void *handle)
 		reg_cache.k[i] = k;
 	}
 	return k;
+}
+
+struct hook_kernel *hook_registry_find(void *handle)
+{
+	REG_LOCK();
+	struct hook_kernel *k = handle ? ptrmap_get(&hook.reg.kernels, handle) : NULL;
+	REG_UNLOCK();
+	return k;
+}
+
+int hook_registry_attr_set(void *handle, enum hook_attr_id a, int v)
+{
+	if (!handle || a < 0 || a >= HOOK_ATTR_N)
+		return -1;
+	REG_LOCK();
+	struct hook_kernel *k = ptrmap_get(&hook.reg.kernels, handle);
+	if (k) {
+		uint64_t g = k->attrs.gen + 1;
+		__atomic_store_n(&k->attrs.slot[a], g << 32 | (uint32_t)v, __ATOMIC_RELAXED);
+		__atomic_store_n(&k->attrs.gen, g, __ATOMIC_RELEASE);
+	}
+	REG_UNLOCK();
+	return k ? 0 : -1;
 }
 
 struct hook_kernel *hook_registry_kernel_slow(void *handle)

@@ -18,6 +18,7 @@ struct hook_ctl_count;
 struct hook_module {
 	uint32_t mid;
 	void *handle;         /* CUmodule, or CUlibrary when is_library */
+	void *ctx;            /* CUcontext current at the load (a module dies with it); NULL for a library */
 	int is_library;
 	int unloaded;
 	int kind;             /* enum image_kind */
@@ -33,7 +34,8 @@ struct hook_module {
 /* An instrumented copy of a kernel in one context with one probe set. */
 struct hook_inst {
 	struct hook_inst *next;
-	void *ctx;            /* CUcontext */
+	void *ctx;            /* CUcontext; NULL once it went (dead: never matched again) */
+	int dead;             /* its context went: module and function are gone with it */
 	const struct hook_ctl_set *set; /* NULL: the NTOP_PROBES probes */
 	int ok;               /* 0: failed, reason says why */
 	char *reason;
@@ -42,6 +44,31 @@ struct hook_inst {
 	struct engine_result *res;
 	int regs_orig, regs_probed;
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
+};
+
+/* Function attributes the application set on any handle of a kernel
+ * (cuFuncSetAttribute, cuKernelSetAttribute, cuFuncSetCacheConfig,
+ * cuKernelSetCacheConfig, cuFuncSetSharedMemConfig), so a probed copy can be
+ * given the same (hook_cuda_attr.c). */
+enum hook_attr_id {
+	HOOK_ATTR_MAX_DYN_SMEM,      /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (bytes) */
+	HOOK_ATTR_CARVEOUT,          /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent, -1 default) */
+	HOOK_ATTR_CLUSTER_W,         /* CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH (blocks) */
+	HOOK_ATTR_CLUSTER_H,         /* ..._HEIGHT */
+	HOOK_ATTR_CLUSTER_D,         /* ..._DEPTH */
+	HOOK_ATTR_NON_PORTABLE,      /* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+	HOOK_ATTR_SCHED_POLICY,      /* CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE */
+	HOOK_ATTR_CACHE_CONFIG,      /* CUfunc_cache (cuFuncSetCacheConfig) */
+	HOOK_ATTR_SMEM_CONFIG,       /* CUsharedconfig (cuFuncSetSharedMemConfig) */
+	HOOK_ATTR_N
+};
+
+/* Each slot: (generation << 32) | (uint32_t)value, 0 while never set;
+ * written under the registry lock, slot first, then `gen` (release), so a
+ * reader that loads `gen` (acquire) sees every slot up to it. */
+struct hook_attrs {
+	uint64_t slot[HOOK_ATTR_N];
+	uint64_t gen;              /* last generation given to a slot (atomic); 0: none set */
 };
 
 struct hook_launch_cfg {
@@ -72,6 +99,7 @@ struct hook_kernel {
 	int launched;              /* a `launch` line was emitted */
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	struct hook_inst *insts;   /* per context and probe set */
+	struct hook_attrs attrs;   /* what the app set (hook_cuda_attr.c) */
 	char *decline_reported;    /* last decline reason emitted (say it once) */
 	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
 	struct hook_ctl_count *ctl_counts; /* per (probe set, process), under hook.ctl.lock */
@@ -117,6 +145,14 @@ void hook_registry_fork_child(void);
 /* Lookup on the launch path; creates a record via the driver's name query
  * for a handle we never saw created. NULL only when even that fails. */
 struct hook_kernel *hook_registry_kernel(void *handle);
+/* The kernel of a handle, or NULL when unknown (never creates one). */
+struct hook_kernel *hook_registry_find(void *handle);
+/* Records attribute `a` = v set by the app on `handle`'s kernel; 0, or -1
+ * when the handle is unknown. */
+int hook_registry_attr_set(void *handle, enum hook_attr_id a, int v);
+/* A context went: drop the handles of its modules (the driver destroyed
+ * them and may hand the same values out again). Libraries are kept. */
+void hook_registry_ctx_gone(void *ctx);
 /* Registers a handle the registry has never seen, named by the driver. */
 struct hook_kernel *hook_registry_kernel_slow(void *handle);
 /* Snapshot of every kernel (for stats); caller frees the array. */

@@ -17,6 +17,9 @@
 
 /* Prototypes cuda.h no longer declares (or only under a macro rename). */
 CUresult hook_proto_getproc_v1(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags);
+/* cuFuncSetSharedMemConfig, deprecated in cuda.h (a warning without
+ * CUDA_ENABLE_DEPRECATED wherever this header is included). */
+CUresult hook_proto_func_smem_config(CUfunction f, CUsharedconfig config);
 CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
 				 size_t n_deps, const CUDA_KERNEL_NODE_PARAMS_v1 *params);
 
@@ -32,6 +35,11 @@ CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraph
 	X(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease_v2, 0) \
 	X(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2, 0) \
 	X(cuDevicePrimaryCtxReset_v2, cuDevicePrimaryCtxReset_v2, 0) \
+	X(cuFuncSetAttribute, cuFuncSetAttribute, 0) \
+	X(cuKernelSetAttribute, cuKernelSetAttribute, 0) \
+	X(cuFuncSetCacheConfig, cuFuncSetCacheConfig, 0) \
+	X(cuKernelSetCacheConfig, cuKernelSetCacheConfig, 0) \
+	X(cuFuncSetSharedMemConfig, hook_proto_func_smem_config, 0) \
 	X(cuModuleLoad, cuModuleLoad, 0) \
 	X(cuModuleLoadData, cuModuleLoadData, 0) \
 	X(cuModuleLoadDataEx, cuModuleLoadDataEx, 0) \

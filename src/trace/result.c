@@ -122,7 +122,7 @@ static uint64_t map_rec_units(const struct result *r, const struct result_map *m
 /* Bytes of records a map holds; 0 with *bad set on overflow. */
 static uint64_t map_records_bytes(const struct result *r, const struct result_map *m, int *bad)
 {
-	uint64_t per = (uint64_t)result_map_slots(m) * m->map.rec_size;
+	uint64_t per = (uint64_t)m->stored * m->map.rec_size;
 	uint64_t units = map_rec_units(r, m, bad);
 	if (per && units > UINT64_MAX / per) {
 		*bad = 1;
@@ -186,6 +186,26 @@ static int write_frame(int fd, ZSTD_CCtx *cc, const struct result_map *m, uint64
 	return 0;
 }
 
+/* Records unit u holds: min(count, cap * rec_size) / rec_size. */
+static uint64_t map_unit_records(const struct result_map *m, uint64_t u)
+{
+	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size;
+	return (m->counts[u] < cap_bytes ? m->counts[u] : cap_bytes) / m->map.rec_size;
+}
+
+/* The map's first unit with records holding more than `stored` (units
+ * when none): what the reader would refuse and result_map_record not find. */
+static uint64_t map_unit_past_stored(const struct result_map *m)
+{
+	uint64_t limit = (uint64_t)m->stored * m->map.rec_size;
+	if (m->stored >= m->map.cap)
+		return m->units; /* min(count, cap * rec_size) never exceeds it */
+	for (uint64_t u = 0; u < m->units; u++)
+		if (m->counts[u] >= limit + m->map.rec_size && result_map_unit_kept(m, u))
+			return u;
+	return m->units;
+}
+
 static int result_check_for_write(const struct result *r, char **cause)
 {
 	if (r->n_maps < 0 || (uint32_t)r->n_maps > RESULT_MAX_MAPS || (r->n_maps && !r->maps))
@@ -194,11 +214,18 @@ static int result_check_for_write(const struct result *r, char **cause)
 		const struct result_map *m = &r->maps[i];
 		int bad = 0;
 		uint64_t rb = map_records_bytes(r, m, &bad);
-		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 || m->slots_omitted > m->map.cap ||
+		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 || m->stored > m->map.cap ||
 		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS)
 			return cause_set(cause, "map %d (%s): bad sizes", i, m->map.name);
 		if ((m->units && !m->counts) || (rb && !m->records))
 			return cause_set(cause, "map %d (%s): no data", i, m->map.name);
+		struct result_map v = *m; /* units_per_block as the reader derives it */
+		v.units_per_block = map_units_per_block(r, m);
+		uint64_t u = map_unit_past_stored(&v);
+		if (u < m->units)
+			return cause_set(cause, "map %d (%s): unit %llu holds more records (%llu) than are stored (%u)",
+					 i, m->map.name, (unsigned long long)u, (unsigned long long)map_unit_records(m, u),
+					 m->stored);
 	}
 	return 0;
 }
@@ -207,7 +234,7 @@ static uint32_t result_file_version(const struct result *r)
 {
 	uint32_t v = 1;
 	for (int i = 0; i < r->n_maps; i++)
-		if (r->maps[i].slots_omitted)
+		if (r->maps[i].stored < r->maps[i].map.cap)
 			return 4;
 	for (int i = 0; i < r->n_maps; i++) {
 		if (r->maps[i].sample_shift)
@@ -524,18 +551,22 @@ static int rd_fields(struct result_rd *r, struct probe_map *m)
 }
 
 /* Version 4: the record bytes say how many slots per unit were stored; they
- * must be whole slots of every unit with records, at most cap of them. */
+ * must be whole slots of every unit with records, at most cap of them. A
+ * map without units stores nothing (0). */
 static int rd_slots_stored(struct result_rd *r, struct result_map *m, const struct result_rd_desc *d)
 {
 	uint64_t per_slot = m->rec_units * m->map.rec_size;
 	if (m->rec_units && per_slot / m->rec_units != m->map.rec_size)
 		return cause_set(r->cause, "map %s: size overflow", m->map.name);
 	uint64_t slots = per_slot ? d->records_bytes / per_slot : 0;
-	if ((per_slot ? d->records_bytes % per_slot : d->records_bytes) != 0 || slots > m->map.cap)
-		return cause_set(r->cause, "map %s: %llu record bytes are not whole slots of %llu units (cap %u)",
+	if ((per_slot ? d->records_bytes % per_slot : d->records_bytes) != 0)
+		return cause_set(r->cause, "map %s: %llu record bytes are not whole slots of %llu units of %u bytes",
 				 m->map.name, (unsigned long long)d->records_bytes, (unsigned long long)m->rec_units,
-				 m->map.cap);
-	m->slots_omitted = per_slot ? m->map.cap - (uint32_t)slots : 0;
+				 m->map.rec_size);
+	if (slots > m->map.cap)
+		return cause_set(r->cause, "map %s: %llu record bytes store %llu slots per unit, more than its cap %u",
+				 m->map.name, (unsigned long long)d->records_bytes, (unsigned long long)slots, m->map.cap);
+	m->stored = (uint32_t)slots;
 	return 0;
 }
 
@@ -575,6 +606,7 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 	int bad = 0;
 	m->units_per_block = map_units_per_block(res, m);
 	m->rec_units = map_rec_units(res, m, &bad);
+	m->stored = m->map.cap; /* before version 4: every slot */
 	if (!bad && res->version >= 4 && rd_slots_stored(r, m, d) < 0)
 		return -1;
 	uint64_t want = map_records_bytes(res, m, &bad);
@@ -649,6 +681,28 @@ static int rd_frame(struct result_rd *r, struct result_map *m, const struct resu
 	return rc;
 }
 
+int result_rd_counts(struct result_rd *r, struct result_map *m)
+{
+	uint64_t u = map_unit_past_stored(m);
+	if (u < m->units)
+		return cause_set(r->cause, "map %s: unit %llu holds more records (%llu) than the file stores per unit (%u)",
+				 m->map.name, (unsigned long long)u, (unsigned long long)map_unit_records(m, u),
+				 m->stored);
+	result_map_derive_counts(m);
+	return 0;
+}
+
+uint32_t result_map_most_records(const struct result_map *m)
+{
+	uint64_t most = 0;
+	for (uint64_t u = 0; u < m->units; u++) {
+		uint64_t n = map_unit_records(m, u);
+		if (n > most && result_map_unit_kept(m, u))
+			most = n;
+	}
+	return (uint32_t)most;
+}
+
 void result_map_derive_counts(struct result_map *m)
 {
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
@@ -679,9 +733,8 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 		struct result_map *m = &res->maps[i];
 		struct result_rd_desc d = {0, 0, 0};
 		res->n_maps = (int)i + 1; /* so result_free releases partial maps */
-		if (result_rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0)
+		if (result_rd_descriptor(&r, res, m, &d) < 0 || rd_frame(&r, m, &d) < 0 || result_rd_counts(&r, m) < 0)
 			return -1;
-		result_map_derive_counts(m);
 	}
 	if (r.off != len)
 		return cause_set(cause, "%llu unexpected bytes after the last map",

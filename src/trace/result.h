@@ -1,10 +1,10 @@
 /* Result files: what one probed launch recorded, one file per launch,
  * results/<pid>-<seq>.ntr in the trace directory. Little-endian:
- *   fixed header   "NTOPRES\0", u32 version (1), u32 header bytes, ...
+ *   fixed header   "NTOPRES\0", u32 version (1 to 4), u32 header bytes, ...
  *   strings        kernel name, probe names (length-prefixed)
- *   per map        descriptor (name, level, cap, rec_size, layout flag, fields,
+ *   per map        descriptor (name, level, cap, rec_size, layout flags, fields,
  *                  units, counts/records sizes) + one zstd frame holding
- *                  counts[units] (u32) then the record bytes
+ *                  counts[units] (u32) then the stored record slots
  * Full layout in doc/trace-format.md. Written to a temporary name and renamed,
  * so a reader never sees half a file; every length is checked when read. */
 #ifndef NTOP_RESULT_H
@@ -14,25 +14,29 @@
 #include "engine/probe.h"
 
 #define RESULT_MAGIC "NTOPRES"
-/* Version 2 files may hold slot-major maps, version 3 block-sampled ones;
- * a file is written with the lowest version that describes it, so older
- * readers still take what they can read and refuse (rather than misread)
- * the others. Version 4 files may store fewer record slots per unit than
- * the map's cap (slots_omitted). */
+/* Version 2 files may hold slot-major maps, version 3 block-sampled ones,
+ * version 4 maps that store fewer record slots per unit than their cap
+ * (stored < cap); a file is written with the lowest version that describes
+ * it, so older readers still take what they can read and refuse (rather
+ * than misread) the others. */
 #define RESULT_VERSION 4
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
 	uint64_t units;        /* threads or warps in the launch */
 	uint32_t *counts;      /* [units] bytes each unit tried to save */
-	uint8_t *records;      /* [rec_units * slots * rec_size]: read through result_map_record */
-	/* Record slots per unit left out of `records` (format v4): slots =
-	 * cap - slots_omitted are stored, the first ones of each unit; no unit
-	 * filled more (the hook copies back only what was written). 0 in maps
-	 * built in memory: all cap slots are there. */
-	uint32_t slots_omitted;
-	int slot_major;        /* record k of unit u at (k * units + u) * rec_size, else at
-				  (u * cap + k) * rec_size (engine.h; descriptor flag bit 0) */
+	uint8_t *records;      /* [rec_units * stored * rec_size]: read through result_map_record */
+	/* Record slots stored per unit, 0 <= stored <= cap: slots 0..stored-1
+	 * of every unit with records are in `records`, the later ones are not
+	 * (result_map_record returns NULL). Every writer sets it: cap for a
+	 * whole map; the hook, which copies back only what was written, the
+	 * most records a kept unit wrote (result_map_most_records), so 0 means
+	 * no records at all. No kept unit may hold more than `stored` records
+	 * (min(count, cap * rec_size) / rec_size): result_write refuses such a
+	 * map, result_read such a file. Read: cap before format version 4. */
+	uint32_t stored;
+	int slot_major;        /* record k of unit u at (k * rec_units + u) * rec_size, else at
+				  (u * stored + k) * rec_size (engine.h; descriptor flag bit 0) */
 	/* Block sampling (engine.h): records were kept for 1 block in
 	 * 2^sample_shift only (block_linear a multiple of it); counts cover all
 	 * units. rec_units = units with records (the slot-major stride) and
@@ -64,8 +68,9 @@ struct result {
 };
 
 /* Writes dir/name atomically (tmp file, rename; not fsynced). The struct's buffers
- * are only read. Compression level: zstd 1 (the fastest; on dmat-like records
- * 1.5x faster than level 3 at the same ratio). */
+ * are only read. Refuses a map with stored > cap, or with a unit (of a kept
+ * block) holding more than `stored` records. Compression level: zstd 1 (the
+ * fastest; on dmat-like records 1.5x faster than level 3 at the same ratio). */
 int result_write(const char *dir, const char *name, const struct result *r, char **cause);
 int result_read(const char *path, struct result **out, char **cause);
 /* The same checks on a file image already in memory (tests, fuzzers). */
@@ -76,11 +81,9 @@ void result_free(struct result *r);
  * counts (what the reader derives; the hook calls it on its buffers). */
 void result_map_derive_counts(struct result_map *m);
 
-/* Record slots stored per unit (the unit-major stride, the slot-major planes). */
-static inline uint32_t result_map_slots(const struct result_map *m)
-{
-	return m->map.cap - m->slots_omitted;
-}
+/* The most records any unit with records holds, min(count, cap * rec_size)
+ * / rec_size: the least `stored` that keeps them all (0 when none wrote). */
+uint32_t result_map_most_records(const struct result_map *m);
 
 /* Does unit `unit` have records (its block sampled)? */
 static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit)
@@ -103,16 +106,16 @@ static inline uint64_t result_map_unit_at(const struct result_map *m, uint64_t r
 	return ((ru / m->units_per_block) << m->sample_shift) * m->units_per_block + ru % m->units_per_block;
 }
 
-/* Unit `unit`'s record `slot` (< cap) in either layout, NULL when the
- * unit's block was not sampled or the slot was not stored (no unit filled
- * it). Only the first min(counts[unit], cap * rec_size) / rec_size records
- * hold data. */
+/* Unit `unit`'s record `slot` in either layout, NULL when the unit's
+ * block was not sampled or the slot was not stored (slot >= stored). Only
+ * the first min(counts[unit], cap * rec_size) / rec_size records hold data
+ * (all of them stored, in a map read or written). */
 static inline const uint8_t *result_map_record(const struct result_map *m, uint64_t unit, uint32_t slot)
 {
-	if (!result_map_unit_kept(m, unit) || slot >= result_map_slots(m))
+	if (!result_map_unit_kept(m, unit) || slot >= m->stored)
 		return NULL;
 	uint64_t upb = m->units_per_block, ru = m->sample_shift ? (unit / upb >> m->sample_shift) * upb + unit % upb : unit;
-	uint64_t i = m->slot_major ? (uint64_t)slot * result_map_rec_units(m) + ru : ru * result_map_slots(m) + slot;
+	uint64_t i = m->slot_major ? (uint64_t)slot * result_map_rec_units(m) + ru : ru * m->stored + slot;
 	return m->records + i * m->map.rec_size;
 }
 
@@ -154,21 +157,24 @@ int result_pass_next(struct result_pass *p, struct result_chunk *c, char **cause
 size_t result_pass_mem(const struct result_pass *p);
 void result_pass_free(struct result_pass *p);
 
-/* Every record slot of map `map` (used or not: compare slot with the
- * unit's count) in file order; units of blocks not sampled never appear. */
+/* Every stored record slot of map `map` (used or not: compare slot with
+ * the unit's count) in file order; units of blocks not sampled and slots
+ * at or past `stored` never appear. */
 typedef void (*result_rec_fn)(void *ctx, uint64_t unit, uint32_t slot, const uint8_t *rec);
 int result_stream_each(const struct result_stream *s, int map, result_rec_fn fn, void *ctx, char **cause);
 
-/* Unit and slot of the record at index i of the map's record area. */
+/* Unit and slot of the record at index i (< rec_units * stored) of the
+ * map's record area, in file order. */
 static inline void result_map_rec_pos(const struct result_map *m, uint64_t i, uint64_t *unit, uint32_t *slot)
 {
-	uint64_t nru = result_map_rec_units(m), ru;
-	if (m->slot_major) {
+	uint64_t nru = result_map_rec_units(m), ru = 0;
+	*slot = 0;
+	if (m->slot_major && nru) {
 		*slot = (uint32_t)(i / nru);
 		ru = i % nru;
-	} else {
-		ru = i / result_map_slots(m);
-		*slot = (uint32_t)(i % result_map_slots(m));
+	} else if (!m->slot_major && m->stored) {
+		ru = i / m->stored;
+		*slot = (uint32_t)(i % m->stored);
 	}
 	*unit = result_map_unit_at(m, ru);
 }

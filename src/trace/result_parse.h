@@ -42,5 +42,9 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
  * declares exactly counts + records bytes, achievable from frame_bytes. */
 int result_rd_frame_head(struct result_rd *r, const struct result_map *m, const struct result_rd_desc *d,
 			 const uint8_t *head, size_t head_len);
+/* Once a map's counts are loaded: refuses a unit with records holding more
+ * than the map stores per unit (result_map_record would find no slot for
+ * them), then derives the written/dropped/unsampled totals. */
+int result_rd_counts(struct result_rd *r, struct result_map *m);
 
 #endif

@@ -146,7 +146,7 @@ int result_pass_open(const struct result_stream *s, int map, struct result_pass 
 	if (m->map.rec_size > RESULT_MAX_REC_BYTES)
 		return cause_set(cause, "map %s: %u-byte records are implausible", m->map.name, m->map.rec_size);
 	size_t chunk = RESULT_CHUNK_BYTES / m->map.rec_size * m->map.rec_size;
-	uint64_t rec_bytes = result_map_rec_units(m) * result_map_slots(m) * m->map.rec_size;
+	uint64_t rec_bytes = result_map_rec_units(m) * m->stored * m->map.rec_size; /* checked when opened */
 	if (chunk > rec_bytes)
 		chunk = (size_t)rec_bytes;
 	if (pass_new(s, map, chunk, out, cause) < 0)
@@ -222,9 +222,8 @@ static int stream_counts(struct result_stream *s, struct result_rd *r, int i, co
 		return -1;
 	int rc = pass_read(p, m->counts, (size_t)d->counts_bytes, r->cause);
 	result_pass_free(p);
-	if (rc < 0)
+	if (rc < 0 || result_rd_counts(r, m) < 0)
 		return -1;
-	result_map_derive_counts(m);
 	r->off += d->frame_bytes;
 	return 0;
 }
@@ -327,22 +326,23 @@ int result_stream_each(const struct result_stream *s, int map, result_rec_fn fn,
 	if (result_pass_open(s, map, &p, cause) < 0)
 		return -1;
 	const struct result_map *m = p->m;
-	uint64_t nru = result_map_rec_units(m), cap = result_map_slots(m);
+	uint64_t nru = result_map_rec_units(m), stored = m->stored;
 	struct result_chunk c;
 	int rc;
 	while ((rc = result_pass_next(p, &c, cause)) == 1) {
+		/* a chunk holds records, so nru and stored are > 0 */
 		uint64_t ru;
 		uint32_t slot;
 		if (m->slot_major) {
 			slot = (uint32_t)(c.first / nru);
 			ru = c.first % nru;
 		} else {
-			ru = c.first / cap;
-			slot = (uint32_t)(c.first % cap);
+			ru = c.first / stored;
+			slot = (uint32_t)(c.first % stored);
 		}
 		for (uint64_t i = 0; i < c.n; i++) {
 			fn(ctx, result_map_unit_at(m, ru), slot, c.recs + i * m->map.rec_size);
-			if (m->slot_major ? ++ru == nru : ++slot == cap) {
+			if (m->slot_major ? ++ru == nru : ++slot == stored) {
 				if (m->slot_major) {
 					ru = 0;
 					slot++;

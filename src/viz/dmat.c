@@ -205,8 +205,8 @@ static void dm_pos_at(const struct dmat *m, uint64_t i, struct dm_pos *q)
 		q->slot = i / nru;
 		q->ru = i % nru;
 	} else {
-		q->ru = i / result_map_slots(mp);
-		q->slot = i % result_map_slots(mp);
+		q->ru = i / mp->stored;
+		q->slot = i % mp->stored;
 	}
 	q->kb = q->ru / m->units_per_block;
 	q->w = q->ru % m->units_per_block;
@@ -227,7 +227,7 @@ static void dm_walk_chunk(const struct dmat *m, const uint8_t *rec, uint64_t fir
 	if (!n)
 		return;
 	const struct result_map *mp = dm_map(m);
-	uint64_t nru = result_map_rec_units(mp), cap = result_map_slots(mp), rs = mp->map.rec_size;
+	uint64_t nru = result_map_rec_units(mp), stored = mp->stored, rs = mp->map.rec_size;
 	uint64_t upb = m->units_per_block;
 	struct dm_pos q;
 	dm_pos_at(m, first, &q);
@@ -240,7 +240,7 @@ static void dm_walk_chunk(const struct dmat *m, const uint8_t *rec, uint64_t fir
 			x.t = dm_time(m, &x);
 			f(ctx, &x);
 		}
-		if (mp->slot_major || ++q.slot == cap) {
+		if (mp->slot_major || ++q.slot == stored) {
 			if (!mp->slot_major)
 				q.slot = 0;
 			if (++q.w == upb) {
@@ -263,7 +263,7 @@ static int dm_walk(const struct dmat *m, dm_visit f, void *ctx, size_t *pass_mem
 {
 	const struct result_map *mp = dm_map(m);
 	if (!m->st) {
-		dm_walk_chunk(m, mp->records, 0, result_map_rec_units(mp) * result_map_slots(mp), f, ctx);
+		dm_walk_chunk(m, mp->records, 0, result_map_rec_units(mp) * mp->stored, f, ctx);
 		return 0;
 	}
 	struct result_pass *p = NULL;

@@ -11,6 +11,9 @@
  * APP_BURST_SMEM=BYTES: every launch asks for that much dynamic shared
  * memory, after cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) on `fill`
  * (as apps do for more than 48 KB).
+ * APP_BURST_CAPTURE=1: after the bursts, a probed launch on a stream and at
+ * once a global-mode capture on that stream that lasts while the hook
+ * still drains results; the capture must end valid.
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -79,6 +82,24 @@ static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, con
 	printf("burst %s launches=%d allocs=%lu syncs=%lu\n", name, n, w->count(0) - a0, w->count(1) - s0);
 }
 
+static void capture_after_launch(CUfunction fill, CUdeviceptr buf)
+{
+	static CUstream s;
+	static CUgraph g;
+	unsigned len = 1024;
+	void *params[] = { &buf, &len };
+	CK(cuStreamCreate(&s, 0));
+	for (int i = 0; i < 3; i++) {
+		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, smem, s, params, NULL));
+		CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, smem, s, params, NULL));
+		struct timespec ts = { 0, 60000000 }; /* the hook's threads keep working */
+		nanosleep(&ts, NULL);
+		CK(cuStreamEndCapture(s, &g));
+	}
+	printf("capture ok\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *trace = getenv("NTOP_TRACE_DIR");
@@ -124,6 +145,8 @@ int main(int argc, char **argv)
 	if (results_written(trace) < n)
 		printf("FAIL: only %d of %d results written after 30 s\n", results_written(trace), n), failures++;
 	burst("steady", fill, buf, n, &w);
+	if (getenv("APP_BURST_CAPTURE"))
+		capture_after_launch(fill, buf);
 	CK(cuCtxSynchronize());
 	if (fake)
 		dlclose(fake);

@@ -9,6 +9,7 @@
 
 pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 int fake_global_captures;
+static int fake_globals_broken; /* an unsafe call hit the global-mode captures in progress */
 static int fake_inited;
 static __thread CUcontext fake_current;
 static __thread CUstreamCaptureMode fake_thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
@@ -123,15 +124,23 @@ FAKE_EXPORT CUresult cuCtxSynchronize(void)
 	return CUDA_SUCCESS;
 }
 
-/* Allocation in global capture mode (while some thread captures globally)
- * is "unsafe" in CUDA: it fails and invalidates the capture. */
+/* A "potentially unsafe" call (allocation, a wait on the device) while some
+ * thread captures in global mode, from a thread not in relaxed mode: CUDA
+ * fails it and invalidates those captures (their EndCapture then fails). */
+static CUresult fake_unsafe_call(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	int bad = fake_global_captures > 0 && fake_thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+	if (bad)
+		fake_globals_broken = 1;
+	pthread_mutex_unlock(&fake_lock);
+	return bad ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
 static CUresult fake_alloc_allowed(void)
 {
 	fake_watch_note(FAKE_WATCH_ALLOC);
-	pthread_mutex_lock(&fake_lock);
-	int bad = fake_global_captures > 0 && fake_thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
-	pthread_mutex_unlock(&fake_lock);
-	return bad ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+	return fake_unsafe_call();
 }
 
 FAKE_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
@@ -278,6 +287,8 @@ FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 {
 	if (fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventQuery") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (fake_unsafe_call() != CUDA_SUCCESS)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	return ((struct fake_event *)e)->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -287,6 +298,8 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
 	if (fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventSynchronize") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
 	fake_sync_delay();
+	if (fake_unsafe_call() != CUDA_SUCCESS) /* after the wait: a capture begun meanwhile counts */
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	(void)e;
 	return CUDA_SUCCESS;
 }
@@ -338,7 +351,8 @@ FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mod
 	fs->nodes = 0;
 	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
 		pthread_mutex_lock(&fake_lock);
-		fake_global_captures++;
+		if (fake_global_captures++ == 0)
+			fake_globals_broken = 0;
 		pthread_mutex_unlock(&fake_lock);
 		fs->capturing = 2;
 	}
@@ -353,6 +367,8 @@ FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 	if (fs->capturing == 2) {
 		pthread_mutex_lock(&fake_lock);
 		fake_global_captures--;
+		if (fake_globals_broken)
+			fs->invalidated = 1;
 		pthread_mutex_unlock(&fake_lock);
 	}
 	fs->capturing = 0;

@@ -73,6 +73,7 @@ static struct result *mk_result(uint64_t seq, uint32_t kid, const char *kernel, 
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = cap;
+	m->stored = m->map.cap; /* a whole map: every slot */
 	m->slot_major = 1; /* as the hook writes thread maps */
 	mk_field(&m->map, "addr", PROBE_U64);
 	mk_field(&m->map, "clock", PROBE_U32);

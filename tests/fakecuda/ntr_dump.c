@@ -1,9 +1,9 @@
 /* Prints a summary of one result file for the regress scripts:
  *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
- *   [sampled=N unsampled=N] version=N slots=STORED/CAP,... probes=NAMES
- *   [sampled=N unsampled=N] probes=A,B (last: the rest of the line)
+ *   [sampled=N unsampled=N] version=N slots=STORED/CAP,... probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
- * there is none). Exit 1 when the file cannot be read. */
+ * there is none; slots: per map, record slots stored per unit / cap; probes:
+ * the rest of the line). Exit 1 when the file cannot be read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 					uint32_t v;
 					const uint8_t *rec = result_map_record(m, u, k);
 					if (!rec)
-						break; /* block not sampled */
+						break; /* block not sampled, or past the stored slots */
 					memcpy(&v, rec + m->map.fields[f].offset, 4);
 					if (m->counts[u] > 0 && (long long)v > smid_max)
 						smid_max = v;
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		printf(" sampled=%llu unsampled=%llu", 1ull << shift, (unsigned long long)unsampled);
 	printf(" version=%u slots=", r->version);
 	for (int i = 0; i < r->n_maps; i++)
-		printf("%s%u/%u", i ? "," : "", result_map_slots(&r->maps[i]), r->maps[i].map.cap);
+		printf("%s%u/%u", i ? "," : "", r->maps[i].stored, r->maps[i].map.cap);
 	printf(" probes=%s\n", r->probes ? r->probes : "");
 	result_free(r);
 	return 0;

@@ -141,21 +141,38 @@ def read_map(rd, block, version=3):
         # Appended descriptor fields (doc/trace-format.md, compatibility) may
         # change what the records mean (block sampling): refuse, do not guess.
         raise NtrError(f"map {name}: {extra} descriptor bytes this reader does not know (newer ntop?)")
-    slots = cap
-    if version >= 4 and rec_units:
-        # version 4: only the slots some unit filled are stored
-        slots, rest = divmod(records_bytes, rec_units * rec_size)
-        if rest or slots > cap:
+    stored = cap  # record slots stored per unit: every one before version 4
+    if version >= 4:
+        # version 4: only the first `stored` slots of each unit (the most any
+        # unit with records filled); none for a map without units
+        stored, rest = divmod(records_bytes, rec_units * rec_size) if rec_units else (0, records_bytes)
+        if rest:
             raise NtrError(f"map {name}: {records_bytes} record bytes are not whole slots of {rec_units} units")
-    if counts_bytes != units * 4 or records_bytes != rec_units * slots * rec_size:
+        if stored > cap:
+            raise NtrError(f"map {name}: {records_bytes} record bytes store {stored} slots per unit, cap {cap}")
+    if counts_bytes != units * 4 or records_bytes != rec_units * stored * rec_size:
         raise NtrError(f"map {name}: sizes disagree (units {units}, counts {counts_bytes}, records {records_bytes})")
     data = zstd_decompress(rd.take(frame_bytes, f"map {name} frame"), counts_bytes + records_bytes)
-    return {
+    m = {
         "name": name, "level": "thread" if level == 1 else "warp", "cap": cap, "rec_size": rec_size,
         "fields": fields, "units": units, "slot_major": bool(flags & FLAG_SLOT_MAJOR),
-        "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb, "slots": slots,
+        "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb, "stored": stored,
         "counts": data[:counts_bytes], "records": data[counts_bytes:],
     }
+    if stored < cap:
+        # as the C reader: no unit with records may hold more than is stored
+        counts = memoryview(m["counts"]).cast("I")
+        for u, c in enumerate(counts):
+            if min(c, cap * rec_size) // rec_size > stored and unit_kept(m, u):
+                raise NtrError(f"map {name}: unit {u} holds more records ({min(c, cap * rec_size) // rec_size}) "
+                               f"than the file stores per unit ({stored})")
+    return m
+
+
+def unit_kept(m, u):
+    """Does unit u have records (its block kept by block sampling)?"""
+    shift, upb = m.get("sample_shift", 0), m.get("units_per_block", 0)
+    return not shift or not (u // upb) & ((1 << shift) - 1)
 
 
 def read_bytes(buf):
@@ -213,21 +230,23 @@ def map_stats(m):
 
 def written_slots(m):
     """Index (in the record area) of every record a unit wrote: the first
-    min(count, cap * rec_size) // rec_size slots of each unit with records.
-    Slots past a unit's count hold stale bytes (the hook clears only the
-    counts between launches), so nothing else may be read."""
+    min(count, cap * rec_size) // rec_size slots of each unit with records
+    (all stored: read_map checks). Slots past a unit's count hold stale
+    bytes (the hook clears only the counts between launches), so nothing
+    else may be read. Record k of kept unit ru is at k * rec_units + ru
+    (slot-major) or ru * stored + k (unit-major)."""
     rec, cap = m["rec_size"], m["cap"]
-    slots = m.get("slots", cap)
+    stored = m.get("stored", cap)
     nru = m.get("rec_units", m["units"])
     shift, upb = m.get("sample_shift", 0), m.get("units_per_block", 0)
     counts = memoryview(m["counts"]).cast("I")
     out = []
     for u, c in enumerate(counts):
-        if shift and (u // upb) & ((1 << shift) - 1):
+        if not unit_kept(m, u):
             continue  # block not sampled: counted, not kept
         ru = ((u // upb) >> shift) * upb + u % upb if shift else u
-        for k in range(min(min(c, cap * rec) // rec, slots)):
-            out.append(k * nru + ru if m["slot_major"] else ru * slots + k)
+        for k in range(min(min(c, cap * rec) // rec, stored)):
+            out.append(k * nru + ru if m["slot_major"] else ru * stored + k)
     return out
 
 
@@ -253,20 +272,22 @@ def _str(s):
     return struct.pack("<I", len(b)) + b
 
 
-def write_bytes(kernel, probes, maps, seq=1, pid=7, kid=1, duration_ns=1000, version=2, extra_desc=b""):
+def write_bytes(kernel, probes, maps, seq=1, pid=7, kid=1, duration_ns=1000, version=2, extra_desc=b"",
+                grid=(1, 1, 1), block=(64, 1, 1)):
     """maps: [(name, level 1|2, cap, rec_size, [(field, type, off)], units,
-    counts bytes, records bytes, slot_major)]."""
+    counts bytes, records bytes, slot_major[, sample shift])]."""
     body = _str(kernel) + _str(probes)
-    for name, level, cap, rec, fields, units, counts, records, slot in maps:
+    for name, level, cap, rec, fields, units, counts, records, slot, *shift in maps:
         frame = zstd_compress(counts + records)
         fb = b"".join(_str(f) + struct.pack("<II", t, o) for f, t, o in fields)
         nb = _str(name)
         desc_bytes = 56 + len(nb) + len(fb) + len(extra_desc)
-        body += struct.pack("<IIIIII", desc_bytes, level, cap, rec, len(fields), FLAG_SLOT_MAJOR if slot else 0)
+        flags = (FLAG_SLOT_MAJOR if slot else 0) | (shift[0] << 8 if shift else 0)
+        body += struct.pack("<IIIIII", desc_bytes, level, cap, rec, len(fields), flags)
         body += struct.pack("<QQQQ", units, len(counts), len(records), len(frame)) + nb + fb + extra_desc + frame
     total = HEADER_V1 + len(body)
     head = MAGIC + struct.pack("<IIQ", version, HEADER_V1, total) + struct.pack("<IIQ", pid, kid, seq)
-    head += struct.pack("<3I3I", 1, 1, 1, 64, 1, 1) + struct.pack("<IIII", 0, 132, 90, 1980000)
+    head += struct.pack("<3I3I", *grid, *block) + struct.pack("<IIII", 0, 132, 90, 1980000)
     head += struct.pack("<QQII", 0, duration_ns, len(maps), 0)
     assert len(head) == HEADER_V1
     return head + body
@@ -315,17 +336,40 @@ def selftest():
     r4 = bytes(r2[:u2 * 16])
     dm4 = ("dmat", 1, 2, 16, [("addr", 8, 0), ("n", 8, 8)], u2, c4, r4, True)
     h4 = read_bytes(write_bytes("_Z1kv", "dmat", [dm4], version=4))
-    expect(h4["maps"][0]["slots"] == 1 and map_stats(h4["maps"][0]) == (3, 0), f"v4 {h4['maps'][0]['slots']}")
+    expect(h4["maps"][0]["stored"] == 1 and map_stats(h4["maps"][0]) == (3, 0), f"v4 {h4['maps'][0]['stored']}")
     expect(field_sums(h4["maps"][0]) == {"addr": 0 + 100 + 200, "n": 3}, f"v4 sums {field_sums(h4['maps'][0])}")
-    for bad, why in ((buf[:-1], "truncated"), (b"X" + buf[1:], "magic"),
-                     (write_bytes("k", "p", [gb], version=5), "version"),
-                     (write_bytes("k", "p", [dm4[:6] + (dm4[6][:-16],) + dm4[7:]], version=4), "not whole slots"),
-                     (write_bytes("k", "p", [gb], extra_desc=b"\0" * 8), "extra descriptor bytes")):
+    # unit-major (a warp map, cap 3) with 2 slots stored: stride 2, not 3
+    c5 = struct.pack("<3I", 16, 32, 0)
+    r5 = b"".join(struct.pack("<QQ", 10 * u + k, 1) for u in range(3) for k in range(2))
+    wm = ("w", 2, 3, 16, [("v", 8, 0), ("n", 8, 8)], 3, c5, r5, False)
+    h5 = read_bytes(write_bytes("k", "p", [wm], version=4, block=(96, 1, 1)))
+    expect(h5["maps"][0]["stored"] == 2 and field_sums(h5["maps"][0]) == {"v": 0 + 10 + 11, "n": 3},
+           f"unit-major v4 {field_sums(h5['maps'][0])}")
+    # sampled (2 blocks of 2 warps, shift 1: block 0 kept) and 1 slot stored;
+    # block 1's units tried 3 records each and bound nothing
+    c6 = struct.pack("<4I", 16, 0, 48, 48)
+    r6 = struct.pack("<QQ", 7, 1) + struct.pack("<QQ", 8, 1)
+    sm = ("s", 1, 3, 16, [("v", 8, 0), ("n", 8, 8)], 4, c6, r6, True, 1)
+    h6 = read_bytes(write_bytes("k", "p", [sm], version=4, grid=(2, 1, 1), block=(2, 1, 1)))
+    expect(h6["maps"][0]["stored"] == 1 and field_sums(h6["maps"][0]) == {"v": 7, "n": 1}
+           and map_stats(h6["maps"][0]) == (1, 0), f"sampled v4 {field_sums(h6['maps'][0])}")
+    # nothing written: counts only
+    h7 = read_bytes(write_bytes("k", "p", [dm4[:6] + (bytes(16), b"") + dm4[8:]], version=4))
+    expect(h7["maps"][0]["stored"] == 0 and map_stats(h7["maps"][0]) == (0, 0), "v4 counts only")
+    refused = ((buf[:-1], "truncated"), (b"X" + buf[1:], "magic"),
+               (write_bytes("k", "p", [gb], version=5), "version"),
+               (write_bytes("k", "p", [dm4[:6] + (dm4[6], dm4[7][:-16]) + dm4[8:]], version=4), "not whole slots"),
+               (write_bytes("k", "p", [dm4[:6] + (dm4[6], dm4[7] * 3) + dm4[8:]], version=4), "cap 2"),
+               (write_bytes("k", "p", [dm4[:6] + (struct.pack("<4I", 16, 32, 16, 0),) + dm4[7:]], version=4),
+                "unit 1 holds more records (2)"),
+               (write_bytes("k", "p", [dm4], version=3), "sizes disagree"),
+               (write_bytes("k", "p", [gb], extra_desc=b"\0" * 8), "descriptor bytes"))
+    for bad, why in refused:
         try:
             read_bytes(bad)
             expect(False, f"{why}: accepted")
-        except NtrError:
-            pass
+        except NtrError as e:
+            expect(why in str(e) or why in ("truncated", "magic", "version"), f"{why}: refused with {e}")
     print("ntr_read selftest", "FAILED" if fails else "ok")
     return 1 if fails else 0
 

@@ -61,6 +61,13 @@ every_result dmat 10
 run smem 5 APP_BURST_SMEM=65536
 every_result smem 10
 
+# 2d. a probed launch, then at once a global-mode capture on its stream,
+# held while the hook drains (its device waits take 20 ms): the hook's
+# threads run in relaxed capture mode, so the capture ends valid
+run capture 5 APP_BURST_CAPTURE=1 FAKECUDA_SYNC_DELAY_US=20000 NTOP_TIME_LAUNCHES=all
+expect "$TMP/capture.out" "^capture ok" "capture: the app's graph stayed valid"
+expect "$TMP/capture.out" "app_burst: done, 0 failures" "capture: every call succeeded"
+
 # 3. a slow collector (every device wait takes 20 ms): the app never waits
 # for it, the backlog shows while it drains, every result is written at exit
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000

@@ -27,6 +27,7 @@ static struct result *make(int named, uint32_t blocks, uint32_t threads, const s
 	snprintf(m->map.name, sizeof m->map.name, "block_sched");
 	m->map.level = PROBE_LEVEL_WARP;
 	m->map.cap = 1;
+	m->stored = m->map.cap;
 	m->map.rec_size = named ? 24 : 16;
 	if (named) {
 		static const struct probe_field f[] = {
@@ -197,6 +198,7 @@ static void test_cap(void)
 	struct result_map *m = &r->maps[0];
 	/* give warp 0 two records: (100,10) and (50,5); and warp 1 an overflow */
 	m->map.cap = 2;
+	m->stored = m->map.cap;
 	uint8_t *rec = calloc(4, 24);
 	memcpy(rec, m->records, 24);
 	uint64_t s = 50;

@@ -51,6 +51,7 @@ static struct result *syn_result(uint32_t blocks, uint32_t threads, uint32_t cap
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = cap;
+	m->stored = m->map.cap;
 	m->slot_major = cap > 1; /* as the hook writes thread maps (test_render_dmat: unit-major) */
 	syn_field(&m->map, "addr", PROBE_U64);
 	if (gtime) {

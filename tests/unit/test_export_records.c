@@ -89,6 +89,7 @@ static struct result *dmat_launch(void)
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = A_CAP;
+	m->stored = m->map.cap;
 	fld(&m->map, "addr", PROBE_U64);
 	fld(&m->map, "clock", PROBE_U32);
 	fld(&m->map, "sizekind", PROBE_U32);
@@ -125,6 +126,7 @@ static struct result *multi_launch(void)
 	snprintf(w->map.name, sizeof w->map.name, "w");
 	w->map.level = PROBE_LEVEL_WARP;
 	w->map.cap = 2;
+	w->stored = w->map.cap;
 	fld(&w->map, "start", PROBE_U64);
 	fld(&w->map, "x_addr", PROBE_U64);
 	fld(&w->map, "v", PROBE_U32);
@@ -146,6 +148,7 @@ static struct result *multi_launch(void)
 	snprintf(raw->map.name, sizeof raw->map.name, "raw");
 	raw->map.level = PROBE_LEVEL_THREAD;
 	raw->map.cap = 1;
+	raw->stored = raw->map.cap;
 	raw->map.rec_size = 8;
 	raw->units = 240;
 	raw->counts = calloc(240, 4);
@@ -175,6 +178,7 @@ static struct result *sampled_launch(void)
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = 2;
+	m->stored = m->map.cap;
 	fld(&m->map, "addr", PROBE_U64);
 	fld(&m->map, "clock", PROBE_U32);
 	fld(&m->map, "sizekind", PROBE_U32);

@@ -59,6 +59,7 @@ static struct result *tiny(void)
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = 2;
+	m->stored = m->map.cap;
 	fld(&m->map, "addr", PROBE_U64);
 	fld(&m->map, "clock", PROBE_U32);
 	fld(&m->map, "sizekind", PROBE_U32);
@@ -282,6 +283,7 @@ static struct result *bytes_only(void)
 	snprintf(m->map.name, sizeof m->map.name, "gmem_bytes");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = 1;
+	m->stored = m->map.cap;
 	fld(&m->map, "load", PROBE_U32);
 	fld(&m->map, "store", PROBE_U32);
 	m->units = 32;

@@ -3,13 +3,18 @@
  * compressible maps near zstd's ratio limit. All failures must be clean.
  * The streaming reader (result_stream_open, passes) against result_read on
  * the same files: every layout (sampled too, multi-chunk), and the same
- * verdict on every truncation and every corrupted byte. */
+ * verdict on every truncation and every corrupted byte. Version 4 (fewer
+ * slots stored than the cap): round trips in both layouts with 0..cap
+ * slots, sampled too, what the writer refuses, corrupt descriptors and
+ * counts, and the streaming reader on all of it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <zstd.h>
 
 #include "testlib.h"
 #include "trace/result.h"
@@ -56,6 +61,7 @@ static struct result *make_result(uint64_t warp_units, uint64_t thread_units)
 	snprintf(w->map.name, sizeof w->map.name, "block_sched");
 	w->map.level = PROBE_LEVEL_WARP;
 	w->map.cap = 1;
+	w->stored = w->map.cap;
 	w->map.rec_size = 16;
 	w->map.n_fields = 3;
 	set_field(&w->map, 0, "start", PROBE_U64, 0);
@@ -67,6 +73,7 @@ static struct result *make_result(uint64_t warp_units, uint64_t thread_units)
 	snprintf(t->map.name, sizeof t->map.name, "mem");
 	t->map.level = PROBE_LEVEL_THREAD;
 	t->map.cap = 3;
+	t->stored = t->map.cap;
 	t->map.rec_size = 8;
 	t->units = thread_units;
 	t->slot_major = 1; /* as the hook writes thread maps with cap > 1 */
@@ -85,9 +92,9 @@ static struct result *make_result(uint64_t warp_units, uint64_t thread_units)
 
 static int same_map(const struct result_map *a, const struct result_map *b)
 {
-	size_t rb = (size_t)(a->units * a->map.cap * a->map.rec_size);
+	size_t rb = (size_t)(a->units * a->stored * a->map.rec_size);
 	return strcmp(a->map.name, b->map.name) == 0 && a->map.level == b->map.level &&
-	       a->map.cap == b->map.cap && a->map.rec_size == b->map.rec_size &&
+	       a->map.cap == b->map.cap && a->map.rec_size == b->map.rec_size && a->stored == b->stored &&
 	       a->map.n_fields == b->map.n_fields && a->units == b->units &&
 	       a->slot_major == b->slot_major &&
 	       memcmp(a->map.fields, b->map.fields, sizeof a->map.fields) == 0 &&
@@ -168,6 +175,7 @@ static struct result *make_layout(int slot_major)
 	snprintf(m->map.name, sizeof m->map.name, "lay");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = 3;
+	m->stored = m->map.cap;
 	m->map.rec_size = 4;
 	m->units = 5;
 	m->slot_major = slot_major;
@@ -209,6 +217,7 @@ static void test_sampled_layout(void)
 	struct result_map *m = &r->maps[0];
 	m->units = 10;
 	m->map.cap = 2;
+	m->stored = m->map.cap;
 	m->sample_shift = 1;
 	free(m->counts);
 	free(m->records);
@@ -589,7 +598,7 @@ static int stream_vs_read(const char *path)
 		}
 		rs = result_stream_each(s, i, each_check, &e, &c2);
 		const struct result_map *a = &g->maps[i], *b = &h->maps[i];
-		if (rs == 0 && (e.bad || e.seen != result_map_rec_units(a) * result_map_slots(a) || b->records ||
+		if (rs == 0 && (e.bad || e.seen != result_map_rec_units(a) * a->stored || b->records || a->stored != b->stored ||
 				memcmp(a->counts, b->counts, (size_t)a->units * 4) || a->units != b->units ||
 				a->slot_major != b->slot_major || a->sample_shift != b->sample_shift ||
 				a->rec_units != b->rec_units || a->records_written != b->records_written ||
@@ -611,15 +620,17 @@ static int stream_vs_read(const char *path)
 }
 
 /* A thread map big enough for several chunks (2 MiB each), in either
- * layout, optionally block-sampled; plus a warp map. */
-static struct result *make_big(int slot_major, uint32_t shift)
+ * layout, optionally block-sampled, storing `stored` of its `cap` slots
+ * (units hold at most that many records); plus a warp map. */
+enum { BIG_BLOCKS = 6144 };
+static struct result *make_big(int slot_major, uint32_t shift, uint32_t cap, uint32_t stored)
 {
 	struct result *r = make_result(64 * 4 / 32 * 2, 0);
-	r->grid[0] = 4096;
+	r->grid[0] = BIG_BLOCKS;
 	r->grid[1] = 1;
 	r->block[0] = 64;
 	struct result_map *w = &r->maps[0];
-	w->units = 4096 * 2;
+	w->units = BIG_BLOCKS * 2;
 	free(w->counts);
 	free(w->records);
 	w->counts = calloc(w->units, 4);
@@ -629,19 +640,20 @@ static struct result *make_big(int slot_major, uint32_t shift)
 		memset(w->records + u * 16, (int)u, 16);
 	}
 	struct result_map *m = &r->maps[1];
-	m->units = 4096 * 64;
-	m->map.cap = 3;
+	m->units = BIG_BLOCKS * 64;
+	m->map.cap = cap;
+	m->stored = stored;
 	m->map.rec_size = 4;
 	m->slot_major = slot_major;
 	m->sample_shift = shift;
-	uint64_t blocks = 4096, kept = (blocks + (1u << shift) - 1) >> shift;
+	uint64_t blocks = BIG_BLOCKS, kept = (blocks + (1u << shift) - 1) >> shift;
 	free(m->counts);
 	free(m->records);
 	m->counts = calloc(m->units, 4);
-	m->records = malloc(kept * 64 * 3 * 4);
-	for (uint64_t u = 0; u < m->units; u++)
-		m->counts[u] = rnd() % 20;
-	for (uint64_t i = 0; i < kept * 64 * 3; i++) {
+	m->records = malloc(kept * 64 * stored * 4 + 1);
+	for (uint64_t u = 0; u < m->units; u++) /* past the cap (dropped) only when every slot is stored */
+		m->counts[u] = rnd() % (stored == cap ? 4 * cap + 8 : 4 * stored + 4);
+	for (uint64_t i = 0; i < kept * 64 * stored; i++) {
 		uint32_t v = rnd();
 		memcpy(m->records + i * 4, &v, 4);
 	}
@@ -649,19 +661,25 @@ static struct result *make_big(int slot_major, uint32_t shift)
 }
 
 /* The streaming reader hands out what result_read reads, in file order,
- * in every layout; the header, counts and derived totals agree. */
+ * in every layout, with every slot stored or fewer (version 4, none at
+ * all included; unit-major 3 of 4 spans 3 chunks, which start mid-unit);
+ * the header, counts and derived totals agree. */
 static void test_stream_layouts(void)
 {
-	static const int lay[][2] = {{0, 0}, {1, 0}, {1, 2}, {0, 3}, {1, 12}};
+	static const int lay[][4] = {{0, 0, 3, 3}, {1, 0, 3, 3}, {1, 2, 3, 3}, {0, 3, 3, 3}, {1, 12, 3, 3},
+				     {0, 0, 4, 3}, {1, 0, 4, 3}, {0, 0, 4, 1}, {1, 2, 4, 1}, {0, 3, 4, 2},
+				     {1, 0, 4, 0}};
 	for (size_t i = 0; i < sizeof lay / sizeof lay[0]; i++) {
-		struct result *r = make_big(lay[i][0], (uint32_t)lay[i][1]);
+		uint32_t cap = (uint32_t)lay[i][2], stored = (uint32_t)lay[i][3];
+		struct result *r = make_big(lay[i][0], (uint32_t)lay[i][1], cap, stored);
 		char *cause = NULL;
 		CHECKF(result_write(dir, "big.ntr", r, &cause) == 0, "%s", cause);
 		char *p = path_of("big.ntr");
 		CHECKF(stream_vs_read(p) == 0, "layout %zu: streaming reader disagrees", i);
 		struct result *h = NULL;
 		CHECK(result_read_head(p, &h, &cause) == 0 && h && h->maps[1].records == NULL &&
-		      h->maps[1].counts[7] == r->maps[1].counts[7]);
+		      h->maps[1].counts[7] == r->maps[1].counts[7] && h->maps[1].stored == stored &&
+		      h->version == (stored < cap ? 4u : lay[i][1] ? 3u : lay[i][0] ? 2u : 1u));
 		result_free(h);
 		unlink(p);
 		free(p);
@@ -678,81 +696,305 @@ static void test_stream_layouts(void)
 	free(cause);
 }
 
-/* Version 4: what the hook writes, the slots some unit filled and no more.
- * 5 units, cap 3, 1 slot left out (no unit filled its third), in both
- * layouts: the records hold 2 slots per unit, read back where they were
- * put, the third slot reads NULL, the file is version 4 and the streaming
- * reader agrees; a map with every slot left out holds counts only. */
-static void test_slots_omitted(void)
+/* ---- version 4: fewer record slots stored than the cap ---- */
+
+/* make_layout's map (5 units, cap 3) storing its first `stored` slots:
+ * unit u holds u % (stored + 1) records, record (u, k) bytes u*16 + k,
+ * put by hand at stride `stored` (unit-major) or 5 (slot-major). */
+static struct result *make_stored(int slot_major, uint32_t stored)
+{
+	struct result *r = make_layout(slot_major);
+	struct result_map *m = &r->maps[0];
+	m->stored = stored;
+	memset(m->records, 0xee, 5 * 3 * 4);
+	for (uint32_t u = 0; u < 5; u++) {
+		m->counts[u] = 4 * (u % (stored + 1));
+		for (uint32_t k = 0; k < stored; k++) {
+			uint64_t i = slot_major ? k * 5 + u : u * stored + k;
+			memset(m->records + i * 4, (int)(u * 16 + k), 4);
+		}
+	}
+	return r;
+}
+
+/* Offsets in a file of make_layout's single map ("k", "p", map "lay", no
+ * fields): its descriptor and its frame. */
+#define LAY_DESC (104 + 4 + 1 + 4 + 1)
+#define LAY_FRAME (LAY_DESC + 56 + 4 + 3)
+
+static uint64_t get_u64(const uint8_t *b)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static void put_u64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Every slot where make_stored put it, NULL past `stored`; every index of
+ * the record area holds the (unit, slot) result_map_rec_pos names, at the
+ * index the layout gives. */
+static int stored_ok(const struct result_map *m, uint32_t stored)
+{
+	int ok = m->stored == stored;
+	for (uint32_t u = 0; ok && u < 5; u++)
+		for (uint32_t k = 0; k < 3; k++) {
+			const uint8_t *x = result_map_record(m, u, k);
+			ok &= k < stored ? x && x[0] == u * 16 + k && x[3] == u * 16 + k : x == NULL;
+		}
+	for (uint64_t i = 0; ok && i < 5 * stored; i++) {
+		uint64_t u = 0;
+		uint32_t k = 0;
+		result_map_rec_pos(m, i, &u, &k);
+		ok &= u < 5 && k < stored && m->records[i * 4] == u * 16 + k &&
+		      (m->slot_major ? i == k * 5 + u : i == u * stored + k);
+	}
+	return ok;
+}
+
+/* Round trip in both layouts with 0 to 3 of the 3 slots stored: the file
+ * holds exactly the stored slots, is version 4 when fewer than the cap
+ * (otherwise what it was), and reads back with every record where it was
+ * put; the streaming reader agrees. */
+static void test_stored_round_trip(void)
 {
 	char *cause = NULL;
-	for (int sm = 0; sm < 2; sm++) {
-		struct result *r = make_layout(sm);
-		struct result_map *m = &r->maps[0];
-		m->slots_omitted = 1;
-		for (uint32_t u = 0; u < 5; u++) {
-			m->counts[u] = 4 * (u % 3); /* 0, 1 or 2 records */
-			for (uint32_t k = 0; k < 2; k++) {
-				uint64_t i = sm ? k * 5 + u : u * 2 + k; /* by hand, stride 2 */
-				memset(m->records + i * 4, (int)(u * 16 + k), 4);
-			}
+	char *p = path_of("v4.ntr");
+	for (int sm = 0; sm < 2; sm++)
+		for (uint32_t st = 0; st <= 3; st++) {
+			struct result *r = make_stored(sm, st), *g = NULL;
+			CHECK(stored_ok(&r->maps[0], st)); /* the hand layout is the accessor's */
+			CHECK(result_map_most_records(&r->maps[0]) == st);
+			CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
+			CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+			const struct result_map *gm = g ? &g->maps[0] : NULL;
+			uint64_t written = 0;
+			for (uint32_t u = 0; u < 5; u++)
+				written += u % (st + 1);
+			CHECKF(g && g->version == (st < 3 ? 4u : sm ? 2u : 1u) && stored_ok(gm, st) &&
+			       gm->records_written == written && gm->records_dropped == 0,
+			       "layout %d, %u stored: did not round-trip", sm, st);
+			CHECK(stream_vs_read(p) == 0);
+			size_t n;
+			uint8_t *b = load("v4.ntr", &n);
+			CHECK(b && get_u64(b + LAY_DESC + 40) == 5 * st * 4 && get_u64(b + LAY_DESC + 32) == 5 * 4);
+			free(b);
+			result_free(g);
+			result_free(r);
 		}
-		CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
-		char *p = path_of("v4.ntr");
-		struct result *g = NULL;
-		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
-		const struct result_map *gm = g ? &g->maps[0] : NULL;
-		CHECK(g && g->version == 4 && gm->slots_omitted == 1 && result_map_slots(gm) == 2);
-		int ok = gm != NULL;
-		for (uint32_t u = 0; gm && u < 5; u++) {
-			for (uint32_t k = 0; k < 2; k++) {
-				const uint8_t *x = result_map_record(gm, u, k);
-				ok &= x && x[0] == u * 16 + k;
-			}
-			ok &= result_map_record(gm, u, 2) == NULL;
-		}
-		CHECKF(ok, "layout %d: v4 records not where they were put", sm);
-		CHECK(gm && gm->records_written == 4 && gm->records_dropped == 0); /* 0+1+2+0+1 */
-		CHECK(stream_vs_read(p) == 0);
-		result_free(g);
-		/* the record bytes no longer whole slots: refused, with the reason */
-		size_t n;
-		uint8_t *b = load("v4.ntr", &n);
-		size_t rec_bytes_at = 104 + 4 + 1 + 4 + 1 + 40; /* header, "k", "p", descriptor offset 40 */
-		CHECK(b && b[rec_bytes_at] == 5 * 2 * 4);
-		if (b) {
-			b[rec_bytes_at] = 5 * 2 * 4 - 4;
-			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "whole slots"));
-			b[rec_bytes_at] = 5 * 4 * 4; /* 4 slots > cap 3 */
-			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "whole slots"));
-		}
-		free(b);
-		/* nothing written at all: counts only */
-		m->slots_omitted = 3;
-		memset(m->counts, 0, 5 * 4);
-		CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
-		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
-		CHECK(g && result_map_slots(&g->maps[0]) == 0 && g->maps[0].records_written == 0 &&
-		      result_map_record(&g->maps[0], 0, 0) == NULL);
-		CHECK(stream_vs_read(p) == 0);
-		result_free(g);
-		/* more left out than the cap: the writer refuses */
-		m->slots_omitted = 4;
-		CHECK(result_write(dir, "v4.ntr", r, &cause) < 0 && strstr(cause, "bad sizes"));
-		unlink(p);
-		free(p);
-		result_free(r);
-	}
+	unlink(p);
+	free(p);
 	free(cause);
 }
 
-/* Every truncation and every flipped byte: the streaming reader refuses
- * exactly what result_read refuses (the frame's end and checksum at the
- * end of a pass), with a clean error. */
-static void test_stream_corrupt(void)
+/* Block sampling with fewer slots stored: 5 blocks of 2 threads, cap 2,
+ * blocks 0, 2 and 4 kept (6 units), 1 slot stored. The units of blocks not
+ * kept tried 5 records each (they bound nothing); the file is version 4
+ * and holds 6 records. */
+static void test_stored_sampled(void)
+{
+	char *cause = NULL;
+	char *p = path_of("v4s.ntr");
+	for (int sm = 0; sm < 2; sm++) {
+		struct result *r = make_layout(sm), *g = NULL;
+		r->block[0] = 2;
+		r->block[1] = r->block[2] = 1;
+		r->grid[0] = 5;
+		r->grid[1] = r->grid[2] = 1;
+		struct result_map *m = &r->maps[0];
+		m->units = 10;
+		m->map.cap = 2;
+		m->stored = 1;
+		m->sample_shift = 1;
+		m->units_per_block = 2; /* for result_map_record on this struct */
+		m->rec_units = 6;
+		free(m->counts);
+		free(m->records);
+		m->counts = calloc(10, 4);
+		m->records = calloc(6, 4);
+		for (uint32_t u = 0; u < 10; u++) {
+			uint32_t b = u / 2;
+			m->counts[u] = b % 2 ? 4 * 5 : 4 * (u % 2); /* kept: 0 or 1 record */
+			if (b % 2 == 0) /* at ru = (b / 2) * 2 + u % 2 in either layout (1 slot) */
+				memset(m->records + ((b / 2) * 2 + u % 2) * 4, (int)(u * 16), 4);
+		}
+		CHECK(result_map_most_records(m) == 1);
+		CHECKF(result_write(dir, "v4s.ntr", r, &cause) == 0, "%s", cause);
+		CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+		const struct result_map *gm = g ? &g->maps[0] : NULL;
+		CHECK(g && g->version == 4 && gm->stored == 1 && gm->rec_units == 6 && gm->sample_shift == 1);
+		int ok = gm != NULL;
+		for (uint32_t u = 0; gm && u < 10; u++) {
+			const uint8_t *x = result_map_record(gm, u, 0);
+			ok &= (u / 2) % 2 ? x == NULL : x && x[0] == u * 16;
+			ok &= result_map_record(gm, u, 1) == NULL;
+		}
+		CHECKF(ok, "layout %d: sampled v4 records not where they were put", sm);
+		CHECK(gm && gm->records_written == 3 && gm->records_dropped == 0 && gm->records_unsampled == 20);
+		CHECK(stream_vs_read(p) == 0);
+		size_t n;
+		uint8_t *b = load("v4s.ntr", &n);
+		CHECK(b && get_u64(b + LAY_DESC + 40) == 6 * 4);
+		free(b);
+		result_free(g);
+		/* a kept unit with 2 records: the writer refuses to lose one */
+		m->counts[4] = 8;
+		CHECK(result_write(dir, "v4s.ntr", r, &cause) < 0 && strstr(cause, "unit 4 holds more records (2)"));
+		result_free(r);
+	}
+	unlink(p);
+	free(p);
+	free(cause);
+}
+
+/* The writer refuses what the reader would: more slots than the cap, and a
+ * unit holding more records than are stored (a caller that left stored 0
+ * while its units wrote records loses nothing silently). */
+static void test_stored_write_refused(void)
+{
+	char *cause = NULL;
+	struct result *r = make_stored(1, 2);
+	r->maps[0].stored = 4;
+	CHECK(result_write(dir, "v4.ntr", r, &cause) < 0 && strstr(cause, "bad sizes"));
+	r->maps[0].stored = 1; /* unit 2 holds 2 */
+	CHECK(result_write(dir, "v4.ntr", r, &cause) < 0 &&
+	      strstr(cause, "unit 2 holds more records (2) than are stored (1)"));
+	r->maps[0].stored = 0; /* unit 1 holds 1 */
+	CHECK(result_write(dir, "v4.ntr", r, &cause) < 0 && strstr(cause, "unit 1 holds more records (1)"));
+	/* a count past the cap is records dropped, not more records held */
+	r->maps[0].stored = 3;
+	r->maps[0].counts[0] = 4 * 9;
+	CHECKF(result_write(dir, "v4.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("v4.ntr");
+	unlink(p);
+	free(p);
+	result_free(r);
+	free(cause);
+}
+
+/* File b (make_layout's single map) with its frame's content changed by
+ * `edit` and compressed again (with a checksum), frame and file sizes
+ * patched: a file the writer would not make but whose sizes agree. */
+static uint8_t *reframe(const uint8_t *b, size_t n, void (*edit)(uint8_t *content, size_t len), size_t *out_n)
+{
+	size_t fb = (size_t)get_u64(b + LAY_DESC + 48);
+	if (LAY_FRAME + fb != n)
+		return NULL;
+	size_t len = (size_t)ZSTD_getFrameContentSize(b + LAY_FRAME, fb);
+	uint8_t *content = malloc(len + 1);
+	if (ZSTD_decompress(content, len, b + LAY_FRAME, fb) != len) {
+		free(content);
+		return NULL;
+	}
+	edit(content, len);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	size_t bound = ZSTD_compressBound(len);
+	uint8_t *out = malloc(LAY_FRAME + bound);
+	memcpy(out, b, LAY_FRAME);
+	size_t z = ZSTD_compress2(cc, out + LAY_FRAME, bound, content, len);
+	ZSTD_freeCCtx(cc);
+	free(content);
+	if (ZSTD_isError(z)) {
+		free(out);
+		return NULL;
+	}
+	put_u64(out + LAY_DESC + 48, z);
+	put_u64(out + 16, LAY_FRAME + z);
+	*out_n = LAY_FRAME + z;
+	return out;
+}
+
+static void edit_nothing(uint8_t *content, size_t len)
+{
+	(void)content;
+	(void)len;
+}
+
+static void edit_count_unit2(uint8_t *content, size_t len)
+{
+	if (len >= 12)
+		content[8] = 3 * 4; /* unit 2 (counts[2], bytes 8..11): 3 records */
+}
+
+/* Corrupt version-4 files, refused by both readers with the cause: record
+ * bytes that are not whole slots, more slots than the cap, a unit holding
+ * more records than the file stores. The version says what the record bytes
+ * mean: a v4 file read as v3 is refused, a whole v2 file read as v4 stores
+ * every slot. */
+static void test_stored_corrupt(void)
+{
+	char *cause = NULL;
+	char *p = path_of("v4c.ntr");
+	struct result *r = make_stored(0, 2), *g = NULL;
+	CHECKF(result_write(dir, "v4c.ntr", r, &cause) == 0, "%s", cause);
+	size_t n, m = 0;
+	uint8_t *b = load("v4c.ntr", &n);
+	CHECK(b && b[8] == 4 && get_u64(b + LAY_DESC + 40) == 5 * 2 * 4);
+	if (b) {
+		/* the frame made again unchanged reads back: the helper is sound */
+		uint8_t *c = reframe(b, n, edit_nothing, &m);
+		CHECK(c && result_read_mem(c, m, &g, &cause) == 0 && stored_ok(&g->maps[0], 2));
+		result_free(g);
+		g = NULL;
+		free(c);
+		c = reframe(b, n, edit_count_unit2, &m);
+		CHECK(c && result_read_mem(c, m, &g, &cause) < 0 && g == NULL &&
+		      strstr(cause, "unit 2 holds more records (3) than the file stores per unit (2)"));
+		if (c) {
+			write_bytes(p, c, m);
+			CHECK(stream_vs_read(p) == 1);
+		}
+		free(c);
+		/* record sizes that are no stored slots (refused before the frame) */
+		b[LAY_DESC + 40] = 5 * 2 * 4 - 4;
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && strstr(cause, "not whole slots of 5 units of 4 bytes"));
+		write_bytes(p, b, n);
+		CHECK(stream_vs_read(p) == 1);
+		b[LAY_DESC + 40] = 5 * 4 * 4;
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 &&
+		      strstr(cause, "store 4 slots per unit, more than its cap 3"));
+		write_bytes(p, b, n);
+		CHECK(stream_vs_read(p) == 1);
+		b[LAY_DESC + 40] = 5 * 2 * 4;
+		CHECK(result_read_mem(b, n, &g, &cause) == 0);
+		result_free(g);
+		g = NULL;
+		b[8] = 3; /* to a v3 reader the record bytes are 3 slots a unit */
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && strstr(cause, "sizes disagree"));
+	}
+	free(b);
+	result_free(r);
+	/* a whole file (version 2, every slot) read as version 4: every slot stored */
+	r = make_layout(1);
+	CHECKF(result_write(dir, "v4c.ntr", r, &cause) == 0, "%s", cause);
+	b = load("v4c.ntr", &n);
+	CHECK(b && b[8] == 2);
+	if (b) {
+		b[8] = 4;
+		CHECK(result_read_mem(b, n, &g, &cause) == 0 && g->maps[0].stored == 3 && layout_ok(g));
+		result_free(g);
+	}
+	free(b);
+	result_free(r);
+	unlink(p);
+	free(p);
+	free(cause);
+}
+
+/* Every truncation and every flipped byte of file `name`: the streaming
+ * reader refuses exactly what result_read refuses (the frame's end and
+ * checksum at the end of a pass), with a clean error. */
+static void test_stream_corrupt(const char *name)
 {
 	size_t n;
-	uint8_t *b = load("small.ntr", &n);
+	uint8_t *b = load(name, &n);
+	CHECKF(b && n > 200, "%s", name);
 	char *p = path_of("trunc.ntr");
 	int disagree = 0, refused = 0;
 	for (size_t cut = 0; b && cut < n; cut++) {
@@ -771,21 +1013,39 @@ static void test_stream_corrupt(void)
 			b[i] ^= xors[x];
 			write_bytes(p, b, n);
 			int k = stream_vs_read(p);
-			CHECKF(k >= 0, "byte %zu ^ 0x%x: the readers disagree", i, xors[x]);
+			CHECKF(k >= 0, "%s: byte %zu ^ 0x%x: the readers disagree", name, i, xors[x]);
 			refused += k == 1;
 			runs++;
 			b[i] ^= xors[x];
 		}
-	CHECKF(refused > runs / 2, "%d of %d corruptions refused", refused, runs);
+	CHECKF(refused > runs / 2, "%s: %d of %d corruptions refused", name, refused, runs);
 	unlink(p);
 	free(p);
 	free(b);
 }
 
+/* small.ntr's maps with the thread map storing 2 of its 3 slots (version 4). */
+static void write_small_v4(void)
+{
+	struct result *r = make_result(4, 8);
+	struct result_map *m = &r->maps[1];
+	m->stored = 2;
+	for (uint64_t u = 0; u < m->units; u++)
+		m->counts[u] %= 3 * m->map.rec_size; /* at most 2 records */
+	char *cause = NULL;
+	CHECKF(result_write(dir, "small4.ntr", r, &cause) == 0, "%s", cause);
+	size_t n;
+	uint8_t *b = load("small4.ntr", &n);
+	CHECK(b && b[8] == 4);
+	free(b);
+	free(cause);
+	result_free(r);
+}
+
 static void cleanup(void)
 {
 	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
-				      "mv.ntr", "zeros.ntr", "small.ntr"};
+				      "mv.ntr", "zeros.ntr", "small.ntr", "small4.ntr"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *p = path_of(names[i]);
 		unlink(p);
@@ -808,8 +1068,13 @@ int main(void)
 	test_compressible();
 	test_forged_size();
 	test_stream_layouts();
-	test_stream_corrupt();
-	test_slots_omitted();
+	test_stream_corrupt("small.ntr");
+	test_stored_round_trip();
+	test_stored_sampled();
+	test_stored_write_refused();
+	test_stored_corrupt();
+	write_small_v4();
+	test_stream_corrupt("small4.ntr");
 	cleanup();
 	return testlib_report();
 }

@@ -522,6 +522,7 @@ static struct result *fx_block_sched(uint32_t seq, uint32_t kid, const char *ker
 	snprintf(m->map.name, sizeof m->map.name, "block_sched");
 	m->map.level = PROBE_LEVEL_WARP;
 	m->map.cap = 1;
+	m->stored = m->map.cap;
 	m->map.rec_size = l->gstart ? 24 : 16;
 	if (l->gstart) {
 		static const struct probe_field f[] = {
@@ -583,6 +584,7 @@ static struct result *fx_bytes_only(uint32_t seq, uint32_t kid, const char *kern
 	snprintf(m->map.name, sizeof m->map.name, "gmem_bytes");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = 1;
+	m->stored = m->map.cap;
 	m->map.rec_size = 8;
 	m->map.n_fields = 1;
 	snprintf(m->map.fields[0].name, PROBE_NAME_MAX, "bytes");

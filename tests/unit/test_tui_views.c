@@ -389,6 +389,7 @@ static struct result *hm_result(void)
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
 	m->map.cap = HM_CAP;
+	m->stored = m->map.cap;
 	hm_field(&m->map, "addr", PROBE_U64);
 	hm_field(&m->map, "clock", PROBE_U32);
 	hm_field(&m->map, "sizekind", PROBE_U32);
