@@ -367,6 +367,7 @@ static void rec_pump(struct rec_session *s)
 		poll(pfd, (nfds_t)n, timeout);
 		if (session_read_events(s->sess, rec_feed, s->model) < 0)
 			break; /* every writer closed the pipe */
+		session_poll_pid_logs(s->sess, rec_feed, s->model, 0);
 		rec_progress(s, &said);
 		if (session_events_error(s->sess) && !told++)
 			cli_err("writing %s/events.log failed: %s (still waiting for the program)", s->dir,
@@ -473,7 +474,7 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		return 127;
 	}
 	rec_pump(s);
-	session_merge_pid_logs(s->sess, rec_feed, s->model);
+	session_poll_pid_logs(s->sess, rec_feed, s->model, 1);
 	if (session_finish_events(s->sess, &cause) < 0)
 		cli_err("%s", cause);
 	free(cause);

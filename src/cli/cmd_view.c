@@ -415,6 +415,8 @@ static int live_pump(void *ctx, struct tui *t)
 			l->events_eof = 1;
 		any |= n != 0;
 	}
+	/* processes whose fds were closed (spawned workers) write their own file */
+	any |= session_poll_pid_logs(l->s, live_line, t, 0) > 0;
 	char buf[16384];
 	long k;
 	for (int i = 0; !l->output_eof && i < 64 && (k = session_read_output(l->s, buf, sizeof buf)) != 0; i++) {

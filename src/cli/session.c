@@ -49,6 +49,15 @@ struct session {
 	int own_group;           /* captured: the app leads process group pid */
 	int exited, status;
 	uint64_t kill_at_ns;     /* session_terminate: SIGKILL deadline (monotonic), 0 none */
+	struct session_pidlog *pidlogs; /* events-<pid>.log files being followed */
+	int n_pidlogs;
+};
+
+/* A process's own events file (its hook could not reach the pipe), read
+ * up to `off` so far: complete lines only. */
+struct session_pidlog {
+	char name[64];
+	uint64_t off;
 };
 
 /* Where forwarded signals go: pid, -pgid, or 0 (none yet: remembered). */
@@ -672,24 +681,47 @@ int session_detach(struct session *s, char **cause)
 	return 0;
 }
 
-/* One events-<pid>.log: its complete lines to the log and to fn. */
-static int session_merge_one(struct session *s, int dfd, const char *name, session_line_fn fn, void *arg)
+static struct session_pidlog *session_pidlog(struct session *s, const char *name)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	for (int i = 0; i < s->n_pidlogs; i++)
+		if (strcmp(s->pidlogs[i].name, name) == 0)
+			return &s->pidlogs[i];
+	struct session_pidlog *v = realloc(s->pidlogs, (size_t)(s->n_pidlogs + 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	s->pidlogs = v;
+	struct session_pidlog *pl = &v[s->n_pidlogs++];
+	snprintf(pl->name, sizeof pl->name, "%s", name);
+	pl->off = 0;
+	return pl;
+}
+
+/* New complete lines of one events-<pid>.log to the log and to fn; with
+ * `final`, the file is removed afterwards. Returns the lines passed on. */
+static int session_pidlog_read(struct session *s, int dfd, const char *name, session_line_fn fn, void *arg,
+			       int final)
+{
+	struct session_pidlog *pl = session_pidlog(s, name);
+	int fd = pl ? openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (uint64_t)st.st_size <= pl->off) {
 		if (fd >= 0)
 			close(fd);
+		if (final && fd >= 0)
+			unlinkat(dfd, name, 0);
 		return 0;
 	}
 	struct strbuf all;
 	strbuf_init(&all);
 	char buf[65536];
-	for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+	ssize_t n;
+	for (uint64_t at = pl->off; (n = pread(fd, buf, sizeof buf, (off_t)at)) > 0; at += (uint64_t)n)
 		strbuf_append(&all, buf, (size_t)n);
 	close(fd);
 	int lines = 0;
-	for (size_t i = 0, start = 0; !all.failed && i < all.len; i++) {
+	size_t start = 0;
+	for (size_t i = 0; !all.failed && i < all.len; i++) {
 		if (all.data[i] != '\n')
 			continue;
 		session_log(s, all.data + start, i + 1 - start);
@@ -698,12 +730,14 @@ static int session_merge_one(struct session *s, int dfd, const char *name, sessi
 		start = i + 1;
 		lines++;
 	}
+	pl->off += start; /* a line still being written is read next time */
 	strbuf_done(&all);
-	unlinkat(dfd, name, 0);
+	if (final)
+		unlinkat(dfd, name, 0);
 	return lines;
 }
 
-int session_merge_pid_logs(struct session *s, session_line_fn fn, void *arg)
+int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final)
 {
 	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -716,10 +750,10 @@ int session_merge_pid_logs(struct session *s, session_line_fn fn, void *arg)
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
 		const char *n = e->d_name;
 		size_t len = strlen(n);
-		if (strncmp(n, "events-", 7) != 0 || len < 12 || strcmp(n + len - 4, ".log") != 0 ||
+		if (strncmp(n, "events-", 7) != 0 || len < 12 || len >= 64 || strcmp(n + len - 4, ".log") != 0 ||
 		    strspn(n + 7, "0123456789") != len - 11)
 			continue;
-		lines += session_merge_one(s, dirfd(d), n, fn, arg);
+		lines += session_pidlog_read(s, dirfd(d), n, fn, arg, final);
 	}
 	closedir(d);
 	return lines;
@@ -800,6 +834,7 @@ void session_free(struct session *s)
 	if (s->pid > 0 && session_fwd_target == (s->own_group ? -s->pid : s->pid))
 		session_fwd_target = 0;
 	strbuf_done(&s->line);
+	free(s->pidlogs);
 	free(s->events_path);
 	free(s->app_log_path);
 	free(s->dir);

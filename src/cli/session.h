@@ -135,10 +135,11 @@ int session_detach(struct session *s, char **cause);
 /* Writes a cut last line, fsyncs and closes events.log. -1 when fsync fails. */
 int session_finish_events(struct session *s, char **cause);
 /* Processes whose hook could not reach the launcher's pipe (its fd closed
- * or reused: spawn with close_fds, daemons) wrote events-<pid>.log in the
- * trace directory: their lines go to events.log and to fn, and the files
- * are removed. Returns the number of lines merged. */
-int session_merge_pid_logs(struct session *s, session_line_fn fn, void *arg);
+ * or reused: spawn with close_fds, daemons) write events-<pid>.log in the
+ * trace directory: their new complete lines go to events.log and to fn
+ * (call it as often as the pipe is read, so they show live); `final` (once
+ * the program ended) also removes the files. Returns the lines passed on. */
+int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final);
 
 /* ---- live control (doc/control.md) ---- */
 /* Replaces <dir>/control atomically (temporary file, rename, 0600) with

@@ -1,40 +1,75 @@
 /* Context teardown: cuCtxDestroy and the primary context's reset and last
  * release take every allocation, event, stream and module of the context
- * with them. Before one goes, the hook finishes the probed launches still
- * queued (their map buffers live in it) and stops the timing thread from
- * querying its events; once it is gone, the hook forgets its pools, events,
- * copy stream and instrumented copies, exactly once, so a context created
- * later (perhaps at the same address) starts clean. */
+ * with them, and the driver may hand the same address out for the next
+ * context. Before forwarding, the hook drops everything it holds for the
+ * context, exactly once, while the context is still alive: the probed
+ * launches in flight (hook_results_ctx_gone), the pending timings and
+ * pooled events (the timing thread is kept out of its pass meanwhile), the
+ * instrumented copies (marked dead: a new context at the same address
+ * builds its own) and the handles of its modules. (The timing thread
+ * querying the events of a destroyed context was how the hook crashed the
+ * CUDA samples' vectorAddDrv at exit: glibc "double free or corruption".)
+ *
+ * Primary contexts: cuDevicePrimaryCtxRetain records the context per device
+ * and counts references; a reset always destroys it (the references stay),
+ * a release when it drops the last reference the hook counted. Should the driver report the
+ * context inactive after a release the hook did not count as the last, it
+ * is forgotten then (no driver call on it). */
+#include <stdlib.h>
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_log.h"
 #include "hook/hook_table.h"
 
-/* Before a context may go: nothing of the hook's is in flight in it. */
-static void ctx_quiesce(CUcontext ctx)
+/* Until hook_cuda_results.c defines it: what the tree did so far (every
+ * queued result finished, the context's pools and copy stream forgotten). */
+/* lead: remove when hook_cuda_results.c defines it */
+__attribute__((weak)) void hook_results_ctx_gone(CUcontext ctx)
 {
 	hook_results_drain();
-	hook_timing_ctx_gone(ctx);
+	hook_pool_ctx_gone(ctx);
 }
 
-/* After it went: forget it everywhere. */
+/* Instrumented copies in ctx: their module and function go with it. */
+static void ctx_insts_dead(CUcontext ctx)
+{
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	pthread_mutex_lock(&hook.probe_lock);
+	for (uint32_t i = 0; all && i < n; i++)
+		for (struct hook_inst *in = all[i]->insts; in; in = in->next)
+			if (!in->dead && in->ctx == ctx) {
+				in->dead = 1;
+				in->ctx = NULL;
+			}
+	pthread_mutex_unlock(&hook.probe_lock);
+	free(all);
+}
+
+/* Forgetting ctx without touching it (it may be gone already). */
 static void ctx_forget(CUcontext ctx)
 {
-	hook_pool_ctx_gone(ctx);
-	hook_probe_ctx_gone(ctx);
+	hook_timing_ctx_gone(ctx);
+	ctx_insts_dead(ctx);
+	hook_registry_ctx_gone(ctx);
+	/* threads holding ctx current forget it (a new one may get its address) */
 	__atomic_add_fetch(&hook.ctx_gen, 1, __ATOMIC_ACQ_REL);
-	hook_log("context %p gone", (void *)ctx);
+}
+
+void hook_ctx_drop(CUcontext ctx)
+{
+	if (!ctx)
+		return;
+	hook_results_ctx_gone(ctx);
+	ctx_forget(ctx);
+	hook_log("context %p: dropped before its teardown", (void *)ctx);
 }
 
 static CUresult ctx_destroy(CUresult (*real)(CUcontext), CUcontext ctx)
 {
-	if (ctx)
-		ctx_quiesce(ctx);
-	CUresult rc = real(ctx);
-	if (rc == CUDA_SUCCESS && ctx)
-		ctx_forget(ctx);
-	return rc;
+	hook_ctx_drop(ctx);
+	return real(ctx);
 }
 
 CUresult hook_cuCtxDestroy(CUcontext ctx)
@@ -56,28 +91,56 @@ CUresult hook_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice d)
 {
 	CUresult rc = HOOK_REAL(cuDevicePrimaryCtxRetain)(ctx, d);
 	struct hook_device *hd = ctx_dev(d);
-	if (rc == CUDA_SUCCESS && hd)
+	if (rc == CUDA_SUCCESS && hd && ctx) {
 		__atomic_store_n(&hd->primary, (void *)*ctx, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&hd->primary_refs, 1, __ATOMIC_ACQ_REL);
+	}
 	return rc;
 }
 
-/* Reset destroys the primary context; a release destroys it when it was the
- * last reference (asked of the driver afterwards). */
+/* The device's primary context, taken: only one caller drops it. */
+static CUcontext ctx_primary_take(struct hook_device *hd)
+{
+	void *ctx = hd ? __atomic_load_n(&hd->primary, __ATOMIC_ACQUIRE) : NULL;
+	while (ctx && !__atomic_compare_exchange_n(&hd->primary, &ctx, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	return (CUcontext)ctx;
+}
+
+/* Reset destroys the primary context; a release destroys it when it drops
+ * the last reference. */
 static CUresult ctx_primary(CUresult (*real)(CUdevice), CUdevice d, int reset)
 {
 	struct hook_device *hd = ctx_dev(d);
-	CUcontext ctx = hd ? (CUcontext)__atomic_load_n(&hd->primary, __ATOMIC_ACQUIRE) : NULL;
-	if (ctx)
-		ctx_quiesce(ctx);
+	int last = reset || (hd && __atomic_load_n(&hd->primary_refs, __ATOMIC_ACQUIRE) <= 1);
+	/* A reset keeps the references (and, as a rule, the address): the
+	 * context comes back on its next use, and a later reset or last
+	 * release drops what was built in it since. */
+	if (reset)
+		hook_ctx_drop(hd ? (CUcontext)__atomic_load_n(&hd->primary, __ATOMIC_ACQUIRE) : NULL);
+	else if (last)
+		hook_ctx_drop(ctx_primary_take(hd));
 	CUresult rc = real(d);
+	if (rc != CUDA_SUCCESS || !hd)
+		return rc;
+	if (!reset) {
+		int refs = __atomic_load_n(&hd->primary_refs, __ATOMIC_ACQUIRE);
+		while (refs > 0 && !__atomic_compare_exchange_n(&hd->primary_refs, &refs, refs - 1, 0, __ATOMIC_ACQ_REL,
+								 __ATOMIC_ACQUIRE))
+			;
+	}
 	unsigned flags = 0;
 	int active = 1;
-	if (rc == CUDA_SUCCESS && ctx && !reset && cu.cuDevicePrimaryCtxGetState &&
-	    cu.cuDevicePrimaryCtxGetState(d, &flags, &active) != CUDA_SUCCESS)
-		active = 1; /* unknown: keep what we have */
-	if (rc == CUDA_SUCCESS && ctx && (reset || !active) &&
-	    __atomic_compare_exchange_n(&hd->primary, (void **)&ctx, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		ctx_forget(ctx);
+	if (!last && cu.cuDevicePrimaryCtxGetState && cu.cuDevicePrimaryCtxGetState(d, &flags, &active) == CUDA_SUCCESS &&
+	    !active) {
+		/* The hook missed a retain: the context is gone already. */
+		CUcontext ctx = ctx_primary_take(hd);
+		if (ctx) {
+			hook_log("primary context %p of device %d went with a release the hook did not count as "
+				 "the last", (void *)ctx, (int)d);
+			ctx_forget(ctx);
+		}
+	}
 	return rc;
 }
 

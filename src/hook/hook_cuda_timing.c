@@ -19,12 +19,16 @@
 #define TIMING_STATS_NS 200000000ull       /* stats lines at most every 200 ms */
 #define TIMING_DRAIN_NS 500000000ull       /* at exit, wait this long for pending events */
 
-static struct hook_event_pool *timing_pool(CUcontext ctx)
+/* The pool of ctx; created when `create` (hook_event_get: the context is
+ * current and alive), never by a put, so an event given back after its
+ * context was dropped cannot land in the pool of a new context at the same
+ * address (it is left to the driver, which freed it with the context). */
+static struct hook_event_pool *timing_pool(CUcontext ctx, int create)
 {
 	struct hook_event_pool *p;
 	for (p = hook.timing.pools; p && p->ctx != ctx; p = p->next)
 		;
-	if (!p && (p = calloc(1, sizeof *p)) != NULL) {
+	if (!p && create && (p = calloc(1, sizeof *p)) != NULL) {
 		p->ctx = ctx;
 		p->next = hook.timing.pools;
 		hook.timing.pools = p;
@@ -36,7 +40,7 @@ CUevent hook_event_get(CUcontext ctx)
 {
 	CUevent e = NULL;
 	pthread_mutex_lock(&hook.timing.lock);
-	struct hook_event_pool *p = timing_pool(ctx);
+	struct hook_event_pool *p = timing_pool(ctx, 1);
 	if (p && p->n > 0)
 		e = p->free[--p->n];
 	pthread_mutex_unlock(&hook.timing.lock);
@@ -50,7 +54,7 @@ void hook_event_put(CUcontext ctx, CUevent e)
 	if (!e)
 		return;
 	pthread_mutex_lock(&hook.timing.lock);
-	struct hook_event_pool *p = timing_pool(ctx);
+	struct hook_event_pool *p = timing_pool(ctx, 0);
 	if (p && p->n == p->cap) {
 		int cap = p->cap ? p->cap * 2 : 16;
 		void **v = realloc(p->free, (size_t)cap * sizeof *v);
@@ -162,17 +166,16 @@ static int timing_poll_one(struct hook_timed *t, CUcontext *cur)
 static int timing_poll_locked(CUcontext *cur);
 
 /* One pass over the pending launches, under poll_lock so a context cannot
- * be destroyed while its events are queried (hook_timing_ctx_gone). */
-static int timing_poll(CUcontext *cur)
+ * be destroyed while its events are queried (hook_timing_ctx_gone). The
+ * thread holds a context current only during a pass: never a destroyed
+ * one, and a new context at an old one's address is always set afresh. */
+static int timing_poll(void)
 {
-	static uint64_t gen;
+	CUcontext cur = NULL;
 	pthread_mutex_lock(&hook.timing.poll_lock);
-	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
-	if (g != gen) {
-		gen = g;
-		*cur = NULL; /* it may be gone, and a new one may have its address */
-	}
-	int left = timing_poll_locked(cur);
+	int left = timing_poll_locked(&cur);
+	if (cur && cu.cuCtxSetCurrent)
+		cu.cuCtxSetCurrent(NULL);
 	pthread_mutex_unlock(&hook.timing.poll_lock);
 	return left;
 }
@@ -242,7 +245,6 @@ static void *timing_thread(void *arg)
 	/* For the thread's whole life: its event queries must never invalidate
 	 * an application thread's global-mode stream capture. */
 	hook_cuda_relax_begin();
-	CUcontext cur = NULL;
 	for (;;) {
 		pthread_mutex_lock(&hook.timing.lock);
 		int stop = hook.timing.stop;
@@ -255,7 +257,7 @@ static void *timing_thread(void *arg)
 		pthread_mutex_unlock(&hook.timing.lock);
 		if (stop)
 			break;
-		timing_poll(&cur);
+		timing_poll();
 		uint64_t now = time_mono_ns();
 		if (now - hook.timing.last_stats_ns >= TIMING_STATS_NS) {
 			hook.timing.last_stats_ns = now;
@@ -264,7 +266,7 @@ static void *timing_thread(void *arg)
 		}
 	}
 	uint64_t until = time_mono_ns() + TIMING_DRAIN_NS;
-	while (timing_poll(&cur) > 0 && time_mono_ns() < until) {
+	while (timing_poll() > 0 && time_mono_ns() < until) {
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}

@@ -48,7 +48,8 @@ struct hook_queue {
 };
 
 struct hook_device {
-	void *primary;             /* CUcontext cuDevicePrimaryCtxRetain gave for it */
+	void *primary;             /* CUcontext cuDevicePrimaryCtxRetain gave for it (atomic) */
+	int primary_refs;          /* retains minus releases the hook saw (atomic) */
 	int known;
 	int cc, sms, clock_khz;
 	char name[128];

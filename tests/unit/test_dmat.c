@@ -789,6 +789,89 @@ static void test_sampled(void)
 	result_free(r);
 }
 
+/* A copy of r whose map stores only the slots its units filled, as the
+ * hook writes it (format v4): each kept unit's records copied through
+ * result_map_record into a buffer of stride `stored`. */
+static struct result *stored_copy(const struct result *r)
+{
+	struct result *c = calloc(1, sizeof *c);
+	*c = *r;
+	c->kernel = strdup(r->kernel);
+	c->probes = strdup(r->probes);
+	c->maps = calloc(1, sizeof *c->maps);
+	const struct result_map *a = &r->maps[0];
+	struct result_map *b = &c->maps[0];
+	*b = *a;
+	b->stored = result_map_most_records(a);
+	b->counts = malloc(a->units * 4);
+	memcpy(b->counts, a->counts, a->units * 4);
+	uint64_t nru = result_map_rec_units(a), rs = a->map.rec_size;
+	b->records = malloc(nru * b->stored * rs + 1);
+	for (uint64_t ru = 0; ru < nru; ru++) {
+		uint64_t u = result_map_unit_at(a, ru);
+		for (uint32_t k = 0; k < b->stored; k++)
+			memcpy((uint8_t *)result_map_record(b, u, k), result_map_record(a, u, k), rs);
+	}
+	return c;
+}
+
+/* Maps storing fewer slots than the cap (format v4), slot-major and
+ * unit-major, block-sampled or not: the model of the compacted copy (and of
+ * its file, by mk's twin check) is the model of the whole map. */
+static void test_stored(void)
+{
+	for (int lay = 0; lay < 4; lay++) {
+		int unit_major = lay & 1, sampled = lay >> 1;
+		struct result *r = syn_result(4, 32, 8, 0);
+		struct result_map *mp = &r->maps[0];
+		mp->slot_major = !unit_major;
+		if (sampled) {
+			mp->sample_shift = 1;
+			mp->units_per_block = 32;
+			mp->rec_units = 64;
+		}
+		uint64_t want = 0;
+		for (uint64_t u = 0; u < 128; u++) {
+			if (!result_map_unit_kept(mp, u)) {
+				mp->counts[u] = 7 * 16; /* more than stored: no matter, not kept */
+				continue;
+			}
+			for (uint32_t i = 0; i < u % 4; i++)
+				syn_put(r, u, i, BASE + (u % 8) * PAGE + i * 64, 100 * (u % 32) + 7 * i, 4,
+					i % 2 ? DMAT_KIND_STORE : DMAT_KIND_LOAD);
+			want += u % 4;
+		}
+		if (sampled)
+			mp->records_unsampled = 64 * 7;
+		syn_finish(r);
+		struct result *c = stored_copy(r);
+		CHECKF(c->maps[0].stored == 3, "layout %d: %u stored", lay, c->maps[0].stored);
+		struct dmat *a = mk(r, 0, 0), *b = mk(c, 0, 0);
+		CHECKF(a && b && a->records == want && b->records == want && b->accesses == a->accesses &&
+		       b->unsampled == a->unsampled && b->n_rows == a->n_rows && b->span == a->span &&
+		       b->blocks_seen == a->blocks_seen && memcmp(a->by_kind, b->by_kind, sizeof a->by_kind) == 0,
+		       "layout %d: the compacted map's model differs", lay);
+		if (a && b) {
+			struct dmat_view v;
+			dmat_view_fit(a, &v);
+			CHECK(grids_equal(a, b, &v, 16, (int)a->n_rows + 1));
+		}
+		/* the file is version 4 and stores 3 slots a unit */
+		char *cause = NULL;
+		CHECKF(result_write(tmpdir, "twin.ntr", c, &cause) == 0, "%s", cause);
+		struct result *h = NULL;
+		CHECKF(result_read_head(twin_path(), &h, &cause) == 0, "%s", cause);
+		CHECK(h && h->version == 4 && h->maps[0].stored == 3);
+		result_free(h);
+		free(cause);
+		unlink(twin_path());
+		dmat_free(a);
+		dmat_free(b);
+		result_free(c);
+		result_free(r);
+	}
+}
+
 /* A histogram coarser than the records: views at least as coarse as its
  * bins come from it (aligned ones exactly, others within rounding), finer
  * ones are binned from the records exactly. */
@@ -851,6 +934,7 @@ int main(void)
 	test_view();
 	test_bounded_memory();
 	test_sampled();
+	test_stored();
 	test_hist_paths();
 	CHECK(rmdir(tmpdir) == 0);
 	return testlib_report();

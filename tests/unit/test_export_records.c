@@ -3,8 +3,9 @@
  * put in, for a slot-major dmat map (threads past the cap, threads with no
  * accesses, a wrapping clock, garbage in unused slots), a unit-major warp map
  * of a 2-D launch (warp -> first thread, hex for *_addr fields), a map
- * without field names (raw hex) and a block-sampled map (only the kept
- * blocks' records, the others counted).
+ * without field names (raw hex), a block-sampled map (only the kept blocks'
+ * records, the others counted) storing 2 of its 4 slots, and a warp map
+ * storing 3 of its 8 (format v4).
  *
  * Given `--write-fixture DIR` it writes the trace directory to DIR and the
  * accesses the dmat launch was built from to DIR/expected.csv in the format
@@ -162,7 +163,8 @@ static struct result *multi_launch(void)
 	return r;
 }
 
-/* ---- a block-sampled launch: 3 blocks of 4 threads, 1 block in 2 kept ---- */
+/* ---- a block-sampled launch: 3 blocks of 4 threads, 1 block in 2 kept,
+ * cap 4 of which the units filled 2 at most: 2 slots stored (format v4) ---- */
 
 static uint64_t s_addr(uint32_t u, uint32_t k)
 {
@@ -177,8 +179,8 @@ static struct result *sampled_launch(void)
 	struct result_map *m = &r->maps[0];
 	snprintf(m->map.name, sizeof m->map.name, "dmat");
 	m->map.level = PROBE_LEVEL_THREAD;
-	m->map.cap = 2;
-	m->stored = m->map.cap;
+	m->map.cap = 4;
+	m->stored = 2;
 	fld(&m->map, "addr", PROBE_U64);
 	fld(&m->map, "clock", PROBE_U32);
 	fld(&m->map, "sizekind", PROBE_U32);
@@ -186,7 +188,7 @@ static struct result *sampled_launch(void)
 	m->sample_shift = 1;
 	m->units = 12;
 	m->counts = calloc(12, 4);
-	m->records = calloc(8 * 2, A_REC); /* blocks 0 and 2 */
+	m->records = calloc(8 * 2, A_REC); /* blocks 0 and 2, 2 slot planes */
 	for (uint32_t u = 0; u < 12; u++) {
 		uint32_t b = u / 4, t = u % 4, n = 1 + t % 2;
 		m->counts[u] = n * A_REC;
@@ -199,6 +201,38 @@ static struct result *sampled_launch(void)
 			memcpy(rec, &a, 8);
 			memcpy(rec + 8, &clock, 4);
 			memcpy(rec + 12, &sk, 4);
+		}
+	}
+	return r;
+}
+
+/* ---- a warp map storing 3 of its 8 slots (format v4, unit-major: stride
+ * 3): 2 blocks of 64 threads, warp u filled u % 4 records ---- */
+
+static struct result *stored_launch(void)
+{
+	struct result *r = new_result(5, 5, "_Z6storedv", 1);
+	r->grid[0] = 2;
+	r->block[0] = 64;
+	struct result_map *w = &r->maps[0];
+	snprintf(w->map.name, sizeof w->map.name, "w4");
+	w->map.level = PROBE_LEVEL_WARP;
+	w->map.cap = 8;
+	w->stored = 3;
+	fld(&w->map, "start", PROBE_U64);
+	fld(&w->map, "v", PROBE_U32);
+	w->units = 4;
+	w->counts = calloc(4, 4);
+	w->records = malloc(4 * 3 * w->map.rec_size);
+	memset(w->records, 0xcd, 4 * 3 * w->map.rec_size); /* unused slots must never show */
+	for (uint32_t u = 0; u < 4; u++) {
+		w->counts[u] = u % 4 * w->map.rec_size;
+		for (uint32_t k = 0; k < u % 4; k++) {
+			uint8_t *rec = w->records + (u * 3 + k) * w->map.rec_size; /* by hand, not the accessor */
+			uint64_t start = 500 + u * 10 + k;
+			uint32_t v = u * 100 + k;
+			memcpy(rec, &start, 8);
+			memcpy(rec + 8, &v, 4);
 		}
 	}
 	return r;
@@ -238,7 +272,7 @@ static int write_fixture(const char *dir)
 	mkdir(dir, 0755);
 	mkdir(path, 0755);
 	if (write_result(path, "700-1.ntr", dmat_launch()) < 0 || write_result(path, "700-2.ntr", multi_launch()) < 0 ||
-	    write_result(path, "700-4.ntr", sampled_launch()) < 0)
+	    write_result(path, "700-4.ntr", sampled_launch()) < 0 || write_result(path, "700-5.ntr", stored_launch()) < 0)
 		return -1;
 	snprintf(path, sizeof path, "%s/expected.csv", dir);
 	if (write_expected(path) < 0)
@@ -255,6 +289,7 @@ static int write_fixture(const char *dir)
 	      "kernel t=6 pid=700 kid=2 mid=1 name=_Z5multiv ptx=1\n"
 	      "kernel t=7 pid=700 kid=3 mid=1 name=_Z5idlerv ptx=1\n"
 	      "kernel t=7 pid=700 kid=4 mid=1 name=_Z7sampledv ptx=1\n"
+	      "kernel t=7 pid=700 kid=5 mid=1 name=_Z6storedv ptx=1\n"
 	      "launch t=8 pid=700 kid=1 seq=1 api=cuLaunchKernel grid=3,1,1 block=8,1,1 smem=0 probed=1\n"
 	      "result t=9 pid=700 kid=1 seq=1 file=results/700-1.ntr maps=1 records=193 dropped=6 bytes=1 ns=1\n"
 	      "launch t=10 pid=700 kid=2 seq=2 api=cuLaunchKernel grid=3,2,1 block=20,2,1 smem=0 probed=1\n"
@@ -262,7 +297,9 @@ static int write_fixture(const char *dir)
 	      "launch t=12 pid=700 kid=3 seq=3 api=cuLaunchKernel grid=1,1,1 block=32,1,1 smem=0 probed=0\n"
 	      "launch t=13 pid=700 kid=4 seq=4 api=cuLaunchKernel grid=3,1,1 block=4,1,1 smem=0 probed=1\n"
 	      "result t=14 pid=700 kid=4 seq=4 file=results/700-4.ntr maps=1 records=12 dropped=0 bytes=1 ns=1\n"
-	      "exit t=15 pid=700 launches=4\n",
+	      "launch t=15 pid=700 kid=5 seq=5 api=cuLaunchKernel grid=2,1,1 block=64,1,1 smem=0 probed=1\n"
+	      "result t=16 pid=700 kid=5 seq=5 file=results/700-5.ntr maps=1 records=6 dropped=0 bytes=1 ns=1\n"
+	      "exit t=17 pid=700 launches=5\n",
 	      f);
 	return fclose(f) == 0 ? 0 : -1;
 }
@@ -358,6 +395,38 @@ static void check_sampled_csv(const char *csv)
 	CHECKF(strcmp(csv, want) == 0, "got:\n%s\nwant:\n%s", csv, want);
 }
 
+static void check_stored_csv(const char *csv)
+{
+	char want[4096] = "block,thread,unit,slot,start,v\n", line[128];
+	for (uint32_t u = 0; u < 4; u++)
+		for (uint32_t k = 0; k < u % 4; k++) {
+			snprintf(line, sizeof line, "%u,%u,%u,%u,%u,%u\n", u / 2, u % 2 * 32, u, k, 500 + u * 10 + k,
+				 u * 100 + k);
+			strcat(want, line);
+		}
+	CHECKF(strcmp(csv, want) == 0, "got:\n%s\nwant:\n%s", csv, want);
+}
+
+/* The fixture's files are the versions their maps need: v4 where a map
+ * stores fewer slots than its cap. */
+static void check_versions(const char *tdir)
+{
+	static const struct {
+		const char *name;
+		uint32_t version, stored;
+	} want[] = {{"700-1.ntr", 2, 64}, {"700-2.ntr", 1, 2}, {"700-4.ntr", 4, 2}, {"700-5.ntr", 4, 3}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		char path[4400], *cause = NULL;
+		struct result *r = NULL;
+		snprintf(path, sizeof path, "%s/results/%s", tdir, want[i].name);
+		CHECKF(result_read_head(path, &r, &cause) == 0, "%s", cause);
+		CHECKF(r && r->version == want[i].version && r->maps[0].stored == want[i].stored,
+		       "%s: version %u, %u stored", want[i].name, r ? r->version : 0, r ? r->maps[0].stored : 0);
+		result_free(r);
+		free(cause);
+	}
+}
+
 static void test_cli(void)
 {
 	char ntop[4096];
@@ -406,13 +475,22 @@ static void test_cli(void)
 
 	snprintf(args, sizeof args, "export %s -k sampled --view records -o %s/d.csv", tdir, dir);
 	CHECKF(run_ntop(args, &out) == 0, "%s", out);
-	CHECKF(strstr(out, "12 records of 8 units, map dmat (launch seq 4), 0 dropped past the cap of 2") &&
+	CHECKF(strstr(out, "12 records of 8 units, map dmat (launch seq 4), 0 dropped past the cap of 4") &&
 		       strstr(out, "note: 4 units with records belong to blocks that were not sampled"),
 	       "%s", out);
 	free(out);
 	if ((csv = read_csv(dir, "d.csv")) != NULL)
 		check_sampled_csv(csv);
 	free(csv);
+
+	snprintf(args, sizeof args, "export %s -k stored --view records -o %s/e.csv", tdir, dir);
+	CHECKF(run_ntop(args, &out) == 0, "%s", out);
+	CHECKF(strstr(out, "6 records of 3 units, map w4 (launch seq 5), 0 dropped past the cap of 8"), "%s", out);
+	free(out);
+	if ((csv = read_csv(dir, "e.csv")) != NULL)
+		check_stored_csv(csv);
+	free(csv);
+	check_versions(tdir);
 
 	snprintf(args, sizeof args, "rm -rf '%s'", dir);
 	CHECK(system(args) == 0);
