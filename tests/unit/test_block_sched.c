@@ -190,38 +190,55 @@ static void test_errors(void)
 	free_result(r);
 }
 
-/* Records past cap are counted as dropped; a warp with two records spans both. */
+/* Records past cap are counted as dropped; a warp with two records spans
+ * both. The same with cap 8 of which 2 slots stored (format v4: the
+ * records at stride 2, as the hook compacts a warp map), and a second warp
+ * whose one record (40, 90) sits at index 2 only at that stride. */
 static void test_cap(void)
 {
-	const struct warp_rec w[2] = {{100, 10, 0, 0, 0}, {0, 0, 0, 0, 1}};
-	struct result *r = make(1, 1, 64, w);
-	struct result_map *m = &r->maps[0];
-	/* give warp 0 two records: (100,10) and (50,5); and warp 1 an overflow */
-	m->map.cap = 2;
-	m->stored = m->map.cap;
-	uint8_t *rec = calloc(4, 24);
-	memcpy(rec, m->records, 24);
-	uint64_t s = 50;
-	uint32_t e = 5;
-	memcpy(rec + 24, &s, 8);
-	memcpy(rec + 32, &e, 4);
-	free(m->records);
-	m->records = rec;
-	m->counts[0] = 48;
-	m->counts[1] = 0;
-	m->records_dropped = 7;
-	struct block_sched *bs = NULL;
-	char *cause = NULL;
-	CHECKF(block_sched_analyze(r, 0, 1, &bs, &cause) == 0, "%s", cause);
-	if (bs) {
-		CHECK(bs->blocks[0].start == 50 && bs->blocks[0].end == 110);
-		CHECK_EQ_INT(bs->records_dropped, 7);
-		CHECK_EQ_INT(bs->warps_recorded, 1);
-		CHECK(bs->waves == 0.25);
+	for (uint32_t cap = 2; cap <= 8; cap += 6) {
+		const struct warp_rec w[2] = {{100, 10, 0, 0, 0}, {0, 0, 0, 0, 1}};
+		struct result *r = make(1, 1, 64, w);
+		struct result_map *m = &r->maps[0];
+		/* give warp 0 two records: (100,10) and (50,5) */
+		m->map.cap = cap;
+		m->stored = 2;
+		uint8_t *rec = calloc(4, 24);
+		memcpy(rec, m->records, 24);
+		uint64_t s = 50;
+		uint32_t e = 5;
+		memcpy(rec + 24, &s, 8);
+		memcpy(rec + 32, &e, 4);
+		free(m->records);
+		m->records = rec;
+		m->counts[0] = 48;
+		m->counts[1] = 0;
+		m->records_dropped = 7;
+		struct block_sched *bs = NULL;
+		char *cause = NULL;
+		CHECKF(block_sched_analyze(r, 0, 1, &bs, &cause) == 0, "%s", cause);
+		if (bs) {
+			CHECK(bs->blocks[0].start == 50 && bs->blocks[0].end == 110);
+			CHECK_EQ_INT(bs->records_dropped, 7);
+			CHECK_EQ_INT(bs->warps_recorded, 1);
+			CHECK(bs->waves == 0.25);
+		}
+		block_sched_free(bs);
+		bs = NULL;
+		s = 40;
+		e = 90;
+		memcpy(rec + 2 * 24, &s, 8);
+		memcpy(rec + 2 * 24 + 8, &e, 4);
+		m->counts[1] = 24;
+		CHECKF(block_sched_analyze(r, 0, 1, &bs, &cause) == 0, "%s", cause);
+		if (bs) {
+			CHECK(bs->blocks[0].start == 40 && bs->blocks[0].end == 130);
+			CHECK_EQ_INT(bs->warps_recorded, 2);
+		}
+		block_sched_free(bs);
+		free(cause);
+		free_result(r);
 	}
-	block_sched_free(bs);
-	free(cause);
-	free_result(r);
 }
 
 int main(void)
