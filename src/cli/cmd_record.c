@@ -4,9 +4,10 @@
  * hook present, probes verified, trace directory created) fails before the
  * application starts, so a typo never costs a long run. Then the program is
  * spawned through the session library (session.h: argv, no shell, the hook
- * first on LD_LIBRARY_PATH, the write end of a pipe as NTOP_EVENT_FD, live
- * control through <dir>/control); every line arriving on the pipe goes to
- * events.log and into a live trace model for the closing summary. Ctrl-C
+ * first on LD_LIBRARY_PATH, the event socket as NTOP_EVENT_SOCK, live
+ * control through <dir>/control); every line any process of the program
+ * sends goes to events.log and into a live trace model for the closing
+ * summary. Ctrl-C
  * and Ctrl-\ reach the application from the terminal; ntop ignores them and
  * keeps recording until the application is gone. */
 #include <errno.h>
@@ -25,7 +26,7 @@
 #include "trace/events.h"
 #include "trace/trace_dir.h"
 
-#define REC_DRAIN_NS 2000000000ull /* children may hold the pipe after the app exits */
+#define REC_DRAIN_NS 2000000000ull /* children may still send events after the app exits */
 
 struct rec_opts {
 	const char **probes;
@@ -347,8 +348,8 @@ static void rec_progress(const struct rec_session *s, uint64_t *last_ns)
 	}
 }
 
-/* Copies the pipe until EOF, or until REC_DRAIN_NS after the program exited;
- * reaps it. */
+/* Copies the events until they are over (the program exited and no process
+ * is connected), or until REC_DRAIN_NS after the program exited; reaps it. */
 static void rec_pump(struct rec_session *s)
 {
 	int exited = 0, told = 0;
@@ -366,7 +367,7 @@ static void rec_pump(struct rec_session *s)
 		int n = session_fds(s->sess, pfd, 2);
 		poll(pfd, (nfds_t)n, timeout);
 		if (session_read_events(s->sess, rec_feed, s->model) < 0)
-			break; /* every writer closed the pipe */
+			break; /* the program and every connected process are gone */
 		session_poll_pid_logs(s->sess, rec_feed, s->model, 0);
 		rec_progress(s, &said);
 		if (session_events_error(s->sess) && !told++)
@@ -473,6 +474,8 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		rec_cleanup(s);
 		return 127;
 	}
+	if (session_note(s->sess))
+		fprintf(stderr, "ntop: %s\n", session_note(s->sess));
 	rec_pump(s);
 	session_poll_pid_logs(s->sess, rec_feed, s->model, 1);
 	if (session_finish_events(s->sess, &cause) < 0)

@@ -356,7 +356,7 @@ static int view_live_parse(int argc, char **argv, struct view_args *a)
 
 /* ---- the application behind struct tui_app (session.h) ---- */
 
-#define LIVE_DRAIN_NS 2000000000ull /* children may hold the pipe after the app exits */
+#define LIVE_DRAIN_NS 2000000000ull /* children may still send events after the app exits */
 #define LIVE_KILL_GRACE_MS 2000
 
 struct live {
@@ -478,7 +478,8 @@ static void live_detach(void *ctx)
 }
 
 /* After the UI: wait for a killed or finished application, read the last
- * events (children may hold the pipe a little longer), close the log. */
+ * events (children may stay connected a little longer, processes off the
+ * socket left files), close the log. */
 static void live_finish(struct live *l)
 {
 	if (l->detached)
@@ -498,6 +499,7 @@ static void live_finish(struct live *l)
 		poll(NULL, 0, 50);
 		l->exited = session_poll_exit(l->s);
 	}
+	session_poll_pid_logs(l->s, live_line, l->t, 1);
 	char *cause = NULL;
 	if (session_finish_events(l->s, &cause) < 0)
 		cli_err("%s", cause ? cause : "cannot finish events.log");
@@ -561,6 +563,8 @@ static int live_ui(struct live *l, struct view_args *a, struct view_probes *p, c
 	if (rc == 0) {
 		l->t = t;
 		tui_feed_line(t, header, hlen);
+		if (session_note(l->s))
+			tui_msg(t, 0, "%s", session_note(l->s));
 		rc = tui_run(t, &cause);
 	}
 	if (rc < 0) {

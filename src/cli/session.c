@@ -1,9 +1,16 @@
 /* Launching an application with the hook and keeping what it reports
- * (session.h). The event pipe's write end becomes fd 223 in the child (high,
- * so the app's own descriptors never collide) and NTOP_EVENT_FD names it;
- * every process of the app inherits it, so the pipe reaches EOF only when
- * the app and all its children are gone. Reads are non-blocking throughout:
- * `ntop record` and the UI run their own poll loops. */
+ * (session.h). Events arrive on a listening AF_UNIX SOCK_SEQPACKET socket,
+ * <dir>/events.sock (0600 in the 0700 directory), named by NTOP_EVENT_SOCK:
+ * every process of the app connects to it itself, however it was started
+ * (fork, exec, spawn with its fds closed, another working directory), and
+ * sends one event line per message, so one process's data can never run
+ * into another's. Connections and the listening socket sit in one epoll set,
+ * which is the one descriptor callers poll. The events are over once the
+ * app has exited and no connection is left (nor made within
+ * SESSION_QUIET_NS). Processes that cannot reach the socket write
+ * events-<pid>.log in the directory, followed by session_poll_pid_logs.
+ * Reads are non-blocking throughout: `ntop record` and the UI run their own
+ * poll loops. */
 #include "cli/session.h"
 
 #include <dirent.h>
@@ -15,7 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,9 +40,12 @@
 
 extern char **environ;
 
-#define SESSION_EVENT_FD 223
-#define SESSION_LINE_MAX (1u << 20)  /* a "line" this long without '\n' is passed on as is */
+#define SESSION_SOCK_NAME "events.sock"
+#define SESSION_MSG_MAX 65536        /* one message (an event line is at most 4096 bytes); longer: cut */
 #define SESSION_READ_MAX (1u << 20)  /* bytes per session_read_events call: keep the caller responsive */
+#define SESSION_CONN_BURST 256       /* messages from one connection before the others get a turn */
+#define SESSION_QUIET_NS 250000000ull /* after the app exited: how long no connection may be open */
+#define SESSION_PIDLOG_EVERY_NS 250000000ull /* events-<pid>.log: directory scans at most this often */
 
 struct session {
 	char *dir;               /* absolute */
@@ -43,28 +57,58 @@ struct session {
 	int app_log_fd;
 	int wrote_control;
 	uint64_t control_gen;
-	int ev_rfd, out_rfd;     /* read ends, non-blocking; -1 when closed */
-	struct strbuf line;      /* bytes of an event line not yet complete */
+	int out_rfd;             /* output pipe's read end, non-blocking; -1 when closed */
+	int ep;                  /* epoll: the listening socket and every connection; -1 when done */
+	int lfd;                 /* listening socket (non-blocking), -1 when closed */
+	char *sock_path;         /* absolute, as NTOP_EVENT_SOCK gives it */
+	char *sock_dir;          /* mkdtemp'd directory holding it when dir's path was too long */
+	char *note;              /* what the user should know about the socket, or NULL */
+	int sock_bound;          /* sock_path exists (ours to remove) */
+	struct session_conn *conns; /* connected processes */
+	int n_conns, cap_conns;
+	uint64_t conn_serial;    /* accepted so far: the next connection's order */
+	uint64_t quiet_since;    /* monotonic ns since no connection is open (after the exit) */
+	int detached;            /* the copier owns the socket now */
 	pid_t pid;               /* 0 before spawn */
 	int own_group;           /* captured: the app leads process group pid */
 	int exited, status;
 	uint64_t kill_at_ns;     /* session_terminate: SIGKILL deadline (monotonic), 0 none */
 	struct session_pidlog *pidlogs; /* events-<pid>.log files being followed */
 	int n_pidlogs;
+	uint64_t pidlog_scan_ns; /* last directory scan (monotonic) */
 };
 
-/* A process's own events file (its hook could not reach the pipe), read
+/* One process's connection (non-blocking). A process connects again when
+ * the application closed its socket: `serial` keeps its connections in
+ * order. */
+struct session_conn {
+	int fd;
+	pid_t pid;               /* SO_PEERCRED */
+	uint64_t serial;
+};
+
+/* A process's own events file (its hook could not reach the socket), read
  * up to `off` so far: complete lines only. */
 struct session_pidlog {
 	char name[64];
 	uint64_t off;
 };
 
+static void session_sock_done(struct session *s);
+
 /* Where forwarded signals go: pid, -pgid, or 0 (none yet: remembered). */
 static volatile sig_atomic_t session_fwd_target;
 static volatile sig_atomic_t session_pending_sig;
 
 /* ---- directory ---- */
+
+static void session_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 
 static int session_mkdir_parents(char *path)
 {
@@ -139,8 +183,7 @@ int session_create(struct session **out, const char *dir, char **cause)
 	struct session *s = calloc(1, sizeof *s);
 	if (!s)
 		return cause_set(cause, "out of memory");
-	s->events_fd = s->app_log_fd = s->ev_rfd = s->out_rfd = -1;
-	strbuf_init(&s->line);
+	s->events_fd = s->app_log_fd = s->out_rfd = s->ep = s->lfd = -1;
 	if (session_make_dir(s, dir, cause) < 0) {
 		session_free(s);
 		return -1;
@@ -191,6 +234,7 @@ void session_abandon(struct session *s)
 			unlink(c);
 		free(c);
 	}
+	session_sock_done(s);
 	if (s->created_dir)
 		rmdir(s->dir);
 }
@@ -200,7 +244,7 @@ void session_abandon(struct session *s)
 static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
-		NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
+		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
 		NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET, NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH",
 		"TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
@@ -256,8 +300,7 @@ static void session_env_free(char **v)
 }
 
 /* ntop's environment without our variables, then ours. */
-static char **session_env(const struct session *s, const struct session_spawn_opts *o, int event_fd,
-			   int pipe_fd)
+static char **session_env(const struct session *s, const struct session_spawn_opts *o)
 {
 	struct session_env env = { NULL, 0, 0 };
 	for (char **e = environ; *e; e++)
@@ -269,17 +312,7 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 		session_env_set(&env, "LD_LIBRARY_PATH", ld);
 		free(ld);
 	}
-	char fdnum[16];
-	snprintf(fdnum, sizeof fdnum, "%d", event_fd);
-	session_env_set(&env, NTOP_ENV_EVENT_FD, fdnum);
-	/* The pipe's identity: a process that closed the fd and reused the
-	 * number must not get event lines in its own file. */
-	struct stat st;
-	char id[64];
-	if (fstat(pipe_fd, &st) == 0) {
-		snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-		session_env_set(&env, NTOP_ENV_EVENT_ID, id);
-	}
+	session_env_set(&env, NTOP_ENV_EVENT_SOCK, s->sock_path);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
 	session_env_set(&env, "TRITON_LIBCUDA_PATH", o->hook_dir);
 	session_env_join(&env, NTOP_ENV_PROBES, o->probes, o->n_probes, ":");
@@ -308,6 +341,221 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 		return NULL;
 	}
 	return env.v;
+}
+
+/* ---- the event socket ---- */
+
+/* <dir>/events.sock, or, when that path does not fit sun_path, the same
+ * name in a 0700 directory of its own (mkdtemp) under $XDG_RUNTIME_DIR or
+ * /tmp; then s->note says so. */
+static int session_sock_place(struct session *s, char **cause)
+{
+	struct sockaddr_un sa;
+	char *p = session_path(s, SESSION_SOCK_NAME);
+	if (!p)
+		return cause_set(cause, "out of memory");
+	if (strlen(p) < sizeof sa.sun_path) {
+		s->sock_path = p;
+		return 0;
+	}
+	free(p);
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *bases[] = { rt && rt[0] == '/' ? rt : NULL, "/tmp" };
+	for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+		char *d = NULL;
+		if (!bases[i] || asprintf(&d, "%s/ntop-XXXXXX", bases[i]) < 0)
+			continue;
+		if (strlen(d) + sizeof "/" SESSION_SOCK_NAME > sizeof sa.sun_path || !mkdtemp(d) ||
+		    asprintf(&s->sock_path, "%s/%s", d, SESSION_SOCK_NAME) < 0) {
+			if (s->sock_path == NULL && access(d, F_OK) == 0)
+				rmdir(d);
+			free(d);
+			s->sock_path = NULL;
+			continue;
+		}
+		s->sock_dir = d;
+		if (asprintf(&s->note, "the trace directory's path is too long for a socket; events come through %s",
+			     s->sock_path) < 0)
+			s->note = NULL;
+		return 0;
+	}
+	return cause_set(cause, "no place for the event socket: %s is too long and no directory could be made "
+				"under $XDG_RUNTIME_DIR or /tmp", s->dir);
+}
+
+/* The listening socket (0600, backlog SOMAXCONN) in a new epoll set. */
+static int session_listen(struct session *s, char **cause)
+{
+	if (s->lfd >= 0)
+		return 0;
+	if (session_sock_place(s, cause) < 0)
+		return -1;
+	struct sockaddr_un sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, s->sock_path);
+	s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->lfd < 0)
+		return cause_set(cause, "socket: %s", strerror(errno));
+	mode_t old = umask(0177); /* ntop is single-threaded here: the file is made 0600 */
+	int rc = bind(s->lfd, (struct sockaddr *)&sa, sizeof sa);
+	int err = errno;
+	umask(old);
+	if (rc < 0) {
+		session_close(&s->lfd);
+		return cause_set(cause, "cannot create the event socket %s: %s", s->sock_path, strerror(err));
+	}
+	s->sock_bound = 1;
+	if (listen(s->lfd, SOMAXCONN) < 0)
+		return cause_set(cause, "listen on %s: %s", s->sock_path, strerror(errno));
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->lfd };
+	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0)
+		return cause_set(cause, "epoll: %s", strerror(errno));
+	return 0;
+}
+
+/* Closes the connections, the listening socket and the epoll set; removes
+ * the socket file (and its own directory) unless the copier of a detached
+ * session uses them. */
+static void session_sock_done(struct session *s)
+{
+	for (int i = 0; i < s->n_conns; i++)
+		close(s->conns[i].fd);
+	s->n_conns = 0;
+	session_close(&s->lfd);
+	session_close(&s->ep);
+	if (s->sock_bound && !s->detached)
+		unlink(s->sock_path);
+	s->sock_bound = 0;
+	if (s->sock_dir && !s->detached)
+		rmdir(s->sock_dir);
+	free(s->sock_dir);
+	s->sock_dir = NULL;
+}
+
+/* The next connection waiting on lfd: its fd (non-blocking), -2 when it
+ * was refused (another user's process), -1 when none waits. */
+static int session_accept_one(int lfd, pid_t *pid)
+{
+	int fd;
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0 && errno == EINTR)
+		;
+	if (fd < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -1 : -2;
+	struct ucred cr;
+	socklen_t len = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || (cr.uid != geteuid() && cr.uid != 0)) {
+		close(fd);
+		return -2;
+	}
+	*pid = cr.pid;
+	return fd;
+}
+
+static void session_accept(struct session *s)
+{
+	pid_t pid = 0;
+	for (int fd; (fd = session_accept_one(s->lfd, &pid)) != -1;) {
+		if (fd < 0)
+			continue;
+		if (s->n_conns == s->cap_conns) {
+			int cap = s->cap_conns ? s->cap_conns * 2 : 16;
+			struct session_conn *v = realloc(s->conns, (size_t)cap * sizeof *v);
+			if (!v) {
+				close(fd); /* its hook falls back to events-<pid>.log */
+				continue;
+			}
+			s->conns = v;
+			s->cap_conns = cap;
+		}
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			continue;
+		}
+		s->conns[s->n_conns++] = (struct session_conn){ fd, pid, s->conn_serial++ };
+	}
+}
+
+static struct session_conn *session_conn_find(struct session *s, int fd)
+{
+	for (int i = 0; i < s->n_conns; i++)
+		if (s->conns[i].fd == fd)
+			return &s->conns[i];
+	return NULL;
+}
+
+static void session_conn_close(struct session *s, int fd)
+{
+	struct session_conn *c = session_conn_find(s, fd);
+	if (c)
+		*c = s->conns[--s->n_conns];
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, fd, NULL);
+	close(fd);
+	s->quiet_since = 0;
+}
+
+/* One message into buf (SESSION_MSG_MAX + 1 bytes, longer ones cut), ending
+ * in '\n' (added when missing): its length, 0 at the end of the connection
+ * (or on an error), -1 when nothing waits. */
+static ssize_t session_recv_msg(int fd, char *buf)
+{
+	ssize_t n;
+	while ((n = recv(fd, buf, SESSION_MSG_MAX, MSG_DONTWAIT)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -1 : 0;
+	if (n > 0 && buf[n - 1] != '\n')
+		buf[n++] = '\n';
+	return n;
+}
+
+static int session_take(struct session *s, const char *buf, size_t n, session_line_fn fn, void *arg);
+
+/* Up to `max` messages of one connection to the log and fn; the
+ * connection is closed at its end. Returns the lines; *bytes grows. */
+static int session_conn_drain(struct session *s, int fd, int max, char *buf, session_line_fn fn, void *arg,
+			      size_t *bytes)
+{
+	int lines = 0;
+	for (int k = 0; k < max; k++) {
+		ssize_t m = session_recv_msg(fd, buf);
+		if (m < 0)
+			break;
+		if (m == 0) { /* its process ended (or closed it) */
+			session_conn_close(s, fd);
+			break;
+		}
+		lines += session_take(s, buf, (size_t)m, fn, arg);
+		*bytes += (size_t)m;
+	}
+	return lines;
+}
+
+/* A connection is readable: first whatever is left on the same process's
+ * older connections (closed by the application, so their lines came
+ * first), then a burst of its own. */
+static int session_conn_read(struct session *s, int fd, char *buf, session_line_fn fn, void *arg, size_t *bytes)
+{
+	struct session_conn *c = session_conn_find(s, fd);
+	if (!c)
+		return 0;
+	pid_t pid = c->pid;
+	uint64_t serial = c->serial;
+	int lines = 0;
+	for (int i = 0; i < s->n_conns; i++) {
+		struct session_conn *o = &s->conns[i];
+		if (o->pid != pid || o->serial >= serial)
+			continue;
+		int n_before = s->n_conns;
+		lines += session_conn_drain(s, o->fd, INT32_MAX, buf, fn, arg, bytes);
+		if (s->n_conns < n_before)
+			i = -1; /* closed (the array moved): look again */
+	}
+	if (session_conn_find(s, fd))
+		lines += session_conn_drain(s, fd, SESSION_CONN_BURST, buf, fn, arg, bytes);
+	return lines;
 }
 
 /* ---- spawning ---- */
@@ -350,15 +598,7 @@ static int session_pipe(int fds[2])
 	return 0;
 }
 
-static void session_close(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-static int session_spawn_run(struct session *s, const struct session_spawn_opts *o, int ev_w, int out_w,
-			     char **env)
+static int session_spawn_run(struct session *s, const struct session_spawn_opts *o, int out_w, char **env)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -369,8 +609,6 @@ static int session_spawn_run(struct session *s, const struct session_spawn_opts 
 		posix_spawn_file_actions_adddup2(&fa, out_w, 1);
 		posix_spawn_file_actions_adddup2(&fa, out_w, 2);
 	}
-	/* Last: the output pipe's end may sit on the event fd's number. */
-	posix_spawn_file_actions_adddup2(&fa, ev_w, ev_w == SESSION_EVENT_FD ? SESSION_EVENT_FD + 1 : SESSION_EVENT_FD);
 	sigset_t def, none;
 	sigemptyset(&def);
 	sigaddset(&def, SIGINT);
@@ -414,30 +652,29 @@ int session_spawn(struct session *s, const struct session_spawn_opts *o, char **
 	if (!o->argv || !o->argv[0] || !o->hook_dir)
 		return cause_set(cause, "no program or hook directory");
 	int capture = o->output == SESSION_OUTPUT_CAPTURE;
-	int ev[2] = { -1, -1 }, out[2] = { -1, -1 };
-	if (session_pipe(ev) < 0 || (capture && session_pipe(out) < 0)) {
+	int out[2] = { -1, -1 };
+	if (session_listen(s, cause) < 0)
+		goto fail;
+	if (capture && session_pipe(out) < 0) {
 		cause_set(cause, "pipe: %s", strerror(errno));
 		goto fail;
 	}
 	if (capture && !s->app_log_path && session_open_app_log(s, cause) < 0)
 		goto fail;
-	char **env = session_env(s, o, ev[1] == SESSION_EVENT_FD ? SESSION_EVENT_FD + 1 : SESSION_EVENT_FD, ev[1]);
+	char **env = session_env(s, o);
 	if (!env) {
 		cause_set(cause, "out of memory");
 		goto fail;
 	}
-	int err = session_spawn_run(s, o, ev[1], out[1], env);
+	int err = session_spawn_run(s, o, out[1], env);
 	session_env_free(env);
-	session_close(&ev[1]);
 	session_close(&out[1]);
 	if (err) {
 		s->pid = 0;
 		cause_set(cause, "cannot run '%s': %s", o->argv[0], strerror(err));
 		goto fail;
 	}
-	s->ev_rfd = ev[0];
 	s->out_rfd = out[0];
-	fcntl(s->ev_rfd, F_SETFL, fcntl(s->ev_rfd, F_GETFL) | O_NONBLOCK);
 	if (s->out_rfd >= 0)
 		fcntl(s->out_rfd, F_SETFL, fcntl(s->out_rfd, F_GETFL) | O_NONBLOCK);
 	s->own_group = capture;
@@ -446,10 +683,9 @@ int session_spawn(struct session *s, const struct session_spawn_opts *o, char **
 		kill((pid_t)session_fwd_target, session_pending_sig);
 	return 0;
 fail:
-	for (int i = 0; i < 2; i++) {
-		session_close(&ev[i]);
-		session_close(&out[i]);
-	}
+	session_close(&out[0]);
+	session_close(&out[1]);
+	session_sock_done(s);
 	return -1;
 }
 
@@ -528,8 +764,8 @@ int session_exit_code(int status)
 int session_fds(const struct session *s, struct pollfd *p, int max)
 {
 	int n = 0;
-	if (s->ev_rfd >= 0 && n < max)
-		p[n++] = (struct pollfd){ s->ev_rfd, POLLIN, 0 };
+	if (s->ep >= 0 && n < max)
+		p[n++] = (struct pollfd){ s->ep, POLLIN, 0 };
 	if (s->out_rfd >= 0 && n < max)
 		p[n++] = (struct pollfd){ s->out_rfd, POLLIN, 0 };
 	return n;
@@ -541,73 +777,69 @@ static void session_log(struct session *s, const char *p, size_t n)
 		s->events_err = errno ? errno : EIO;
 }
 
-/* Appends bytes from the pipe; complete lines go to the log and to fn. */
+/* One message (a line, as a rule; it ends in '\n') to the log, and each
+ * line in it to fn. */
 static int session_take(struct session *s, const char *buf, size_t n, session_line_fn fn, void *arg)
 {
-	strbuf_append(&s->line, buf, n);
-	if (s->line.failed) { /* out of memory: drop what was pending, go on */
-		strbuf_done(&s->line);
-		strbuf_init(&s->line);
-		return 0;
-	}
-	size_t done = 0;
-	for (size_t i = s->line.len; i > 0 && !done; i--)
-		if (s->line.data[i - 1] == '\n')
-			done = i;
-	if (!done && s->line.len > SESSION_LINE_MAX)
-		done = s->line.len;
-	if (!done)
-		return 0;
-	session_log(s, s->line.data, done);
+	session_log(s, buf, n);
 	int lines = 0;
-	for (size_t a = 0; a < done; lines++) {
-		char *nl = memchr(s->line.data + a, '\n', done - a);
-		size_t end = nl ? (size_t)(nl - s->line.data) + 1 : done;
+	for (size_t a = 0; a < n; lines++) {
+		const char *nl = memchr(buf + a, '\n', n - a);
+		size_t end = nl ? (size_t)(nl - buf) + 1 : n;
 		if (fn)
-			fn(arg, s->line.data + a, end - a);
+			fn(arg, buf + a, end - a);
 		a = end;
 	}
-	memmove(s->line.data, s->line.data + done, s->line.len - done);
-	s->line.len -= done;
 	return lines;
-}
-
-/* A cut last line: kept in the log, readers know to distrust it. */
-static void session_flush_partial(struct session *s)
-{
-	if (s->line.len)
-		session_log(s, s->line.data, s->line.len);
-	s->line.len = 0;
 }
 
 int session_read_events(struct session *s, session_line_fn fn, void *arg)
 {
-	if (s->ev_rfd < 0)
+	if (s->ep < 0)
 		return -1;
-	char buf[65536];
+	char buf[SESSION_MSG_MAX + 1];
 	size_t total = 0;
 	int lines = 0;
 	while (total < SESSION_READ_MAX) {
-		ssize_t n = read(s->ev_rfd, buf, sizeof buf);
-		if (n > 0) {
-			lines += session_take(s, buf, (size_t)n, fn, arg);
-			total += (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
+		struct epoll_event ev[32];
+		int n = epoll_wait(s->ep, ev, 32, 0);
+		if (n < 0 && errno == EINTR)
 			continue;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (n <= 0)
 			break;
-		} else { /* every writer closed the pipe */
-			session_close(&s->ev_rfd);
-			session_flush_partial(s);
-			return -1;
+		for (int i = 0; i < n; i++) {
+			int fd = ev[i].data.fd;
+			if (fd == s->lfd)
+				session_accept(s);
+			else /* a burst per connection, then the others' turn */
+				lines += session_conn_read(s, fd, buf, fn, arg, &total);
 		}
 	}
-	return lines;
+	/* Over once the app has exited and no connection was open for a
+	 * while (a child may still be starting). */
+	if (!s->exited)
+		session_poll_exit(s);
+	if (!s->exited || s->n_conns > 0) {
+		s->quiet_since = 0;
+		return lines;
+	}
+	uint64_t now = time_mono_ns();
+	if (!s->quiet_since)
+		s->quiet_since = now;
+	if (lines > 0 || now - s->quiet_since < SESSION_QUIET_NS)
+		return lines;
+	session_sock_done(s);
+	return -1;
 }
 
 int session_events_error(const struct session *s)
 {
 	return s->events_err;
+}
+
+const char *session_note(const struct session *s)
+{
+	return s->note;
 }
 
 long session_read_output(struct session *s, char *buf, size_t cap)
@@ -628,55 +860,101 @@ long session_read_output(struct session *s, char *buf, size_t cap)
 	return -1;
 }
 
-/* The detached copier: plain reads and writes until both pipes close. Runs
- * in a forked child of a possibly threaded ntop, so only async-signal-safe
- * calls. */
-static void session_copier(int ev, int ev_log, int out, int out_log)
+/* The detached copier (a grandchild of ntop, in its own session): accepts
+ * and reads connections into events.log and copies the output into app.log
+ * until the app has exited (its pidfd, else kill(pid, 0) every second), no
+ * connection is left and the output pipe closed; then the processes that
+ * wrote events-<pid>.log are merged and the socket removed. Its own epoll
+ * set (ntop's is shared with the parent), the session's connection code
+ * (malloc after fork: ntop is single-threaded, and glibc's malloc is
+ * usable after fork anyway). */
+static void session_copier(struct session *s, int pidfd)
 {
-	char buf[65536];
-	while (ev >= 0 || out >= 0) {
-		struct pollfd p[2] = { { ev, POLLIN, 0 }, { out, POLLIN, 0 } };
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return;
+	close(s->ep); /* shared with ntop: the copier's own set from here on */
+	s->ep = ep;
+	int fds[3] = { s->lfd, s->out_rfd, pidfd };
+	for (int i = 0; i < 3 + s->n_conns; i++) {
+		int fd = i < 3 ? fds[i] : s->conns[i - 3].fd;
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+		if (fd >= 0)
+			epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	}
+	int out = s->out_rfd, gone = s->exited;
+	uint64_t quiet = 0;
+	char buf[SESSION_MSG_MAX + 1];
+	for (;;) {
+		if (!gone && pidfd < 0)
+			gone = kill(s->pid, 0) < 0 && errno == ESRCH;
+		int idle = gone && s->n_conns == 0 && out < 0;
+		if (!idle)
+			quiet = 0;
+		else if (!quiet)
+			quiet = time_mono_ns();
+		else if (time_mono_ns() - quiet >= SESSION_QUIET_NS)
 			break;
-		for (int i = 0; i < 2; i++) {
-			int *fd = i ? &out : &ev, log = i ? out_log : ev_log;
-			if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(*fd, buf, sizeof buf);
-			if (n > 0 && log >= 0)
-				fdio_write_all(log, buf, (size_t)n);
-			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-				close(*fd);
-				*fd = -1;
+		struct epoll_event ev[32];
+		int n = epoll_wait(ep, ev, 32, idle ? 50 : pidfd < 0 && !gone ? 1000 : -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n; i++) {
+			int fd = ev[i].data.fd;
+			size_t bytes = 0;
+			if (fd == s->lfd) {
+				session_accept(s);
+			} else if (fd == pidfd) {
+				gone = 1;
+				epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+			} else if (fd == out) {
+				ssize_t k = read(out, buf, sizeof buf);
+				if (k > 0 && s->app_log_fd >= 0)
+					fdio_write_all(s->app_log_fd, buf, (size_t)k);
+				else if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) {
+					epoll_ctl(ep, EPOLL_CTL_DEL, out, NULL);
+					close(out);
+					out = -1;
+				}
+			} else {
+				session_conn_read(s, fd, buf, NULL, NULL, &bytes);
 			}
 		}
 	}
+	session_poll_pid_logs(s, NULL, NULL, 1);
+	session_sock_done(s);
 }
 
 int session_detach(struct session *s, char **cause)
 {
-	if (s->ev_rfd < 0 && s->out_rfd < 0)
+	if (s->ep < 0 && s->out_rfd < 0)
 		return 0;
-	session_flush_partial(s); /* the copier appends the rest of the line */
-	if (s->ev_rfd >= 0)
-		fcntl(s->ev_rfd, F_SETFL, fcntl(s->ev_rfd, F_GETFL) & ~O_NONBLOCK);
-	if (s->out_rfd >= 0)
-		fcntl(s->out_rfd, F_SETFL, fcntl(s->out_rfd, F_GETFL) & ~O_NONBLOCK);
+	int pidfd = -1;
+#ifdef SYS_pidfd_open
+	if (s->pid > 0 && !s->exited)
+		pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+#endif
 	pid_t p = fork();
-	if (p < 0)
+	if (p < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
 		return cause_set(cause, "fork: %s", strerror(errno));
+	}
 	if (p == 0) {
 		/* Twice, so the copier is nobody's zombie; its own session, so a
 		 * terminal hangup does not end it before the app. */
 		if (fork() != 0)
 			_exit(0);
 		setsid();
-		session_copier(s->ev_rfd, s->events_err ? -1 : s->events_fd, s->out_rfd, s->app_log_fd);
+		session_copier(s, pidfd);
 		_exit(0);
 	}
 	while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
 		;
-	session_close(&s->ev_rfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	s->detached = 1; /* the socket is the copier's now: closed here, not removed */
+	session_sock_done(s);
 	session_close(&s->out_rfd);
 	return 0;
 }
@@ -737,8 +1015,28 @@ static int session_pidlog_read(struct session *s, int dfd, const char *name, ses
 	return lines;
 }
 
+/* events-<pid>.log or events-<pid>.<k>.log (the hook's names, hook_sink.c). */
+static int session_pidlog_name(const char *n)
+{
+	size_t len = strlen(n);
+	if (strncmp(n, "events-", 7) != 0 || len < 12 || len >= 64 || strcmp(n + len - 4, ".log") != 0)
+		return 0;
+	size_t d = strspn(n + 7, "0123456789");
+	if (d == 0)
+		return 0;
+	if (7 + d == len - 4)
+		return 1;
+	return n[7 + d] == '.' && strspn(n + 8 + d, "0123456789") == len - 4 - (8 + d) && len - 4 > 8 + d;
+}
+
 int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final)
 {
+	/* processes on the socket leave no such files, as a rule: look now
+	 * and then, not at every read */
+	uint64_t now = time_mono_ns();
+	if (!final && s->pidlog_scan_ns && now - s->pidlog_scan_ns < SESSION_PIDLOG_EVERY_NS)
+		return 0;
+	s->pidlog_scan_ns = now;
 	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
@@ -748,12 +1046,8 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 	}
 	int lines = 0;
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		const char *n = e->d_name;
-		size_t len = strlen(n);
-		if (strncmp(n, "events-", 7) != 0 || len < 12 || len >= 64 || strcmp(n + len - 4, ".log") != 0 ||
-		    strspn(n + 7, "0123456789") != len - 11)
-			continue;
-		lines += session_pidlog_read(s, dirfd(d), n, fn, arg, final);
+		if (session_pidlog_name(e->d_name))
+			lines += session_pidlog_read(s, dirfd(d), e->d_name, fn, arg, final);
 	}
 	closedir(d);
 	return lines;
@@ -761,7 +1055,6 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 
 int session_finish_events(struct session *s, char **cause)
 {
-	session_flush_partial(s);
 	if (s->events_fd < 0)
 		return 0;
 	int rc = 0;
@@ -827,13 +1120,15 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
-	session_close(&s->ev_rfd);
+	session_sock_done(s);
 	session_close(&s->out_rfd);
 	session_close(&s->events_fd);
 	session_close(&s->app_log_fd);
 	if (s->pid > 0 && session_fwd_target == (s->own_group ? -s->pid : s->pid))
 		session_fwd_target = 0;
-	strbuf_done(&s->line);
+	free(s->conns);
+	free(s->sock_path);
+	free(s->note);
 	free(s->pidlogs);
 	free(s->events_path);
 	free(s->app_log_path);

@@ -6,10 +6,14 @@
  *   <dir>/app.log     the application's stdout+stderr (captured mode only)
  *   <dir>/control     the live control file (doc/control.md), once written
  *
+ *   <dir>/events.sock the socket every process's hook connects to
+ *                     (NTOP_EVENT_SOCK; 0600, removed at the end; in a 0700
+ *                     directory of its own when <dir>'s path is too long
+ *                     for a socket: session_note says where)
+ *
  * and the child process: its environment (the hook first on
  * LD_LIBRARY_PATH, NTOP_* variables, TRITON_LIBCUDA_PATH, NTOP_CONTROL), the
- * pipe the hook writes event lines to, the optional output pipe, signal
- * forwarding, reaping.
+ * event socket, the optional output pipe, signal forwarding, reaping.
  *
  * Nothing here blocks except session_wait(): a caller's loop polls the
  * descriptors session_fds() fills (plus its own, e.g. the terminal), then
@@ -24,10 +28,12 @@
  *   for (;;) {
  *       struct pollfd p[8]; int n = session_fds(s, p, 8);  // + own fds
  *       poll(p, n, 100);
- *       if (session_read_events(s, on_line, arg) < 0) ...  // pipe closed
+ *       if (session_read_events(s, on_line, arg) < 0) ...  // events over
+ *       session_poll_pid_logs(s, on_line, arg, 0);        // processes off the socket
  *       while ((k = session_read_output(s, buf, sizeof buf)) > 0) ...
  *       if (session_poll_exit(s)) ...                     // status ready
  *   }
+ *   session_poll_pid_logs(s, on_line, arg, 1);
  *   session_finish_events(s, &cause);
  *   session_free(s);
  *
@@ -90,9 +96,13 @@ void session_abandon(struct session *s);
  * process group in captured mode), also when they arrive before it was
  * spawned. Process-wide: call once, before session_spawn. */
 void session_signals_install(void);
-/* Starts the program. -1 with "cannot run 'prog': reason" when it could not
- * be started (nothing ran; `ntop record` exits 127). */
+/* Creates the event socket and starts the program. -1 with "cannot run
+ * 'prog': reason" when it could not be started (nothing ran; `ntop record`
+ * exits 127). */
 int session_spawn(struct session *s, const struct session_spawn_opts *o, char **cause);
+/* Something the user should know about the session (the socket had to go
+ * outside the directory), or NULL. */
+const char *session_note(const struct session *s);
 pid_t session_pid(const struct session *s);
 /* Sends sig to the application (its whole process group in captured mode,
  * like a Ctrl-C would). 0, or -1 when it already exited. */
@@ -111,14 +121,17 @@ int session_status(const struct session *s);
 int session_exit_code(int status);
 
 /* ---- reading ---- */
-/* The descriptors worth polling for POLLIN (events, captured output);
- * returns how many were filled (0..2, at most max). */
+/* The descriptors worth polling for POLLIN (the event socket's epoll set,
+ * captured output); returns how many were filled (0..2, at most max). */
 int session_fds(const struct session *s, struct pollfd *p, int max);
-/* Reads what the event pipe holds now (up to 1 MiB per call): complete lines
- * are appended to events.log and handed to fn (may be NULL); a partial line
- * waits for its end (a "line" over 1 MiB without '\n' is passed on as is).
- * Returns the number of lines, or -1 once every writer closed the pipe (the
- * app and all its children; a cut last line is then written to the log). */
+/* Accepts new connections and reads what they hold now (up to 1 MiB per
+ * call, connections taking turns): each message is one event line (a
+ * missing '\n' is added, a message over 64 KiB cut), appended to events.log
+ * and handed to fn (may be NULL), whole, in arrival order. Returns the
+ * number of lines, or -1 once the events are over: the application has
+ * exited (it is reaped here when it has) and no connection was open for a
+ * quarter of a second (its children that still run keep theirs open); the
+ * socket is then closed and removed. */
 int session_read_events(struct session *s, session_line_fn fn, void *arg);
 /* The first write error on events.log (errno), 0 when none. */
 int session_events_error(const struct session *s);
@@ -127,18 +140,20 @@ int session_events_error(const struct session *s);
  * nothing is there now, -1 at end of output (or when not capturing). */
 long session_read_output(struct session *s, char *buf, size_t cap);
 /* Stops reading without disturbing the application: a detached process
- * (which ntop does not wait for) keeps copying events to events.log and
- * output to app.log until the application and its children close them, so
- * the app never writes into a closed pipe. The session then reads nothing;
- * session_poll_exit still works. */
+ * (which ntop does not wait for) keeps accepting and copying events to
+ * events.log and output to app.log until the application has exited, its
+ * connections closed and the output pipe too; it then merges the
+ * events-<pid>.log files and removes the socket. The session then reads
+ * nothing; session_poll_exit still works. */
 int session_detach(struct session *s, char **cause);
-/* Writes a cut last line, fsyncs and closes events.log. -1 when fsync fails. */
+/* Fsyncs and closes events.log. -1 when fsync fails. */
 int session_finish_events(struct session *s, char **cause);
-/* Processes whose hook could not reach the launcher's pipe (its fd closed
- * or reused: spawn with close_fds, daemons) write events-<pid>.log in the
- * trace directory: their new complete lines go to events.log and to fn
- * (call it as often as the pipe is read, so they show live); `final` (once
- * the program ended) also removes the files. Returns the lines passed on. */
+/* Processes whose hook could not reach the socket (another mount namespace,
+ * the socket already gone) write events-<pid>.log in the trace directory:
+ * their new complete lines go to events.log and to fn (call it as often as
+ * the socket is read, so they show live; the directory is scanned at most
+ * every 250 ms); `final` (once the program ended) reads them all and
+ * removes the files. Returns the lines passed on. */
 int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final);
 
 /* ---- live control (doc/control.md) ---- */

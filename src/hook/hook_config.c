@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "hook/hook_config.h"
 #include "hook/hook_env.h"
+#include "hook/hook_sink.h"
 #include "hook/hook_state.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -62,54 +63,30 @@ static void config_kernels(const char *s)
 	free(copy);
 }
 
-/* Is the event fd still the launcher's pipe (NTOP_EVENT_ID)? Always when no
- * identity was given or the fd is our own file. */
-int hook_config_event_fd_ok(void)
-{
-	struct stat st;
-	if (hook.cfg.event_fd_owned || (!hook.cfg.event_dev && !hook.cfg.event_ino))
-		return 1;
-	return fstat(hook.cfg.event_fd, &st) == 0 && (unsigned long long)st.st_dev == hook.cfg.event_dev &&
-	       (unsigned long long)st.st_ino == hook.cfg.event_ino;
-}
-
-/* trace_dir/events-<pid>.log, ours alone (never through a link). */
-static void config_own_file(void)
-{
-	if (!hook.cfg.trace_dir)
-		return;
-	char path[4096];
-	int n = snprintf(path, sizeof path, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
-	if (n > 0 && (size_t)n < sizeof path)
-		hook.cfg.event_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	hook.cfg.event_fd_owned = hook.cfg.event_fd >= 0;
-}
-
-/* Events go to the launcher's fd, else to trace_dir/events-<pid>.log. */
+/* The sink's settings (opened lazily by hook_sink.c): the launcher's
+ * socket, else a descriptor given by hand with the identity it must keep
+ * (NTOP_EVENT_ID, else what it is now). */
 static void config_sink(void)
 {
+	struct hook_config *c = &hook.cfg;
+	const char *sock = getenv(NTOP_ENV_EVENT_SOCK);
+	c->event_sock = sock && *sock == '/' ? strdup(sock) : NULL;
 	const char *fd = getenv(NTOP_ENV_EVENT_FD), *id = getenv(NTOP_ENV_EVENT_ID);
-	if (fd && *fd) {
+	struct stat st;
+	if (!c->event_sock && fd && *fd) {
 		char *end;
 		long v = strtol(fd, &end, 10);
-		if (!*end && v >= 0 && fcntl((int)v, F_GETFD) >= 0)
-			hook.cfg.event_fd = (int)v;
+		if (!*end && v >= 0 && v <= 0x7fffffff && fstat((int)v, &st) == 0) {
+			c->event_fd = (int)v;
+			c->event_dev = (unsigned long long)st.st_dev;
+			c->event_ino = (unsigned long long)st.st_ino;
+		}
 	}
-	if (hook.cfg.event_fd >= 0 && id &&
-	    sscanf(id, "%llu:%llu", &hook.cfg.event_dev, &hook.cfg.event_ino) == 2 &&
-	    !hook_config_event_fd_ok())
-		hook.cfg.event_fd = -1; /* inherited number, another file: not ours */
-	if (hook.cfg.event_fd < 0)
-		config_own_file();
-}
-
-void hook_config_event_fd_lost(void)
-{
-	hook.cfg.event_fd = -1;
-	hook.cfg.event_dev = hook.cfg.event_ino = 0; /* what we open next is ours */
-	config_own_file();
-	if (hook.cfg.event_fd < 0)
-		hook.cfg.event_fd = open("/dev/null", O_WRONLY | O_CLOEXEC); /* keep events "on": nowhere to go */
+	unsigned long long dev, ino;
+	if (c->event_fd >= 0 && id && sscanf(id, "%llu:%llu", &dev, &ino) == 2 &&
+	    (dev != c->event_dev || ino != c->event_ino))
+		c->event_fd = -1; /* inherited number, another file: not ours */
+	hook_sink_init();
 }
 
 void hook_config_load(void)
@@ -145,16 +122,6 @@ void hook_config_load(void)
 	c->keep_ptx = keep && strcmp(keep, "1") == 0;
 	const char *control = getenv(NTOP_ENV_CONTROL);
 	c->control = control && *control ? strdup(control) : NULL;
-}
-
-void hook_config_fork_child(void)
-{
-	if (!hook.cfg.event_fd_owned)
-		return;
-	close(hook.cfg.event_fd);
-	hook.cfg.event_fd = -1;
-	hook.cfg.event_fd_owned = 0; /* config_sink checks the inherited fd afresh */
-	config_sink();
 }
 
 static int config_pattern_matches(const char *pat, const char *name)

@@ -74,8 +74,6 @@ void hook_event_put(CUcontext ctx, CUevent e);
 void hook_timing_ensure_thread(void);
 
 /* hook_cuda_probe.c */
-/* A context went: its instrumented copies are never used again. */
-void hook_probe_ctx_gone(CUcontext ctx);
 /* 1 when the launch should be probed (the live control file's selection once
  * it exists, else NTOP_PROBES/NTOP_KERNELS; budget left); fills pick. */
 int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);

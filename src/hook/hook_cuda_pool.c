@@ -212,8 +212,8 @@ static int pool_zero(struct hook_buf *b, const struct hook_zero *z)
 	return 0;
 }
 
-struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
-				    char **cause)
+static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
+				      char **cause)
 {
 	struct hook_results *r = &hook.res;
 	int busy = 0, allocated = 0;
@@ -254,6 +254,18 @@ struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct 
 	}
 	if (last)
 		hook_results_want_spare(ctx, bytes, allocated ? depth : 1);
+	return b;
+}
+
+/* On the application's launching thread, in relaxed capture mode: the
+ * event queries (and any allocation) must not invalidate a global-mode
+ * capture another application thread has in progress. */
+struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
+				    char **cause)
+{
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	struct hook_buf *b = pool_take_dev(ctx, bytes, z, ready, cause);
+	hook_cuda_relax_end(prev);
 	return b;
 }
 

@@ -47,8 +47,6 @@ struct probe_global {
 struct probe_inst_data {
 	struct probe_global globals[ENGINE_MAX_GLOBALS];
 	int n_globals;
-	int attrs_copied;   /* the original's attributes were copied once (atomic) */
-	int max_dyn_smem;   /* the copy's dynamic shared memory limit then */
 };
 
 static void probe_load_all(void)
@@ -415,19 +413,6 @@ static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUco
 	return in;
 }
 
-void hook_probe_ctx_gone(CUcontext ctx)
-{
-	uint32_t n = 0;
-	struct hook_kernel **all = hook_registry_kernels(&n);
-	pthread_mutex_lock(&hook.probe_lock);
-	for (uint32_t i = 0; all && i < n; i++)
-		for (struct hook_inst *in = all[i]->insts; in; in = in->next)
-			if (in->ctx == ctx)
-				in->ctx = NULL; /* its module went with the context */
-	pthread_mutex_unlock(&hook.probe_lock);
-	free(all);
-}
-
 /* Parameters of the probed launch: the originals plus one pointer per map.
  * kernelParams gets a longer array; `extra` a longer buffer with each map
  * pointer at its parameter's offset in the probed function. */
@@ -515,62 +500,6 @@ static CUresult probe_copy_globals(const struct hook_inst *in, CUstream s, int b
 			return rc;
 	}
 	return CUDA_SUCCESS;
-}
-
-/* Function attributes the application may have set on the original (for
- * example more than 48 KB of dynamic shared memory) that the probed copy
- * needs to start at all. Copied at the copy's first launch, and again when
- * a launch asks for more dynamic shared memory than the copy allows (the
- * app raised it since): driver calls the launch path cannot afford on
- * every launch. */
-static const CUfunction_attribute probe_attrs[] = {
-	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-	CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-	CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-	CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE,
-};
-
-static int probe_orig_attr(CUfunction orig, CUfunction_attribute a, int *v)
-{
-	CUdevice dev;
-	if (cu.cuFuncGetAttribute(v, a, orig) == CUDA_SUCCESS)
-		return 0;
-	if (cu.cuKernelGetAttribute && cu.cuCtxGetDevice && cu.cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
-	    cu.cuKernelGetAttribute(v, a, (CUkernel)orig, dev) == CUDA_SUCCESS)
-		return 0;
-	return -1;
-}
-
-static int probe_copy_attrs(CUfunction orig, CUfunction probed, char **cause)
-{
-	if (!cu.cuFuncGetAttribute || !cu.cuFuncSetAttribute)
-		return 0;
-	for (size_t i = 0; i < sizeof probe_attrs / sizeof probe_attrs[0]; i++) {
-		int want = 0, have = 0;
-		if (probe_orig_attr(orig, probe_attrs[i], &want) < 0 ||
-		    cu.cuFuncGetAttribute(&have, probe_attrs[i], probed) != CUDA_SUCCESS || want == have)
-			continue;
-		CUresult rc = cu.cuFuncSetAttribute(probed, probe_attrs[i], want);
-		if (rc != CUDA_SUCCESS)
-			return cause_set(cause, "setting function attribute %d = %d on the probed copy failed "
-					 "(CUDA error %d)", (int)probe_attrs[i], want, (int)rc);
-	}
-	return 0;
-}
-
-static int probe_attrs_sync(const struct hook_launch *l, struct hook_inst *in, char **cause)
-{
-	struct probe_inst_data *d = in->globals;
-	if (__atomic_load_n(&d->attrs_copied, __ATOMIC_ACQUIRE) && l->smem <= (unsigned)d->max_dyn_smem)
-		return 0;
-	if (probe_copy_attrs(l->f, in->func, cause) < 0)
-		return -1;
-	int v = 0;
-	if (cu.cuFuncGetAttribute &&
-	    cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, in->func) == CUDA_SUCCESS)
-		d->max_dyn_smem = v;
-	__atomic_store_n(&d->attrs_copied, 1, __ATOMIC_RELEASE);
-	return 0;
 }
 
 /* Cooperative launches need every block resident at once: the probed copy
@@ -710,7 +639,10 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		probe_decline(k, l->seq, in ? in->reason : "out of memory");
 		return probe_unreserve(pick);
 	}
-	if (probe_attrs_sync(l, in, &cause) < 0)
+	/* What the app set on the original (over 48 KB of dynamic shared
+	 * memory, clusters, carveout, cache config): one atomic load when
+	 * nothing changed (hook_cuda_attr.c). */
+	if (hook_attr_apply(k, l->f, in->func, &in->attrs_gen, &cause) < 0)
 		goto declined;
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
 		goto declined;

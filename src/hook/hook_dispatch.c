@@ -15,6 +15,7 @@
 #include "hook/hook_events.h"
 #include "hook/hook_exports.h"
 #include "hook/hook_log.h"
+#include "hook/hook_sink.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
 
@@ -94,7 +95,7 @@ static void dispatch_fork_child(void)
 	hook.pid = (int)getpid();
 	hook_state_init_locks();
 	hook_events_fork_child();
-	hook_config_fork_child();
+	hook_sink_fork_child();
 	hook_cuda_backend.fork_child();
 	hook_log("forked");
 	dispatch_hello(1);

@@ -2,13 +2,21 @@
  * through the environment of the launched program (children inherit it):
  *
  *   LD_LIBRARY_PATH   starts with the directory holding the hook as libcuda.so.1
- *   NTOP_EVENT_FD     fd (inherited, open for writing) that receives event lines;
- *                     unset: events go to $NTOP_TRACE_DIR/events-<pid>.log, or nowhere
- *   NTOP_EVENT_ID     "<st_dev>:<st_ino>" of that pipe: the hook writes to the fd
- *                     only while it is still that pipe (an app that closed its
- *                     fds and opened a file of its own under the same number
- *                     never gets event lines); otherwise events go to
- *                     $NTOP_TRACE_DIR/events-<pid>.log, which ntop record reads
+ *   NTOP_EVENT_SOCK   absolute path of the launcher's AF_UNIX SOCK_SEQPACKET socket
+ *                     (in the 0700 session directory, or a 0700 directory of its
+ *                     own when that path is too long): every process of the app
+ *                     connects to it itself at its first event line (a fork child
+ *                     makes its own connection) and sends one line per message,
+ *                     so nothing depends on inherited descriptors (spawn with
+ *                     closed fds, daemons that close every fd, another cwd)
+ *   NTOP_EVENT_FD     without NTOP_EVENT_SOCK only (tests, running the hook by
+ *                     hand): an inherited fd open for writing that receives the
+ *                     lines while it stays the file it was at load
+ *   NTOP_EVENT_ID     "<st_dev>:<st_ino>" that NTOP_EVENT_FD must be (a process
+ *                     that finds another file under the number does not use it)
+ *                     Neither reachable: $NTOP_TRACE_DIR/events-<pid>.log (made
+ *                     0600 with O_EXCL, never through a link; the launcher follows
+ *                     those files too), else nowhere (no line is built).
  *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700)
  *   NTOP_PROBES       probe TOML paths separated by ':'; unset/empty: nothing probed
  *   NTOP_KERNELS      kernel patterns separated by '\n'; unset: every PTX kernel.
@@ -36,6 +44,7 @@
 #ifndef NTOP_HOOK_ENV_H
 #define NTOP_HOOK_ENV_H
 
+#define NTOP_ENV_EVENT_SOCK "NTOP_EVENT_SOCK"
 #define NTOP_ENV_EVENT_FD "NTOP_EVENT_FD"
 #define NTOP_ENV_EVENT_ID "NTOP_EVENT_ID"
 #define NTOP_ENV_TRACE_DIR "NTOP_TRACE_DIR"

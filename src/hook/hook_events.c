@@ -1,8 +1,8 @@
 /* Event queue and writer thread (hook_events.h). The queue is a ring of
  * malloc'd lines under one mutex; the writer takes a line, writes it outside
- * the lock and frees it. Lines longer than EVENT_LINE_MAX are cut at the last
- * field that fits, so each stays one atomic pipe write. */
-#include <errno.h>
+ * the lock (hook_sink.c: the launcher's socket, one message per line, or a
+ * file) and frees it. Lines longer than EVENT_LINE_MAX are cut at the last
+ * field that fits, so each stays one message or one atomic write. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,14 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/timeutil.h"
-#include "hook/hook_config.h"
 #include "hook/hook_events.h"
+#include "hook/hook_sink.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
 
 int hook_events_on(void)
 {
-	return hook.cfg.event_fd >= 0;
+	return hook.cfg.events_on;
 }
 
 void hook_event_begin(struct strbuf *sb, const char *type)
@@ -29,19 +29,7 @@ void hook_event_begin(struct strbuf *sb, const char *type)
 
 static void events_write_line(const char *line, size_t len)
 {
-	/* The app may have closed the pipe and opened a file of its own under
-	 * the same number: never write into what is not ours. */
-	if (!hook_config_event_fd_ok())
-		hook_config_event_fd_lost();
-	while (len > 0) {
-		ssize_t w = write(hook.cfg.event_fd, line, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; /* reader gone: the application goes on regardless */
-		line += w;
-		len -= (size_t)w;
-	}
+	hook_sink_write(line, len, 0);
 }
 
 static void events_write_lost(uint64_t lost)
@@ -111,15 +99,10 @@ static void events_clip(struct strbuf *sb)
 	sb->len = cut + 1;
 }
 
-void hook_event_emit(struct strbuf *sb)
+/* Queues a finished line (takes it) and wakes the writer, starting it the
+ * first time. */
+static void events_queue(char *line, size_t len)
 {
-	if (!hook_events_on()) {
-		strbuf_done(sb);
-		return;
-	}
-	event_end(sb);
-	size_t len;
-	char *line = strbuf_finish(sb, &len);
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
 	if (!line || q->count == HOOK_QUEUE_SLOTS || q->stop) {
@@ -140,6 +123,18 @@ void hook_event_emit(struct strbuf *sb)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void hook_event_emit(struct strbuf *sb)
+{
+	if (!hook_events_on()) {
+		strbuf_done(sb);
+		return;
+	}
+	event_end(sb);
+	size_t len;
+	char *line = strbuf_finish(sb, &len);
+	events_queue(line, len);
+}
+
 void hook_event_emit_sync(struct strbuf *sb)
 {
 	if (!hook_events_on()) {
@@ -147,20 +142,29 @@ void hook_event_emit_sync(struct strbuf *sb)
 		return;
 	}
 	event_end(sb);
-	if (!sb->failed) {
-		/* An application thread: SIGPIPE blocked around the write, and one
-		 * the write raised is taken back (not one that was already due). */
-		sigset_t pipe_set, old, pending;
-		sigemptyset(&pipe_set);
-		sigaddset(&pipe_set, SIGPIPE);
-		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-		int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-		events_clip(sb);
-		events_write_line(sb->data, sb->len);
-		struct timespec zero = { 0, 0 };
-		if (!was_pending)
-			sigtimedwait(&pipe_set, NULL, &zero);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (sb->failed) {
+		strbuf_done(sb);
+		return;
+	}
+	/* An application thread: SIGPIPE blocked around the write (a pipe
+	 * given as NTOP_EVENT_FD), and one the write raised is taken back (not
+	 * one that was already due). */
+	sigset_t pipe_set, old, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	events_clip(sb);
+	enum hook_sink_rc rc = hook_sink_write(sb->data, sb->len, 1);
+	struct timespec zero = { 0, 0 };
+	if (!was_pending)
+		sigtimedwait(&pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == HOOK_SINK_LATER) { /* the socket would make us wait: the writer thread will */
+		size_t len;
+		char *line = strbuf_finish(sb, &len);
+		events_queue(line, len);
+		return;
 	}
 	strbuf_done(sb);
 }

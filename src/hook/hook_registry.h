@@ -36,6 +36,7 @@ struct hook_inst {
 	struct hook_inst *next;
 	void *ctx;            /* CUcontext; NULL once it went (dead: never matched again) */
 	int dead;             /* its context went: module and function are gone with it */
+	uint64_t attrs_gen;   /* the kernel's attribute generation last applied to func (hook_attr_apply) */
 	const struct hook_ctl_set *set; /* NULL: the NTOP_PROBES probes */
 	int ok;               /* 0: failed, reason says why */
 	char *reason;

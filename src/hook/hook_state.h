@@ -16,9 +16,10 @@ enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
 #define HOOK_MAX_DEVICES 64
 
 struct hook_config {
-	int event_fd;              /* -1: no sink */
-	int event_fd_owned;        /* we opened events-<pid>.log (reopen after fork) */
-	unsigned long long event_dev, event_ino; /* identity of the launcher's pipe (NTOP_EVENT_ID) */
+	int events_on;             /* there is a sink to try (hook_sink.c); else no line is built */
+	char *event_sock;          /* NTOP_EVENT_SOCK: the launcher's socket (absolute path), or NULL */
+	int event_fd;              /* NTOP_EVENT_FD (by hand, without a socket): -1 none */
+	unsigned long long event_dev, event_ino; /* what it must stay: NTOP_EVENT_ID, else as at load */
 	char *trace_dir;           /* NULL when unset */
 	char *results_dir;         /* trace_dir/results */
 	char *probes;              /* NTOP_PROBES (':'-separated) or NULL */

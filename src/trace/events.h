@@ -1,9 +1,10 @@
-/* The hook's event stream: one text line per event, written by the hook to the
- * launcher's pipe (NTOP_EVENT_FD) and stored as events.log in the trace. A line
- * is "TYPE key=value key=value ...\n"; values are percent-encoded (%XX for '%',
- * bytes <= 0x20, 0x7f and above), keys are [a-z_0-9]. Every line starts with
- * t=<wall ns> pid=<pid>. Readers ignore unknown keys and types, so fields can
- * be added without a version bump. Types and keys: doc/trace-format.md. */
+/* The hook's event stream: one text line per event, sent by the hook to the
+ * launcher's socket (NTOP_EVENT_SOCK, one message per line) and stored as
+ * events.log in the trace. A line is "TYPE key=value key=value ...\n";
+ * values are percent-encoded (%XX for '%', bytes <= 0x20, 0x7f and above),
+ * keys are [a-z_0-9]. Every line starts with t=<wall ns> pid=<pid>. Readers
+ * ignore unknown keys and types, so fields can be added without a version
+ * bump. Types and keys: doc/trace-format.md. */
 #ifndef NTOP_EVENTS_H
 #define NTOP_EVENTS_H
 #include <stddef.h>
@@ -11,7 +12,7 @@
 #include "common/strbuf.h"
 
 #define EVENT_MAX_FIELDS 48
-#define EVENT_LINE_MAX 4096 /* lines are written with one write(): <= PIPE_BUF */
+#define EVENT_LINE_MAX 4096 /* one message, or one write() (<= PIPE_BUF) to a file or pipe */
 
 struct event {
 	char type[24];

@@ -2,7 +2,7 @@
  * modules, kernels and probed launches (doc/trace-format.md). Built by feeding
  * event lines, so the same code serves a finished trace (trace_dir_load reads
  * events.log) and a live one (the recorder and the TUI feed lines from the
- * hook's pipe as they arrive). Unknown event types and keys are ignored; lines
+ * hook's socket as they arrive). Unknown event types and keys are ignored; lines
  * that do not parse, or lack the ids their type needs, are counted, never
  * fatal. Result files are not opened here: td_result has their paths. */
 #ifndef NTOP_TRACE_DIR_H

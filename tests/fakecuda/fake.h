@@ -24,7 +24,12 @@ struct fake_func {
 	char name[512];
 	int n_params;
 	struct fake_param params[FAKE_MAX_PARAMS];
-	int max_dyn_smem;  /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, as set */
+	/* fake_attr.c: settable attributes as set (cuFuncSetAttribute,
+	 * cuKernelSetAttribute), by CUfunction_attribute; 0 until set */
+	int attr_set[CU_FUNC_ATTRIBUTE_MAX];
+	int attr[CU_FUNC_ATTRIBUTE_MAX];
+	int cache_config;  /* CUfunc_cache */
+	int smem_config;   /* CUsharedconfig */
 };
 
 /* Dynamic shared memory a launch may use without the attribute (CUDA's 48 KB). */
@@ -39,6 +44,7 @@ struct fake_global {
 
 struct fake_module {
 	int is_library;
+	unsigned gen;      /* fake_ctx_gen at the load: a module dies with its context */
 	int any_name;      /* no PTX seen: any function name resolves */
 	struct fake_func *funcs;
 	struct fake_global *globals;
@@ -60,6 +66,21 @@ extern unsigned fake_ctx_gen;
 /* CUDA_SUCCESS, or INVALID_HANDLE for a dead handle (abort() under
  * FAKECUDA_STRICT_CTX=1, so a hook that uses one fails its test loudly). */
 CUresult fake_ctx_alive(unsigned gen, const char *what);
+/* The calling thread's current context (0: none, else fake_ctx_gen + 1 when
+ * it was set): creating in a destroyed one is the same error. */
+extern __thread unsigned fake_current_gen;
+CUresult fake_current_alive(const char *what);
+/* A module's handles (and its functions') die with its context. */
+CUresult fake_module_alive(const struct fake_module *m, const char *what);
+extern int fake_ctx_storage[4];
+
+/* fake_attr.c: per-function attributes; a launch with more dynamic shared
+ * memory than 48 KB fails (CUDA_ERROR_INVALID_VALUE) unless the launched
+ * function's MAX_DYNAMIC_SHARED_SIZE_BYTES allows it, as on the GPU. */
+CUresult fake_smem_ok(const struct fake_func *fn, unsigned smem);
+/* A probed copy is being launched: its attributes are kept for
+ * fakecuda_probed_attrs(). */
+void fake_attr_note_probed(const struct fake_func *fn);
 
 /* fake_copy.c: calls of the watched thread (fakecuda_watch) by kind */
 enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_KINDS };
@@ -71,6 +92,7 @@ struct fake_module *fake_module_from_image(const void *image, int is_library);
 /* Entry name -> parameter count of its first definition: a later function
  * of the same name with more parameters is a probed copy. */
 int fake_first_param_count(const char *name);
+int fake_regs(const struct fake_func *fn);
 /* fake_core.c */
 /* Keeps a pointer reachable until exit: the fake never frees what it hands
  * out (handles must stay unique), and leak checkers must not blame the app. */

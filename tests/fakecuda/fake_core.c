@@ -11,9 +11,10 @@ pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 int fake_global_captures;
 static int fake_globals_broken; /* an unsafe call hit the global-mode captures in progress */
 static int fake_inited;
+static unsigned long fake_unsafe_tolerated; /* unsafe calls from relaxed threads during a global capture */
 static __thread CUcontext fake_current;
 static __thread CUstreamCaptureMode fake_thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
-static int fake_ctx_storage[4];
+int fake_ctx_storage[4];
 
 void *fake_keep(void *p)
 {
@@ -88,15 +89,10 @@ FAKE_EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned
 	(void)p, (void)flags, (void)d;
 	*c = (CUcontext)&fake_ctx_storage[0];
 	fake_current = *c;
+	fake_current_gen = fake_ctx_gen + 1;
 	return CUDA_SUCCESS;
 }
 
-FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
-{
-	(void)d;
-	*c = (CUcontext)&fake_ctx_storage[0];
-	return CUDA_SUCCESS;
-}
 
 FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
 {
@@ -107,6 +103,7 @@ FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
 FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext c)
 {
 	fake_current = c;
+	fake_current_gen = c ? fake_ctx_gen + 1 : 0;
 	return CUDA_SUCCESS;
 }
 
@@ -118,10 +115,12 @@ FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 	return CUDA_SUCCESS;
 }
 
+static CUresult fake_unsafe_call(void);
+
 FAKE_EXPORT CUresult cuCtxSynchronize(void)
 {
 	fake_watch_note(FAKE_WATCH_SYNC);
-	return CUDA_SUCCESS;
+	return fake_unsafe_call();
 }
 
 /* A "potentially unsafe" call (allocation, a wait on the device) while some
@@ -133,14 +132,27 @@ static CUresult fake_unsafe_call(void)
 	int bad = fake_global_captures > 0 && fake_thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED;
 	if (bad)
 		fake_globals_broken = 1;
+	else if (fake_global_captures > 0)
+		fake_unsafe_tolerated++;
 	pthread_mutex_unlock(&fake_lock);
 	return bad ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+/* How many unsafe calls relaxed threads made during global captures (a
+ * test's proof that the hook's threads ran while the app captured). */
+FAKE_EXPORT unsigned long fakecuda_unsafe_tolerated(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	unsigned long n = fake_unsafe_tolerated;
+	pthread_mutex_unlock(&fake_lock);
+	return n;
 }
 
 static CUresult fake_alloc_allowed(void)
 {
 	fake_watch_note(FAKE_WATCH_ALLOC);
-	return fake_unsafe_call();
+	CUresult rc = fake_current_alive("an allocation");
+	return rc == CUDA_SUCCESS ? fake_unsafe_call() : rc;
 }
 
 FAKE_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
@@ -166,6 +178,8 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 
 FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
+	if (fake_unsafe_call() != CUDA_SUCCESS)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	free((void *)(uintptr_t)p);
 	return CUDA_SUCCESS;
 }
@@ -181,6 +195,8 @@ FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 
 FAKE_EXPORT CUresult cuMemFreeHost(void *p)
 {
+	if (fake_unsafe_call() != CUDA_SUCCESS)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	free(p);
 	return CUDA_SUCCESS;
 }
@@ -219,12 +235,16 @@ FAKE_EXPORT CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, C
 
 FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n)
 {
+	if (fake_unsafe_call() != CUDA_SUCCESS)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	memcpy((void *)(uintptr_t)d, h, n);
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 {
+	if (fake_unsafe_call() != CUDA_SUCCESS)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	memcpy(h, (void *)(uintptr_t)d, n);
 	return CUDA_SUCCESS;
 }
@@ -263,6 +283,8 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 	(void)flags;
 	/* kept reachable: a context's destruction frees its events in a real
 	 * driver, so a hook may rightly drop them without cuEventDestroy */
+	if (fake_current_alive("cuEventCreate") != CUDA_SUCCESS)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	struct fake_event *fe = fake_keep(calloc(1, sizeof *fe));
 	if (fe)
 		fe->gen = fake_ctx_gen;
@@ -322,6 +344,8 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
 	(void)flags;
+	if (fake_current_alive("cuStreamCreate") != CUDA_SUCCESS)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	struct fake_stream *fs = fake_keep(calloc(1, sizeof(struct fake_stream)));
 	if (fs)
 		fs->gen = fake_ctx_gen;
@@ -332,7 +356,9 @@ FAKE_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
 	fake_watch_note(FAKE_WATCH_SYNC);
-	return fake_capture_blocks(s) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+	if (fake_capture_blocks(s))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return fake_unsafe_call();
 }
 
 FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)

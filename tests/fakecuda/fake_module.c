@@ -146,6 +146,7 @@ struct fake_module *fake_module_from_image(const void *image, int is_library)
 	if (!m)
 		return NULL;
 	m->is_library = is_library;
+	m->gen = fake_ctx_gen;
 	const char *s = image;
 	const uint8_t *u = image;
 	if (memcmp(s, "\177ELF", 4) == 0 && u[18] == 190 && u[58] == 64 && u[60] == 1 && u[40] == 64)
@@ -187,12 +188,14 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 
 FAKE_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
-	(void)mod; /* kept: handles must stay unique in the test */
-	return CUDA_SUCCESS;
+	/* kept: handles must stay unique in the test */
+	return fake_module_alive((struct fake_module *)mod, "cuModuleUnload");
 }
 
 static CUresult fake_get_func(struct fake_func **out, struct fake_module *m, const char *name)
 {
+	if (fake_module_alive(m, "a module (getting a function)") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&fake_lock);
 	struct fake_func *fn;
 	for (fn = m->funcs; fn && strcmp(fn->name, name) != 0; fn = fn->next)
@@ -217,6 +220,8 @@ FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char
 
 static CUresult fake_get_global(struct fake_module *m, const char *name, CUdeviceptr *p, size_t *size)
 {
+	if (fake_module_alive(m, "a module (getting a global)") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	for (struct fake_global *g = m->globals; g; g = g->next)
 		if (strcmp(g->name, name) == 0) {
 			if (p)
@@ -283,6 +288,8 @@ FAKE_EXPORT CUresult cuKernelGetName(const char **name, CUkernel k)
 FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 {
 	struct fake_func *fn = (struct fake_func *)f;
+	if (fake_module_alive(fn->mod, "cuFuncGetParamInfo") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	if (i >= (size_t)fn->n_params)
 		return CUDA_ERROR_INVALID_VALUE;
 	*off = fn->params[i].offset;
@@ -290,35 +297,9 @@ FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, siz
 	return CUDA_SUCCESS;
 }
 
-static int fake_regs(const struct fake_func *fn)
+int fake_regs(const struct fake_func *fn)
 {
 	return 16 + 2 * fn->n_params;
-}
-
-FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
-{
-	struct fake_func *fn = (struct fake_func *)f;
-	*v = a == CU_FUNC_ATTRIBUTE_NUM_REGS ? fake_regs(fn) : a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024
-	     : a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ? (fn->max_dyn_smem ? fn->max_dyn_smem : FAKE_SMEM_DEFAULT)
-												 : 0;
-	return CUDA_SUCCESS;
-}
-
-/* Only what the tests need: the dynamic shared memory limit a launch checks. */
-FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
-{
-	if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-		((struct fake_func *)f)->max_dyn_smem = v;
-	return CUDA_SUCCESS;
-}
-
-/* As on the GPU: more than 48 KB of dynamic shared memory needs the
- * attribute set on the very function launched (a probed copy included). */
-static CUresult fake_smem_ok(CUfunction f, unsigned smem)
-{
-	const struct fake_func *fn = (const struct fake_func *)f;
-	unsigned limit = fn->max_dyn_smem ? (unsigned)fn->max_dyn_smem : FAKE_SMEM_DEFAULT;
-	return smem > limit ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t smem)
@@ -326,6 +307,8 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 	(void)smem;
 	if (threads <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (fake_module_alive(((struct fake_func *)f)->mod, "cuOccupancyMaxActiveBlocksPerMultiprocessor") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
 	int by_threads = 2048 / threads, by_regs = 65536 / (fake_regs((struct fake_func *)f) * threads);
 	int v = by_threads < by_regs ? by_threads : by_regs;
 	*n = v > 32 ? 32 : v;
@@ -436,11 +419,15 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 	}
 }
 
-static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], CUstream s,
-			    void **params, void **extra)
+static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
+			    CUstream s, void **params, void **extra)
 {
 	struct fake_func *fn = (struct fake_func *)f;
 	if (!fn || (params && extra) || block[0] * block[1] * block[2] == 0 || block[0] * block[1] * block[2] > 1024)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fake_module_alive(fn->mod, "a launch") != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (fake_smem_ok(fn, smem) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fn->n_params > 0 && !params && !extra)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -452,6 +439,8 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 	pthread_mutex_unlock(&fake_lock);
 	if (fake_capture_blocks(s))
 		return CUDA_SUCCESS; /* captured, not run */
+	if (first >= 0 && fn->n_params > first)
+		fake_attr_note_probed(fn);
 	for (int i = first >= 0 ? first : fn->n_params; i < fn->n_params; i++) {
 		uint64_t p = fake_param_value(fn, i, params, extra);
 		if (!p)
@@ -466,9 +455,7 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 
 FAKE_EXPORT CUresult cuLaunchKernel(FAKE_LAUNCH_ARGS, void **params, void **extra)
 {
-	if (fake_smem_ok(f, smem) != CUDA_SUCCESS)
-		return CUDA_ERROR_INVALID_VALUE;
-	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, s, params, extra);
+	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, smem, s, params, extra);
 }
 
 FAKE_EXPORT CUresult cuLaunchKernel_ptsz(FAKE_LAUNCH_ARGS, void **params, void **extra)
@@ -478,8 +465,7 @@ FAKE_EXPORT CUresult cuLaunchKernel_ptsz(FAKE_LAUNCH_ARGS, void **params, void *
 
 FAKE_EXPORT CUresult cuLaunchCooperativeKernel(FAKE_LAUNCH_ARGS, void **params)
 {
-	(void)smem;
-	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, s, params, NULL);
+	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, smem, s, params, NULL);
 }
 
 FAKE_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(FAKE_LAUNCH_ARGS, void **params)
@@ -490,7 +476,8 @@ FAKE_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(FAKE_LAUNCH_ARGS, void **par
 FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
 	return fake_launch(f, (unsigned[]){ c->gridDimX, c->gridDimY, c->gridDimZ },
-			   (unsigned[]){ c->blockDimX, c->blockDimY, c->blockDimZ }, c->hStream, params, extra);
+			   (unsigned[]){ c->blockDimX, c->blockDimY, c->blockDimZ }, c->sharedMemBytes, c->hStream, params,
+			   extra);
 }
 
 FAKE_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)

@@ -92,8 +92,8 @@ while [ \$# -gt 0 ]; do
 		cp "$T/trace/expected.csv" "\$2"
 		[ -n "\${FAKE_BAD:-}" ] && sed -i '10s/,0x7f000000/,0x7f100000/' "\$2"
 		mkdir -p "\$NTOP_TRACE_DIR/results" && cp "$T/trace/results/"* "\$NTOP_TRACE_DIR/results/"
-		grep -v '^record ' "$T/trace/events.log" >&\$NTOP_EVENT_FD
-		echo "alloc t=1 pid=1 n=1 base=0x7f0000000000 bytes=131072 api=cuMemAlloc" >&\$NTOP_EVENT_FD
+		{ grep -v '^record ' "$T/trace/events.log"
+		  echo "alloc t=1 pid=1 n=1 base=0x7f0000000000 bytes=131072 api=cuMemAlloc"; } | "$NTOP_BINARY_DIR/bin/ev_send"
 	fi
 	shift
 done

@@ -1,12 +1,16 @@
 #!/bin/bash
 # ntop record without a GPU: a stand-in hook directory (an empty
-# libcuda.so.1 the programs never load) and shell programs that write event
-# lines to NTOP_EVENT_FD themselves. Checks exit status propagation, the
-# trace directory (0700, record header, events copied), the environment
-# handed to the program, signals, and every refusal before the program starts.
+# libcuda.so.1 the programs never load) and shell programs that send event
+# lines to NTOP_EVENT_SOCK themselves (bin/ev_send, one connection each, as
+# the hook makes one per process). Checks exit status propagation, the
+# trace directory (0700, record header, events copied, the socket removed),
+# the environment handed to the program, a trace directory too long for a
+# socket, and every refusal before the program starts.
 set -u
 NTOP="${NTOP_BINARY_DIR:?}/bin/ntop"
 [ -x "$NTOP" ] || { echo "FAIL: $NTOP not built"; exit 1; }
+export EV="$NTOP_BINARY_DIR/bin/ev_send"
+[ -x "$EV" ] || { echo "FAIL: $EV not built"; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
@@ -28,17 +32,18 @@ head -1 "$T/a/b/tr1/events.log" | grep -Eq '^record t=[0-9]+ pid=[0-9]+ argv=/bi
 [ "$(perm "$T/a/b")" = 755 ] || bad "parent mode $(perm "$T/a/b")"
 grep -q "ntop report $T/a/b/tr1" "$T/err" || bad "summary: $(cat "$T/err")"
 
-# events from the program (and from a child after it exited) are kept
+# events from the program (and from a child, connected, that writes after
+# the program exited) are kept; the socket is gone afterwards
 "$NTOP" record -o "$T/tr2" -- bash -c '
-	echo "hello t=1 pid=$$ exe=/bin/bash hook=test" >&$NTOP_EVENT_FD
-	echo "kernel t=2 pid=$$ kid=1 name=_Z3foov ptx=1" >&$NTOP_EVENT_FD
-	echo "launch t=3 pid=$$ kid=1 seq=1 grid=1,1,1 block=32,1,1 probed=0" >&$NTOP_EVENT_FD
-	(sleep 0.3; echo "warn t=4 pid=$$ msg=from%20a%20child" >&$NTOP_EVENT_FD) &
+	printf "%s\n" "hello t=1 pid=$$ exe=/bin/bash hook=test" "kernel t=2 pid=$$ kid=1 name=_Z3foov ptx=1" \
+		"launch t=3 pid=$$ kid=1 seq=1 grid=1,1,1 block=32,1,1 probed=0" | "$EV"
+	{ sleep 0.5; echo "warn t=4 pid=$$ msg=from%20a%20child"; } | "$EV" &
 	exit 0' 2>"$T/err"
 [ $? = 0 ] || bad "tr2 rc"
 [ "$(wc -l < "$T/tr2/events.log")" = 5 ] || bad "tr2 events: $(cat "$T/tr2/events.log")"
 grep -q '^warn .*msg=from%20a%20child' "$T/tr2/events.log" || bad "late child line lost"
 grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning' "$T/err" || bad "summary: $(cat "$T/err")"
+[ -e "$T/tr2/events.sock" ] && bad "tr2: events.sock left behind"
 
 # the environment: probes copied and absolute, kernels joined by newlines
 NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 \
@@ -61,7 +66,22 @@ grep -q "^NTOP_SAMPLE=off$" "$T/env2.txt" && grep -q "^NTOP_MAP_BUDGET=5$" "$T/e
 grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
 grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
 grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"
-grep -Eq "^NTOP_EVENT_FD=[0-9]{3}$" "$T/env.txt" || bad "event fd: $(grep NTOP_EVENT_FD "$T/env.txt")"
+grep -q "^NTOP_EVENT_SOCK=$T/tr3/events.sock$" "$T/env.txt" || bad "event socket: $(grep NTOP_EVENT_SOCK "$T/env.txt")"
+grep -q "^NTOP_EVENT_FD=\|^NTOP_EVENT_ID=" "$T/env.txt" && bad "an event fd was passed: $(grep NTOP_EVENT_ "$T/env.txt")"
+# the socket is 0600 while the program runs
+"$NTOP" record -o "$T/tr3c" -- bash -c 'stat -c %a "$NTOP_EVENT_SOCK" > "$0/sockmode.txt"' "$T" 2>/dev/null
+[ "$(cat "$T/sockmode.txt")" = 600 ] || bad "socket mode $(cat "$T/sockmode.txt")"
+
+# a trace directory whose path cannot hold a socket: the socket goes to a
+# 0700 directory of its own (and says so), events still arrive, both go
+long="$T/$(printf 'l%.0s' $(seq 120))"
+"$NTOP" record -o "$long" -- bash -c 'stat -c %a "${NTOP_EVENT_SOCK%/*}" > "$0/sockdir.txt"; echo "$NTOP_EVENT_SOCK" > "$0/sock.txt"
+	"$EV" "hello t=1 pid=$$ exe=/bin/bash hook=test"' "$T" 2>"$T/err"
+[ $? = 0 ] || bad "long dir rc: $(cat "$T/err")"
+grep -q "too long for a socket; events come through $(cat "$T/sock.txt")" "$T/err" || bad "long dir note: $(cat "$T/err")"
+[ "$(cat "$T/sockdir.txt")" = 700 ] || bad "socket directory mode $(cat "$T/sockdir.txt")"
+grep -q '^hello ' "$long/events.log" || bad "long dir: no events"
+[ -e "$(dirname "$(cat "$T/sock.txt")")" ] && bad "long dir: socket directory left behind"
 grep -q "^NTOP_CONTROL=$T/tr3/control$" "$T/env.txt" || bad "NTOP_CONTROL: $(grep NTOP_CONTROL "$T/env.txt")"
 
 # default directory name under ./ntop-trace

@@ -54,6 +54,31 @@ dry bench bench/run.sh --dry-run
 grep -q "\[dry-run\] .*record -o .*/bs.sgemm -p block_sched --every 2" "$tmp/bench.log" || fail "run.sh: block_sched step"
 [ -s "$tmp/bench/bench.txt" ] || fail "run.sh: no report"
 
+# thirdparty.sh: its analysis (masking), then a dry run over a list like
+# .thirdparty's (never in the repository) and over our own apps' list
+bash "$src/tests/gpu/thirdparty.sh" --selftest || fail "thirdparty.sh --selftest"
+mkdir -p "$tmp/tp/bin/vec"
+cat >"$tmp/tp/list.txt" <<'EOF'
+# name|dir|command|success regex|options
+vec|bin/vec|./vec --n 3|^Test PASSED$
+tut|.|python3 01-vector-add.py|^done$|timeout=240 sort
+EOF
+dry thirdparty tests/gpu/thirdparty.sh --dry-run -j 2 "$tmp/tp" "$src/tests/gpu/apps"
+for m in block_sched dmat; do
+	grep -q "\[dry-run\] cd $tmp/tp/bin/vec && timeout -k 10 120 $tmp/no-ntop record -o .*/vec\.$m\.trace -p $m --limit [0-9]* -- bash -c \"exec ./vec --n 3\"" \
+		"$tmp/thirdparty.log" || fail "thirdparty.sh: no $m run of vec"
+done
+grep -q "\[dry-run\] cd $tmp/tp/bin/vec && timeout -k 10 120 bash -c \"exec ./vec --n 3\" >" "$tmp/thirdparty.log" ||
+	fail "thirdparty.sh: no plain run of vec"
+grep -q "\[dry-run\] cd $tmp/tp/\. && timeout -k 10 240 .* record -o .*/tut\.record\.trace -- bash -c" "$tmp/thirdparty.log" ||
+	fail "thirdparty.sh: per-program timeout"
+grep -q "\[dry-run\] nvcc .*/close_fds_daemon .*tests/gpu/apps/close_fds_daemon\.cu" "$tmp/thirdparty.log" ||
+	fail "thirdparty.sh: our apps not built"
+grep -q "\[dry-run\] .*report .*/mp_cupy_spawn\.dmat\.trace --json" "$tmp/thirdparty.log" || fail "thirdparty.sh: no report step"
+grep -q "^| vec | - | - | - | dry | dry | dry | dry |" "$tmp/thirdparty.log" || fail "thirdparty.sh: no table"
+[ -s "$tmp/thirdparty/thirdparty.txt" ] && [ -s "$tmp/thirdparty/thirdparty-logs.tgz" ] ||
+	fail "thirdparty.sh: no report or logs under OUT"
+
 # The Python reader against result files the hook wrote (fake driver): thread
 # and warp maps of both probes at once, and dmat's slot-major map.
 if [ -n "$bin" ] && [ -x "$bin/bin/ntop" ] && [ -x "$bin/tests/fakecuda/app_launch" ] &&
@@ -67,6 +92,23 @@ if [ -n "$bin" ] && [ -x "$bin/bin/ntop" ] && [ -x "$bin/tests/fakecuda/app_laun
 			fail "ntop record $probes over the fake driver (see below)"
 		python3 "$src/tests/gpu/ntr_read.py" check "$dir" || { fail "ntr_read check $probes"; tail -5 "$dir.log"; }
 	done
+	# thirdparty.sh for real over the fake driver: a program that passes in
+	# every mode, and one whose success line never comes (the script must
+	# say FAIL and exit 1)
+	mkdir -p "$tmp/tpf"
+	printf '%s\n' "app|.|env LD_LIBRARY_PATH=\${LD_LIBRARY_PATH:-}:$bin/tests/fakecuda/driver $bin/tests/fakecuda/app_launch $src/tests/fakecuda/kernels.ptx 0|^app: done|mask=none procs=2 probed=3" \
+		"nosuch|.|env LD_LIBRARY_PATH=\${LD_LIBRARY_PATH:-}:$bin/tests/fakecuda/driver $bin/tests/fakecuda/app_launch $src/tests/fakecuda/kernels.ptx 0|^never printed$" \
+		>"$tmp/tpf/list.txt"
+	tpf() { # OUTDIR ARGS...
+		local o=$1; shift
+		OUT=$tmp/$o NTOP=$bin/bin/ntop NTOP_REAL_LIBCUDA=$bin/tests/fakecuda/driver/libcuda.so.1 NTOP_HOOK_DIR=$bin/lib/ntop \
+			bash "$src/tests/gpu/thirdparty.sh" "$@" "$tmp/tpf" >"$tmp/$o.log" 2>&1
+	}
+	tpf tpf-ok --only '^app$' || { fail "thirdparty.sh over the fake driver"; tail -20 "$tmp/tpf-ok.log"; }
+	grep -Eq '^\| app \| 2 \| [0-9]+ \| [0-9]+ \| ok [0-9.]+s \| ok [0-9.]+s \| ok [0-9]+/[0-9]+/[0-9]+ [0-9.]+s \| ok ' "$tmp/tpf-ok.log" ||
+		{ fail "thirdparty.sh: app not ok in every mode"; tail -20 "$tmp/tpf-ok.log"; }
+	tpf tpf-bad --only '^nosuch$' --modes record && fail "thirdparty.sh: exit 0 with a failing program"
+	grep -q '^| nosuch | .* | FAIL [0-9.]*s | FAIL [0-9.]*s |$' "$tmp/tpf-bad.log" || fail "thirdparty.sh: no FAIL row"
 else
 	echo "fake driver or hook not built: ntr_read.py not checked against real result files"
 fi

@@ -150,6 +150,9 @@ for i in $(seq 100); do grep -q '^exit ' "$TMP/s4/events.log" && break; sleep 0.
 grep -q "^exit .*pid=$pid " "$TMP/s4/events.log" || unhang "$TMP/s4" "$pid"
 for i in $(seq 100); do grep -q "^exit .*pid=$pid " "$TMP/s4/events.log" && break; sleep 0.1; done
 grep -q "^exit .*pid=$pid " "$TMP/s4/events.log" || fail "events after detaching were not recorded"
+# the copier removes the event socket once the app is gone
+for i in $(seq 50); do [ -e "$TMP/s4/events.sock" ] || break; sleep 0.1; done
+[ -e "$TMP/s4/events.sock" ] && fail "the detached copier left events.sock behind"
 
 # ---- SIGTERM: the app is terminated, the terminal restored ----
 rm -f "$TMP/stop"

@@ -1,9 +1,14 @@
 /* The session library (src/cli/session.h) without a GPU or the hook: bash
- * scripts stand in for the application and write event lines to
- * NTOP_EVENT_FD themselves. Checks the directory rules, captured output and
- * app.log, partial event lines, the environment, the process group,
+ * scripts stand in for the application and send event lines to
+ * NTOP_EVENT_SOCK through bin/ev_send ($EV), one connection per ev_send as
+ * the hook makes one per process. Checks the directory rules, captured
+ * output and app.log, the environment, the process group, the event socket
+ * (0600, many concurrent writers whose lines stay whole and in order, a
+ * message without '\n', a writer still connected after the app exited, a
+ * directory whose path is too long for a socket, removed at the end),
  * control files (atomic, 0600, generations), terminate with a grace
- * period, detach (the copier keeps the logs complete) and a failed spawn. */
+ * period, detach (the copier keeps accepting and keeps the logs complete)
+ * and a failed spawn. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -102,9 +107,10 @@ static const char *capture_script =
 	"echo \"ld=${LD_LIBRARY_PATH%%:*}\"\n"
 	"echo \"triton=$TRITON_LIBCUDA_PATH probes=$NTOP_PROBES kernels=$NTOP_KERNELS\"\n"
 	"read -r _ _ _ _ pgrp _ < /proc/$$/stat; echo \"group=$(( pgrp == $$ ))\"\n"
-	"printf 'hello t=1 pid=%d exe=x' $$ >&$NTOP_EVENT_FD\n"
+	"echo \"fd=${NTOP_EVENT_FD:-none} sock=$NTOP_EVENT_SOCK\"\n"
+	"\"$EV\" \"hello t=1 pid=$$ exe=x hook=t\"\n"
 	"sleep 0.2\n"
-	"printf ' hook=t\\nkernel t=2 pid=%d kid=1 name=k ptx=1\\n' $$ >&$NTOP_EVENT_FD\n"
+	"\"$EV\" \"kernel t=2 pid=$$ kid=1 name=k ptx=1\"\n"
 	"exit 5\n";
 
 static void test_capture(void)
@@ -150,6 +156,10 @@ static void test_capture(void)
 	CHECKF(strstr(c.output.data, "triton=/the/hook probes=/p/a.toml:/p/b.toml kernels=sgemm\nfill*\n"), "%s",
 	       c.output.data);
 	CHECKF(strstr(c.output.data, "group=1\n"), "not its own process group: %s", c.output.data);
+	snprintf(want, sizeof want, "fd=none sock=%s/events.sock\n", path);
+	CHECKF(strstr(c.output.data, want), "event socket: %s", c.output.data);
+	snprintf(want, sizeof want, "%s/events.sock", path);
+	CHECKF(access(want, F_OK) != 0, "%s left behind", want);
 	snprintf(want, sizeof want, "%s/app.log", path);
 	CHECK_EQ_INT(mode_of(want), 0600);
 	free(want_ev);
@@ -203,6 +213,117 @@ static void test_control(void)
 	free(cause);
 }
 
+static const char *channel_script =
+	"echo \"mode=$(stat -c %a \"$NTOP_EVENT_SOCK\")\"\n"
+	"for i in 1 2 3 4 5 6 7 8; do\n"
+	"  (for j in $(seq 1 200); do echo \"w t=$j pid=$i n=$j\"; done | \"$EV\") &\n"
+	"done\n"
+	"wait\n"
+	"printf 'nonl t=1 pid=99' | \"$EV\"\n"
+	"(cd / && \"$EV\" 'cwd t=1 pid=98')\n"
+	"{ sleep 0.4; echo 'late t=1 pid=97'; } | \"$EV\" &\n"
+	"exit 0\n";
+
+/* Many writers at once (each line whole, each writer's lines in order), a
+ * message without '\n', another working directory, and a writer that is
+ * still connected when the app exits: the events are over only when it is
+ * done. */
+static void test_channel(void)
+{
+	char path[256], *cause = NULL;
+	struct session *s = NULL;
+	snprintf(path, sizeof path, "%s/chan", tmpdir);
+	CHECK(session_create(&s, path, &cause) == 0);
+	if (!s)
+		return;
+	CHECK(session_open_events(s, NULL, 0, &cause) == 0);
+	char *argv[] = { "bash", "-c", (char *)channel_script, NULL };
+	struct session_spawn_opts o = { .argv = argv, .hook_dir = "/h", .output = SESSION_OUTPUT_CAPTURE };
+	CHECK(session_spawn(s, &o, &cause) == 0);
+	CHECK(session_note(s) == NULL);
+	struct collected c;
+	memset(&c, 0, sizeof c);
+	strbuf_init(&c.events);
+	strbuf_init(&c.output);
+	pump_all(s, &c, 20000);
+	strbuf_puts(&c.events, "");
+	strbuf_puts(&c.output, "");
+	CHECK_EQ_INT(c.lines, 8 * 200 + 3);
+	CHECKF(strstr(c.output.data, "mode=600\n"), "socket mode: %s", c.output.data);
+	int last[9] = { 0 }, bad = 0;
+	for (const char *l = c.events.data; l && *l;) {
+		int t, pid, n;
+		if (sscanf(l, "w t=%d pid=%d n=%d\n", &t, &pid, &n) == 3) {
+			if (pid < 1 || pid > 8 || n != last[pid] + 1 || t != n)
+				bad++;
+			else
+				last[pid] = n;
+		} else if (strncmp(l, "nonl t=1 pid=99\n", 16) != 0 && strncmp(l, "cwd t=1 pid=98\n", 15) != 0 &&
+			   strncmp(l, "late t=1 pid=97\n", 16) != 0) {
+			bad++;
+		}
+		const char *nl = strchr(l, '\n');
+		l = nl ? nl + 1 : NULL;
+	}
+	CHECKF(bad == 0, "%d lines cut, mixed or out of order", bad);
+	for (int i = 1; i <= 8; i++)
+		CHECKF(last[i] == 200, "writer %d: %d of 200 lines", i, last[i]);
+	CHECKF(strstr(c.events.data, "late t=1 pid=97\n"), "the line of a writer still connected at the exit is lost");
+	CHECK(session_finish_events(s, &cause) == 0);
+	char *log = slurp_path(s, "events.log");
+	CHECKF(strcmp(log, c.events.data) == 0, "events.log differs from what was read");
+	char sock[300];
+	snprintf(sock, sizeof sock, "%s/events.sock", path);
+	CHECKF(access(sock, F_OK) != 0, "%s left behind", sock);
+	free(log);
+	strbuf_done(&c.events);
+	strbuf_done(&c.output);
+	session_free(s);
+	free(cause);
+}
+
+/* A directory whose path cannot hold a socket: the socket goes to a 0700
+ * directory of its own, the session says so, and both are removed. */
+static void test_long_dir(void)
+{
+	char path[400], *cause = NULL;
+	struct session *s = NULL;
+	snprintf(path, sizeof path, "%s/%0150d", tmpdir, 7);
+	CHECK(session_create(&s, path, &cause) == 0);
+	if (!s)
+		return;
+	char *argv[] = { "bash", "-c", "\"$EV\" \"hello t=1 pid=$$ sock=$NTOP_EVENT_SOCK\"", NULL };
+	struct session_spawn_opts o = { .argv = argv, .hook_dir = "/h", .output = SESSION_OUTPUT_CAPTURE };
+	CHECK(session_spawn(s, &o, &cause) == 0);
+	const char *note = session_note(s);
+	const char *at = note ? strstr(note, "through ") : NULL;
+	CHECKF(at && strstr(note, "too long"), "note: %s", note ? note : "(null)");
+	char sock[300] = "", dir[300] = "";
+	if (at) {
+		snprintf(sock, sizeof sock, "%s", at + 8);
+		snprintf(dir, sizeof dir, "%s", sock);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		CHECKF(strstr(dir, "/ntop-") != NULL, "socket directory %s", dir);
+		CHECK_EQ_INT(mode_of(dir), 0700);
+		CHECK_EQ_INT(mode_of(sock), 0600);
+	}
+	struct collected c;
+	memset(&c, 0, sizeof c);
+	strbuf_init(&c.events);
+	strbuf_init(&c.output);
+	pump_all(s, &c, 5000);
+	strbuf_puts(&c.events, "");
+	CHECK_EQ_INT(c.lines, 1);
+	CHECKF(sock[0] && strstr(c.events.data, sock), "events: %s", c.events.data);
+	session_free(s);
+	CHECKF(dir[0] && access(dir, F_OK) != 0, "%s left behind", dir);
+	strbuf_done(&c.events);
+	strbuf_done(&c.output);
+	free(cause);
+}
+
 static void test_terminate(void)
 {
 	char path[256], *cause = NULL;
@@ -211,7 +332,7 @@ static void test_terminate(void)
 	CHECK(session_create(&s, path, &cause) == 0);
 	if (!s)
 		return;
-	char *argv[] = { "bash", "-c", "trap '' TERM; echo ready >&$NTOP_EVENT_FD; while :; do sleep 0.05; done",
+	char *argv[] = { "bash", "-c", "trap '' TERM; \"$EV\" ready; while :; do sleep 0.05; done",
 			 NULL };
 	struct session_spawn_opts o = { .argv = argv, .hook_dir = "/h", .output = SESSION_OUTPUT_CAPTURE };
 	CHECK(session_spawn(s, &o, &cause) == 0);
@@ -252,7 +373,7 @@ static void test_detach(void)
 		return;
 	CHECK(session_open_events(s, NULL, 0, &cause) == 0);
 	char *argv[] = { "bash", "-c",
-			 "printf 'a t=1\\nb t=' >&$NTOP_EVENT_FD; sleep 0.3; printf '2\\nc t=3\\n' >&$NTOP_EVENT_FD;"
+			 "{ echo 'a t=1'; sleep 0.3; echo 'b t=2'; echo 'c t=3'; } | \"$EV\"; \"$EV\" 'd t=4';"
 			 "echo out-after; exit 0",
 			 NULL };
 	struct session_spawn_opts o = { .argv = argv, .hook_dir = "/h", .output = SESSION_OUTPUT_CAPTURE };
@@ -273,19 +394,23 @@ static void test_detach(void)
 	CHECK(session_read_events(s, on_line, &c) < 0);
 	session_wait(s);
 	CHECK_EQ_INT(session_exit_code(session_status(s)), 0);
-	/* the copier finishes once the pipes close, shortly after the app */
-	char *log = NULL, *app = NULL;
-	for (int i = 0; i < 200; i++) {
+	/* the copier finishes once the app is gone and its connections and
+	 * output closed: it removes the socket last */
+	char *log = NULL, *app = NULL, *sock = session_path(s, "events.sock");
+	for (int i = 0; i < 300; i++) {
 		free(log);
 		free(app);
 		log = slurp_path(s, "events.log");
 		app = slurp_path(s, "app.log");
-		if (strstr(app, "out-after") && strstr(log, "c t=3\n"))
+		if (strstr(app, "out-after") && strstr(log, "d t=4\n") && access(sock, F_OK) != 0)
 			break;
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
-	CHECKF(strcmp(log, "a t=1\nb t=2\nc t=3\n") == 0, "events.log after detach: %s", log);
+	/* b and c came on the connection open at the detach, d on a new one */
+	CHECKF(strcmp(log, "a t=1\nb t=2\nc t=3\nd t=4\n") == 0, "events.log after detach: %s", log);
+	CHECKF(access(sock, F_OK) != 0, "the copier left %s", sock);
+	free(sock);
 	CHECKF(strcmp(app, "out-after\n") == 0, "app.log after detach: %s", app);
 	free(log);
 	free(app);
@@ -322,9 +447,12 @@ int main(void)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	setenv("EV", NTOP_BINARY_DIR "/bin/ev_send", 1);
 	test_dirs();
 	test_capture();
 	test_control();
+	test_channel();
+	test_long_dir();
 	test_terminate();
 	test_detach();
 	test_spawn_fails();

@@ -1,0 +1,116 @@
+/* Test application for the event channel (regress/hook_fds.sh): launches
+ * `fill` N times, each with another grid than the one before, so the hook
+ * emits a `launch` line with its seq for every one. With DATAFILE, after
+ * the first launch it does what daemons do: closes descriptors 3..1023
+ * (the hook's connection among them), opens DATAFILE and duplicates it
+ * onto 4..63 as well (so whatever number the hook had now names the
+ * app's file), then writes its own lines into it between the remaining
+ * launches. Exits normally (the hook's exit line). Prints one summary line
+ * and exits 0 when every driver call and write succeeded.
+ * Usage: app_fds KERNELS.ptx [DATAFILE|-] [N] */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cuda.h>
+
+static int failures;
+
+#define CK(call) check((call), #call, __LINE__)
+
+static void check(CUresult rc, const char *what, int line)
+{
+	if (rc != CUDA_SUCCESS) {
+		printf("FAIL pid %d line %d: %s -> %d\n", (int)getpid(), line, what, (int)rc);
+		failures++;
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+/* Closes 3..1023, opens path and puts it on 4..63 too: returns its fd. */
+static int take_fds(const char *path)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int d = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (d < 0)
+		return -1;
+	for (int fd = 4; fd < 64; fd++)
+		if (fd != d && dup2(d, fd) < 0)
+			return -1;
+	return d;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s KERNELS.ptx [DATAFILE|-] [N]\n", argv[0]);
+		return 2;
+	}
+	const char *data = argc > 2 && strcmp(argv[2], "-") != 0 ? argv[2] : NULL;
+	int n = argc > 3 ? atoi(argv[3]) : 20;
+	char *ptx = slurp(argv[1]);
+	if (!ptx)
+		return 2;
+	/* static: the fake driver never frees, and what it hands out must stay
+	 * reachable for the leak checker after main returns. */
+	static CUdevice dev;
+	static CUcontext ctx;
+	static CUmodule mod;
+	static CUfunction fill;
+	static CUdeviceptr buf;
+	if (cuInit(0) != CUDA_SUCCESS) {
+		printf("cuInit failed\n");
+		free(ptx);
+		return 4;
+	}
+	CK(cuDeviceGet(&dev, 0));
+	CK(cuCtxCreate(&ctx, NULL, 0, dev));
+	CK(cuModuleLoadData(&mod, ptx));
+	CK(cuModuleGetFunction(&fill, mod, "fill"));
+	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
+	free(ptx);
+	unsigned count = 1024;
+	void *params[] = { &buf, &count };
+	CK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+	int d = -1;
+	if (data) {
+		/* the hook's writer has connected and sent by now */
+		struct timespec ts = { 0, 200000000 };
+		nanosleep(&ts, NULL);
+		fflush(stdout);
+		d = take_fds(data);
+		if (d < 0)
+			printf("FAIL cannot take the descriptors for %s\n", data), failures++;
+	}
+	for (int i = 0; i < n; i++) {
+		if (d >= 0) {
+			char line[64];
+			int len = snprintf(line, sizeof line, "app data line %d\n", i);
+			if (write(d, line, (size_t)len) != len)
+				printf("FAIL write %d\n", i), failures++;
+		}
+		CK(cuLaunchKernel(fill, 2 + (unsigned)i % 4, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	CK(cuCtxSynchronize());
+	printf("app_fds: pid %d, %d launches, %d failures\n", (int)getpid(), n + 1, failures);
+	return failures ? 1 : 0;
+}
