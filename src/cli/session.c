@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -244,9 +245,9 @@ void session_abandon(struct session *s)
 static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
-		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES, NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY,
-		NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET, NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH",
-		"TRITON_LIBCUDA_PATH"};
+		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES,
+		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
+		NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH", "TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
 		if (strncmp(e, ours[i], n) == 0 && e[n] == '=')
@@ -351,27 +352,31 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 static int session_sock_place(struct session *s, char **cause)
 {
 	struct sockaddr_un sa;
-	char *p = session_path(s, SESSION_SOCK_NAME);
-	if (!p)
+	free(s->sock_path);
+	free(s->note);
+	s->note = NULL;
+	s->sock_path = session_path(s, SESSION_SOCK_NAME);
+	if (!s->sock_path)
 		return cause_set(cause, "out of memory");
-	if (strlen(p) < sizeof sa.sun_path) {
-		s->sock_path = p;
+	if (strlen(s->sock_path) < sizeof sa.sun_path)
 		return 0;
-	}
-	free(p);
+	free(s->sock_path);
+	s->sock_path = NULL;
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	const char *bases[] = { rt && rt[0] == '/' ? rt : NULL, "/tmp" };
 	for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
 		char *d = NULL;
 		if (!bases[i] || asprintf(&d, "%s/ntop-XXXXXX", bases[i]) < 0)
 			continue;
-		if (strlen(d) + sizeof "/" SESSION_SOCK_NAME > sizeof sa.sun_path || !mkdtemp(d) ||
-		    asprintf(&s->sock_path, "%s/%s", d, SESSION_SOCK_NAME) < 0) {
-			if (s->sock_path == NULL && access(d, F_OK) == 0)
-				rmdir(d);
+		if (strlen(d) + sizeof "/" SESSION_SOCK_NAME > sizeof sa.sun_path || !mkdtemp(d)) {
 			free(d);
-			s->sock_path = NULL;
 			continue;
+		}
+		if (asprintf(&s->sock_path, "%s/%s", d, SESSION_SOCK_NAME) < 0) {
+			s->sock_path = NULL;
+			rmdir(d);
+			free(d);
+			return cause_set(cause, "out of memory");
 		}
 		s->sock_dir = d;
 		if (asprintf(&s->note, "the trace directory's path is too long for a socket; events come through %s",
@@ -435,14 +440,15 @@ static void session_sock_done(struct session *s)
 }
 
 /* The next connection waiting on lfd: its fd (non-blocking), -2 when it
- * was refused (another user's process), -1 when none waits. */
+ * was refused (another user's process) or went before it was accepted, -1
+ * when none waits (or no descriptor is left: it waits for the next turn). */
 static int session_accept_one(int lfd, pid_t *pid)
 {
 	int fd;
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0 && errno == EINTR)
 		;
 	if (fd < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -1 : -2;
+		return errno == ECONNABORTED || errno == EPROTO || errno == EPERM ? -2 : -1;
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || (cr.uid != geteuid() && cr.uid != 0)) {
@@ -673,6 +679,13 @@ int session_spawn(struct session *s, const struct session_spawn_opts *o, char **
 		s->pid = 0;
 		cause_set(cause, "cannot run '%s': %s", o->argv[0], strerror(err));
 		goto fail;
+	}
+	/* A descriptor per connected process: as many as ntop may have (only
+	 * now, so the application starts with the limits it would have had). */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	s->out_rfd = out[0];
 	if (s->out_rfd >= 0)

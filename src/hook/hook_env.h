@@ -3,20 +3,20 @@
  *
  *   LD_LIBRARY_PATH   starts with the directory holding the hook as libcuda.so.1
  *   NTOP_EVENT_SOCK   absolute path of the launcher's AF_UNIX SOCK_SEQPACKET socket
- *                     (in the 0700 session directory, or a 0700 directory of its
- *                     own when that path is too long): every process of the app
+ *                     (<trace dir>/events.sock, or in a 0700 directory of its own
+ *                     when that path is too long): each process of the app
  *                     connects to it itself at its first event line (a fork child
  *                     makes its own connection) and sends one line per message,
  *                     so nothing depends on inherited descriptors (spawn with
  *                     closed fds, daemons that close every fd, another cwd)
- *   NTOP_EVENT_FD     without NTOP_EVENT_SOCK only (tests, running the hook by
- *                     hand): an inherited fd open for writing that receives the
- *                     lines while it stays the file it was at load
+ *   NTOP_EVENT_FD     only without NTOP_EVENT_SOCK (tests, the hook run by hand):
+ *                     an inherited fd open for writing that receives the lines
+ *                     while it stays the file it was at load
  *   NTOP_EVENT_ID     "<st_dev>:<st_ino>" that NTOP_EVENT_FD must be (a process
  *                     that finds another file under the number does not use it)
- *                     Neither reachable: $NTOP_TRACE_DIR/events-<pid>.log (made
- *                     0600 with O_EXCL, never through a link; the launcher follows
- *                     those files too), else nowhere (no line is built).
+ *                     When neither can be used: $NTOP_TRACE_DIR/events-<pid>.log,
+ *                     made by the process 0600 with O_EXCL, never through a link
+ *                     (the launcher follows those files too); else no events.
  *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700)
  *   NTOP_PROBES       probe TOML paths separated by ':'; unset/empty: nothing probed
  *   NTOP_KERNELS      kernel patterns separated by '\n'; unset: every PTX kernel.

@@ -210,7 +210,12 @@ static int sink_put(const char *line, size_t len, int nowait)
 			return 0;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return nowait ? 1 : 2;
-		/* the launcher closed it (ntop quit or detached and ended) */
+		if (errno == ENOTSOCK || errno == EBADF)
+			return -1; /* not ours any more: connect again */
+		if (errno != EPIPE && errno != ECONNRESET && errno != ENOTCONN)
+			return 2;
+		/* the launcher closed it (ntop quit): the file from now on */
+		hook_log("event socket: %s", strerror(errno));
 		sink.sock_failed = 1;
 		return -1;
 	}
