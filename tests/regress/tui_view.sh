@@ -58,6 +58,15 @@ wait_for() {
 	return 1
 }
 keys() { tm send-keys -t "$UI" "$@"; sleep 0.25; }
+# wait_true CMD [SECONDS]: until CMD succeeds (a loaded CI machine redraws late)
+wait_true() {
+	local i n=$(( ${2:-8} * 10 ))
+	for ((i = 0; i < n; i++)); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 start() { # start W H [ntop args...]: a shell in tmux running ntop, then the prompt
 	local w=$1 h=$2
 	shift 2
@@ -103,8 +112,7 @@ n=$(screen | grep -c 'lm_')
 keys Enter
 screen | grep -q '(2 of 9 kernels' || bad "filter count line"
 keys Escape
-sleep 0.2
-[ "$(screen | grep -c 'lm_')" = 9 ] || bad "Esc did not clear the filter"
+wait_true '[ "$(screen | grep -c lm_)" = 9 ]' || bad "Esc did not clear the filter"
 # a kernel's launches
 keys / v e c _ a d d Enter Enter
 wait_for 'No.block:4096 Running:' || bad "launches view: $(screen)"
@@ -127,9 +135,9 @@ keys t c
 # export
 keys e
 png="$T/session/export/lm_vec_add-k1-p$APP_PID-1-timeline.png"
-for i in $(seq 50); do [ -s "$png" ] && break; sleep 0.1; done
+for i in $(seq 200); do [ -s "$png" ] && break; sleep 0.1; done
 [ -s "$png" ] || bad "e wrote no PNG (screen: $(screen | tail -1); export: $(ls "$T/session/export" 2>&1))"
-wait_for "exported .*lm_vec_add-k1-p$APP_PID" 3 || bad "export path not in the status line"
+wait_for "exported .*lm_vec_add-k1-p$APP_PID" 15 || bad "export path not in the status line"
 if [ -s "$png" ]; then
 	python3 - "$png" <<'EOF' || bad "PNG check failed"
 import struct, sys, zlib
@@ -172,14 +180,14 @@ fi
 # resize: redrawn at the new size, nothing left over
 keys q
 tm resize-window -t "$UI" -x 120 -y 40
-sleep 0.5
+wait_true '[ "$(screen | wc -l)" = 40 ] && screen | grep -q "No.block:4096 Running"'
 s=$(screen)
 [ "$(echo "$s" | wc -l)" = 40 ] || bad "120x40: $(echo "$s" | wc -l) lines"
 echo "$s" | head -1 | grep -Eq '^ntop .* NVIDIA H200, 132 SMs *$' || bad "120x40 title: $(echo "$s" | head -1)"
 echo "$s" | tail -1 | grep -Eq 'help|exported' || bad "120x40: status line not at the bottom: $(echo "$s" | tail -1)"
 echo "$s" | grep -q 'No.block:4096 Running:[0-9]* Scheduling:[0-9]* (cycle)' || bad "120x40: launch summary cut"
 tm resize-window -t "$UI" -x 60 -y 16
-sleep 0.5
+wait_true '[ "$(screen | wc -l)" = 16 ] && [ "$(widest)" -le 60 ]'
 s=$(screen)
 [ "$(echo "$s" | wc -l)" = 16 ] || bad "60x16: line count"
 [ "$(widest)" -le 60 ] || bad "60x16: line longer than 60"
