@@ -494,9 +494,9 @@ void hook_results_tick(void)
 		results_emit_backlog("run");
 }
 
-/* Waits for every queued result while results keep coming out; says how far
- * it got every second. */
-static void results_drain(struct hook_results *r)
+/* Waits (under r->lock) for every queued result while results keep coming
+ * out; with `say`, a `results at=exit` line every second. */
+static void results_drain(struct hook_results *r, int say)
 {
 	uint64_t last_done = r->written + r->failed, last_move = time_mono_ns(), last_say = last_move;
 	while (r->pending > 0) {
@@ -510,7 +510,7 @@ static void results_drain(struct hook_results *r)
 		}
 		if (now - last_move > RESULTS_STALL_NS)
 			break;
-		if (now - last_say >= RESULTS_PROGRESS_NS && r->pending > 0) {
+		if (say && now - last_say >= RESULTS_PROGRESS_NS && r->pending > 0) {
 			last_say = now;
 			pthread_mutex_unlock(&r->lock);
 			results_emit_backlog("exit");
@@ -527,7 +527,7 @@ void hook_results_shutdown(void)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
-	results_drain(r);
+	results_drain(r, 1);
 	uint64_t lost = r->pending;
 	r->stop = 1;
 	pthread_cond_broadcast(&r->wake);
@@ -552,19 +552,7 @@ void hook_results_drain(void)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
-	uint64_t last_move = time_mono_ns(), last_done = r->written + r->failed;
-	while (r->pending > 0) {
-		struct timespec until;
-		time_deadline(&until, 100000000ll);
-		pthread_cond_timedwait(&r->idle, &r->lock, &until);
-		uint64_t now = time_mono_ns(), done = r->written + r->failed;
-		if (done != last_done) {
-			last_done = done;
-			last_move = now;
-		}
-		if (now - last_move > RESULTS_STALL_NS)
-			break;
-	}
+	results_drain(r, 0);
 	pthread_mutex_unlock(&r->lock);
 }
 

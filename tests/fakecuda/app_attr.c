@@ -22,35 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda.h>
+#include "app_util.h"
 
-static int failures;
 static CUdeviceptr buf;
 static unsigned n_elems = 1024;
-
-#define CK(call) check((call), #call, __LINE__)
-
-static void check(CUresult rc, const char *what, int line)
-{
-	if (rc != CUDA_SUCCESS) {
-		printf("FAIL line %d: %s -> %d\n", line, what, (int)rc);
-		failures++;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 /* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
  * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). */

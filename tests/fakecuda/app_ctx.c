@@ -8,33 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda.h>
-
-static int failures;
-
-#define CK(call) check((call), #call, __LINE__)
-
-static void check(CUresult rc, const char *what, int line)
-{
-	if (rc != CUDA_SUCCESS) {
-		printf("FAIL line %d: %s -> %d\n", line, what, (int)rc);
-		failures++;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
+#include "app_util.h"
 
 int main(int argc, char **argv)
 {

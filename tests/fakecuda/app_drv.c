@@ -17,35 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda.h>
+#include "app_util.h"
 
 #define N 4096
-
-static int failures;
-
-#define CK(call) check((call), #call, __LINE__)
-
-static void check(CUresult rc, const char *what, int line)
-{
-	if (rc != CUDA_SUCCESS) {
-		printf("FAIL line %d: %s -> %d\n", line, what, (int)rc);
-		failures++;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 static void round_once(const char *ptx, const char *mode, CUdevice dev, int launches, float *h_a, float *h_b,
 		       float *h_c)
