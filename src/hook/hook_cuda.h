@@ -90,8 +90,6 @@ void hook_results_submit(struct hook_job *job);
 void hook_results_tick(void);
 /* Exit: finishes every queued result while they keep coming out. */
 void hook_results_shutdown(void);
-/* Before a context may be destroyed: every queued result finished. */
-void hook_results_drain(void);
 void hook_results_fork_child(void);
 /* Before ctx is destroyed (called once per teardown, on the thread that
  * destroys it, while it is still alive): no queued probed launch, buffer,

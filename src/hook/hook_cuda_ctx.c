@@ -22,15 +22,6 @@
 #include "hook/hook_log.h"
 #include "hook/hook_table.h"
 
-/* Until hook_cuda_results.c defines it: what the tree did so far (every
- * queued result finished, the context's pools and copy stream forgotten). */
-/* lead: remove when hook_cuda_results.c defines it */
-__attribute__((weak)) void hook_results_ctx_gone(CUcontext ctx)
-{
-	hook_results_drain();
-	hook_pool_ctx_gone(ctx);
-}
-
 /* Instrumented copies in ctx: their module and function go with it. */
 static void ctx_insts_dead(CUcontext ctx)
 {

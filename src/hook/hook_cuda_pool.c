@@ -51,12 +51,13 @@ static struct hook_buf *pool_take(struct hook_buf **list, CUcontext ctx, uint64_
 	return b;
 }
 
-static int pool_has(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
+/* Free buffers of ctx with at least `bytes`. */
+static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
 {
+	uint64_t n = 0;
 	for (; list; list = list->next)
-		if (list->ctx == ctx && list->size >= bytes)
-			return 1;
-	return 0;
+		n += list->ctx == ctx && list->size >= bytes;
+	return n;
 }
 
 /* The hook's stream in ctx (created on first use, in relaxed capture mode so
@@ -219,7 +220,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	int busy = 0, allocated = 0;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, &busy);
-	int last = !pool_has(r->dev_free, ctx, bytes);
+	int last = pool_count(r->dev_free, ctx, bytes) == 0;
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);
 	*ready = b != NULL;
@@ -267,14 +268,6 @@ struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct 
 	struct hook_buf *b = pool_take_dev(ctx, bytes, z, ready, cause);
 	hook_cuda_relax_end(prev);
 	return b;
-}
-
-static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
-{
-	uint64_t n = 0;
-	for (; list; list = list->next)
-		n += list->ctx == ctx && list->size >= bytes;
-	return n;
 }
 
 /* How much the pool may hold in spares made ahead: twice the map budget, or

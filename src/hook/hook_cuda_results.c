@@ -545,15 +545,17 @@ void hook_results_shutdown(void)
 	results_emit_backlog("final");
 }
 
-/* A context may go away: finish the results in flight first (their buffers
- * die with it; a job in a thread's hands is on no list, so all of them are
- * waited for, while results keep coming out). */
-void hook_results_drain(void)
+/* The context is about to go: finish the results in flight first (their
+ * buffers die with it; a job in a thread's hands is on no list, so all of
+ * them are waited for, while results keep coming out), then forget its
+ * pools and copy stream. */
+void hook_results_ctx_gone(CUcontext ctx)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
 	results_drain(r, 0);
 	pthread_mutex_unlock(&r->lock);
+	hook_pool_ctx_gone(ctx);
 }
 
 /* A fork child's inheritance from the parent's contexts: kept reachable,

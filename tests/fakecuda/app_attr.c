@@ -17,7 +17,6 @@
  *   control: launch with 64 KB without the attribute: must fail with error 1
  *   (also under the hook: the app sees what it would without it). */
 #define CUDA_ENABLE_DEPRECATED /* cuFuncSetSharedMemConfig: apps still call it */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +26,6 @@
 static CUdeviceptr buf;
 static unsigned n_elems = 1024;
 
-/* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
- * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). */
-static void *fake_sym(const char *name)
-{
-	void *p = dlsym(RTLD_DEFAULT, name);
-	const char *path = getenv("NTOP_REAL_LIBCUDA");
-	void *h = !p && path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
-	if (h)
-		p = dlsym(h, name); /* the handle stays open: the fake stays loaded anyway */
-	return p;
-}
 
 /* The fake's test hooks (loaded by the hook, or by us when run alone). */
 static int (*probed_attr)(int);

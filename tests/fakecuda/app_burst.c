@@ -16,7 +16,6 @@
  * still drains results; the capture must end valid.
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,13 +84,8 @@ int main(int argc, char **argv)
 	char *ptx = slurp(argv[1]);
 	if (!ptx || n <= 0)
 		return 2;
-	struct watch w = { (void (*)(int))dlsym(RTLD_DEFAULT, "fakecuda_watch"),
-			   (unsigned long (*)(int))dlsym(RTLD_DEFAULT, "fakecuda_watch_count") };
-	void *fake = getenv("NTOP_REAL_LIBCUDA") ? dlopen(getenv("NTOP_REAL_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD) : NULL;
-	if (fake && !w.on) {
-		w.on = (void (*)(int))dlsym(fake, "fakecuda_watch");
-		w.count = (unsigned long (*)(int))dlsym(fake, "fakecuda_watch_count");
-	}
+	struct watch w = { (void (*)(int))fake_sym("fakecuda_watch"),
+			   (unsigned long (*)(int))fake_sym("fakecuda_watch_count") };
 	if (!w.on || !w.count) {
 		printf("FAIL: not running on the fake driver\n");
 		return 3;
@@ -122,8 +116,6 @@ int main(int argc, char **argv)
 	if (getenv("APP_BURST_CAPTURE"))
 		capture_after_launch(fill, buf);
 	CK(cuCtxSynchronize());
-	if (fake)
-		dlclose(fake);
 	printf("app_burst: done, %d failures\n", failures);
 	return failures ? 1 : 0;
 }

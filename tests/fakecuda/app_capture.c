@@ -14,7 +14,6 @@
  *                 the capture, as a thread in global mode: rc=901
  *                 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED), proving the fake
  *                 would catch a hook thread doing the same */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +32,6 @@ static unsigned n_elems = 1024;
 static int control;
 static volatile int capturing, done;
 
-/* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
- * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). */
-static void *fake_sym(const char *name)
-{
-	void *p = dlsym(RTLD_DEFAULT, name);
-	const char *path = getenv("NTOP_REAL_LIBCUDA");
-	void *h = !p && path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
-	if (h)
-		p = dlsym(h, name); /* the handle stays open: the fake stays loaded anyway */
-	return p;
-}
 
 static void sleep_ms(long ms)
 {

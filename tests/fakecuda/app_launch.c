@@ -13,37 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cuda.h>
+#include "app_util.h"
 
-static int failures;
 static CUcontext ctx;
 static CUfunction fill, scale_f;
 static CUdeviceptr buf;
 static unsigned n_elems = 1024;
-
-#define CK(call) check((call), #call, __LINE__)
-
-static void check(CUresult rc, const char *what, int line)
-{
-	if (rc != CUDA_SUCCESS) {
-		printf("FAIL line %d: %s -> %d\n", line, what, (int)rc);
-		failures++;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 			      CUstream, void **, void **);

@@ -16,35 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <cuda.h>
+#include "app_util.h"
 
 #define LOOP_SLEEP_NS 2000000l /* 2 ms between iterations */
-
-static int failures;
-
-#define CK(call) check((call), #call, __LINE__)
-
-static void check(CUresult rc, const char *what, int line)
-{
-	if (rc != CUDA_SUCCESS) {
-		printf("FAIL pid %d line %d: %s -> %d\n", (int)getpid(), line, what, (int)rc);
-		failures++;
-	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 static double now_s(void)
 {

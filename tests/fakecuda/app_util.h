@@ -1,8 +1,11 @@
 /* What the fake-driver test apps share: a checked driver call that counts
- * failures and says which call failed (with the pid: some apps fork), and
- * reading the kernels' PTX file. Header-only: each app is one file. */
+ * failures and says which call failed (with the pid: some apps fork),
+ * reading the kernels' PTX file, and finding the fake driver's test hooks.
+ * Header-only (static inline: an app uses what it needs): each app is one
+ * file. */
 #ifndef FAKECUDA_APP_UTIL_H
 #define FAKECUDA_APP_UTIL_H
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,7 +15,7 @@ static int failures;
 
 #define CK(call) app_check((call), #call, __LINE__)
 
-static void app_check(CUresult rc, const char *what, int line)
+static inline void app_check(CUresult rc, const char *what, int line)
 {
 	if (rc != CUDA_SUCCESS) {
 		printf("FAIL pid %d line %d: %s -> %d\n", (int)getpid(), line, what, (int)rc);
@@ -21,7 +24,7 @@ static void app_check(CUresult rc, const char *what, int line)
 }
 
 /* The whole file, NUL-terminated; NULL when unreadable. */
-static char *slurp(const char *path)
+static inline char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -34,6 +37,18 @@ static char *slurp(const char *path)
 		s[n] = 0;
 	fclose(f);
 	return s;
+}
+
+/* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
+ * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). */
+static inline void *fake_sym(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	const char *path = getenv("NTOP_REAL_LIBCUDA");
+	void *h = !p && path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	if (h)
+		p = dlsym(h, name); /* the handle stays open: the fake stays loaded anyway */
+	return p;
 }
 
 #endif
