@@ -129,6 +129,7 @@ static void timing_record(struct hook_timed *t, uint64_t ns)
 {
 	struct hook_kernel *k = t->k;
 	k->timed++;
+	__atomic_add_fetch(&hook.timing.timed_total, 1, __ATOMIC_RELAXED);
 	k->total_ns += ns;
 	if (ns < k->min_ns)
 		k->min_ns = ns;
@@ -211,6 +212,15 @@ static int timing_poll_locked(CUcontext *cur)
 
 void hook_timing_stats(int final)
 {
+	/* An idle tick allocates nothing: a fork of the application then finds
+	 * no hook thread inside the allocator (sanitizer runtimes do not make
+	 * their allocator locks fork-safe). */
+	uint64_t seq = __atomic_load_n(&hook.seq, __ATOMIC_RELAXED);
+	uint64_t timed = __atomic_load_n(&hook.timing.timed_total, __ATOMIC_RELAXED);
+	if (!final && seq == hook.timing.stats_seq && timed == hook.timing.stats_timed)
+		return;
+	hook.timing.stats_seq = seq;
+	hook.timing.stats_timed = timed;
 	uint32_t n = 0;
 	struct hook_kernel **all = hook_registry_kernels(&n);
 	for (uint32_t i = 0; all && i < n; i++) {

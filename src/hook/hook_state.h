@@ -80,6 +80,8 @@ struct hook_timing {
 	int started, stop;
 	pthread_t thread;
 	uint64_t last_stats_ns;
+	uint64_t timed_total;      /* launches timed so far, all kernels (atomic) */
+	uint64_t stats_seq, stats_timed; /* hook.seq and timed_total at the last stats pass */
 };
 
 /* A pooled map buffer. Device buffers are zeroed on the hook's copy stream

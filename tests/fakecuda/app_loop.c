@@ -79,10 +79,15 @@ int main(int argc, char **argv)
 	CK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, NULL));
 
 	/* Let the hook's threads go idle first: the sanitizer runtime's
-	 * allocator locks are not fork-safe (GCC 13 libasan), so a fork while
-	 * the event writer frees a line leaves the child's allocator locked.
-	 * (glibc's malloc handles fork; this is for the sanitizer build.) */
-	struct timespec quiet = { 0, 200000000 };
+	 * allocator locks are not fork-safe (GCC 12/13 libasan), so a fork while
+	 * a hook thread allocates or frees leaves the child's allocator locked
+	 * and the child hangs at its next allocation of that size (seen in CI:
+	 * the child never applied a control generation). The hook's timing
+	 * thread emits the first launch's stats within 200 ms and allocates
+	 * nothing on idle ticks after that; 600 ms covers it and the event
+	 * writer. (glibc's malloc handles fork; this is for the sanitizer
+	 * build.) */
+	struct timespec quiet = { 0, 600000000 };
 	nanosleep(&quiet, NULL);
 	fflush(stdout);
 	pid_t child = fork();

@@ -27,11 +27,15 @@ control() {
 }
 # raw LINES...: a file exactly as given (no header added).
 raw() { printf '%s\n' "$@" > "$TMP/control.tmp"; mv "$TMP/control.tmp" "$C"; }
-# wait_until 'CONDITION' WHAT: up to 15 s.
+# dump: what the processes said, less the timing lines.
+dump() { echo "--- events"; grep -Ev '^launch .*probed=0|^time |^stats ' "$E" | cut -c1-220 | tail -150; echo "--- log"; tail -50 "$TMP/hook.log"; }
+# wait_until 'CONDITION' WHAT: up to 15 s; past that every later step would
+# only time out too, so the test stops there with what it saw.
 wait_until() {
 	for _ in $(seq 300); do eval "$1" && return 0; sleep 0.05; done
 	fail "timed out waiting for $2"
-	return 1
+	dump
+	exit 1
 }
 has() { grep -Eq -- "$1" "$E"; }
 # section PID GEN: that process's lines after its `control gen=GEN` line, up
@@ -168,5 +172,5 @@ NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL
 rc=$?
 [ "$rc" = 0 ] || fail "app exited $rc after the event reader went away: $(head -3 "$TMP/gone.out")"
 
-[ $fails = 0 ] || { echo "--- events"; grep -v '^launch .*probed=0' "$E" | cut -c1-220 | tail -150; echo "--- log"; tail -50 "$TMP/hook.log"; }
+[ $fails = 0 ] || dump
 exit $((fails != 0))
