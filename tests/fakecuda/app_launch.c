@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	 * is not fork-safe, and a fork while a hook thread allocates leaves the
 	 * child stuck (glibc's malloc handles fork; see app_loop.c). */
 	cuCtxSynchronize();
-	usleep(200 * 1000);
+	usleep(600 * 1000); /* past the timing thread's next tick (200 ms); idle ticks allocate nothing */
 	fflush(stdout);
 	pid_t child = fork();
 	if (child == 0) {
