@@ -301,11 +301,14 @@ static int snip_check_saves(struct inj *in, const struct iprobe *ip, int h)
 	return 0;
 }
 
-/* Every hook's declarations are collected before any line is renamed: a
- * register declared in the exit snippet may be used at the entry. */
+/* Every hook's declarations (and the loader's, p->decls) are collected
+ * before any line is renamed: a register declared in the exit snippet may
+ * be used at the entry. */
 static int snip_prepare_all(struct inj *in, struct iprobe *ip, char **clean)
 {
 	const struct probe *p = ip->p;
+	if (p->decls && for_each_stmt(in, ip, NULL, p->decls, decl_stmt) < 0)
+		return -1;
 	for (int h = 0; h < p->n_hooks; h++) {
 		clean[h] = strip_comments(p->hooks[h].snippet ? p->hooks[h].snippet : "");
 		if (!clean[h])

@@ -81,6 +81,8 @@ struct vctx {
 	uint32_t saved;   /* bytes SAVEd so far by the current snippet */
 	int last_save_line;
 	char *last_save_text;
+	struct strbuf *implicit; /* verify_undeclared_writes: declarations of what is written undeclared */
+	const char *opcode;      /* of the instruction whose destination is checked */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -494,6 +496,39 @@ static int check_dest_name(struct vctx *V, struct stmt *s, const char *name, siz
 	return 0;
 }
 
+/* Register type for what opcode writes: ".b64" for mov.u64 and
+ * mul.wide.u32, ".pred" for setp; NULL when no part names a type. */
+static const char *dest_reg_type(const char *opcode)
+{
+	static const char *const bits[] = { ".b16", ".b16", ".b32", ".b64", ".b128" };
+	int wide = strstr(opcode, ".wide") != NULL;
+	if (opcode_base(opcode, "setp") || opcode_base(opcode, "vote"))
+		return ".pred";
+	for (const char *q = strchr(opcode, '.'); q; q = strchr(q + 1, '.')) {
+		char c = q[1];
+		char *end;
+		long n = (c == 'u' || c == 's' || c == 'b' || c == 'f') ? strtol(q + 2, &end, 10) : 0;
+		if (n <= 0 || (*end && *end != '.'))
+			continue;
+		if (strncmp(q, ".pred", 5) == 0)
+			return ".pred";
+		n *= wide ? 2 : 1;
+		return n <= 16 ? bits[0] : n == 32 ? bits[2] : n == 64 ? bits[3] : n == 128 ? bits[4] : NULL;
+	}
+	return NULL;
+}
+
+/* verify_undeclared_writes: a written register nobody declared becomes the
+ * probe's own, typed after the instruction that writes it first. */
+static int implicit_name(struct vctx *V, struct stmt *s, const char *name, size_t len)
+{
+	const char *type = dest_reg_type(V->opcode);
+	if (name[0] != '%' || declared(V, name, len) || !type)
+		return 0; /* not a register, or left to the verifier's error */
+	strbuf_printf(V->implicit, ".reg %s %.*s;\n", type, (int)len, name);
+	return add_reg(V, s, name, len, 0);
+}
+
 /* Destination operand: "%a", "{%a, %b}", "%p|%q", "%v.x". */
 static int check_dest(struct vctx *V, struct stmt *s, const char *op)
 {
@@ -503,7 +538,7 @@ static int check_dest(struct vctx *V, struct stmt *s, const char *op)
 		size_t n = strcspn(q, " ,|}.");
 		if (n == 0)
 			return verr(V, s, RULE_SYNTAX, "cannot read the destination operand");
-		if (check_dest_name(V, s, q, n) < 0)
+		if ((V->implicit ? implicit_name : check_dest_name)(V, s, q, n) < 0)
 			return -1;
 		q += n;
 		q += strcspn(q, ",|}"); /* skip a component suffix such as .x */
@@ -597,12 +632,63 @@ static int check_hook(struct vctx *V, const struct probe_hook *h)
 	return 0;
 }
 
+/* Pass 1: the .reg statements of every hook and the loader's (p->decls). */
+static int collect_decls(struct vctx *V)
+{
+	const struct probe *p = V->p;
+	struct probe_hook loader = { .snippet = p->decls, .snippet_flat = 1 };
+	int r = p->decls ? each_stmt(V, &loader, collect_decl) : 0;
+	for (int i = 0; i < p->n_hooks && r == 0; i++)
+		r = each_stmt(V, &p->hooks[i], collect_decl);
+	return r;
+}
+
+/* Pass 2 for verify_undeclared_writes: destinations only. */
+static int implicit_stmt(struct vctx *V, struct stmt *s)
+{
+	const char *t = s->text;
+	struct insn in;
+	if (t[0] == '.' || t[0] == '{' || t[0] == '}' || is_label(t) || strncmp(t, "SAVE", 4) == 0)
+		return 0;
+	char *copy = strdup(t);
+	if (!copy)
+		return cause_set(V->cause, "out of memory");
+	int r = 0;
+	if (split_insn(copy, &in) == 0 && has_dest(&in)) {
+		V->opcode = in.opcode;
+		r = check_dest(V, s, in.ops[0]);
+	}
+	free(copy);
+	return r;
+}
+
+int verify_undeclared_writes(const struct probe *p, char **decls, char **cause)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	struct vctx V = { .p = p, .cause = cause, .implicit = &sb };
+	int r = collect_decls(&V);
+	for (int i = 0; i < p->n_hooks && r == 0; i++)
+		r = each_stmt(&V, &p->hooks[i], implicit_stmt);
+	free(V.regs);
+	free(V.last_save_text);
+	*decls = NULL;
+	if (r < 0) {
+		strbuf_done(&sb);
+		return -1;
+	}
+	if (sb.len == 0) {
+		strbuf_done(&sb);
+		return 0;
+	}
+	*decls = strbuf_finish(&sb, NULL);
+	return *decls ? 0 : cause_set(cause, "out of memory");
+}
+
 int verify_probe(const struct probe *p, char **cause)
 {
 	struct vctx V = { .p = p, .cause = cause };
-	int r = 0;
-	for (int i = 0; i < p->n_hooks && r == 0; i++)
-		r = each_stmt(&V, &p->hooks[i], collect_decl);
+	int r = collect_decls(&V);
 	for (int i = 0; i < p->n_hooks && r == 0; i++)
 		r = check_hook(&V, &p->hooks[i]);
 	free(V.regs);
