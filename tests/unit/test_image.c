@@ -524,6 +524,54 @@ static void write_file(const char *path, const void *p, size_t n)
 	}
 }
 
+/* torch.compile's caches: <TORCHINDUCTOR_CACHE_DIR>/triton/<device>/<hash>/,
+ * searched after Triton's own; a miss names every root it looked in. */
+static void test_inductor_cache(void)
+{
+	size_t n;
+	uint8_t *cubin = load("vec_sm75.cubin", &n);
+	char root[] = "/tmp/ntop_inductor_XXXXXX", path[512];
+	if (!cubin || !mkdtemp(root))
+		return;
+	static const char *const dirs[] = { "triton", "triton/0", "triton/0/Hx1", NULL };
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.cubin", root);
+	write_file(path, cubin, n);
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.ptx", root);
+	write_file(path, "inductor ptx", 12);
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", "/nonexistent/ntop-home", 1);
+	setenv("TORCHINDUCTOR_CACHE_DIR", root, 1);
+	char *ptx = NULL, *cause = NULL;
+	size_t len = 0;
+	CHECKF(triton_cache_find_ptx(cubin, n, &ptx, &len, &cause) == 0 && ptx && strcmp(ptx, "inductor ptx") == 0,
+	       "%s", cause ? cause : "");
+	free(ptx);
+	ptx = NULL;
+	unlink(path);
+	CHECK(triton_cache_find_ptx(cubin, n, &ptx, &len, &cause) == -1 && ptx == NULL);
+	char want[600];
+	snprintf(want, sizeof want, "%s/triton/0 (1 entry, no cubin matches)", root);
+	CHECKF(cause && strstr(cause, "/nonexistent/ntop-home/.triton/cache (no such directory)") && strstr(cause, want),
+	       "%s", cause ? cause : "");
+	free(cause);
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.cubin", root);
+	unlink(path);
+	for (int i = 2; i >= 0; i--) {
+		snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
+	unsetenv("TORCHINDUCTOR_CACHE_DIR");
+	if (home)
+		setenv("HOME", home, 1);
+	free(home);
+	free(cubin);
+}
+
 static void test_triton_cache(void)
 {
 	size_t n;
@@ -607,5 +655,6 @@ int main(void)
 	test_mutations();
 	test_demangle();
 	test_triton_cache();
+	test_inductor_cache();
 	return testlib_report();
 }
