@@ -157,7 +157,9 @@ static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reaso
 	hook_event_emit(&sb);
 }
 
-/* The PTX to instrument: Numba's or Triton's for a cubin, else the image's. */
+/* The PTX to instrument: for a cubin the PTX it was made from (Numba,
+ * NVRTC, nvJitLink, Triton), for an -rdc fatbin its translation unit's, else
+ * the image's (the container defining the kernel). */
 static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t *len, char **cause)
 {
 	const struct hook_module *m = k->mod;
@@ -166,8 +168,7 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 	if (m->link_ptx) {
 		/* Inputs are NUL-separated: take the one defining the kernel. */
 		for (const char *p = m->link_ptx; p < m->link_ptx + m->link_ptx_len; p += strlen(p) + 1) {
-			const char *hit = strstr(p, k->name);
-			if (!hit || !strstr(p, ".entry"))
+			if (!image_ptx_defines(p, k->name))
 				continue;
 			*len = strlen(p);
 			*ptx = malloc(*len + 1);
@@ -178,6 +179,11 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 		}
 		return cause_set(cause, "no linked PTX input defines %s", k->name);
 	}
+	if (m->ptx_image)
+		return image_pick_kernel_ptx(m->ptx_image, m->ptx_image_size, cc, k->name, ptx, len, cause);
+	/* one container per translation unit in a host ELF: the kernel's */
+	if (m->kind == IMAGE_FATBIN || m->kind == IMAGE_HOST_ELF)
+		return image_pick_kernel_ptx(m->image, m->size, cc, k->name, ptx, len, cause);
 	return image_pick_ptx(m->image, m->size, cc, ptx, len, cause);
 }
 
