@@ -36,4 +36,11 @@ int reallib_open(const struct reallib_spec *s, const void *self, void **handle, 
  * first candidate that exists and is not ours, else -1. */
 int reallib_find(const struct reallib_spec *s, char *path, size_t path_len);
 
+/* The JIT libraries ntop stands in for (src/jit), for the toolkit's major
+ * version: libnvrtc.so.N ($NTOP_REAL_LIBNVRTC) and libnvJitLink.so.N
+ * ($NTOP_REAL_LIBNVJITLINK), searched on LD_LIBRARY_PATH, in
+ * $CUDA_HOME/lib64 and $CUDA_PATH/lib64, /usr/local/cuda/lib64 and the
+ * system library directories. */
+extern const struct reallib_spec reallib_nvrtc, reallib_nvjitlink;
+
 #endif

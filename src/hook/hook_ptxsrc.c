@@ -117,10 +117,10 @@ static void ptxsrc_jit_why(struct strbuf *why)
 			strbuf_printf(why, "%u cubin%s produced, none with these bytes", s->outputs[j],
 				      s->outputs[j] == 1 ? "" : "s");
 		else if (real && *real)
-			strbuf_printf(why, "not used by name (the app did not load %s.so through the search path)",
-				      jit_files[j]);
+			strbuf_printf(why, "no call reached the stand-in (the app did not load %s by name, or never "
+				      "called it)", jit_files[j]);
 		else
-			strbuf_printf(why, "not watched (ntop found no real %s.so to forward to)", jit_files[j]);
+			strbuf_printf(why, "not watched (ntop found no real %s to forward to)", jit_files[j]);
 	}
 	pthread_mutex_unlock(&s->lock);
 }

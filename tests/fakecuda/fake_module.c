@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fake.h"
+#include "fake_cubin.h"
 
 struct fake_first {
 	struct fake_first *next;
@@ -147,11 +148,11 @@ struct fake_module *fake_module_from_image(const void *image, int is_library)
 		return NULL;
 	m->is_library = is_library;
 	m->gen = fake_ctx_gen;
-	const char *s = image;
+	const char *s = fake_cubin_ptx(image); /* a cubin of ours: the PTX it came from */
 	const uint8_t *u = image;
-	if (memcmp(s, "\177ELF", 4) == 0 && u[18] == 190 && u[58] == 64 && u[60] == 1 && u[40] == 64)
-		s += 128; /* a cuLinkComplete output of ours: PTX follows the header */
-	else if (memcmp(s, "\177ELF", 4) == 0 || u[0] == 0xB1 || u[0] == 0x50) {
+	if (!s)
+		s = image;
+	if (s == image && (memcmp(s, "\177ELF", 4) == 0 || u[0] == 0xB1 || u[0] == 0x50)) {
 		m->any_name = 1; /* cubin or fatbin: functions are made up on request */
 		return m;
 	}
@@ -315,7 +316,7 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 	return CUDA_SUCCESS;
 }
 
-/* --- cuLink*: the "cubin" is a minimal CUDA ELF header followed by the PTX. */
+/* --- cuLink*: the "cubin" holds the PTX (fake_cubin.h). */
 struct fake_link {
 	char *ptx;
 	uint8_t *cubin;
@@ -341,20 +342,10 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void 
 FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
-	size_t plen = l->ptx ? strlen(l->ptx) : 0;
-	l->cubin = fake_keep(calloc(1, 128 + plen + 1));
+	l->cubin = fake_keep(fake_cubin_make(l->ptx, size));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	uint8_t *e = l->cubin;
-	memcpy(e, "\177ELF\2\1\1", 7); /* ELF64, little endian */
-	e[18] = 190;                   /* EM_CUDA */
-	e[40] = 64;                    /* e_shoff */
-	e[58] = 64;                    /* e_shentsize */
-	e[60] = 1;                     /* e_shnum: the null section */
-	if (plen)
-		memcpy(e + 128, l->ptx, plen);
 	*cubin = l->cubin;
-	*size = 128;
 	return CUDA_SUCCESS;
 }
 
