@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/demangle.h"
+#include "engine/elf_file.h"
 #include "engine/image.h"
 #include "engine/triton_cache.h"
 #include "testlib.h"
@@ -524,6 +525,42 @@ static void write_file(const char *path, const void *p, size_t n)
 	}
 }
 
+/* The hook's -rdc path: one section of a file read on its own, and the
+ * PTX picked by the kernel it defines. */
+static void test_rdc_helpers(void)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	char *cause = NULL;
+	const char *lib = testlib_src("tests/corpus/images/libvec.so");
+	CHECKF(elf_file_section(lib, ".nv_fatbin", 1 << 20, &data, &len, &cause) == 0 && data && len > 0, "%s",
+	       cause ? cause : "");
+	struct image_entry *e = NULL;
+	int n = 0;
+	CHECK(data && image_fatbin_entries(data, len, &e, &n, NULL) == 0 && n == 3);
+	free(e);
+	free(data);
+	CHECK(elf_file_section(lib, "__nv_relfatbin", 1 << 20, &data, &len, &cause) == 1 && !data);
+	CHECK(elf_file_section(lib, ".nv_fatbin", 16, &data, &len, &cause) == -1 && strstr(cause, "large"));
+	CHECK(elf_file_section("/nonexistent/ntop.so", ".x", 16, &data, &len, &cause) == -1);
+	free(cause);
+	cause = NULL;
+	CHECK(image_ptx_defines(".visible .entry scale(\n", "scale"));
+	CHECK(image_ptx_defines(".entry  _Z7vec_addPfPKfS1_i (", "_Z7vec_addPfPKfS1_i"));
+	CHECK(!image_ptx_defines(".visible .entry scale2(", "scale") && !image_ptx_defines("call scale(", "scale"));
+	size_t n_img;
+	uint8_t *img = load("vec_plain.fatbin", &n_img);
+	char *ptx = NULL;
+	CHECKF(img && image_pick_kernel_ptx(img, n_img, 80, "scale", &ptx, &len, &cause) == 0 && ptx &&
+	       strstr(ptx, ".target sm_80"), "%s", cause ? cause : "");
+	free(ptx);
+	ptx = NULL;
+	CHECK(img && image_pick_kernel_ptx(img, n_img, 80, "nosuch", &ptx, &len, &cause) == -1 && !ptx &&
+	      strstr(cause, "defines nosuch"));
+	free(cause);
+	free(img);
+}
+
 /* torch.compile's caches: <TORCHINDUCTOR_CACHE_DIR>/triton/<device>/<hash>/,
  * searched after Triton's own; a miss names every root it looked in. */
 static void test_inductor_cache(void)
@@ -656,5 +693,6 @@ int main(void)
 	test_demangle();
 	test_triton_cache();
 	test_inductor_cache();
+	test_rdc_helpers();
 	return testlib_report();
 }
