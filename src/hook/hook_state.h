@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hook/hook_control.h"
+#include "hook/hook_graph.h"
 #include "hook/hook_ptxsrc.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_table.h"
@@ -155,6 +156,7 @@ struct hook_state {
 	struct hook_results res;
 	struct hook_control ctl;
 	struct hook_ptxsrc ptxsrc;
+	struct hook_graphs graphs;
 	pthread_mutex_t dev_lock;
 	struct hook_device dev[HOOK_MAX_DEVICES];
 	pthread_mutex_t probe_lock; /* probe loading and instrumentation */

@@ -375,6 +375,7 @@ FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mod
 	fs->capturing = 1;
 	fs->invalidated = 0;
 	fs->nodes = 0;
+	fake_graph_begin_capture(fs);
 	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
 		pthread_mutex_lock(&fake_lock);
 		if (fake_global_captures++ == 0)
@@ -400,38 +401,9 @@ FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 	fs->capturing = 0;
 	if (fs->invalidated)
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-	*g = (CUgraph)(uintptr_t)(0x1000 + fs->nodes);
+	*g = (CUgraph)fs->graph;
+	fs->graph = NULL;
 	return CUDA_SUCCESS;
-}
-
-FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
-{
-	(void)flags;
-	*e = (CUgraphExec)g;
-	return CUDA_SUCCESS;
-}
-
-FAKE_EXPORT CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
-{
-	(void)flags;
-	*g = (CUgraph)(uintptr_t)0x2000;
-	return CUDA_SUCCESS;
-}
-
-static CUresult fake_graph_launch(CUgraphExec e, CUstream s)
-{
-	(void)s;
-	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
-{
-	return fake_graph_launch(e, s);
-}
-
-FAKE_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
-{
-	return fake_graph_launch(e, s);
 }
 
 /* A private table: slot 1 returns 42, proving the call reached the fake. */

@@ -424,12 +424,13 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fake_lock);
 	fake_launches++;
-	if (fake_capture_blocks(s))
+	int captured = fake_capture_blocks(s);
+	if (captured)
 		((struct fake_stream *)s)->nodes++;
 	int first = fake_first_param_count(fn->name);
 	pthread_mutex_unlock(&fake_lock);
-	if (fake_capture_blocks(s))
-		return CUDA_SUCCESS; /* captured, not run */
+	if (captured) /* a node of the stream's graph, not run */
+		return params ? fake_graph_capture(s, f, grid, block, smem, params) : CUDA_SUCCESS;
 	if (first >= 0 && fn->n_params > first)
 		fake_attr_note_probed(fn);
 	for (int i = first >= 0 ? first : fn->n_params; i < fn->n_params; i++) {
@@ -439,6 +440,12 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		fake_fill_map(p, grid, block);
 	}
 	return CUDA_SUCCESS;
+}
+
+CUresult fake_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem, CUstream s,
+			  void **params)
+{
+	return fake_launch(f, grid, block, smem, s, params, NULL);
 }
 
 #define FAKE_LAUNCH_ARGS CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
@@ -476,12 +483,3 @@ FAKE_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f
 	return cuLaunchKernelEx(c, f, params, extra);
 }
 
-FAKE_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t n,
-					     const CUDA_KERNEL_NODE_PARAMS *p)
-{
-	(void)g, (void)deps, (void)n;
-	if (!p || !p->func)
-		return CUDA_ERROR_INVALID_VALUE;
-	*node = (CUgraphNode)(uintptr_t)0x3000;
-	return CUDA_SUCCESS;
-}
