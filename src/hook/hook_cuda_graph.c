@@ -469,8 +469,10 @@ static int graph_probe_replay(struct hook_gexec *g, struct graph_pick *gp, CUstr
 {
 	char *cause = NULL;
 	int any = 0, ready = 0;
-	for (int i = 0; i < g->n_nodes; i++)
+	for (int i = 0; i < g->n_nodes; i++) {
+		__atomic_add_fetch(&g->nodes[i].k->launches, 1, __ATOMIC_RELAXED); /* a replay launches each node */
 		any |= gp[i].wanted = hook_probe_wanted(g->nodes[i].k, &gp[i].pick);
+	}
 	if (!any)
 		return 0;
 	if (hook_cuda_capturing(s)) {
