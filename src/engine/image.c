@@ -395,6 +395,47 @@ static int image_push_name(char ***names, int *n, int *cap, const char *s, size_
 	return 0;
 }
 
+int image_other_ptx(const void *image, size_t size, int sm, const char *kernel, char ***texts, int *n, char **cause)
+{
+	struct fatbin_list list;
+	*texts = NULL;
+	*n = 0;
+	if (image_list(image, size, &list, cause) < 0)
+		return -1;
+	int rc = 0, cap = 0, containers = 0;
+	for (int i = 0; i < list.n; i++)
+		if (list.v[i].container >= containers)
+			containers = list.v[i].container + 1;
+	for (int c = 0; c < containers && rc == 0; c++) {
+		const struct image_entry *best = NULL;
+		for (int i = 0; i < list.n; i++) {
+			const struct image_entry *e = &list.v[i];
+			if (e->container == c && e->is_ptx && image_ptx_fits(e, sm) &&
+			    (!best || image_ptx_rank(e) > image_ptx_rank(best)))
+				best = e;
+		}
+		uint8_t *out = NULL;
+		size_t len;
+		if (!best)
+			continue;
+		if ((rc = image_entry_data(best, &out, &len, cause)) < 0)
+			break;
+		if (image_ptx_defines((const char *)out, kernel)) {
+			free(out);
+			continue;
+		}
+		rc = image_push_name(texts, n, &cap, (const char *)out, len, cause);
+		free(out);
+	}
+	fatbin_list_done(&list);
+	if (rc < 0) {
+		image_free_names(*texts, *n);
+		*texts = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
 static int image_is_ident(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||

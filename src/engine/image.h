@@ -57,6 +57,11 @@ int image_ptx_defines(const char *ptx, const char *name);
  * with a cause starting "SASS only" when the image holds no PTX at all. */
 int image_pick_kernel_ptx(const void *image, size_t size, int sm, const char *kernel, char **ptx, size_t *len,
 			  char **cause);
+/* The PTX of every other translation unit: per container, its best entry
+ * for sm_`sm` (as image_pick_ptx ranks them), except containers whose PTX
+ * defines `kernel`. For linking an -rdc kernel with the device functions it
+ * calls elsewhere. *texts: malloc'd array of malloc'd NUL-terminated texts. */
+int image_other_ptx(const void *image, size_t size, int sm, const char *kernel, char ***texts, int *n, char **cause);
 /* Kernel (entry) names in a cubin, or in every ELF entry of a fatbin: lets the
  * hook list SASS-only kernels. Without ELF entries the `.entry` names of the
  * PTX are given. Mangled, deduplicated, in image order. malloc'd array of

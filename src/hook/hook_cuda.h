@@ -48,6 +48,12 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
  * attribute and the CUDA error. When nothing changed: one atomic load. */
 int hook_attr_apply(struct hook_kernel *k, CUfunction orig, CUfunction probed, uint64_t *applied_gen, char **cause);
 
+/* hook_cuda_rdclink.c */
+/* Loads probed PTX of module m's -rdc kernel linked with the PTX of the
+ * other translation units of its __nv_relfatbin (m->ptx_image). */
+int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *ptx, int cc, CUmodule *mod,
+		  char **cause);
+
 /* hook_cuda_ctx.c */
 /* Forgets everything the hook holds for ctx (timings, event pools,
  * instrumented copies, its modules' handles, and hook_results_ctx_gone),

@@ -350,8 +350,11 @@ static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, const str
 	probe_keep_ptx(k, in->res);
 	uint64_t t0 = time_mono_ns();
 	CUmodule mod = NULL;
-	rc = hook.cfg.use_ptxas ? probe_ptxas(in->res->ptx, in->res->ptx_len, cc, &mod, cause)
-				: probe_jit(in->res->ptx, &mod, cause);
+	if (k->mod && k->mod->ptx_image && strstr(in->res->ptx, ".extern .func"))
+		rc = hook_rdc_link(k->mod, k->name, in->res->ptx, cc, &mod, cause); /* calls into other units */
+	else
+		rc = hook.cfg.use_ptxas ? probe_ptxas(in->res->ptx, in->res->ptx_len, cc, &mod, cause)
+					: probe_jit(in->res->ptx, &mod, cause);
 	*ms_jit = (double)(time_mono_ns() - t0) / 1e6;
 	if (rc < 0)
 		return -1;

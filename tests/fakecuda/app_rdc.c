@@ -1,7 +1,9 @@
 /* Test application for -rdc builds: loads the SASS-only fatbin it embeds
  * in .nv_fatbin (as the CUDA runtime does with an -rdc program's linked
- * image) and launches `scale` LAUNCHES times; the PTX sits in the
- * executable's __nv_relfatbin (app_rdc_images.S), where the hook finds it.
+ * image) and launches rdc_scale and rdc_cross (which calls a device
+ * function of the other translation unit) LAUNCHES times each; the PTX
+ * sits in the executable's __nv_relfatbin (app_rdc_images.S), where the
+ * hook finds it.
  * With "heap", a copy on the heap is loaded instead (no ELF around it).
  * Prints a fixed summary. Usage: app_rdc LAUNCHES [heap] */
 #include <string.h>
@@ -15,7 +17,7 @@ int main(int argc, char **argv)
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
-	CUfunction scale;
+	CUfunction scale, cross;
 	CUdeviceptr buf;
 	float a = 2.0f;
 	int n = 1024;
@@ -31,11 +33,15 @@ int main(int argc, char **argv)
 		image = copy;
 	}
 	CK(cuModuleLoadData(&mod, image));
-	CK(cuModuleGetFunction(&scale, mod, "scale"));
+	CK(cuModuleGetFunction(&scale, mod, "_Z9rdc_scalePffi"));
+	CK(cuModuleGetFunction(&cross, mod, "_Z9rdc_crossPfi"));
 	CK(cuMemAlloc(&buf, (size_t)n * sizeof(float)));
 	void *params[] = { &buf, &a, &n };
-	for (int i = 0; i < launches; i++)
+	void *cparams[] = { &buf, &n };
+	for (int i = 0; i < launches; i++) {
 		CK(cuLaunchKernel(scale, 4, 1, 1, 256, 1, 1, 0, NULL, params, NULL));
+		CK(cuLaunchKernel(cross, 8, 1, 1, 128, 1, 1, 0, NULL, cparams, NULL));
+	}
 	CK(cuCtxSynchronize());
 	CK(cuMemFree(buf));
 	CK(cuCtxDestroy(ctx));

@@ -171,8 +171,65 @@ struct fake_module *fake_module_from_image(const void *image, int is_library)
 	return m;
 }
 
+/* The function name of a ".func" declaration line at p (after its return
+ * parameter list, if any), copied into name; 0 when none. */
+static int fake_func_name(const char *p, char *name, size_t len)
+{
+	p = strstr(p, ".func") + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '(' && (p = strchr(p, ')')) != NULL)
+		p++;
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	size_t n = p ? strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$") : 0;
+	if (!n || n >= len)
+		return 0;
+	memcpy(name, p, n);
+	name[n] = 0;
+	return 1;
+}
+
+static int fake_ptx_defines_func(const char *const *texts, int n, const char *name)
+{
+	for (int t = 0; t < n; t++)
+		for (const char *q = strstr(texts[t], ".func"); q; q = strstr(q + 5, ".func")) {
+			const char *line = q;
+			while (line > texts[t] && line[-1] != '\n')
+				line--;
+			char got[256];
+			if (!memmem(line, (size_t)(q - line), ".extern", 7) && fake_func_name(q, got, sizeof got) &&
+			    strcmp(got, name) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* As the real JIT and linker do: every `.extern .func` of the texts must be
+ * defined by one of them (or be a function the driver provides). */
+static int fake_ptx_resolved(const char *const *texts, int n)
+{
+	static const char *const builtins[] = { "vprintf", "malloc", "free", "__assertfail", NULL };
+	for (int t = 0; t < n; t++)
+		for (const char *q = strstr(texts[t], ".extern .func"); q; q = strstr(q + 13, ".extern .func")) {
+			char name[256];
+			int builtin = 0;
+			if (!fake_func_name(q + 8, name, sizeof name))
+				continue;
+			for (int b = 0; builtins[b]; b++)
+				builtin |= strcmp(builtins[b], name) == 0;
+			if (!builtin && !fake_ptx_defines_func(texts, n, name))
+				return 0;
+		}
+	return 1;
+}
+
 FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
+	const char *text = image;
+	if (strncmp(text, "\177ELF", 4) != 0 && (uint8_t)text[0] != 0xB1 && (uint8_t)text[0] != 0x50 &&
+	    !fake_ptx_resolved(&text, 1))
+		return CUDA_ERROR_INVALID_PTX; /* unresolved extern function */
 	*mod = (CUmodule)fake_module_from_image(image, 0);
 	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
@@ -318,7 +375,9 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 
 /* --- cuLink*: the "cubin" holds the PTX (fake_cubin.h). */
 struct fake_link {
-	char *ptx;
+	char *ptx;        /* the first PTX input: what the "cubin" holds */
+	char *inputs[16]; /* every PTX input, for the extern check */
+	int n_inputs;
 	uint8_t *cubin;
 };
 
@@ -336,12 +395,16 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void 
 	struct fake_link *l = (struct fake_link *)st;
 	if (type == CU_JIT_INPUT_PTX && !l->ptx)
 		l->ptx = strdup(data);
+	if (type == CU_JIT_INPUT_PTX && l->n_inputs < 16)
+		l->inputs[l->n_inputs++] = strdup(data);
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
+	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs))
+		return CUDA_ERROR_INVALID_PTX;
 	l->cubin = fake_keep(fake_cubin_make(l->ptx, size));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -353,6 +416,8 @@ FAKE_EXPORT CUresult cuLinkDestroy(CUlinkState st)
 {
 	struct fake_link *l = (struct fake_link *)st;
 	free(l->ptx);
+	for (int i = 0; i < l->n_inputs; i++)
+		free(l->inputs[i]);
 	/* the cubin stays: modules loaded from it keep their functions */
 	free(l);
 	return CUDA_SUCCESS;

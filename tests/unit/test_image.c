@@ -558,6 +558,18 @@ static void test_rdc_helpers(void)
 	CHECK(img && image_pick_kernel_ptx(img, n_img, 80, "nosuch", &ptx, &len, &cause) == -1 && !ptx &&
 	      strstr(cause, "defines nosuch"));
 	free(cause);
+	cause = NULL;
+	free(img);
+	/* an -rdc build's two units: the other one is the one defining rdc_twice */
+	img = load("rdc_rel.fatbin", &n_img);
+	char **others = NULL;
+	int n_others = 0;
+	CHECKF(img && image_other_ptx(img, n_img, 90, "_Z9rdc_crossPfi", &others, &n_others, &cause) == 0 &&
+	       n_others == 1 && strstr(others[0], "_Z9rdc_twicef(") &&
+	       !image_ptx_defines(others[0], "_Z9rdc_crossPfi"), "%d others: %s", n_others,
+	       n_others ? others[0] : cause ? cause : "");
+	image_free_names(others, n_others);
+	free(cause);
 	free(img);
 }
 
