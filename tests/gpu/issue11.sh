@@ -4,7 +4,8 @@
 # graphs, probed. Programs (sources in tests/gpu/issue11/, built here):
 #   nvrtc_saxpy   NVRTC compiles to a cubin for the device (CUDA samples' *_nvrtc)
 #   rdc           an -rdc=true build of two translation units (SASS-only
-#                 linked fatbin; rdc_cross calls the other unit: a documented limit)
+#                 linked fatbin; rdc_cross calls a device function of the
+#                 other unit: linked with it when probed)
 #   graph_nodes   a captured launch and an explicit kernel node, 100 replays each
 #   cupy_kernels  CuPy RawKernel and ElementwiseKernel (NVRTC), if cupy imports
 #   numba_kernel  a Numba kernel (nvJitLink), if numba imports
@@ -132,7 +133,7 @@ log "== environment"
 	tee -a "$SUMMARY"
 build
 app nvrtc_saxpy 'i11_saxpy' '' "$BIN/nvrtc_saxpy"
-app rdc 'rdc_scale|rdc_cross' 'rdc_cross' "$BIN/rdc"
+app rdc 'rdc_scale|rdc_cross' '' "$BIN/rdc"
 app graph_nodes 'g_fill|g_axpy|g_count' '' "$BIN/graph_nodes" 100
 if have cupy; then app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"; else log "SKIP cupy_kernels: no cupy"; fi
 if have numba; then app numba_kernel 'i11_numba' '' python3 "$SRC/numba_kernel.py"; else log "SKIP numba_kernel: no numba"; fi

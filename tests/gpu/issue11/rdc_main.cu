@@ -2,9 +2,8 @@
 // the CUDA samples' *_rdc are. The runtime loads the device-linked fatbin,
 // which holds SASS only; each unit's PTX is in the executable's
 // __nv_relfatbin. rdc_scale is self-contained; rdc_cross calls a device
-// function of the other unit (doc/hook.md: its PTX cannot be JIT-compiled
-// alone, so ntop declines it with the JIT's message). Prints sums; exits 1
-// on a wrong element.
+// function of the other unit (ntop links its probed PTX with that unit's,
+// doc/hook.md). Prints sums; exits 1 on a wrong element.
 #include <cstdio>
 #include <vector>
 
