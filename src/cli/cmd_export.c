@@ -569,7 +569,7 @@ int cmd_export(int argc, char **argv)
 	}
 	struct trace_dir *td = NULL;
 	if (trace_dir_load(a.dir, &td, &cause) < 0) {
-		cli_err("%s", cause ? cause : "cannot read the trace");
+		cli_err("%s is not a trace directory: %s", a.dir, cause ? cause : "cannot read it");
 		free(cause);
 		return CLI_EXIT_USAGE;
 	}

@@ -44,6 +44,15 @@ static void main_help(FILE *f)
 		"options (also taken before PROGRAM).\n");
 }
 
+/* `ntop help NAME` for a NAME that is not a command. */
+static int main_no_command(const char *name)
+{
+	char list[256] = "";
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", cli_commands[i].name);
+	return cli_usage("ntop", "no command '%s' (the commands: %s)", name, list);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -58,6 +67,7 @@ int main(int argc, char **argv)
 					char *hv[] = {argv[2], "--help", NULL};
 					return cli_commands[i].fn(2, hv);
 				}
+			return main_no_command(argv[2]);
 		}
 		main_help(stdout);
 		return 0;
