@@ -16,9 +16,9 @@
  *    with its index, x/y/z, SM, warps, kernel, launch seq, and its start and
  *    end in SM cycles (and global-timer start) in args. Slots are given so
  *    no two blocks on a track overlap.
- * Times: the GPU's global timer (ns; the hook's host times are CLOCK_REALTIME
- * ns, the epoch the driver syncs the global timer to) when the records have
- * it and the clock rate is known; else SM cycles from each SM's first block,
+ * Times: the GPU's global timer (ns from the epoch, like the hook's
+ * CLOCK_REALTIME host times: one axis, two clocks) when the records have it
+ * and the clock rate is known; else SM cycles from each SM's first block,
  * placed at the launch's host time (converted with the clock rate, or 1
  * cycle shown as 1 ns when that is unknown; otherData.note says so). ts and
  * dur are microseconds from the earliest event (otherData.origin_ns). */

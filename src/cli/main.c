@@ -10,11 +10,11 @@ static const struct {
 	const char *summary;
 } cli_commands[] = {
 	{"record", cmd_record, "run a program under the hook and write a trace directory"},
-	{"report", cmd_report, "summarise a trace directory (text or --json)"},
+	{"report", cmd_report, "summarise a trace directory (text, --json or --csv)"},
 	{"instrument", cmd_instrument, "probe one kernel of a PTX/fatbin/executable offline"},
 	{"check", cmd_check, "load and verify probe files"},
 	{"probes", cmd_probes, "list the built-in probes"},
-	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap) or its records as CSV"},
+	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap), its records as CSV, or Perfetto JSON"},
 	{"view", cmd_view, "open a trace directory in the terminal UI"},
 };
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])
