@@ -41,6 +41,7 @@ check "ntop record: option -p needs a value" record -p
 check "ntop export: which trace directory? (ntop record prints it)" export
 check "ntop view: unknown option '--bogus'" view --bogus .
 check "ntop probes: unexpected argument 'extra'" probes extra
+check "ntop: cannot open $T/none.ptx: No such file or directory" instrument -p block_sched -k k "$T/none.ptx" -o x.ptx
 [ -z "$(ls -A "$T" | grep -v '^out$\|^err$')" ] || bad "bad arguments left files: $(ls -A "$T")"
 
 [ "$fail" = 0 ] && echo "cli_args: all passed"
