@@ -44,7 +44,7 @@ struct pf_stats {
 	uint32_t sm_tracks;   /* (SM, slot) tracks */
 	uint64_t skipped;     /* probed launches without block_sched records or unreadable */
 	int sm_clock;         /* some launch fell back to SM cycles */
-	char note[200];       /* why, "" otherwise */
+	char note[256];       /* why, "" otherwise (holds a timeline note and more) */
 };
 
 /* Writes the JSON to f. Returns -1 with *cause when nothing can be written

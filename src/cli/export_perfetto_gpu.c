@@ -89,6 +89,18 @@ static void pf_note(struct pf_stats *st, const struct result *r, const char *why
 			 r->sm_clock_khz ? "" : " (clock rate unknown: 1 cycle shown as 1 ns)");
 }
 
+/* Whether tr's result has block_sched records, from its header alone (a
+ * dmat result can be hundreds of MB: not read for nothing). */
+static int pf_has_block_sched(const struct td_result *tr)
+{
+	struct result *r = NULL;
+	char *cause = NULL;
+	int yes = tr->path && result_read_head(tr->path, &r, &cause) == 0 && block_sched_find_map(r) >= 0;
+	free(cause);
+	result_free(r);
+	return yes;
+}
+
 /* One probed launch: 1 added, 0 no block_sched records (skipped), -1 out of memory. */
 static int pf_launch_blocks(const struct td_result *tr, int occ, const struct pf_opts *o, struct pf_set *s,
 			    struct pf_stats *st)
@@ -98,7 +110,7 @@ static int pf_launch_blocks(const struct td_result *tr, int occ, const struct pf
 	struct timeline *tl = NULL;
 	char *cause = NULL;
 	int rc = 0, map;
-	if (!tr->path || result_read(tr->path, &r, &cause) < 0 || (map = block_sched_find_map(r)) < 0 ||
+	if (!pf_has_block_sched(tr) || result_read(tr->path, &r, &cause) < 0 || (map = block_sched_find_map(r)) < 0 ||
 	    block_sched_analyze(r, map, occ, &bs, &cause) < 0)
 		goto out;
 	enum tl_time want = o->time == 0 ? TL_TIME_SM : TL_TIME_GLOBAL;
