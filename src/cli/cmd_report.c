@@ -1,7 +1,7 @@
 /* ntop report: a trace directory summarised per process and kernel, as text
- * for people or JSON for scripts. Result files are read one at a time and
- * reduced to a few numbers right away (a DMAT result can be hundreds of MB);
- * a corrupt one is listed with its reason, never fatal. */
+ * for people, JSON for scripts or CSV (report_csv.c) for tables. Result files
+ * are read one at a time and reduced to a few numbers right away
+ * (report_results.c); a corrupt one is listed with its reason, never fatal. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
