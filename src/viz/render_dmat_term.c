@@ -222,7 +222,7 @@ static void rdt_legend(struct rdt_ctx *c)
 		for (int i = 0; i < 8; i++, x++)
 			cellgrid_set(c->g, x, y, "\xe2\x96\x88", theme_gradient(c->th, i / 7.0), c->th->c[THEME_BG], 0);
 	} else {
-		for (const char *p = RDT_RAMP + 1; *p; p++, x++) {
+		for (const char *p = &RDT_RAMP[1]; *p; p++, x++) {
 			char gl[2] = {*p, 0};
 			double s = (double)(p - RDT_RAMP - 1) / (double)(strlen(RDT_RAMP) - 2);
 			cellgrid_set(c->g, x, y, gl, theme_gradient(c->th, s), c->th->c[THEME_BG], 0);
