@@ -1,0 +1,291 @@
+/* Test tool: prints what ntop's AMDGPU decoders read, in the forms LLVM's
+ * tools print, so the regress scripts can hold one against the other.
+ *   amdgpu_dump extract FILE DIR   writes every code object in FILE to
+ *                                  DIR/N.co, one "N ID" line each
+ *   amdgpu_dump notes FILE.co      the metadata tree, one "key: value" per
+ *                                  scalar (llvm-readelf --notes, flattened)
+ *   amdgpu_dump kd FILE.co         each descriptor as .amdhsa_* directives
+ *                                  (llvm-objdump -D -j .rodata)
+ *   amdgpu_dump flags FILE.co      e_flags decoded (llvm-readelf -h "Flags:")
+ *   amdgpu_dump summary FILE...    objects, kernels and failures per file;
+ *                                  every object opened, every kernel checked
+ *                                  (descriptor against metadata), and its
+ *                                  metadata written back byte-identical.
+ *                                  Exit 1 when anything failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "engine/amdgpu_co.h"
+#include "engine/amdgpu_image.h"
+#include "engine/amdgpu_msgpack.h"
+
+static uint8_t *map_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
+		fprintf(stderr, "amdgpu_dump: cannot read %s\n", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void print_scalar(const struct msgpack_node *n)
+{
+	switch (n->type) {
+	case MSGPACK_NIL: printf("null"); break;
+	case MSGPACK_BOOL: printf("%s", n->v.u ? "true" : "false"); break;
+	case MSGPACK_UINT: printf("%llu", (unsigned long long)n->v.u); break;
+	case MSGPACK_INT: printf("%lld", (long long)n->v.i); break;
+	case MSGPACK_FLOAT: printf("%g", n->v.f); break;
+	case MSGPACK_STR: printf("%s", n->str); break;
+	default: printf("<%u bytes>", n->len); break;
+	}
+}
+
+/* Flattened YAML: containers print "key:" then their items, scalars
+ * "key: value" or, as array items, "value". */
+static void print_tree(const struct msgpack_node *n, const char *key)
+{
+	if (n->type == MSGPACK_MAP || n->type == MSGPACK_ARRAY) {
+		if (key)
+			printf("%s:\n", key);
+		for (uint32_t i = 0; i < n->len; i++) {
+			if (n->type == MSGPACK_ARRAY) {
+				print_tree(&n->kids[i], NULL);
+				continue;
+			}
+			const struct msgpack_node *k = &n->kids[2 * i];
+			print_tree(&n->kids[2 * i + 1], k->type == MSGPACK_STR ? k->str : "?");
+		}
+		return;
+	}
+	if (key)
+		printf("%s: ", key);
+	print_scalar(n);
+	printf("\n");
+}
+
+static int cmd_notes(const uint8_t *p, size_t len)
+{
+	struct amdgpu_co co;
+	char *cause = NULL;
+	if (amdgpu_co_open(p, len, &co, &cause) < 0) {
+		fprintf(stderr, "amdgpu_dump: %s\n", cause);
+		return 1;
+	}
+	print_tree(&co.meta.root, NULL);
+	amdgpu_co_done(&co);
+	return 0;
+}
+
+static void print_kd(const struct amdgpu_co *co, const struct amdgpu_co_kernel *k)
+{
+	const struct amdgpu_kd *kd = &k->kd;
+	enum amdgpu_family f = co->elf.family;
+	unsigned p = kd->properties;
+	printf(".amdhsa_kernel %s\n", k->meta->name);
+	printf("\t.amdhsa_group_segment_fixed_size %u\n", kd->group_segment_fixed_size);
+	printf("\t.amdhsa_private_segment_fixed_size %u\n", kd->private_segment_fixed_size);
+	printf("\t.amdhsa_kernarg_size %u\n", kd->kernarg_size);
+	if (amdgpu_family_has_agprs(f))
+		printf("\t.amdhsa_accum_offset %u\n", kd->accum_offset);
+	printf("\t.amdhsa_next_free_vgpr %u\n", amdgpu_kd_vgprs(kd, f));
+	if (f <= AMDGPU_FAMILY_GFX94)
+		printf("\t.amdhsa_next_free_sgpr %u\n", amdgpu_kd_sgprs(kd, f));
+	printf("\t.amdhsa_%s %d\n",
+	       f == AMDGPU_FAMILY_GFX94 || f >= AMDGPU_FAMILY_GFX11 ? "enable_private_segment"
+								      : "system_sgpr_private_segment_wavefront_offset",
+	       kd->private_segment);
+	for (int d = 0; d < 3; d++)
+		printf("\t.amdhsa_system_sgpr_workgroup_id_%c %d\n", 'x' + d, kd->wg_id[d]);
+	printf("\t.amdhsa_system_sgpr_workgroup_info %d\n", kd->wg_info);
+	printf("\t.amdhsa_system_vgpr_workitem_id %u\n", kd->vgpr_workitem_ids);
+	if (f != AMDGPU_FAMILY_GFX94 && f < AMDGPU_FAMILY_GFX11)
+		printf("\t.amdhsa_user_sgpr_private_segment_buffer %d\n", !!(p & AMDGPU_KD_PRIVATE_SEGMENT_BUFFER));
+	printf("\t.amdhsa_user_sgpr_dispatch_ptr %d\n", !!(p & AMDGPU_KD_DISPATCH_PTR));
+	printf("\t.amdhsa_user_sgpr_queue_ptr %d\n", !!(p & AMDGPU_KD_QUEUE_PTR));
+	printf("\t.amdhsa_user_sgpr_kernarg_segment_ptr %d\n", !!(p & AMDGPU_KD_KERNARG_SEGMENT_PTR));
+	printf("\t.amdhsa_user_sgpr_dispatch_id %d\n", !!(p & AMDGPU_KD_DISPATCH_ID));
+	printf("\t.amdhsa_user_sgpr_private_segment_size %d\n", !!(p & AMDGPU_KD_PRIVATE_SEGMENT_SIZE));
+	if (f >= AMDGPU_FAMILY_GFX10_1)
+		printf("\t.amdhsa_wavefront_size32 %d\n", kd->wave32);
+	if (co->elf.co_version >= 5) /* a v5 field */
+		printf("\t.amdhsa_uses_dynamic_stack %d\n", !!(p & AMDGPU_KD_USES_DYNAMIC_STACK));
+	printf(".end_amdhsa_kernel\n");
+}
+
+static int cmd_kd(const uint8_t *p, size_t len)
+{
+	struct amdgpu_co co;
+	char *cause = NULL;
+	if (amdgpu_co_open(p, len, &co, &cause) < 0) {
+		fprintf(stderr, "amdgpu_dump: %s\n", cause);
+		return 1;
+	}
+	for (int i = 0; i < co.n; i++)
+		print_kd(&co, &co.k[i]);
+	amdgpu_co_done(&co);
+	return 0;
+}
+
+static const char *feature_word(enum amdgpu_feature f, int v3)
+{
+	switch (f) {
+	case AMDGPU_FEAT_ANY: return "";
+	case AMDGPU_FEAT_ON: return v3 ? "" : "+";
+	case AMDGPU_FEAT_OFF: return "-";
+	default: return NULL;
+	}
+}
+
+/* llvm-readelf's words: v4+ "xnack" (any), "xnack+", "xnack-"; v3 "xnack"
+ * when the bit is set. */
+static int cmd_flags(const uint8_t *p, size_t len)
+{
+	struct amdgpu_elf e;
+	char *cause = NULL;
+	if (amdgpu_elf_open(p, len, &e, &cause) < 0) {
+		fprintf(stderr, "amdgpu_dump: %s\n", cause);
+		return 1;
+	}
+	int v3 = e.co_version == 3;
+	const char *x = v3 && e.target.xnack == AMDGPU_FEAT_ANY ? NULL : feature_word(e.target.xnack, v3);
+	const char *s = v3 && e.target.sramecc == AMDGPU_FEAT_ANY ? NULL : feature_word(e.target.sramecc, v3);
+	printf("0x%X, %s", e.flags, e.target.proc);
+	if (x)
+		printf(", xnack%s", x);
+	if (s)
+		printf(", sramecc%s", s);
+	printf("\n");
+	amdgpu_elf_done(&e);
+	return 0;
+}
+
+static int cmd_extract(const uint8_t *p, size_t len, const char *dir)
+{
+	struct amdgpu_objects o;
+	char *cause = NULL;
+	if (amdgpu_image_objects(p, len, &o, &cause) < 0) {
+		fprintf(stderr, "amdgpu_dump: %s\n", cause);
+		return 1;
+	}
+	for (int i = 0; i < o.n; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%d.co", dir, i);
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(o.v[i].data, 1, o.v[i].size, f) != o.v[i].size) {
+			fprintf(stderr, "amdgpu_dump: cannot write %s\n", path);
+			return 1;
+		}
+		fclose(f);
+		printf("%d %s\n", i, o.v[i].id);
+	}
+	amdgpu_image_objects_done(&o);
+	return 0;
+}
+
+struct tally {
+	int objects, kernels, failed;
+	long meta_identical;
+};
+
+static void tally_fail(struct tally *t, const char *file, int obj, const char *id, const char *what)
+{
+	if (t->failed++ < 20)
+		printf("FAIL %s object %d (%s): %s\n", file, obj, id, what);
+}
+
+/* Opens one object, checks every kernel and the metadata round trip. */
+static void summary_object(struct tally *t, const char *file, int i, const struct amdgpu_object *obj)
+{
+	struct amdgpu_co co;
+	char *cause = NULL;
+	if (amdgpu_co_open(obj->data, obj->size, &co, &cause) < 0) {
+		tally_fail(t, file, i, obj->id, cause);
+		free(cause);
+		return;
+	}
+	t->objects++;
+	for (int k = 0; k < co.n; k++) {
+		t->kernels++;
+		if (amdgpu_co_check_kernel(&co, &co.k[k], &cause) < 0) {
+			tally_fail(t, file, i, obj->id, cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	uint8_t *out = NULL;
+	size_t len = 0;
+	if (amdgpu_meta_write(&co.meta, &out, &len, &cause) == 0 && len == co.elf.meta_len &&
+	    memcmp(out, co.elf.meta, len) == 0)
+		t->meta_identical++;
+	else
+		tally_fail(t, file, i, obj->id, cause ? cause : "metadata written back differs");
+	free(out);
+	free(cause);
+	amdgpu_co_done(&co);
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+	struct tally all = { 0 };
+	for (int a = 0; a < argc; a++) {
+		size_t len;
+		uint8_t *p = map_file(argv[a], &len);
+		struct amdgpu_objects o;
+		char *cause = NULL;
+		if (!p || amdgpu_image_objects(p, len, &o, &cause) < 0) {
+			printf("FAIL %s: %s\n", argv[a], cause ? cause : "unreadable");
+			free(cause);
+			all.failed++;
+			continue;
+		}
+		struct tally t = { 0 };
+		for (int i = 0; i < o.n; i++)
+			summary_object(&t, argv[a], i, &o.v[i]);
+		printf("%s: %d bundles, %d objects, %d kernels, %d failed, %ld metadata identical\n", argv[a],
+		       o.bundles, t.objects, t.kernels, t.failed, t.meta_identical);
+		all.objects += t.objects;
+		all.kernels += t.kernels;
+		all.failed += t.failed;
+		amdgpu_image_objects_done(&o);
+		munmap(p, len);
+	}
+	printf("total: %d objects, %d kernels, %d failed\n", all.objects, all.kernels, all.failed);
+	return all.failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "summary") == 0)
+		return cmd_summary(argc - 2, argv + 2);
+	if (argc < 3) {
+		fprintf(stderr, "usage: amdgpu_dump extract|notes|kd|flags|summary FILE...\n");
+		return 2;
+	}
+	size_t len;
+	uint8_t *p = map_file(argv[2], &len);
+	if (!p)
+		return 1;
+	if (strcmp(argv[1], "notes") == 0)
+		return cmd_notes(p, len);
+	if (strcmp(argv[1], "kd") == 0)
+		return cmd_kd(p, len);
+	if (strcmp(argv[1], "flags") == 0)
+		return cmd_flags(p, len);
+	if (strcmp(argv[1], "extract") == 0 && argc == 4)
+		return cmd_extract(p, len, argv[3]);
+	fprintf(stderr, "usage: amdgpu_dump extract|notes|kd|flags|summary FILE...\n");
+	return 2;
+}
