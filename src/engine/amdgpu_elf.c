@@ -257,3 +257,37 @@ const struct amdgpu_elf_kernel *amdgpu_elf_kernel(const struct amdgpu_elf *e, co
 			return &e->kernels[i];
 	return NULL;
 }
+
+int amdgpu_elf_symbol(const uint8_t *p, size_t size, const char *name, uint64_t *value, char **cause)
+{
+	if (!amdgpu_elf_is(p, size))
+		return cause_set(cause, "not an AMDGPU ELF");
+	Elf64_Ehdr eh;
+	memcpy(&eh, p, sizeof eh);
+	if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    !image_bytes_span_ok(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr), size))
+		return cause_set(cause, "ELF section header table outside the image");
+	struct amdgpu_elf e = { .p = p, .size = size };
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh, str;
+		amdgpu_elf_shdr(&e, &eh, i, &sh);
+		if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum)
+			continue;
+		amdgpu_elf_shdr(&e, &eh, sh.sh_link, &str);
+		if (!image_bytes_span_ok(sh.sh_offset, sh.sh_size, size) ||
+		    !image_bytes_span_ok(str.sh_offset, str.sh_size, size))
+			return cause_set(cause, "symbol table outside the image");
+		struct amdgpu_syms s = { p + sh.sh_offset, (size_t)(sh.sh_size / sizeof(Elf64_Sym)),
+					 (const char *)p + str.sh_offset, (size_t)str.sh_size };
+		for (size_t k = 0; k < s.n; k++) {
+			Elf64_Sym sym;
+			memcpy(&sym, s.syms + k * sizeof sym, sizeof sym);
+			const char *nm = amdgpu_sym_name(&s, &sym);
+			if (nm && strcmp(nm, name) == 0) {
+				*value = sym.st_value;
+				return 0;
+			}
+		}
+	}
+	return 1;
+}

@@ -54,4 +54,9 @@ const struct amdgpu_elf_kernel *amdgpu_elf_kernel(const struct amdgpu_elf *e, co
  * holding `len` bytes from there; (size_t)-1 when none does. */
 size_t amdgpu_elf_addr_offset(const struct amdgpu_elf *e, uint64_t addr, uint64_t len);
 
+/* Value of symbol `name` in any ELF64 (an assembler's relocatable output
+ * too, which amdgpu_elf_open refuses for lack of metadata): 0 found, 1
+ * absent, -1 malformed. */
+int amdgpu_elf_symbol(const uint8_t *p, size_t size, const char *name, uint64_t *value, char **cause);
+
 #endif

@@ -11,7 +11,17 @@
  *                                  every object opened, every kernel checked
  *                                  (descriptor against metadata), and its
  *                                  metadata written back byte-identical.
- *                                  Exit 1 when anything failed. */
+ *                                  Exit 1 when anything failed.
+ *   amdgpu_dump roundtrip FILE...  every kernel disassembled (llvm-objdump)
+ *                                  and reassembled (llvm-mc) with nothing
+ *                                  inserted, as words (identical bytes
+ *                                  expected) and from text (identical or
+ *                                  differing only in listed fields); then
+ *                                  with an s_nop before every instruction:
+ *                                  every branch must reach the same
+ *                                  instruction and every s_getpc_b64 unit
+ *                                  the same address. Exit 1 when any
+ *                                  kernel fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +30,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "engine/amdgpu_asm.h"
 #include "engine/amdgpu_co.h"
+#include "engine/amdgpu_disasm.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
 
@@ -266,8 +278,199 @@ static int cmd_summary(int argc, char **argv)
 	return all.failed ? 1 : 0;
 }
 
+struct rt_tally {
+	int kernels, words_identical, text_identical, moved_ok, units, failed;
+	int cmpx_vdst; /* kernels differing only in the listed field vopc_cmpx_vdst */
+};
+
+static void rt_fail(struct rt_tally *t, const char *what, const char *kernel, const char *why)
+{
+	if (t->failed++ < 20)
+		printf("FAIL %s %s: %s\n", what, kernel, why);
+}
+
+static int32_t rt_simm16(const struct amdgpu_insn *in, const uint8_t *code)
+{
+	(void)in;
+	return (int16_t)(code[0] | code[1] << 8);
+}
+
+/* With a 4-byte s_nop before each instruction, instruction i sits at
+ * off[i] = its original offset + 4 * (i + 1); label k sits before the nop of
+ * the instruction it names. Checks branches and units against that. */
+static const char *rt_check_moved(const struct amdgpu_func *f, int n, const uint8_t *code, size_t len,
+				  uint64_t base, char *why, size_t why_len)
+{
+	uint64_t at = 0;
+	uint64_t *off = calloc((size_t)n + 1, sizeof *off), *label = calloc(4096, sizeof *label);
+	for (int i = 0; i < n; i++) {
+		if (f->v[i].label >= 0 && f->v[i].label < 4096)
+			label[f->v[i].label] = at;
+		off[i] = at + 4;
+		at += 4 + f->v[i].size;
+	}
+	const char *bad = NULL;
+	if (at != len) {
+		snprintf(why, why_len, "%zu bytes, %llu expected", len, (unsigned long long)at);
+		bad = why;
+	}
+	for (int i = 0; i < n && !bad; i++) {
+		const struct amdgpu_insn *in = &f->v[i];
+		const uint8_t *c = code + off[i];
+		int k = amdgpu_asm_branch_label(in);
+		if (k >= 0 && k < 4096 && (int64_t)label[k] != (int64_t)off[i] + 4 + 4 * (int64_t)rt_simm16(in, c)) {
+			snprintf(why, why_len, "%s at +%llu does not reach L%d", in->text, (unsigned long long)off[i], k);
+			bad = why;
+		} else if (k < 0 && in->getpc == AMDGPU_GETPC_NONE && memcmp(c, in->bytes, in->size) != 0) {
+			snprintf(why, why_len, "%s changed though it does not branch", in->text);
+			bad = why;
+		} else if (in->getpc == AMDGPU_GETPC_LO || in->getpc == AMDGPU_GETPC_HI) {
+			int g = i;
+			while (g > 0 && !(f->v[g].getpc == AMDGPU_GETPC_GET && f->v[g].unit == in->unit))
+				g--;
+			uint64_t want = in->target - (base + off[g] + 4);
+			uint32_t lit = (uint32_t)(c[4] | c[5] << 8 | c[6] << 16 | (uint32_t)c[7] << 24);
+			if (lit != (in->getpc == AMDGPU_GETPC_LO ? (uint32_t)want : (uint32_t)(want >> 32))) {
+				snprintf(why, why_len, "s_getpc_b64 unit %d literal 0x%x does not reach 0x%llx", in->unit,
+					 lit, (unsigned long long)in->target);
+				bad = why;
+			}
+		}
+	}
+	free(off);
+	free(label);
+	return bad;
+}
+
+/* Text mode: every instruction re-encoded from objdump's text, compared
+ * one by one (sizes must hold; listed don't-care fields are counted). */
+static void rt_text(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
+		    const struct amdgpu_co_kernel *k, const struct amdgpu_func *f, int n)
+{
+	char *cause = NULL, why[320];
+	uint8_t *code = NULL;
+	size_t len = 0, at = 0;
+	if (amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_TEXT, co->elf.target.proc, f->addr, &code, &len, &cause) < 0) {
+		rt_fail(t, what, k->meta->name, cause);
+		free(cause);
+		return;
+	}
+	int listed = 0, real = 0;
+	for (int i = 0; i < n && !real; i++) {
+		const struct amdgpu_insn *in = &f->v[i];
+		const char *field = at + in->size <= len ? amdgpu_asm_diff_field(in, code + at, co->elf.family) : "";
+		if (field && !*field) {
+			snprintf(why, sizeof why, "text mode: '%s' at +%zu re-encodes differently", in->text, at);
+			real = 1;
+		} else if (field) {
+			listed = 1;
+		}
+		at += in->size;
+	}
+	if (!real && at != len)
+		snprintf(why, sizeof why, "text mode: %zu bytes, %zu expected", len, at), real = 1;
+	if (real)
+		rt_fail(t, what, k->meta->name, why);
+	else if (listed)
+		t->cmpx_vdst++;
+	else
+		t->text_identical++;
+	free(code);
+}
+
+static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
+		      const struct amdgpu_co_kernel *k, const struct amdgpu_func *f)
+{
+	char *cause = NULL, why[256];
+	uint8_t *code = NULL;
+	size_t len = 0;
+	int n = amdgpu_asm_count(f, k->sym->code_size);
+	t->kernels++;
+	t->units += f->units;
+	if (amdgpu_asm_movable(f, n, &cause) < 0 ||
+	    amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_WORDS, co->elf.target.proc, f->addr, &code, &len, &cause) < 0) {
+		rt_fail(t, what, k->meta->name, cause);
+		free(cause);
+		return;
+	}
+	const uint8_t *orig = co->elf.p + k->sym->code_off;
+	if (len == k->sym->code_size && memcmp(code, orig, len) == 0) {
+		t->words_identical++;
+	} else {
+		size_t d = 0;
+		while (d < len && d < k->sym->code_size && code[d] == orig[d])
+			d++;
+		snprintf(why, sizeof why, "null round trip differs at +%zu (%zu vs %llu bytes)", d, len,
+			 (unsigned long long)k->sym->code_size);
+		rt_fail(t, what, k->meta->name, why);
+	}
+	free(code);
+	rt_text(t, what, co, k, f, n);
+	const char **nops = calloc((size_t)n + 1, sizeof *nops);
+	for (int i = 0; i < n; i++)
+		nops[i] = "\ts_nop 0";
+	uint64_t base = f->addr + 0x10000;
+	if (amdgpu_asm_func(f, n, nops, AMDGPU_ASM_WORDS, co->elf.target.proc, base, &code, &len, &cause) < 0) {
+		rt_fail(t, what, k->meta->name, cause);
+		free(cause);
+	} else {
+		const char *bad = rt_check_moved(f, n, code, len, base, why, sizeof why);
+		if (bad)
+			rt_fail(t, what, k->meta->name, bad);
+		else
+			t->moved_ok++;
+		free(code);
+	}
+	free(nops);
+}
+
+static int cmd_roundtrip(int argc, char **argv)
+{
+	struct rt_tally t = { 0 };
+	for (int a = 0; a < argc; a++) {
+		size_t len;
+		uint8_t *p = map_file(argv[a], &len);
+		struct amdgpu_objects o;
+		char *cause = NULL;
+		if (!p || amdgpu_image_objects(p, len, &o, &cause) < 0) {
+			printf("FAIL %s: %s\n", argv[a], cause ? cause : "unreadable");
+			return 1;
+		}
+		for (int i = 0; i < o.n; i++) {
+			struct amdgpu_co co;
+			struct amdgpu_disasm d;
+			if (amdgpu_co_open(o.v[i].data, o.v[i].size, &co, &cause) < 0) {
+				rt_fail(&t, argv[a], o.v[i].id, cause);
+				continue;
+			}
+			if (amdgpu_disasm_object(o.v[i].data, o.v[i].size, co.elf.target.proc, &d, &cause) < 0) {
+				rt_fail(&t, argv[a], o.v[i].id, cause);
+				amdgpu_co_done(&co);
+				continue;
+			}
+			for (int k = 0; k < co.n; k++) {
+				const struct amdgpu_func *f = amdgpu_disasm_func(&d, co.k[k].sym->name);
+				if (!f || !co.k[k].sym->code_size)
+					rt_fail(&t, o.v[i].id, co.k[k].meta->name, "not disassembled");
+				else
+					rt_kernel(&t, o.v[i].id, &co, &co.k[k], f);
+			}
+			amdgpu_disasm_done(&d);
+			amdgpu_co_done(&co);
+		}
+		amdgpu_image_objects_done(&o);
+		munmap(p, len);
+	}
+	printf("roundtrip: %d kernels: %d identical as words, %d with s_nop inserted correct (%d s_getpc_b64 "
+	       "units); from text %d identical, %d differing only in vopc_cmpx_vdst; %d failed\n", t.kernels,
+	       t.words_identical, t.moved_ok, t.units, t.text_identical, t.cmpx_vdst, t.failed);
+	return t.failed || !t.kernels ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "roundtrip") == 0)
+		return cmd_roundtrip(argc - 2, argv + 2);
 	if (argc >= 3 && strcmp(argv[1], "summary") == 0)
 		return cmd_summary(argc - 2, argv + 2);
 	if (argc < 3) {

@@ -1,13 +1,16 @@
 /* libFuzzer harness for the AMDGPU readers: the bytes are what a HIP
  * program might hand the runtime or a user might give `ntop instrument`
  * (bundle, compressed bundle, code object, host ELF), and, separately, a
- * metadata note (msgpack). Every failure must say why; a tree that reads
+ * metadata note (msgpack), and as llvm-objdump text for the disassembly
+ * reader (then emitted as assembly for every function). Every failure must say why; a tree that reads
  * must write back and read again. Seed corpus: tests/corpus/amdgpu. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/amdgpu_asm.h"
 #include "engine/amdgpu_co.h"
+#include "engine/amdgpu_disasm.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
 
@@ -68,6 +71,29 @@ static void fuzz_msgpack(const uint8_t *p, size_t n)
 	free(out);
 }
 
+static void fuzz_disasm(const uint8_t *p, size_t n)
+{
+	char *text = malloc(n + 1);
+	if (!text)
+		return;
+	memcpy(text, p, n);
+	text[n] = 0;
+	struct amdgpu_disasm d = { 0 };
+	char *cause = NULL;
+	if (amdgpu_disasm_parse(text, &d, &cause) == 0) {
+		for (int i = 0; i < d.n; i++) {
+			char *a = amdgpu_asm_text(&d.f[i], d.f[i].n, NULL, AMDGPU_ASM_WORDS);
+			free(a);
+			amdgpu_asm_movable(&d.f[i], d.f[i].n, NULL);
+		}
+	} else if (!cause) {
+		abort();
+	}
+	amdgpu_disasm_done(&d);
+	free(cause);
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -78,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(p, data, size);
 	fuzz_objects(p, size);
 	fuzz_msgpack(p, size);
+	fuzz_disasm(p, size);
 	free(p);
 	return 0;
 }

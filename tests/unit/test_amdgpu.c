@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/amdgpu_asm.h"
 #include "engine/amdgpu_bundle.h"
+#include "engine/amdgpu_disasm.h"
 #include "engine/amdgpu_co.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
@@ -460,6 +462,66 @@ static void test_meta_append(void)
 	close_co(img, &o, &co);
 }
 
+/* llvm-objdump text (LLVM 19, gfx90a, trimmed): a loop, a s_getpc_b64
+ * unit, and the padding after the kernel. */
+static const char objdump_text[] =
+	"\nx.co:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n\n"
+	"0000000000001b00 <calls>:\n"
+	"\ts_mov_b64 s[4:5], 0                                        // 000000001B00: BE840180\n"
+	"\n0000000000001b04 <L0>:\n"
+	"\ts_getpc_b64 s[6:7]                                         // 000000001B04: BE861C00\n"
+	"\ts_add_u32 s6, s6, 0xfffffd50                               // 000000001B08: 8006FF06 FFFFFD50\n"
+	"\ts_addc_u32 s7, s7, -1                                      // 000000001B10: 8207FF07 FFFFFFFF\n"
+	"\ts_cbranch_execnz L0                                        // 000000001B18: BF89FFFA\n"
+	"\ts_endpgm                                                   // 000000001B1C: BF810000\n"
+	"\ts_nop 0                                                    // 000000001B20: BF800000\n";
+
+static void test_disasm_parse(void)
+{
+	struct amdgpu_disasm d = { 0 };
+	char *text = strdup(objdump_text), *cause = NULL;
+	CHECKF(amdgpu_disasm_parse(text, &d, &cause) == 0, "%s", cause ? cause : "");
+	const struct amdgpu_func *f = amdgpu_disasm_func(&d, "calls");
+	CHECK(f && f->n == 7 && f->addr == 0x1b00 && f->units == 1);
+	if (f && f->n == 7) {
+		CHECK(f->v[1].label == 0 && f->v[0].label == -1 && f->v[2].size == 8);
+		CHECK(f->v[1].getpc == AMDGPU_GETPC_GET && f->v[2].getpc == AMDGPU_GETPC_LO &&
+		      f->v[3].getpc == AMDGPU_GETPC_HI);
+		/* PC after s_getpc_b64 (0x1b08) plus -0x2b0 */
+		CHECK(f->v[2].target == 0x1b08 - 0x2b0 && f->v[3].target == f->v[2].target);
+		CHECK_EQ_INT(amdgpu_asm_branch_label(&f->v[4]), 0);
+		CHECK_EQ_INT(amdgpu_asm_branch_label(&f->v[0]), -1);
+		CHECK_EQ_INT(amdgpu_asm_count(f, 0x20), 6); /* the s_nop is padding */
+		CHECK(amdgpu_asm_movable(f, 6, NULL) == 0);
+		const char *before[7] = { NULL, "\ts_nop 1" };
+		char *w = amdgpu_asm_text(f, 6, before, AMDGPU_ASM_WORDS), *t = amdgpu_asm_text(f, 6, NULL, AMDGPU_ASM_TEXT);
+		/* words mode: the label before the inserted code, the app's
+		 * instructions as words, the branch as text */
+		CHECK(w && strstr(w, "\t.long 0xbe840180\nL0:\n\ts_nop 1\n\ts_getpc_b64 s[6:7]\nntop_pc0:\nntop_lo0:\n"
+				   "\t.long 0x8006ff06\n\t.long 0xfffffd50\n"));
+		CHECK(w && strstr(w, "\ts_cbranch_execnz L0\n\t.long 0xbf810000\n") && !strstr(w, "0xbf800000"));
+		CHECK(t && strstr(t, "\ts_mov_b64 s[4:5], 0\n") && strstr(t, "\ts_endpgm\n"));
+		free(w);
+		free(t);
+		/* listed field: gfx10+ v_cmpx e64 destination byte */
+		struct amdgpu_insn cmpx = { .size = 8, .bytes = { 0x00, 0x00, 0xf4, 0xd4, 0x02, 0x14, 0x02, 0x00 },
+					    .text = "v_cmpx_gt_u64_e64 s[2:3], v[10:11]" };
+		const uint8_t llvm19[8] = { 0x7e, 0x00, 0xf4, 0xd4, 0x02, 0x14, 0x02, 0x00 },
+			      other[8] = { 0x7e, 0x00, 0xf4, 0xd4, 0x02, 0x14, 0x03, 0x00 };
+		CHECK(amdgpu_asm_diff_field(&cmpx, cmpx.bytes, AMDGPU_FAMILY_GFX10_3) == NULL);
+		CHECK(strcmp(amdgpu_asm_diff_field(&cmpx, llvm19, AMDGPU_FAMILY_GFX10_3), "vopc_cmpx_vdst") == 0);
+		CHECK(strcmp(amdgpu_asm_diff_field(&cmpx, other, AMDGPU_FAMILY_GFX10_3), "") == 0);
+		CHECK(strcmp(amdgpu_asm_diff_field(&cmpx, llvm19, AMDGPU_FAMILY_GFX9), "") == 0);
+	}
+	/* a branch objdump could not name: the function cannot move */
+	struct amdgpu_insn out = { .size = 4, .text = "s_branch 4000" };
+	struct amdgpu_func g = { .v = &out, .n = 1 };
+	CHECK(amdgpu_asm_movable(&g, 1, &cause) < 0 && strstr(cause, "out of the function"));
+	amdgpu_disasm_done(&d);
+	free(text);
+	free(cause);
+}
+
 int main(void)
 {
 	test_msgpack_forms();
@@ -473,5 +535,6 @@ int main(void)
 	test_kd_fields();
 	test_kd_patch();
 	test_meta_append();
+	test_disasm_parse();
 	return testlib_report();
 }
