@@ -35,6 +35,7 @@
 #include "engine/amdgpu_disasm.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
+#include "engine/amdgpu_regs.h"
 
 static uint8_t *map_file(const char *path, size_t *len)
 {
@@ -281,6 +282,7 @@ static int cmd_summary(int argc, char **argv)
 struct rt_tally {
 	int kernels, words_identical, text_identical, moved_ok, units, failed;
 	int cmpx_vdst; /* kernels differing only in the listed field vopc_cmpx_vdst */
+	int regs_within, regs_exact, alloc_ok, alloc_refused;
 };
 
 static void rt_fail(struct rt_tally *t, const char *what, const char *kernel, const char *why)
@@ -378,6 +380,49 @@ static void rt_text(struct rt_tally *t, const char *what, const struct amdgpu_co
 	free(code);
 }
 
+/* The registers the text names fit the metadata's counts, and probe
+ * registers (4 SGPRs, 2 VGPRs) land above them with a descriptor that
+ * allows them. */
+static void rt_regs(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
+		    const struct amdgpu_co_kernel *k, const struct amdgpu_func *f, int n)
+{
+	struct amdgpu_regs r;
+	struct amdgpu_alloc a;
+	char *cause = NULL, why[256];
+	const struct amdgpu_meta_kernel *m = k->meta;
+	int unified = amdgpu_family_has_agprs(co->elf.family) && m->agpr_count;
+	int vlimit = unified ? (int)k->kd.accum_offset : (int)m->vgpr_count;
+	amdgpu_regs_scan(f, n, &r);
+	if (r.sgpr_max >= (int)m->sgpr_count || r.vgpr_max >= vlimit || r.agpr_max >= (int)m->agpr_count) {
+		snprintf(why, sizeof why, "text uses s%d v%d a%d, metadata counts %u SGPRs %d VGPRs %u AGPRs", r.sgpr_max,
+			 r.vgpr_max, r.agpr_max, m->sgpr_count, vlimit, m->agpr_count);
+		rt_fail(t, what, m->name, why);
+		return;
+	}
+	t->regs_within++;
+	t->regs_exact += r.vgpr_max + 1 == vlimit && r.agpr_max + 1 == (int)m->agpr_count;
+	if (amdgpu_regs_alloc(co, k, &r, 4, 2, &a, &cause) < 0) {
+		t->alloc_refused++; /* named refusal: counted, printed once in a while */
+		if (t->alloc_refused <= 3)
+			printf("refused %s %s: %s\n", what, m->name, cause);
+		free(cause);
+		return;
+	}
+	struct amdgpu_kd kd = k->kd;
+	amdgpu_regs_apply(co, &a, &kd);
+	enum amdgpu_family fam = co->elf.family;
+	int ok = a.sgpr > r.sgpr_max && a.sgpr % 2 == 0 && a.vgpr > r.vgpr_max &&
+		 (int)amdgpu_kd_vgprs(&kd, fam) >= (unified ? (int)kd.accum_offset + (int)m->agpr_count : a.vgpr + 2) &&
+		 (fam > AMDGPU_FAMILY_GFX94 || (int)amdgpu_kd_sgprs(&kd, fam) >= a.sgpr + 4) &&
+		 (!unified || ((int)kd.accum_offset >= a.vgpr + 2 && kd.accum_offset % 4 == 0));
+	if (!ok) {
+		snprintf(why, sizeof why, "allocation s%d v%d does not fit the patched descriptor", a.sgpr, a.vgpr);
+		rt_fail(t, what, m->name, why);
+		return;
+	}
+	t->alloc_ok++;
+}
+
 static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
 		      const struct amdgpu_co_kernel *k, const struct amdgpu_func *f)
 {
@@ -406,6 +451,7 @@ static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_
 	}
 	free(code);
 	rt_text(t, what, co, k, f, n);
+	rt_regs(t, what, co, k, f, n);
 	const char **nops = calloc((size_t)n + 1, sizeof *nops);
 	for (int i = 0; i < n; i++)
 		nops[i] = "\ts_nop 0";
@@ -464,6 +510,8 @@ static int cmd_roundtrip(int argc, char **argv)
 	printf("roundtrip: %d kernels: %d identical as words, %d with s_nop inserted correct (%d s_getpc_b64 "
 	       "units); from text %d identical, %d differing only in vopc_cmpx_vdst; %d failed\n", t.kernels,
 	       t.words_identical, t.moved_ok, t.units, t.text_identical, t.cmpx_vdst, t.failed);
+	printf("registers: %d kernels within their metadata counts (%d at them exactly); probe registers "
+	       "(4 SGPRs, 2 VGPRs): %d placed, %d refused\n", t.regs_within, t.regs_exact, t.alloc_ok, t.alloc_refused);
 	return t.failed || !t.kernels ? 1 : 0;
 }
 

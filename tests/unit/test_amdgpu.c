@@ -13,6 +13,7 @@
 #include "engine/amdgpu_co.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
+#include "engine/amdgpu_regs.h"
 #include "engine/amdgpu_target.h"
 #include "testlib.h"
 
@@ -522,6 +523,65 @@ static void test_disasm_parse(void)
 	free(cause);
 }
 
+static void test_regs(void)
+{
+	static const char text[] =
+		"0000000000001900 <k>:\n"
+		"\ts_load_dwordx2 s[4:5], s[0:1], 0x0   // 000000001900: C0060100 00000000\n"
+		"\ts_waitcnt vmcnt(0) lgkmcnt(0)       // 000000001908: BF8C0000\n"
+		"\tv_add_co_u32_e32 v10, vcc, s6, v0   // 00000000190C: 32140006\n"
+		"\tv_mfma_f32_32x32x8f16 a[0:15], v[2:3], v[4:5], a[0:15] // 000000001910: D3E88000 04020902\n"
+		"\tv_accvgpr_read_b32 v1, a17          // 000000001918: D3D84001 18000111\n"
+		"\ts_endpgm                            // 000000001920: BF810000\n";
+	struct amdgpu_disasm d = { 0 };
+	char *t = strdup(text), *cause = NULL;
+	CHECK(amdgpu_disasm_parse(t, &d, NULL) == 0 && d.n == 1);
+	struct amdgpu_regs r;
+	if (d.n == 1) {
+		amdgpu_regs_scan(&d.f[0], d.f[0].n, &r);
+		CHECK(r.sgpr_max == 6 && r.vgpr_max == 10 && r.agpr_max == 17 && r.vcc && !r.calls);
+	}
+	amdgpu_disasm_done(&d);
+	free(t);
+
+	uint8_t *img;
+	struct amdgpu_objects o;
+	struct amdgpu_co co;
+	if (open_co("mfma.z.hipfb", "gfx90a", &img, &o, &co) < 0) {
+		CHECK(0);
+		free(img);
+		return;
+	}
+	const struct amdgpu_co_kernel *k = &co.k[0];
+	struct amdgpu_alloc a;
+	/* the real kernel: 16 AGPRs from accum_offset; probe VGPRs reaching it move it */
+	struct amdgpu_regs used = { .sgpr_max = 9, .vgpr_max = (int)k->kd.accum_offset - 1, .agpr_max = 15 };
+	CHECKF(amdgpu_regs_alloc(&co, k, &used, 4, 2, &a, &cause) == 0, "%s", cause ? cause : "");
+	CHECK(a.sgpr == 10 && a.vgpr == (int)k->kd.accum_offset && a.vgpr % 2 == 0);
+	CHECK(a.accum_offset >= (unsigned)a.vgpr + 2 && a.accum_offset % 4 == 0 && a.kd_vgprs == a.accum_offset + 16);
+	CHECK_EQ_INT(a.kernarg_sgpr, 4);
+	struct amdgpu_kd kd = k->kd;
+	amdgpu_regs_apply(&co, &a, &kd);
+	CHECK(kd.accum_offset == a.accum_offset && amdgpu_kd_vgprs(&kd, co.elf.family) >= a.kd_vgprs &&
+	      amdgpu_kd_sgprs(&kd, co.elf.family) >= (unsigned)a.sgpr + 4);
+	/* odd SGPR maximum: the probe's pairs start even */
+	used.sgpr_max = 10;
+	CHECK(amdgpu_regs_alloc(&co, k, &used, 2, 1, &a, NULL) == 0 && a.sgpr == 12);
+	/* gfx9 keeps 6 SGPRs below 102 for VCC, FLAT_SCRATCH, XNACK_MASK */
+	used.sgpr_max = 93;
+	CHECK(amdgpu_regs_alloc(&co, k, &used, 2, 1, &a, NULL) == 0 && a.sgpr == 94);
+	CHECK(amdgpu_regs_alloc(&co, k, &used, 4, 1, &a, &cause) < 0 && strstr(cause, "no free SGPRs"));
+	used.sgpr_max = 9;
+	used.vgpr_max = 255;
+	CHECK(amdgpu_regs_alloc(&co, k, &used, 2, 2, &a, &cause) < 0 && strstr(cause, "no free VGPRs"));
+	used.vgpr_max = 3;
+	struct amdgpu_co_kernel nokernarg = *k;
+	nokernarg.kd.properties &= (uint16_t)~AMDGPU_KD_KERNARG_SEGMENT_PTR;
+	CHECK(amdgpu_regs_alloc(&co, &nokernarg, &used, 2, 2, &a, &cause) < 0 && strstr(cause, "no kernarg pointer"));
+	free(cause);
+	close_co(img, &o, &co);
+}
+
 int main(void)
 {
 	test_msgpack_forms();
@@ -536,5 +596,6 @@ int main(void)
 	test_kd_patch();
 	test_meta_append();
 	test_disasm_parse();
+	test_regs();
 	return testlib_report();
 }
