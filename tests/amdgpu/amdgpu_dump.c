@@ -89,17 +89,9 @@ static void print_tree(const struct msgpack_node *n, const char *key)
 	printf("\n");
 }
 
-static int cmd_notes(const uint8_t *p, size_t len)
+static void print_notes(const struct amdgpu_co *co)
 {
-	struct amdgpu_co co;
-	char *cause = NULL;
-	if (amdgpu_co_open(p, len, &co, &cause) < 0) {
-		fprintf(stderr, "amdgpu_dump: %s\n", cause);
-		return 1;
-	}
-	print_tree(&co.meta.root, NULL);
-	amdgpu_co_done(&co);
-	return 0;
+	print_tree(&co->meta.root, NULL);
 }
 
 static void print_kd(const struct amdgpu_co *co, const struct amdgpu_co_kernel *k)
@@ -138,7 +130,14 @@ static void print_kd(const struct amdgpu_co *co, const struct amdgpu_co_kernel *
 	printf(".end_amdhsa_kernel\n");
 }
 
-static int cmd_kd(const uint8_t *p, size_t len)
+static void print_kds(const struct amdgpu_co *co)
+{
+	for (int i = 0; i < co->n; i++)
+		print_kd(co, &co->k[i]);
+}
+
+/* Opens the code object and prints it with fn. */
+static int dump_co(const uint8_t *p, size_t len, void (*fn)(const struct amdgpu_co *))
 {
 	struct amdgpu_co co;
 	char *cause = NULL;
@@ -146,8 +145,7 @@ static int cmd_kd(const uint8_t *p, size_t len)
 		fprintf(stderr, "amdgpu_dump: %s\n", cause);
 		return 1;
 	}
-	for (int i = 0; i < co.n; i++)
-		print_kd(&co, &co.k[i]);
+	fn(&co);
 	amdgpu_co_done(&co);
 	return 0;
 }
@@ -250,30 +248,50 @@ static void summary_object(struct tally *t, const char *file, int i, const struc
 	amdgpu_co_done(&co);
 }
 
+/* A file mapped and its code objects listed; failures printed. */
+struct file_objects {
+	uint8_t *p;
+	size_t len;
+	struct amdgpu_objects o;
+};
+
+static int file_objects_open(const char *path, struct file_objects *fo)
+{
+	char *cause = NULL;
+	fo->p = map_file(path, &fo->len);
+	if (fo->p && amdgpu_image_objects(fo->p, fo->len, &fo->o, &cause) == 0)
+		return 0;
+	printf("FAIL %s: %s\n", path, cause ? cause : "unreadable");
+	free(cause);
+	if (fo->p)
+		munmap(fo->p, fo->len);
+	return -1;
+}
+
+static void file_objects_close(struct file_objects *fo)
+{
+	amdgpu_image_objects_done(&fo->o);
+	munmap(fo->p, fo->len);
+}
+
 static int cmd_summary(int argc, char **argv)
 {
 	struct tally all = { 0 };
 	for (int a = 0; a < argc; a++) {
-		size_t len;
-		uint8_t *p = map_file(argv[a], &len);
-		struct amdgpu_objects o;
-		char *cause = NULL;
-		if (!p || amdgpu_image_objects(p, len, &o, &cause) < 0) {
-			printf("FAIL %s: %s\n", argv[a], cause ? cause : "unreadable");
-			free(cause);
+		struct file_objects fo;
+		if (file_objects_open(argv[a], &fo) < 0) {
 			all.failed++;
 			continue;
 		}
 		struct tally t = { 0 };
-		for (int i = 0; i < o.n; i++)
-			summary_object(&t, argv[a], i, &o.v[i]);
+		for (int i = 0; i < fo.o.n; i++)
+			summary_object(&t, argv[a], i, &fo.o.v[i]);
 		printf("%s: %d bundles, %d objects, %d kernels, %d failed, %ld metadata identical\n", argv[a],
-		       o.bundles, t.objects, t.kernels, t.failed, t.meta_identical);
+		       fo.o.bundles, t.objects, t.kernels, t.failed, t.meta_identical);
 		all.objects += t.objects;
 		all.kernels += t.kernels;
 		all.failed += t.failed;
-		amdgpu_image_objects_done(&o);
-		munmap(p, len);
+		file_objects_close(&fo);
 	}
 	printf("total: %d objects, %d kernels, %d failed\n", all.objects, all.kernels, all.failed);
 	return all.failed ? 1 : 0;
@@ -470,42 +488,43 @@ static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_
 	free(nops);
 }
 
+static void rt_object(struct rt_tally *t, const char *file, const struct amdgpu_object *obj)
+{
+	struct amdgpu_co co;
+	struct amdgpu_disasm d;
+	char *cause = NULL;
+	if (amdgpu_co_open(obj->data, obj->size, &co, &cause) < 0) {
+		rt_fail(t, file, obj->id, cause);
+		free(cause);
+		return;
+	}
+	if (amdgpu_disasm_object(obj->data, obj->size, co.elf.target.proc, &d, &cause) < 0) {
+		rt_fail(t, file, obj->id, cause);
+		free(cause);
+		amdgpu_co_done(&co);
+		return;
+	}
+	for (int k = 0; k < co.n; k++) {
+		const struct amdgpu_func *f = amdgpu_disasm_func(&d, co.k[k].sym->name);
+		if (!f || !co.k[k].sym->code_size)
+			rt_fail(t, obj->id, co.k[k].meta->name, "not disassembled");
+		else
+			rt_kernel(t, obj->id, &co, &co.k[k], f);
+	}
+	amdgpu_disasm_done(&d);
+	amdgpu_co_done(&co);
+}
+
 static int cmd_roundtrip(int argc, char **argv)
 {
 	struct rt_tally t = { 0 };
 	for (int a = 0; a < argc; a++) {
-		size_t len;
-		uint8_t *p = map_file(argv[a], &len);
-		struct amdgpu_objects o;
-		char *cause = NULL;
-		if (!p || amdgpu_image_objects(p, len, &o, &cause) < 0) {
-			printf("FAIL %s: %s\n", argv[a], cause ? cause : "unreadable");
+		struct file_objects fo;
+		if (file_objects_open(argv[a], &fo) < 0)
 			return 1;
-		}
-		for (int i = 0; i < o.n; i++) {
-			struct amdgpu_co co;
-			struct amdgpu_disasm d;
-			if (amdgpu_co_open(o.v[i].data, o.v[i].size, &co, &cause) < 0) {
-				rt_fail(&t, argv[a], o.v[i].id, cause);
-				continue;
-			}
-			if (amdgpu_disasm_object(o.v[i].data, o.v[i].size, co.elf.target.proc, &d, &cause) < 0) {
-				rt_fail(&t, argv[a], o.v[i].id, cause);
-				amdgpu_co_done(&co);
-				continue;
-			}
-			for (int k = 0; k < co.n; k++) {
-				const struct amdgpu_func *f = amdgpu_disasm_func(&d, co.k[k].sym->name);
-				if (!f || !co.k[k].sym->code_size)
-					rt_fail(&t, o.v[i].id, co.k[k].meta->name, "not disassembled");
-				else
-					rt_kernel(&t, o.v[i].id, &co, &co.k[k], f);
-			}
-			amdgpu_disasm_done(&d);
-			amdgpu_co_done(&co);
-		}
-		amdgpu_image_objects_done(&o);
-		munmap(p, len);
+		for (int i = 0; i < fo.o.n; i++)
+			rt_object(&t, argv[a], &fo.o.v[i]);
+		file_objects_close(&fo);
 	}
 	printf("roundtrip: %d kernels: %d identical as words, %d with s_nop inserted correct (%d s_getpc_b64 "
 	       "units); from text %d identical, %d differing only in vopc_cmpx_vdst; %d failed\n", t.kernels,
@@ -530,9 +549,9 @@ int main(int argc, char **argv)
 	if (!p)
 		return 1;
 	if (strcmp(argv[1], "notes") == 0)
-		return cmd_notes(p, len);
+		return dump_co(p, len, print_notes);
 	if (strcmp(argv[1], "kd") == 0)
-		return cmd_kd(p, len);
+		return dump_co(p, len, print_kds);
 	if (strcmp(argv[1], "flags") == 0)
 		return cmd_flags(p, len);
 	if (strcmp(argv[1], "extract") == 0 && argc == 4)

@@ -314,17 +314,20 @@ static void test_wrapper(void)
 
 /* ---- descriptors and metadata ---- */
 
-/* Opens object `proc` of a corpus bundle. */
+/* Opens object `proc` of a corpus bundle; a failure is a test failure. */
 static int open_co(const char *file, const char *proc, uint8_t **img, struct amdgpu_objects *o, struct amdgpu_co *co)
 {
 	size_t len;
 	*img = load(file, &len);
-	if (!*img || amdgpu_image_objects(*img, len, o, NULL) < 0)
-		return -1;
-	for (int i = 0; i < o->n; i++)
-		if (strcmp(o->v[i].target.proc, proc) == 0 && amdgpu_co_open(o->v[i].data, o->v[i].size, co, NULL) == 0)
-			return 0;
-	amdgpu_image_objects_done(o);
+	if (*img && amdgpu_image_objects(*img, len, o, NULL) == 0) {
+		for (int i = 0; i < o->n; i++)
+			if (strcmp(o->v[i].target.proc, proc) == 0 &&
+			    amdgpu_co_open(o->v[i].data, o->v[i].size, co, NULL) == 0)
+				return 0;
+		amdgpu_image_objects_done(o);
+	}
+	CHECKF(0, "%s %s does not open", file, proc);
+	free(*img);
 	return -1;
 }
 
@@ -357,11 +360,8 @@ static void test_kd_fields(void)
 		uint8_t *img;
 		struct amdgpu_objects o;
 		struct amdgpu_co co;
-		if (open_co(cases[i].file, cases[i].proc, &img, &o, &co) < 0) {
-			CHECKF(0, "%s %s does not open", cases[i].file, cases[i].proc);
-			free(img);
+		if (open_co(cases[i].file, cases[i].proc, &img, &o, &co) < 0)
 			continue;
-		}
 		const struct amdgpu_co_kernel *k = amdgpu_co_kernel(&co, cases[i].kernel);
 		CHECKF(k != NULL, "%s %s: no kernel %s", cases[i].file, cases[i].proc, cases[i].kernel);
 		if (k) {
@@ -393,11 +393,8 @@ static void test_kd_patch(void)
 	uint8_t *img;
 	struct amdgpu_objects o;
 	struct amdgpu_co co;
-	if (open_co("mfma.z.hipfb", "gfx90a", &img, &o, &co) < 0) {
-		CHECK(0);
-		free(img);
+	if (open_co("mfma.z.hipfb", "gfx90a", &img, &o, &co) < 0)
 		return;
-	}
 	const struct amdgpu_co_kernel *k = &co.k[0];
 	uint8_t raw[AMDGPU_KD_SIZE];
 	amdgpu_kd_encode(&k->kd, raw);
@@ -429,11 +426,8 @@ static void test_meta_append(void)
 	uint8_t *img;
 	struct amdgpu_objects o;
 	struct amdgpu_co co;
-	if (open_co("vecadd.z.hipfb", "gfx90a", &img, &o, &co) < 0) {
-		CHECK(0);
-		free(img);
+	if (open_co("vecadd.z.hipfb", "gfx90a", &img, &o, &co) < 0)
 		return;
-	}
 	const struct amdgpu_meta_kernel *mk = amdgpu_meta_kernel(&co.meta, "vecadd.kd");
 	CHECK(mk && mk->kernarg_size == 288 && mk->n_explicit == 4 && mk->n_args == 17);
 	uint32_t off = 0;
@@ -547,11 +541,8 @@ static void test_regs(void)
 	uint8_t *img;
 	struct amdgpu_objects o;
 	struct amdgpu_co co;
-	if (open_co("mfma.z.hipfb", "gfx90a", &img, &o, &co) < 0) {
-		CHECK(0);
-		free(img);
+	if (open_co("mfma.z.hipfb", "gfx90a", &img, &o, &co) < 0)
 		return;
-	}
 	const struct amdgpu_co_kernel *k = &co.k[0];
 	struct amdgpu_alloc a;
 	/* the real kernel: 16 AGPRs from accum_offset; probe VGPRs reaching it move it */
