@@ -10,7 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake make gcc g++ clang pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils)
+packages=(cmake make gcc g++ clang pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils
+	# the AMD path: LLVM 19 tools (corpus, reassembly, checks against
+	# llvm-readelf), comgr, and rocRAND's real code objects to read
+	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1)
 
 install_missing() {
 	local missing=()
