@@ -164,6 +164,24 @@ int layout_text_cells(const char *s)
 	return n;
 }
 
+/* Copies `n` cells of s starting at cell `from` to buf + *o (UTF-8 safe,
+ * never past len - 1). */
+static void layout_copy_cells(const char *s, int from, int n, char *buf, size_t len, size_t *o)
+{
+	const char *p = s;
+	for (int i = 0; i < from && *p; i++)
+		p += layout_char_len((const unsigned char *)p);
+	for (int i = 0; i < n && *p; i++) {
+		int cl = layout_char_len((const unsigned char *)p);
+		if (*o + (size_t)cl >= len)
+			break;
+		memcpy(buf + *o, p, (size_t)cl);
+		*o += (size_t)cl;
+		p += cl;
+	}
+	buf[*o] = 0;
+}
+
 void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size_t len)
 {
 	if (!len)
@@ -173,26 +191,63 @@ void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size
 		return;
 	int total = layout_text_cells(s);
 	int keep = total <= cells ? total : cells - layout_text_cells(ellipsis);
-	if (keep < 0)
-		keep = 0;
 	size_t o = 0;
-	const char *p = s;
-	for (int i = 0; i < keep && *p; i++) {
-		int cl = layout_char_len((const unsigned char *)p);
-		if (o + (size_t)cl >= len)
-			break;
-		memcpy(buf + o, p, (size_t)cl);
-		o += (size_t)cl;
-		p += cl;
-	}
-	if (total > cells && ellipsis && cells > 0) {
+	layout_copy_cells(s, 0, keep < 0 ? 0 : keep, buf, len, &o);
+	if (total > cells && ellipsis) {
 		size_t el = strlen(ellipsis);
-		if (o + el < len) {
-			memcpy(buf + o, ellipsis, el);
-			o += el;
-		}
+		if (o + el < len)
+			memcpy(buf + o, ellipsis, el + 1);
 	}
+}
+
+void layout_clip_tail(const char *s, int keep, int cells, const char *ellipsis, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!s || cells <= 0)
+		return;
+	int total = layout_text_cells(s), el = layout_text_cells(ellipsis);
+	size_t o = 0;
+	if (total <= cells) {
+		layout_copy_cells(s, 0, total, buf, len, &o);
+		return;
+	}
+	if (keep < 0 || keep + el + 1 > cells)
+		keep = 0;
+	int tail = cells - keep - el;
+	if (tail < 0) { /* not even room for the ellipsis */
+		layout_copy_cells(s, total - cells, cells, buf, len, &o);
+		return;
+	}
+	layout_copy_cells(s, 0, keep, buf, len, &o);
+	layout_copy_cells(ellipsis, 0, el, buf, len, &o);
+	layout_copy_cells(s, total - tail, tail, buf, len, &o);
+}
+
+int layout_wrap(const char *s, int cells, int indent, int row, char *buf, size_t len)
+{
+	int total = layout_text_cells(s);
+	if (indent >= cells)
+		indent = 0;
+	int rows = 1, rest = total - cells;
+	if (cells > 0 && rest > 0)
+		rows += (rest + (cells - indent) - 1) / (cells - indent);
+	if (!buf || !len)
+		return rows;
+	buf[0] = 0;
+	if (row < 0 || row >= rows || cells <= 0)
+		return rows;
+	size_t o = 0;
+	if (row == 0) {
+		layout_copy_cells(s, 0, cells, buf, len, &o);
+		return rows;
+	}
+	for (int i = 0; i < indent && o + 1 < len; i++)
+		buf[o++] = ' ';
 	buf[o] = 0;
+	layout_copy_cells(s, cells + (row - 1) * (cells - indent), cells - indent, buf, len, &o);
+	return rows;
 }
 
 int layout_scroll(int top, int sel, int rows, int n)

@@ -92,6 +92,31 @@ static int term_terminfo_exists(const char *name)
 	return 1;
 }
 
+/* The UI moves the cursor everywhere: a terminal that cannot (TERM=dumb,
+ * an Emacs shell buffer, TERM unset under cron or a bare container) would
+ * show a blank screen, so it is refused up front with what works instead. */
+static int term_usable(char **cause)
+{
+	const char *term = getenv("TERM");
+	static const char alt[] = "for scripts use 'ntop record' and 'ntop report'";
+	if (!term || !*term)
+		return cause_set(cause, "TERM is not set, so the terminal UI cannot drive this terminal "
+				        "(set it, e.g. TERM=xterm-256color; %s)", alt);
+	int err = 0;
+	TERMINAL *saved = cur_term;
+	if (setupterm(term, STDOUT_FILENO, &err) != OK)
+		return cause_set(cause, "TERM=%s is unknown to terminfo, so the terminal UI cannot drive this "
+				        "terminal (try TERM=xterm-256color; %s)", term, alt);
+	const char *cup = tigetstr("cup");
+	int ok = cup && cup != (const char *)-1;
+	del_curterm(cur_term);
+	set_curterm(saved);
+	if (!ok)
+		return cause_set(cause, "TERM=%s cannot move the cursor, which the terminal UI needs "
+				        "(use a terminal that can, e.g. TERM=xterm-256color; %s)", term, alt);
+	return 0;
+}
+
 /* "xterm-256color" + COLORTERM=truecolor -> "xterm-direct" when installed. */
 static const char *term_pick_name(int no_color, char *buf, size_t len)
 {
@@ -136,6 +161,8 @@ int term_init(const struct term_opts *o, struct term_info *info, char **cause)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cause_set(cause, "the terminal UI needs a terminal on stdin and stdout "
 				        "(for scripts use 'ntop record' and 'ntop report')");
+	if (term_usable(cause) < 0)
+		return -1;
 	char namebuf[64];
 	const char *name = term_pick_name(o->no_color, namebuf, sizeof namebuf);
 	term_signals(); /* before newterm, so ncurses leaves SIGINT/SIGTERM to us */

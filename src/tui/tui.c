@@ -498,6 +498,11 @@ struct rgb tui_sel_bg(const struct tui *t)
 	return rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_SELECTION], 0.35);
 }
 
+int tui_mono(const struct tui *t)
+{
+	return t->mono || t->theme.mono;
+}
+
 static void tui_draw_title(struct tui *t, struct cellgrid *g)
 {
 	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_ACCENT], 0.18);

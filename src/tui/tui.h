@@ -163,5 +163,8 @@ int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes
 void tui_ask_quit(struct tui *t);
 /* Colours of the row/selection: background of a selected row (reverse in mono). */
 struct rgb tui_sel_bg(const struct tui *t);
+/* Whether plots must tell things apart by glyphs, not colour: no colours
+ * on this terminal (NO_COLOR, --no-color, monochrome) or a mono theme. */
+int tui_mono(const struct tui *t);
 
 #endif

@@ -81,7 +81,6 @@ static int vhm_init(struct view *v, void *arg)
 	}
 	s->range = -1;
 	render_dmat_term_opts_init(&s->o);
-	s->o.utf8 = t->utf8;
 	return 0;
 }
 
@@ -367,6 +366,8 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 	}
 	if (cellgrid_fit(&s->sub, w, ph) < 0)
 		return;
+	s->o.utf8 = t->utf8;
+	s->o.mono = tui_mono(t);
 	vhm_layout(s, w, ph);
 	vhm_title(v, g, x, y, w);
 	if (render_dmat_term_draw(s->sub, s->m, &s->v, &t->theme, &s->o) < 0) {

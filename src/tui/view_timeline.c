@@ -76,7 +76,6 @@ static int vt_init(struct view *v, void *arg)
 	}
 	s->tl->note[0] = 0; /* falling back to SM cycles by default is expected, not news */
 	render_term_opts_init(&s->o);
-	s->o.utf8 = t->utf8;
 	s->cur_lane = 0;
 	return 0;
 }
@@ -329,6 +328,8 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	}
 	if (cellgrid_fit(&s->sub, w, ph) < 0)
 		return;
+	s->o.utf8 = t->utf8;
+	s->o.mono = tui_mono(t);
 	vt_layout(s, w, ph);
 	vt_keep_cursor(s);
 	s->o.cursor_lane = s->cur_lane;

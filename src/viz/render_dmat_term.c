@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "viz/term_axis.h"
 #include "viz/timeline.h"
 
 #define RDT_LABEL_MAX 15 /* "0x7f0000001000" and a blank; longer labels are cut */
@@ -52,7 +53,7 @@ void render_dmat_term_layout(const struct dmat *m, int w, int h, const struct rd
 		l->plot_w = 0;
 	if (l->plot_h < 0)
 		l->plot_h = 0;
-	l->rows_per_cell = o->utf8 ? 2 : 1;
+	l->rows_per_cell = o->utf8 && !o->mono ? 2 : 1;
 	l->bin_cols = l->plot_w;
 	l->bin_rows = l->plot_h * l->rows_per_cell;
 }
@@ -188,28 +189,17 @@ static int rdt_text(struct rdt_ctx *c, int x, int y, const char *s, enum theme_r
 	return x + cellgrid_puts(c->g, x, y, s, c->th->c[role], c->th->c[THEME_BG], -1);
 }
 
+static void rdt_fmt_tick(const void *ctx, double t, double step, char *buf, size_t len)
+{
+	dmat_fmt_tick(ctx, t, step, buf, len);
+}
+
 static void rdt_axis(struct rdt_ctx *c)
 {
 	const struct theme *th = c->th;
-	int y = c->l.axis_y, cols = c->l.plot_w;
-	double span = c->v->t1 - c->v->t0;
-	double step = timeline_tick_step(span, cols / 12 > 1 ? cols / 12 : 1);
-	int last_end = -1;
-	for (double t = ceil(c->v->t0 / step) * step; t < c->v->t1; t += step) {
-		int x = (int)floor((t - c->v->t0) / span * cols);
-		if (x < 0 || x >= cols || x <= last_end)
-			continue;
-		char lab[32];
-		dmat_fmt_tick(c->m, t, step, lab, sizeof lab);
-		int gx = c->l.plot_x + x, n = cellgrid_utf8_len(lab);
-		cellgrid_set(c->g, gx, y, c->o->utf8 ? "\xe2\x95\xb5" : "|", th->c[THEME_AXIS], th->c[THEME_BG], 0);
-		if (x + 1 + n <= cols)
-			cellgrid_puts(c->g, gx + 1, y, lab, th->c[THEME_AXIS], th->c[THEME_BG], -1);
-		last_end = x + n + 1;
-	}
-	if (c->o->cursor_col >= 0 && c->o->cursor_col < cols)
-		cellgrid_set(c->g, c->l.plot_x + c->o->cursor_col, y, c->o->utf8 ? "\xe2\x96\xb2" : "^",
-			     th->c[THEME_SELECTION], th->c[THEME_BG], CELL_BOLD);
+	struct term_axis a = {c->l.plot_x, c->l.axis_y, c->l.plot_w, c->v->t0, c->v->t1, c->o->cursor_col, c->o->utf8,
+			      th->c[THEME_AXIS], th->c[THEME_SELECTION], th->c[THEME_BG], rdt_fmt_tick, c->m};
+	term_axis_draw(c->g, &a);
 }
 
 static void rdt_legend(struct rdt_ctx *c)
@@ -218,14 +208,15 @@ static void rdt_legend(struct rdt_ctx *c)
 	char hi[32];
 	timeline_fmt_num((double)c->max, hi, sizeof hi);
 	x = rdt_text(c, x, y, "accesses/cell 1 ", THEME_DIM);
-	if (c->o->utf8) {
+	if (c->l.rows_per_cell == 2) {
 		for (int i = 0; i < 8; i++, x++)
 			cellgrid_set(c->g, x, y, "\xe2\x96\x88", theme_gradient(c->th, i / 7.0), c->th->c[THEME_BG], 0);
 	} else {
-		for (const char *p = RDT_RAMP + 1; *p; p++, x++) {
-			char gl[2] = {*p, 0};
-			double s = (double)(p - RDT_RAMP - 1) / (double)(strlen(RDT_RAMP) - 2);
-			cellgrid_set(c->g, x, y, gl, theme_gradient(c->th, s), c->th->c[THEME_BG], 0);
+		static const char ramp[] = RDT_RAMP;
+		int inked = (int)sizeof ramp - 2; /* glyphs after the blank */
+		for (int i = 0; i < inked; i++, x++) {
+			char gl[2] = {ramp[i + 1], 0};
+			cellgrid_set(c->g, x, y, gl, theme_gradient(c->th, i / (double)(inked - 1)), c->th->c[THEME_BG], 0);
 		}
 	}
 	x = rdt_text(c, x + 1, y, hi, THEME_DIM);
