@@ -225,28 +225,47 @@ void layout_clip_tail(const char *s, int keep, int cells, const char *ellipsis, 
 	layout_copy_cells(s, total - tail, tail, buf, len, &o);
 }
 
+/* Cells of the row that starts at s with room for `room` cells: all of it
+ * when it fits, else up to and including the last blank of the row when
+ * that keeps more than half the row (a word is not split), else `room`. */
+static int layout_row_cells(const char *s, int room)
+{
+	int n = 0, blank = -1;
+	const char *p = s;
+	for (; *p && n < room; n++) {
+		if (*p == ' ')
+			blank = n;
+		p += layout_char_len((const unsigned char *)p);
+	}
+	if (!*p || n < room)
+		return n;
+	return blank >= room / 2 ? blank + 1 : room;
+}
+
 int layout_wrap(const char *s, int cells, int indent, int row, char *buf, size_t len)
 {
-	int total = layout_text_cells(s);
 	if (indent >= cells)
 		indent = 0;
-	int rows = 1, rest = total - cells;
-	if (cells > 0 && rest > 0)
-		rows += (rest + (cells - indent) - 1) / (cells - indent);
-	if (!buf || !len)
-		return rows;
-	buf[0] = 0;
-	if (row < 0 || row >= rows || cells <= 0)
-		return rows;
-	size_t o = 0;
-	if (row == 0) {
-		layout_copy_cells(s, 0, cells, buf, len, &o);
-		return rows;
-	}
-	for (int i = 0; i < indent && o + 1 < len; i++)
-		buf[o++] = ' ';
-	buf[o] = 0;
-	layout_copy_cells(s, cells + (row - 1) * (cells - indent), cells - indent, buf, len, &o);
+	if (buf && len)
+		buf[0] = 0;
+	if (!s || cells <= 0)
+		return 1;
+	int rows = 0;
+	const char *p = s;
+	do {
+		int room = rows ? cells - indent : cells;
+		int n = layout_row_cells(p, room);
+		if (rows == row && buf && len) {
+			size_t o = 0;
+			for (int i = 0; rows && i < indent && o + 1 < len; i++)
+				buf[o++] = ' ';
+			buf[o] = 0;
+			layout_copy_cells(p, 0, n, buf, len, &o);
+		}
+		for (int i = 0; i < n; i++)
+			p += layout_char_len((const unsigned char *)p);
+		rows++;
+	} while (*p);
 	return rows;
 }
 

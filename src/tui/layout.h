@@ -72,9 +72,11 @@ void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size
  * of the end as fits (a path's file name, an error's reason). keep is
  * dropped too when even one cell of the end would not fit after it. */
 void layout_clip_tail(const char *s, int keep, int cells, const char *ellipsis, char *buf, size_t len);
-/* s broken into rows of at most `cells` cells, continuation rows indented
- * by `indent` blanks (the log pane); returns the rows needed. With buf,
- * row `row` (0 = first) is copied into it, indent included. */
+/* s broken into rows of at most `cells` cells, after a blank where one
+ * lies in the row's second half, else anywhere (paths); continuation rows
+ * indented by `indent` blanks (the log pane). Returns the rows needed; with
+ * buf, row `row` (0 = first) is copied into it, indent included. Every
+ * character of s is in exactly one row (a blank at the end of its row). */
 int layout_wrap(const char *s, int cells, int indent, int row, char *buf, size_t len);
 /* First visible list row for a selection: keeps sel inside [top, top + rows). */
 int layout_scroll(int top, int sel, int rows, int n);

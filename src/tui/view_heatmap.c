@@ -256,20 +256,32 @@ static void vhm_toggle_time(struct view *v)
 							 : "global timer, aligned across SMs");
 }
 
+/* What the export child draws: the view as it was at `e`. */
+struct vhm_export_arg {
+	const struct trace_dir *td;
+	const struct td_kernel *k;
+	const struct vhm *s;
+	const struct theme *th;
+	const char *path;
+};
+
+static int vhm_export_run(void *arg, char **cause)
+{
+	const struct vhm_export_arg *a = arg;
+	return export_dmat(a->td, a->k, a->s->r, a->s->m, &a->s->v, a->th, a->path, cause);
+}
+
 static void vhm_export(struct view *v)
 {
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char *path = NULL, *cause = NULL;
-	if (!k)
+	char *path = tui_export_path(t, k, s->r->seq, export_dmat_path);
+	if (!path)
 		return;
-	if (export_dmat(t->td, k, s->r, s->m, &s->v, &t->theme, &path, &cause) < 0)
-		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
-	else
-		tui_msg(t, 0, "exported %s", path);
+	struct vhm_export_arg a = {t->td, k, s, &t->theme, path};
+	tui_export(t, path, vhm_export_run, &a);
 	free(path);
-	free(cause);
 }
 
 static int vhm_mouse(struct view *v, int key)

@@ -180,20 +180,32 @@ static void vt_jump(struct vt *s, int dir)
 	}
 }
 
+/* What the export child draws: the view as it was at `e`. */
+struct vt_export_arg {
+	const struct trace_dir *td;
+	const struct td_kernel *k;
+	const struct vt *s;
+	const struct theme *th;
+	const char *path;
+};
+
+static int vt_export_run(void *arg, char **cause)
+{
+	const struct vt_export_arg *a = arg;
+	return export_timeline(a->td, a->k, a->s->r, a->s->tl, &a->s->v, a->s->o.color, a->th, a->path, cause);
+}
+
 static void vt_export(struct view *v)
 {
 	struct vt *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char *path = NULL, *cause = NULL;
-	if (!k)
+	char *path = tui_export_path(t, k, s->r->seq, export_timeline_path);
+	if (!path)
 		return;
-	if (export_timeline(t->td, k, s->r, s->tl, &s->v, s->o.color, &t->theme, &path, &cause) < 0)
-		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
-	else
-		tui_msg(t, 0, "exported %s", path);
+	struct vt_export_arg a = {t->td, k, s, &t->theme, path};
+	tui_export(t, path, vt_export_run, &a);
 	free(path);
-	free(cause);
 }
 
 static void vt_toggle_time(struct view *v)

@@ -176,6 +176,14 @@ static void test_tail_and_wrap(void)
 	CHECK_EQ_INT(layout_wrap("abc", 10, 2, 0, NULL, 0), 1);
 	CHECK_EQ_INT(layout_wrap("", 10, 2, 0, NULL, 0), 1);
 	CHECK_EQ_INT(layout_wrap("abcdefghijk", 10, 2, 0, NULL, 0), 2);
+	/* words stay whole where a blank lies in the row's second half */
+	CHECK_EQ_INT(layout_wrap("exported one two", 10, 2, 0, NULL, 0), 2);
+	layout_wrap("exported one two", 10, 2, 0, buf, sizeof buf);
+	CHECKF(!strcmp(buf, "exported "), "word row 0: '%s'", buf);
+	layout_wrap("exported one two", 10, 2, 1, buf, sizeof buf);
+	CHECKF(!strcmp(buf, "  one two"), "word row 1: '%s'", buf);
+	layout_wrap("a bcdefghijklm", 10, 2, 0, buf, sizeof buf); /* the blank is too early: split the word */
+	CHECKF(!strcmp(buf, "a bcdefghi"), "early blank: '%s'", buf);
 	/* every character lands in exactly one row, at any width */
 	for (int w = 3; w <= 30; w++) {
 		char joined[128] = "";
@@ -210,7 +218,7 @@ static void test_export_names(void)
 	k.kid = 3;
 	k.name = "_Z4fillPf";
 	char *p = export_timeline_path("/tmp/tr", &k, 12);
-	CHECKF(p && !strcmp(p, "/tmp/tr/export/fill-k3-p77-12-timeline.png"), "%s", p);
+	CHECKF(p && !strcmp(p, "/tmp/tr/fill-k3-p77-12-timeline.png"), "%s", p);
 	free(p);
 }
 
