@@ -7,7 +7,7 @@ const struct layout_help_item help_items[] = {
 	{"? F1", "this help"},
 	{"q Esc", "back / quit"},
 	{"Ctrl-C", "quit (asks: app runs)"},
-	{"L", "log pane on / off"},
+	{"L @", "log pane on / off"},
 	{"m", "mangled names on / off"},
 	{"Kernel list", NULL},
 	{"j k Up Down", "move the selection"},

@@ -15,6 +15,7 @@
 #include "trace/events.h"
 #include "tui/draw.h"
 #include "tui/export.h"
+#include "viz/textfit.h"
 
 #define TUI_LOG_LINES 5000
 #define TUI_STATUS_NS 6000000000ull /* a transient message stays 6 s */
@@ -544,6 +545,7 @@ void tui_key(struct tui *t, int key)
 		tui_ask_quit(t);
 		break;
 	case 'L':
+	case '@': /* where a view takes L (the plots' cursor) */
 		t->show_log = !t->show_log;
 		break;
 	case '?':
@@ -589,8 +591,13 @@ static void tui_draw_title(struct tui *t, struct cellgrid *g)
 	for (int i = 1; i < t->depth && o < sizeof crumbs; i++)
 		if (!t->stack[i]->modal)
 			o += (size_t)snprintf(crumbs + o, sizeof crumbs - o, " > %s", t->stack[i]->ops->name);
-	char left[1024];
-	snprintf(left, sizeof left, "%s%s", t->o.title ? t->o.title : "", crumbs);
+	/* the views' names stay; a long title (a trace path, a command line)
+	 * keeps its first word and its end: "…/session > launches" */
+	const char *title = t->o.title ? t->o.title : "";
+	char shown[1024], left[1400];
+	int room = g->w - x - rw - layout_text_cells(crumbs), first = (int)strcspn(title, " ");
+	layout_clip_tail(title, first <= room / 2 ? first : 0, room, draw_ellipsis(t), shown, sizeof shown);
+	snprintf(left, sizeof left, "%s%s", shown, crumbs);
 	draw_text(t, g, x, t->lay.title_y, g->w - x - rw, left, draw_c(t, THEME_FG), bg, 0);
 	if (rw)
 		draw_text(t, g, g->w - rw, t->lay.title_y, rw, right, draw_c(t, THEME_DIM), bg, 0);
@@ -615,7 +622,7 @@ static void tui_draw_log(struct tui *t, struct cellgrid *g)
 	for (int x = 0; x < g->w; x++)
 		cellgrid_set(g, x, y, draw_hline(t), draw_c(t, THEME_GRID), bg, 0);
 	char head[128];
-	snprintf(head, sizeof head, " log: %llu lines (L hides) ", (unsigned long long)t->log->total);
+	snprintf(head, sizeof head, " log: %llu lines (L or @ hides) ", (unsigned long long)t->log->total);
 	draw_role(t, g, 2, y, g->w - 2, head, THEME_DIM);
 	/* newest at the bottom; a long line wraps (indented) so that paths and
 	 * reasons are there in full */
@@ -722,13 +729,16 @@ static void tui_draw_status(struct tui *t, struct cellgrid *g)
 	int x = draw_text(t, g, 0, y, g->w, left, draw_c(t, role), bg, 0);
 	struct view *v = t->depth ? t->stack[t->depth - 1] : NULL;
 	const char *hints = v && v->ops->hints ? v->ops->hints(v) : "";
-	char h[300];
-	snprintf(h, sizeof h, "%s  ? help", hints);
+	char fit[300], h[320];
+	/* the hints that fit (whole ones, from the first), then "? help" */
+	int room = g->w - x - 2 - 8;
+	if (room > 0 && textfit_fields(hints, room, NULL, fit, sizeof fit) > 0)
+		snprintf(h, sizeof h, "%s  ? help", fit);
+	else
+		snprintf(h, sizeof h, "? help");
 	int hw = layout_text_cells(h);
 	if (x + 2 + hw <= g->w)
 		draw_text(t, g, g->w - hw, y, hw, h, draw_c(t, THEME_DIM), bg, 0);
-	else if (x + 8 <= g->w)
-		draw_text(t, g, g->w - 6, y, 6, "? help", draw_c(t, THEME_DIM), bg, 0);
 }
 
 static void tui_draw_view(struct tui *t, struct view *v, struct cellgrid *g)

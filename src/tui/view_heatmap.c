@@ -344,13 +344,14 @@ static void vhm_title(struct view *v, struct cellgrid *g, int x, int y, int w)
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char grid[32], block[32], ps[32], buf[1200];
+	char grid[32], block[32], ps[32], buf[200];
 	ktable_fmt_dims(s->r->grid, grid, sizeof grid);
 	ktable_fmt_dims(s->r->block, block, sizeof block);
 	dmat_fmt_bytes(s->m->page_size, ps, sizeof ps);
-	snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s  %s",
-		 (unsigned long long)s->r->seq, grid, block, ps, k ? tui_kernel_name(t, k) : "?");
-	draw_text(t, g, x, y, w, buf, draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG], CELL_BOLD);
+	snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s", (unsigned long long)s->r->seq,
+		 grid, block, ps);
+	draw_title(t, g, x, y, w, buf, k ? tui_kernel_name(t, k) : "?", draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG],
+		   CELL_BOLD);
 }
 
 /* The totals (the renderer's header holds the cursor readout) and the range shown. */
@@ -364,7 +365,7 @@ static void vhm_footer(struct view *v, struct cellgrid *g, int x, int y, int w)
 		snprintf(buf, sizeof buf, "range %d of %u  |  %s", s->range + 1, s->m->n_runs, head);
 	else
 		snprintf(buf, sizeof buf, "%s", head);
-	draw_role(t, g, x, y, w, buf, THEME_DIM);
+	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_DIM), t->theme.c[THEME_BG], 0);
 }
 
 static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
@@ -395,8 +396,7 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 static const char *vhm_hints(struct view *v)
 {
 	(void)v;
-	/* short enough to show beside the status counts at 120 columns */
-	return "+- zoom  hjkl pan  HJKL cursor  t clock  a range  e PNG";
+	return "+- zoom  hjkl pan  HJKL cursor  t clock  a range  e PNG  @ log";
 }
 
 const struct view_ops view_heatmap_ops = {

@@ -295,12 +295,12 @@ static void vt_title(struct view *v, struct cellgrid *g, int x, int y, int w)
 	struct vt *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char grid[32], block[32], buf[1200];
+	char grid[32], block[32], buf[200];
 	ktable_fmt_dims(s->r->grid, grid, sizeof grid);
 	ktable_fmt_dims(s->r->block, block, sizeof block);
-	snprintf(buf, sizeof buf, "launch %llu  grid %s  block %s  %s", (unsigned long long)s->r->seq, grid, block,
-		 k ? tui_kernel_name(t, k) : "?");
-	draw_text(t, g, x, y, w, buf, draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG], CELL_BOLD);
+	snprintf(buf, sizeof buf, "launch %llu  grid %s  block %s", (unsigned long long)s->r->seq, grid, block);
+	draw_title(t, g, x, y, w, buf, k ? tui_kernel_name(t, k) : "?", draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG],
+		   CELL_BOLD);
 }
 
 static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
@@ -326,7 +326,7 @@ static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
 			 bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c, bl->warps,
 			 timeline_block_is_tail(s->tl, (uint32_t)i) ? "  (tail)" : "");
 	}
-	draw_role(t, g, x, y, w, buf, THEME_FG);
+	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_FG), t->theme.c[THEME_BG], 0);
 }
 
 static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
@@ -357,7 +357,7 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 static const char *vt_hints(struct view *v)
 {
 	(void)v;
-	return "+/- zoom  h/l pan  j/k lanes  H/L cursor  0 fit  t time  c colour  e PNG  q back";
+	return "+/- zoom  h/l pan  j/k lanes  H/L cursor  0 fit  t time  c colour  e PNG  @ log  q back";
 }
 
 const struct view_ops view_timeline_ops = {

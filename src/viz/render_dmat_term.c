@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "viz/term_axis.h"
+#include "viz/textfit.h"
 #include "viz/timeline.h"
 
 #define RDT_LABEL_MAX 15 /* "0x7f0000001000" and a blank; longer labels are cut */
@@ -202,6 +203,14 @@ static void rdt_axis(struct rdt_ctx *c)
 	term_axis_draw(c->g, &a);
 }
 
+/* A row of fields that drops whole ones to fit the width (textfit.h). */
+static void rdt_fields(struct rdt_ctx *c, int y, const char *s, enum theme_role role)
+{
+	char fit[320];
+	textfit_fields(s, c->g->w, c->o->utf8 ? "\xe2\x80\xa6" : "~", fit, sizeof fit);
+	rdt_text(c, 0, y, fit, role);
+}
+
 static void rdt_legend(struct rdt_ctx *c)
 {
 	int y = c->l.legend_y, x = 0;
@@ -220,14 +229,23 @@ static void rdt_legend(struct rdt_ctx *c)
 		}
 	}
 	x = rdt_text(c, x + 1, y, hi, THEME_DIM);
-	x = rdt_text(c, x, y, " (log)  x: ", THEME_DIM);
+	x = rdt_text(c, x, y, " (log)", THEME_DIM);
+	/* the x unit, explained when there is room */
+	const char *u = c->o->utf8 || c->m->tick_div != 1e3 ? c->m->tick_unit : "us";
+	char lng[96], mid[64], shrt[32];
 	if (c->m->time == DMAT_TIME_SM) {
-		x = rdt_text(c, x, y, "cycles since each block's first access", THEME_DIM);
+		snprintf(lng, sizeof lng, "x: cycles since each block's first access");
+		snprintf(mid, sizeof mid, "x: cycles per block");
+		snprintf(shrt, sizeof shrt, "x: cyc");
 	} else {
-		const char *u = c->m->tick_unit;
-		x = rdt_text(c, x, y, c->o->utf8 || c->m->tick_div != 1e3 ? u : "us", THEME_DIM);
-		x = rdt_text(c, x, y, " since the first access (global timer)", THEME_DIM);
+		snprintf(lng, sizeof lng, "x: %s since the first access (global timer)", u);
+		snprintf(mid, sizeof mid, "x: %s (global timer)", u);
+		snprintf(shrt, sizeof shrt, "x: %s", u);
 	}
+	const char *const alts[] = {lng, mid, shrt};
+	int a = textfit_first(alts, 3, c->g->w - x - 2);
+	if (a >= 0)
+		x = rdt_text(c, x + 2, y, alts[a], THEME_DIM);
 	if (c->m->note[0])
 		rdt_text(c, x + 2, y, c->m->note, THEME_WARN);
 }
@@ -240,11 +258,11 @@ static void rdt_header(struct rdt_ctx *c)
 	    dmat_cell_at(c->m, c->v, c->l.bin_cols, c->l.bin_rows, c->bins, c->o->cursor_col, c->o->cursor_row,
 			 &cell) == 0) {
 		dmat_cell_text(c->m, &cell, buf, sizeof buf);
-		rdt_text(c, 0, c->l.header_y, buf, THEME_ACCENT);
+		rdt_fields(c, c->l.header_y, buf, THEME_ACCENT);
 		return;
 	}
 	dmat_header(c->m, buf, sizeof buf);
-	rdt_text(c, 0, c->l.header_y, buf, THEME_FG);
+	rdt_fields(c, c->l.header_y, buf, THEME_FG);
 }
 
 int render_dmat_term_draw(struct cellgrid *g, const struct dmat *m, const struct dmat_view *v,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "viz/term_axis.h"
+#include "viz/textfit.h"
 
 void render_term_opts_init(struct rt_opts *o)
 {
@@ -309,23 +310,32 @@ static void rt_legend(struct rt_ctx *c)
 	const struct timeline *tl = c->tl;
 	int y = c->l.legend_y;
 	int x = c->o->mono ? rt_legend_mono(c, y) : rt_legend_scale(c, y);
-	x = rt_text(c, x + 2, y, "x: ", THEME_DIM);
-	if (tl->time == TL_TIME_SM)
-		x = rt_text(c, x, y, "cycles, each SM from its first block", THEME_DIM);
-	else {
-		x = rt_text(c, x, y, c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit,
-			    THEME_DIM);
-		x = rt_text(c, x, y, " since the first block (global timer)", THEME_DIM);
+	/* the x unit, explained when there is room */
+	const char *u = c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit;
+	char lng[96], mid[64], shrt[32];
+	if (tl->time == TL_TIME_SM) {
+		snprintf(lng, sizeof lng, "x: cycles, each SM from its first block");
+		snprintf(mid, sizeof mid, "x: cycles per SM");
+		snprintf(shrt, sizeof shrt, "x: cyc");
+	} else {
+		snprintf(lng, sizeof lng, "x: %s since the first block (global timer)", u);
+		snprintf(mid, sizeof mid, "x: %s (global timer)", u);
+		snprintf(shrt, sizeof shrt, "x: %s", u);
 	}
+	const char *const alts[] = {lng, mid, shrt};
+	int a = textfit_first(alts, 3, c->g->w - x - 2);
+	if (a >= 0)
+		x = rt_text(c, x + 2, y, alts[a], THEME_DIM);
 	if (tl->note[0])
 		rt_text(c, x + 2, y, tl->note, THEME_WARN);
 }
 
 static void rt_header(struct rt_ctx *c)
 {
-	char buf[256];
+	char buf[256], fit[256];
 	timeline_header(c->tl, buf, sizeof buf);
-	rt_text(c, 0, c->l.header_y, buf, THEME_FG);
+	textfit_fields(buf, c->g->w, c->o->utf8 ? "\xe2\x80\xa6" : "~", fit, sizeof fit);
+	rt_text(c, 0, c->l.header_y, fit, THEME_FG);
 }
 
 int render_term_draw(struct cellgrid *g, const struct timeline *tl, const struct tl_view *v,
