@@ -124,7 +124,7 @@ axis_words() { screen | grep -m1 '[▲^]' | sed 's/[▲╵|^]/ /g' | xargs; }
 readout() { line 3; }
 footer() { line $((H - 1)); }
 BOTTOM=$((H - 4)) # the plot's lowest text row
-want_axis() { [ "$(axis_words)" = "$1" ] || bad "$2: axis labels '$(axis_words)', want '$1'"; }
+want_axis() { want=$1; wait_true '[ "$(axis_words)" = "$want" ]' 3 || bad "$2: axis labels '$(axis_words)', want '$1'"; }
 want_readout() { wait_for "^$1\$" 3 || bad "$2: readout '$(readout)', want /$1/"; }
 
 # ---- copy_read: open it from the kernel list as a user would ----
