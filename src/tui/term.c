@@ -95,7 +95,7 @@ static int term_terminfo_exists(const char *name)
 /* The UI moves the cursor everywhere: a terminal that cannot (TERM=dumb,
  * an Emacs shell buffer, TERM unset under cron or a bare container) would
  * show a blank screen, so it is refused up front with what works instead. */
-static int term_usable(char **cause)
+int term_usable(char **cause)
 {
 	const char *term = getenv("TERM");
 	static const char alt[] = "for scripts use 'ntop record' and 'ntop report'";

@@ -28,6 +28,11 @@ struct term_info {
 	const char *term_name; /* the terminfo entry in use */
 };
 
+/* Whether $TERM names a terminal the UI can drive (known to terminfo, with
+ * cursor addressing); -1 with a one-line cause that names what works
+ * instead. term_init checks it too; launchers ask first so that nothing is
+ * started for a UI that cannot show. */
+int term_usable(char **cause);
 int term_init(const struct term_opts *o, struct term_info *info, char **cause);
 void term_done(void);
 int term_active(void);

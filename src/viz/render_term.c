@@ -176,12 +176,12 @@ static const char *rt_glyph(const struct rt_ctx *c, int alt, int tail)
 
 /* One track per row (ASCII, mono): the glyph alternates whenever the
  * dominant block changes, so neighbouring blocks stay apart without colour;
- * without colour the cursor cell is shown in reverse video. */
+ * the cursor cell is in reverse video (a glyph's colour alone may not show). */
 static void rt_glyph_row(struct rt_ctx *c, int gy, const struct rt_track *t)
 {
 	uint32_t prev = TL_NONE;
 	int alt = 0;
-	int cur = c->o->mono && c->o->cursor_lane >= 0 && t->lane == (uint32_t)c->o->cursor_lane ? c->cursor_x : -1;
+	int cur = c->o->cursor_lane >= 0 && t->lane == (uint32_t)c->o->cursor_lane ? c->cursor_x : -1;
 	for (int x = 0; x < c->l.plot_w; x++) {
 		int gx = c->l.plot_x + x;
 		if (!rt_present(t, x)) {

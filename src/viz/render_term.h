@@ -7,8 +7,8 @@
  *                  coloured background); ASCII or `mono`: one track per
  *                  row, two glyphs ('#' '=', or '█' '▒') alternating between
  *                  neighbouring blocks so they stay apart without colour;
- *                  mono marks tail blocks with a third glyph ('~', '░') and
- *                  the cursor in reverse video
+ *                  mono marks tail blocks with a third glyph ('~', '░');
+ *                  the cursor is in reverse video
  *   row h-2        time axis: tick marks and labels
  *   row h-1        legend: colour scale, tail marker, axis unit, notes
  *
