@@ -169,13 +169,32 @@ static void vhm_keep_range(struct vhm *s)
 	s->v.y1 = s->v.y0 + h;
 }
 
+/* The page axis on a grid of 2^-20 rows: window edges, their distance and
+ * scroll steps stay exact in binary, so paging up and down comes back to the
+ * same rows instead of drifting (by 1e-7 rows after a while, enough to move
+ * a page centre across a bin edge and a label by one page). */
+#define VHM_GRID 1048576.0
+
+static double vhm_grid(double y)
+{
+	return round(y * VHM_GRID) / VHM_GRID;
+}
+
+static void vhm_snap(struct vhm *s)
+{
+	double h = vhm_grid(s->v.y1 - s->v.y0);
+	s->v.y0 = vhm_grid(s->v.y0);
+	s->v.y1 = s->v.y0 + (h > 0 ? h : 1 / VHM_GRID);
+}
+
 /* Scrolls the page axis by `bins` bin rows (negative: lower addresses); the
  * cursor moves along. */
 static void vhm_scroll(struct vhm *s, double bins)
 {
-	double d = bins * vhm_bin_h(s);
+	double d = vhm_grid(bins * vhm_bin_h(s));
 	double y0 = s->v.y0;
 	dmat_view_scroll(s->m, &s->v, d / (s->v.y1 - s->v.y0));
+	vhm_snap(s);
 	vhm_keep_range(s);
 	s->cur_y += s->v.y0 - y0;
 }
@@ -332,6 +351,7 @@ static int vhm_key(struct view *v, int key)
 	case TK_MOUSE_CLICK: case TK_MOUSE_DOUBLE: case TK_WHEEL_UP: case TK_WHEEL_DOWN: return vhm_mouse(v, key);
 	default: return 0;
 	}
+	vhm_snap(s);
 	vhm_keep_range(s);
 	vhm_keep_cursor(s);
 	return VIEW_HANDLED | VIEW_REDRAW;

@@ -158,24 +158,30 @@ static void rdt_label_row(struct rdt_ctx *c, int y, uint64_t row, int gap)
 		cellgrid_set(c->g, w - 1, gy, c->o->utf8 ? "\xe2\x94\x84" : "-", th->c[THEME_DIM], th->c[THEME_BG], 0);
 }
 
-/* Labels the bottom row and every row where a range starts (pages whose
- * centre falls in the row, as dmat_bin counts them); a gap marker where a
- * collapsed gap falls inside or below the row. */
+/* Labels the bottom row and every row where a range starts; a gap marker
+ * where a collapsed gap falls inside or below the row. A row shows the
+ * pages dmat_bin puts in its bins: those whose centre falls in it, or,
+ * zoomed past one bin row per page, every page it overlaps (a range starts
+ * in the row that holds its first page's start), so that a label names
+ * the page the cursor readout names. */
 static void rdt_labels(struct rdt_ctx *c)
 {
 	if (c->l.label_w < 4 || !c->m->n_rows)
 		return;
+	int zoomed = c->l.bin_rows > c->v->y1 - c->v->y0;
 	for (int y = c->l.plot_h - 1; y >= 0; y--) {
 		double a, b;
 		rdt_row_span(c, y, &a, &b);
-		double fa = ceil(a - 0.5), fb = ceil(b - 0.5);
+		double fa = zoomed ? floor(a) : ceil(a - 0.5), fb = zoomed ? ceil(b) : ceil(b - 0.5);
 		uint64_t ra = fa < 0 ? 0 : (uint64_t)fa, rb = fb > (double)c->m->n_rows ? c->m->n_rows : (uint64_t)fb;
 		if (ra >= rb)
 			continue;
 		int start = -1;
-		for (uint32_t k = 1; k < c->m->n_runs && start < 0; k++)
-			if (c->m->runs[k].row0 >= ra && c->m->runs[k].row0 < rb)
+		for (uint32_t k = 1; k < c->m->n_runs && start < 0; k++) {
+			uint64_t r0 = c->m->runs[k].row0;
+			if (zoomed ? (double)r0 >= a && (double)r0 < b : r0 >= ra && r0 < rb)
 				start = (int)k;
+		}
 		if (start >= 0)
 			rdt_label_row(c, y, c->m->runs[start].row0, 1);
 		else if (y == c->l.plot_h - 1)
