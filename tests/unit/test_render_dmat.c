@@ -177,6 +177,25 @@ static void test_term(void)
 	render_dmat_term_layout(m, 20, 5, &o, &l);
 	CHECK(l.label_w == 0 && l.plot_w == 20);
 	cellgrid_free(g);
+
+	/* UTF-8 without colours (mono): the ASCII density glyphs, one bin row per
+	 * cell, the cursor in reverse video, the UTF-8 axis marks kept */
+	render_dmat_term_opts_init(&o);
+	o.mono = 1;
+	o.cursor_col = 0;
+	o.cursor_row = 0;
+	g = cellgrid_create(32, 7);
+	CHECK(render_dmat_term_draw(g, m, &v, &th, &o) == 0);
+	check_row(g, 1, "                              @ ");
+	check_row(g, 2, "                         *      ");
+	check_row(g, 3, "                    -           ");
+	check_row(g, 4, "0x7f0000000000  .               ");
+	CHECK(cellgrid_at(g, 16, 4)->attr & CELL_REVERSE);
+	check_row(g, 6, "accesses/cell 1 .:-=+*#%@ 8 (log");
+	char *ax = row_text(g, 5);
+	CHECKF(ax && strstr(ax, "\xe2\x96\xb2"), "%s", ax);
+	free(ax);
+	cellgrid_free(g);
 	dmat_free(m);
 	result_free(r);
 }

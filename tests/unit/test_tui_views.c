@@ -193,6 +193,35 @@ static void test_launches_timeline(void)
 	tui_free(t);
 }
 
+/* No colours (--no-color / NO_COLOR) or the mono theme: the timeline gives
+ * each SM its own row of alternating glyphs instead of half blocks. */
+static void test_mono(void)
+{
+	for (int how = 0; how < 2; how++) {
+		struct tui_opts o;
+		struct tui *t = open_session(&o);
+		if (!t)
+			return;
+		if (how == 0)
+			t->mono = 1; /* what tui_run sets without colours */
+		else
+			theme_builtin("mono", &t->theme);
+		struct cellgrid *g = cellgrid_create(80, 24);
+		tui_draw(t, g);
+		keys(t, "/lm_vec_add\r\r");
+		tui_draw(t, g);
+		keys(t, "\r");
+		tui_draw(t, g);
+		int y0 = find(g, "  0 ");
+		CHECKF(y0 > 0 && strncmp(row(g, y0 + 1), "  1 ", 4) == 0, "how %d: SM 1 not on its own row", how);
+		CHECKF(y0 > 0 && strstr(row(g, y0), "\xe2\x96\x88") && !strstr(row(g, y0), "\xe2\x96\x80"),
+		       "how %d: %s", how, y0 > 0 ? row(g, y0) : "");
+		CHECK(find(g, "alternating blocks") > 0);
+		cellgrid_free(g);
+		tui_free(t);
+	}
+}
+
 /* Every view at many sizes: no crash, nothing drawn past the grid, the
  * status line on the last row. */
 static void test_sizes(void)
@@ -685,6 +714,7 @@ int main(void)
 		return 1;
 	test_list();
 	test_launches_timeline();
+	test_mono();
 	test_sizes();
 	test_live();
 	test_heatmap();
