@@ -34,7 +34,7 @@ const struct layout_help_item help_items[] = {
 	{"c", "colour: index / length"},
 	{"x", "row per residency slot"},
 	{"z Z a", "heatmap: rows, range"},
-	{"e", "PNG to DIR/export/"},
+	{"e", "PNG: DIR/export or ./"},
 	{"Probe picker", NULL},
 	{"Space", "check / uncheck"},
 	{"Tab", "next / every / Nth"},
