@@ -22,6 +22,7 @@
 #include "tui/settings.h"
 #include "tui/term.h"
 #include "tui/tui.h"
+#include "viz/theme.h"
 
 struct view_args {
 	const char *dir;
@@ -193,19 +194,28 @@ int cmd_view(int argc, char **argv)
 	struct stat st;
 	if (stat(a.dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return cli_usage("view", "%s is not a directory", a.dir);
+	char *why = NULL, *themes = cli_themes_dir();
+	struct theme th;
+	if (a.theme && theme_resolve(a.theme, themes, &th, &why) < 0) { /* a bad argument, piped or not */
+		cli_err("%s", why);
+		free(why);
+		free(themes);
+		return CLI_EXIT_USAGE;
+	}
 	if (!isatty(STDOUT_FILENO)) {
 		/* piped or redirected: what the UI shows, as text */
+		free(themes);
 		cli_err("standard output is not a terminal: the text report of %s instead of the UI", a.dir);
 		char *rargv[] = {"report", (char *)a.dir, NULL};
 		return cmd_report(2, rargv);
 	}
-	char *why = NULL;
 	if (term_usable(&why) < 0) {
 		cli_err("%s", why);
 		free(why);
+		free(themes);
 		return CLI_EXIT_USAGE;
 	}
-	char *abs = cli_abspath(a.dir), *themes = cli_themes_dir();
+	char *abs = cli_abspath(a.dir);
 	struct tui_opts o;
 	view_opts(&o, &a, themes);
 	o.trace_dir = abs ? abs : a.dir;
