@@ -236,22 +236,12 @@ static void rdt_legend(struct rdt_ctx *c)
 	}
 	x = rdt_text(c, x + 1, y, hi, THEME_DIM);
 	x = rdt_text(c, x, y, " (log)", THEME_DIM);
-	/* the x unit, explained when there is room */
+	static const struct term_axis_unit tu = {"cycles since each block's first access", "cycles per block",
+						 "the first access"};
 	const char *u = c->o->utf8 || c->m->tick_div != 1e3 ? c->m->tick_unit : "us";
-	char lng[96], mid[64], shrt[32];
-	if (c->m->time == DMAT_TIME_SM) {
-		snprintf(lng, sizeof lng, "x: cycles since each block's first access");
-		snprintf(mid, sizeof mid, "x: cycles per block");
-		snprintf(shrt, sizeof shrt, "x: cyc");
-	} else {
-		snprintf(lng, sizeof lng, "x: %s since the first access (global timer)", u);
-		snprintf(mid, sizeof mid, "x: %s (global timer)", u);
-		snprintf(shrt, sizeof shrt, "x: %s", u);
-	}
-	const char *const alts[] = {lng, mid, shrt};
-	int a = textfit_first(alts, 3, c->g->w - x - 2);
-	if (a >= 0)
-		x = rdt_text(c, x + 2, y, alts[a], THEME_DIM);
+	char unit[160];
+	if (term_axis_unit_text(&tu, c->m->time == DMAT_TIME_SM, u, c->g->w - x - 2, unit, sizeof unit) == 0)
+		x = rdt_text(c, x + 2, y, unit, THEME_DIM);
 	if (c->m->note[0])
 		rdt_text(c, x + 2, y, c->m->note, THEME_WARN);
 }

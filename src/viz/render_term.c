@@ -310,22 +310,12 @@ static void rt_legend(struct rt_ctx *c)
 	const struct timeline *tl = c->tl;
 	int y = c->l.legend_y;
 	int x = c->o->mono ? rt_legend_mono(c, y) : rt_legend_scale(c, y);
-	/* the x unit, explained when there is room */
+	static const struct term_axis_unit tu = {"cycles, each SM from its first block", "cycles per SM",
+						 "the first block"};
 	const char *u = c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit;
-	char lng[96], mid[64], shrt[32];
-	if (tl->time == TL_TIME_SM) {
-		snprintf(lng, sizeof lng, "x: cycles, each SM from its first block");
-		snprintf(mid, sizeof mid, "x: cycles per SM");
-		snprintf(shrt, sizeof shrt, "x: cyc");
-	} else {
-		snprintf(lng, sizeof lng, "x: %s since the first block (global timer)", u);
-		snprintf(mid, sizeof mid, "x: %s (global timer)", u);
-		snprintf(shrt, sizeof shrt, "x: %s", u);
-	}
-	const char *const alts[] = {lng, mid, shrt};
-	int a = textfit_first(alts, 3, c->g->w - x - 2);
-	if (a >= 0)
-		x = rt_text(c, x + 2, y, alts[a], THEME_DIM);
+	char unit[160];
+	if (term_axis_unit_text(&tu, tl->time == TL_TIME_SM, u, c->g->w - x - 2, unit, sizeof unit) == 0)
+		x = rt_text(c, x + 2, y, unit, THEME_DIM);
 	if (tl->note[0])
 		rt_text(c, x + 2, y, tl->note, THEME_WARN);
 }

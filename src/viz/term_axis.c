@@ -2,7 +2,9 @@
 #include "viz/term_axis.h"
 
 #include <math.h>
+#include <stdio.h>
 
+#include "viz/textfit.h"
 #include "viz/timeline.h"
 
 void term_axis_draw(struct cellgrid *g, const struct term_axis *a)
@@ -27,4 +29,25 @@ void term_axis_draw(struct cellgrid *g, const struct term_axis *a)
 	}
 	if (a->cursor_col >= 0 && a->cursor_col < a->cols)
 		cellgrid_set(g, a->x + a->cursor_col, a->y, a->utf8 ? "\xe2\x96\xb2" : "^", a->cursor, a->bg, CELL_BOLD);
+}
+
+int term_axis_unit_text(const struct term_axis_unit *u, int sm_clock, const char *unit, int room, char *buf,
+			size_t len)
+{
+	char lng[128], mid[96], shrt[32];
+	if (sm_clock) {
+		snprintf(lng, sizeof lng, "x: %s", u->sm_long);
+		snprintf(mid, sizeof mid, "x: %s", u->sm_mid);
+		snprintf(shrt, sizeof shrt, "x: cyc");
+	} else {
+		snprintf(lng, sizeof lng, "x: %s since %s (global timer)", unit, u->since);
+		snprintf(mid, sizeof mid, "x: %s (global timer)", unit);
+		snprintf(shrt, sizeof shrt, "x: %s", unit);
+	}
+	const char *const alts[] = {lng, mid, shrt};
+	int a = textfit_first(alts, 3, room);
+	if (a < 0)
+		return -1;
+	snprintf(buf, len, "%s", alts[a]);
+	return 0;
 }

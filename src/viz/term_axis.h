@@ -22,4 +22,17 @@ struct term_axis {
 
 void term_axis_draw(struct cellgrid *g, const struct term_axis *a);
 
+/* What a legend says about the x axis, in three lengths: the SM clock
+ * explained ("x: cycles, each SM from its first block"), shorter ("x:
+ * cycles per SM"), or the global timer since `since` ("x: µs since the
+ * first block (global timer)"), down to "x: cyc" / "x: µs". */
+struct term_axis_unit {
+	const char *sm_long, *sm_mid; /* after "x: " */
+	const char *since;            /* "the first block" */
+};
+
+/* The longest form that fits in `room` cells into buf; -1 when none does. */
+int term_axis_unit_text(const struct term_axis_unit *u, int sm_clock, const char *unit, int room, char *buf,
+			size_t len);
+
 #endif
