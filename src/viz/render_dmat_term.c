@@ -246,6 +246,26 @@ static void rdt_legend(struct rdt_ctx *c)
 		rdt_text(c, x + 2, y, c->m->note, THEME_WARN);
 }
 
+/* The cursor readout for a narrow terminal: the count kept, the address
+ * range as its start and its size in pages ("t 0-95  0x7f0000001000 +2
+ * pages  1 access"). */
+static void rdt_cell_short(const struct rdt_ctx *c, const struct dmat_cell *cell, char *buf, size_t len)
+{
+	char t0[32], t1[32], a0[32];
+	double step = cell->t1 - cell->t0;
+	dmat_fmt_tick(c->m, cell->t0, step, t0, sizeof t0);
+	dmat_fmt_tick(c->m, cell->t1, step, t1, sizeof t1);
+	int n = snprintf(buf, len, "t %s-%s  %u access%s  ", t0, t1, cell->count, cell->count == 1 ? "" : "es");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	dmat_fmt_addr(cell->addr0, a0, sizeof a0);
+	if (cell->pages)
+		snprintf(buf + n, len - (size_t)n, "%s +%llu page%s", a0, (unsigned long long)cell->pages,
+			 cell->pages == 1 ? "" : "s");
+	else
+		snprintf(buf + n, len - (size_t)n, "no pages");
+}
+
 static void rdt_header(struct rdt_ctx *c)
 {
 	char buf[320];
@@ -254,6 +274,8 @@ static void rdt_header(struct rdt_ctx *c)
 	    dmat_cell_at(c->m, c->v, c->l.bin_cols, c->l.bin_rows, c->bins, c->o->cursor_col, c->o->cursor_row,
 			 &cell) == 0) {
 		dmat_cell_text(c->m, &cell, buf, sizeof buf);
+		if (cellgrid_utf8_len(buf) > c->g->w)
+			rdt_cell_short(c, &cell, buf, sizeof buf);
 		rdt_fields(c, c->l.header_y, buf, THEME_ACCENT);
 		return;
 	}

@@ -160,6 +160,16 @@ static void test_term(void)
 	free(h);
 	CHECK(rgb_eq(cellgrid_at(g, l.plot_x + 77, 1)->fg, th.c[THEME_SELECTION]));
 	cellgrid_free(g);
+	/* narrow: the readout keeps the count, the range as start and pages */
+	g = cellgrid_create(48, 7);
+	render_dmat_term_layout(m, 48, 7, &o, &l);
+	o.cursor_col = 12 * l.plot_w / 13; /* the hot bin: time 12 of 13 */
+	o.cursor_row = 3;
+	render_dmat_term_draw(g, m, &v, &th, &o);
+	h = row_text(g, 0);
+	CHECKF(h && !strncmp(h, "t ", 2) && strstr(h, "  8 accesses  0x7f0000003000 +1 page"), "%s", h);
+	free(h);
+	cellgrid_free(g);
 
 	/* UTF-8: two bin rows per cell (upper = higher address) */
 	render_dmat_term_opts_init(&o);
