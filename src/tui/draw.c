@@ -1,7 +1,6 @@
 /* Drawing helpers (draw.h). */
 #include "tui/draw.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "viz/textfit.h"
@@ -76,13 +75,9 @@ int draw_wrapped(const struct tui *t, struct cellgrid *g, int x, int y, int w, i
 	int n = layout_wrap(s, w, 2, 0, NULL, 0), r = 0;
 	for (; r < n && r < max_rows; r++) {
 		layout_wrap(s, w, 2, r, row, sizeof row);
-		if (r == max_rows - 1 && r < n - 1) { /* more than fits: mark the cut */
-			char cut[1100];
-			snprintf(cut, sizeof cut, "%s%s", row, draw_ellipsis(t));
-			draw_role(t, g, x, y + r, w, cut, role);
-		} else {
-			draw_role(t, g, x, y + r, w, row, role);
-		}
+		int used = draw_role(t, g, x, y + r, w, row, role);
+		if (r == max_rows - 1 && r < n - 1) /* more than fits: mark the cut */
+			draw_role(t, g, x + (used < w ? used : w - 1), y + r, 1, draw_ellipsis(t), role);
 	}
 	return r;
 }
