@@ -5,6 +5,8 @@
 #include "tui/term.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -34,9 +36,16 @@ static const int term_quit_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* ---- signals ---- */
 
+static int term_sigpipe[2] = {-1, -1}; /* the handler's wake-up for poll() */
+
 static void term_on_quit(int sig)
 {
+	int e = errno;
 	term_sig = sig;
+	if (term_sigpipe[1] >= 0 && write(term_sigpipe[1], "s", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	errno = e;
 }
 
 static void term_on_crash(int sig)
@@ -51,6 +60,8 @@ static void term_on_crash(int sig)
 
 static void term_signals(void)
 {
+	if (term_sigpipe[0] < 0 && pipe2(term_sigpipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		term_sigpipe[0] = term_sigpipe[1] = -1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = term_on_quit;
@@ -74,9 +85,17 @@ static void term_unsignals(void)
 
 int term_signal(void)
 {
+	char buf[16];
+	while (term_sigpipe[0] >= 0 && read(term_sigpipe[0], buf, sizeof buf) > 0)
+		;
 	int s = term_sig;
 	term_sig = 0;
 	return s;
+}
+
+int term_signal_fd(void)
+{
+	return term_sigpipe[0];
 }
 
 /* ---- set-up ---- */

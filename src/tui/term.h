@@ -1,7 +1,8 @@
 /* The one owner of the terminal (htop's CRT.c): ncursesw set-up and
  * tear-down, keys (translated to view.h's TK_* codes, so nothing else
  * includes curses), copying a cell grid to the screen with the colour depth
- * the terminal has, and signals. Handlers only set flags; the crash
+ * the terminal has, and signals. Handlers only set flags (and wake the
+ * loop through a pipe); the crash
  * handlers (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) restore the terminal
  * first and then re-raise through the previous handler. term_done is
  * idempotent and also runs at exit, so every path leaves a sane terminal.
@@ -43,5 +44,8 @@ void term_size(int *w, int *h);
 void term_blit(const struct cellgrid *g);
 /* A pending SIGINT/SIGTERM/SIGHUP (cleared), 0 none. */
 int term_signal(void);
+/* Readable once such a signal arrived (the handler writes to a pipe), so a
+ * signal that lands just before poll() still wakes it; -1 when none. */
+int term_signal_fd(void);
 
 #endif

@@ -132,15 +132,17 @@ int tui_run(struct tui *t, char **cause)
 		struct pollfd p[LOOP_MAX_FDS];
 		int n = 1;
 		p[0] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+		if (term_signal_fd() >= 0)
+			p[n++] = (struct pollfd){term_signal_fd(), POLLIN, 0};
 		if (t->job)
 			p[n++] = (struct pollfd){export_job_fd(t->job), POLLIN, 0};
 		if (t->o.app && !t->app_state.detached)
 			n += t->o.app->fds(t->o.app->ctx, p + n, LOOP_MAX_FDS - n);
-		int r = poll(p, (nfds_t)n, loop_timeout(t, last_frame, idle_work));
+		int r = poll(p, (nfds_t)n, loop_timeout(t, last_frame, idle_work)), err = errno;
 		int sig = term_signal();
 		if (sig)
 			loop_signal(t, sig);
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && err != EINTR)
 			break;
 		int keys = r > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR));
 		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(p[0].revents & POLLIN))
