@@ -703,6 +703,7 @@ out:
 	cellgrid_free(g);
 	tui_free(t);
 	CHECK(chdir(old) == 0);
+	CHECK(geteuid() == 0 || chmod(dir, 0755) == 0); /* so that it can be removed */
 	char cmd[200];
 	snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, cwd);
 	CHECK(system(cmd) == 0);
