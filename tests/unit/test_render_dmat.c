@@ -145,7 +145,7 @@ static void test_term(void)
 	struct rdt_layout l;
 	render_dmat_term_layout(m, 32, 7, &o, &l);
 	CHECK(l.label_w == 16 && l.plot_w == 16 && l.plot_h == 4 && l.bin_rows == 4);
-	check_row(g, 0, "15 accesses  240 B  ld 100%  4 p"); /* cut at the edge */
+	check_row(g, 0, "15 accesses  240 B  ld 100% ~   "); /* whole fields only */
 	/* time t -> column floor(16 t / 13): 0, 4, 9, 14; glyph by log2(count) / 3 */
 	check_row(g, 1, "                              @ ");
 	check_row(g, 2, "                         *      ");
@@ -179,6 +179,16 @@ static void test_term(void)
 	free(h);
 	CHECK(rgb_eq(cellgrid_at(g, l.plot_x + 77, 1)->fg, th.c[THEME_SELECTION]));
 	cellgrid_free(g);
+	/* narrow: the readout keeps the count, the range as start and pages */
+	g = cellgrid_create(48, 7);
+	render_dmat_term_layout(m, 48, 7, &o, &l);
+	o.cursor_col = 12 * l.plot_w / 13; /* the hot bin: time 12 of 13 */
+	o.cursor_row = 3;
+	render_dmat_term_draw(g, m, &v, &th, &o);
+	h = row_text(g, 0);
+	CHECKF(h && !strncmp(h, "t ", 2) && strstr(h, "  8 accesses  0x7f0000003000 +1 page"), "%s", h);
+	free(h);
+	cellgrid_free(g);
 
 	/* UTF-8: two bin rows per cell (upper = higher address) */
 	render_dmat_term_opts_init(&o);
@@ -195,6 +205,25 @@ static void test_term(void)
 	render_dmat_term_draw(g, m, &v, &th, &o);
 	render_dmat_term_layout(m, 20, 5, &o, &l);
 	CHECK(l.label_w == 0 && l.plot_w == 20);
+	cellgrid_free(g);
+
+	/* UTF-8 without colours (mono): the ASCII density glyphs, one bin row per
+	 * cell, the cursor in reverse video, the UTF-8 axis marks kept */
+	render_dmat_term_opts_init(&o);
+	o.mono = 1;
+	o.cursor_col = 0;
+	o.cursor_row = 0;
+	g = cellgrid_create(32, 7);
+	CHECK(render_dmat_term_draw(g, m, &v, &th, &o) == 0);
+	check_row(g, 1, "                              @ ");
+	check_row(g, 2, "                         *      ");
+	check_row(g, 3, "                    -           ");
+	check_row(g, 4, "0x7f0000000000  .               ");
+	CHECK(cellgrid_at(g, 16, 4)->attr & CELL_REVERSE);
+	check_row(g, 6, "accesses/cell 1 .:-=+*#%@ 8 (log");
+	char *ax = row_text(g, 5);
+	CHECKF(ax && strstr(ax, "\xe2\x96\xb2"), "%s", ax);
+	free(ax);
 	cellgrid_free(g);
 	dmat_free(m);
 	result_free(r);
