@@ -67,8 +67,8 @@ static void graph_node_event(CUfunction f, const unsigned grid[3], const unsigne
 	hook_event_begin(&sb, "graph");
 	event_add_int(&sb, "kid", k->kid);
 	event_add(&sb, "api", api);
-	event_addf(&sb, "grid", "%u,%u,%u", grid[0], grid[1], grid[2]);
-	event_addf(&sb, "block", "%u,%u,%u", block[0], block[1], block[2]);
+	event_add_dim3(&sb, "grid", grid);
+	event_add_dim3(&sb, "block", block);
 	hook_event_emit(&sb);
 }
 
@@ -333,7 +333,7 @@ static void graph_launch_event(CUgraphExec exec, const char *api)
 	struct strbuf sb;
 	hook_event_begin(&sb, "graph");
 	event_add(&sb, "api", api);
-	event_addf(&sb, "exec", "0x%llx", (unsigned long long)(uintptr_t)exec);
+	event_add_hex(&sb, "exec", (unsigned long long)(uintptr_t)exec);
 	event_add_int(&sb, "launches", (long long)n);
 	hook_event_emit(&sb);
 }

@@ -86,10 +86,10 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 	event_add_int(&sb, "kid", k->kid);
 	event_add_int(&sb, "seq", (long long)l->seq);
 	event_add(&sb, "api", l->api);
-	event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
-	event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+	event_add_dim3(&sb, "grid", l->grid);
+	event_add_dim3(&sb, "block", l->block);
 	event_add_int(&sb, "smem", l->smem);
-	event_addf(&sb, "stream", "0x%llx", (unsigned long long)(uintptr_t)l->stream);
+	event_add_hex(&sb, "stream", (unsigned long long)(uintptr_t)l->stream);
 	event_add_int(&sb, "capture", capturing);
 	event_add_int(&sb, "probed", probed);
 	event_add_int(&sb, "occ", occ);
@@ -98,8 +98,8 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 		hook_event_begin(&sb, "graph");
 		event_add_int(&sb, "kid", k->kid);
 		event_add(&sb, "api", "capture");
-		event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
-		event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+		event_add_dim3(&sb, "grid", l->grid);
+		event_add_dim3(&sb, "block", l->block);
 		hook_event_emit(&sb);
 	}
 }

@@ -168,8 +168,16 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	/* kept reachable: a context's destruction frees its memory */
-	void *m = fake_keep(calloc(1, n ? n : 1));
+	/* Aligned as the real driver's (at least 256 bytes: the hook puts the
+	 * block-sampling shift in a map pointer's low bits, fake_fill_map masks
+	 * them off); kept reachable: a context's destruction frees its memory. */
+	void *m = NULL;
+	size_t len = n ? (n + 255) / 256 * 256 : 256;
+	if (posix_memalign(&m, 512, len) == 0)
+		memset(m, 0, len);
+	else
+		m = NULL;
+	m = fake_keep(m);
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*p = (CUdeviceptr)(uintptr_t)m;
