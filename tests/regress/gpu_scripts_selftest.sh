@@ -88,6 +88,12 @@ for a in nvrtc_saxpy rdc graph_nodes; do
 done
 grep -q "\[dry-run\] nvcc -O2 -rdc=true .*rdc_main\.cu .*rdc_dev\.cu" "$tmp/issue11/issue11.txt" || fail "issue11.sh: rdc not built"
 
+# batch.sh: a step per argument under its own limit, a table, few files back
+mkdir -p "$tmp/batch"
+(cd "$src" && OUT=$tmp/batch tests/gpu/batch.sh nosuch:5) >"$tmp/batch.log" 2>&1
+grep -q "^unknown step nosuch" "$tmp/batch/batch.txt" || fail "batch.sh: an unknown step not reported"
+[ "$(ls "$tmp/batch" | sort | tr '\n' ' ')" = "batch-logs.tgz batch.txt " ] || fail "batch.sh: files under OUT: $(ls "$tmp/batch")"
+
 # The Python reader against result files the hook wrote (fake driver): thread
 # and warp maps of both probes at once, and dmat's slot-major map.
 if [ -n "$bin" ] && [ -x "$bin/bin/ntop" ] && [ -x "$bin/tests/fakecuda/app_launch" ] &&
