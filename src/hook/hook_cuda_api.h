@@ -16,6 +16,7 @@
 	X(cuCtxGetDevice) \
 	X(cuFuncGetName) \
 	X(cuKernelGetName) \
+	X(cuKernelGetFunction) \
 	X(cuFuncGetAttribute) \
 	X(cuFuncSetAttribute) \
 	X(cuFuncSetCacheConfig) \

@@ -116,7 +116,7 @@ CUresult hook_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char
 {
 	CUresult rc = HOOK_REAL(cuLibraryGetKernel)(kernel, library, name);
 	if (rc == CUDA_SUCCESS && kernel && name)
-		hook_registry_add_kernel(*kernel, hook_registry_module(library), name);
+		hook_registry_library_kernel(*kernel, hook_registry_add_kernel(*kernel, hook_registry_module(library), name));
 	return rc;
 }
 

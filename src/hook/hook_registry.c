@@ -424,6 +424,47 @@ int hook_registry_attr_set(void *handle, enum hook_attr_id a, int v)
 	return k ? 0 : -1;
 }
 
+void hook_registry_library_kernel(void *kernel, struct hook_kernel *k)
+{
+	if (!k)
+		return;
+	REG_LOCK();
+	if (!k->library_kernel)
+		k->library_kernel = kernel;
+	REG_UNLOCK();
+}
+
+/* The library kernel whose function in the current context is `f`: the
+ * driver makes such functions itself (a launch captured into a graph holds
+ * the context's CUfunction of the CUkernel the runtime launched), so the
+ * hook never sees them handed out. Only kernels of that name are asked. */
+static struct hook_kernel *registry_library_function(void *f, const char *name)
+{
+	if (!cu.cuKernelGetFunction)
+		return NULL;
+	REG_LOCK();
+	uint32_t n = 0;
+	void **cand = malloc((hook.reg.n_kernels + 1) * sizeof *cand);
+	struct hook_kernel **ks = malloc((hook.reg.n_kernels + 1) * sizeof *ks);
+	for (uint32_t i = 0; cand && ks && i < hook.reg.n_kernels; i++) {
+		struct hook_kernel *k = hook.reg.all[i];
+		if (k->library_kernel && k->mod && !k->mod->unloaded && strcmp(k->name, name) == 0) {
+			cand[n] = k->library_kernel;
+			ks[n++] = k;
+		}
+	}
+	REG_UNLOCK();
+	struct hook_kernel *hit = NULL;
+	for (uint32_t i = 0; i < n && !hit; i++) {
+		CUfunction g = NULL;
+		if (cu.cuKernelGetFunction(&g, (CUkernel)cand[i]) == CUDA_SUCCESS && (void *)g == f)
+			hit = ks[i];
+	}
+	free(cand);
+	free(ks);
+	return hit;
+}
+
 struct hook_kernel *hook_registry_kernel_slow(void *handle)
 {
 	/* A handle we did not see created (a module loaded before us, or
@@ -431,6 +472,11 @@ struct hook_kernel *hook_registry_kernel_slow(void *handle)
 	const char *name = NULL;
 	if (cu.cuFuncGetName && cu.cuFuncGetName(&name, (CUfunction)handle) != CUDA_SUCCESS)
 		name = NULL;
+	struct hook_kernel *lib = name ? registry_library_function(handle, name) : NULL;
+	if (lib) {
+		hook_registry_alias(handle, lib);
+		return lib;
+	}
 	if (!name && cu.cuKernelGetName && cu.cuKernelGetName(&name, (CUkernel)handle) != CUDA_SUCCESS)
 		name = NULL;
 	char buf[32];

@@ -85,6 +85,7 @@ struct hook_kernel {
 	uint32_t kid;
 	char *name;
 	struct hook_module *mod;   /* NULL when the handle was never seen created */
+	void *library_kernel;      /* the CUkernel cuLibraryGetKernel gave, or NULL */
 	struct hook_kernel *next_in_mod;
 	int has_ptx;
 	char *reason;              /* why it cannot be probed */
@@ -141,6 +142,9 @@ void hook_registry_module_alias(void *handle, struct hook_module *m);
 struct hook_kernel *hook_registry_add_kernel(void *handle, struct hook_module *mod, const char *name);
 /* Maps another handle (CUfunction from cuKernelGetFunction) to a kernel. */
 void hook_registry_alias(void *handle, struct hook_kernel *k);
+/* k came from cuLibraryGetKernel as `kernel` (a CUkernel): functions the
+ * driver makes of it later are recognised (hook_registry_kernel_slow). */
+void hook_registry_library_kernel(void *kernel, struct hook_kernel *k);
 /* Emits the kernel's `kernel` line again in a process that has not seen it
  * (a fork child inherits the registry but not the parent's event stream). */
 void hook_registry_announce(struct hook_kernel *k);

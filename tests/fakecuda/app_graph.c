@@ -1,5 +1,8 @@
 /* Test application for probed graph replays: `scale` launched once during a
- * stream capture and once as an explicit kernel node of another graph; both
+ * stream capture (the library kernel, passed as a CUfunction the way the
+ * CUDA 13 runtime launches: the captured node then holds the context's
+ * function, a handle the app never saw) and once as an explicit kernel node
+ * (the module's function) of another graph; both
  * graphs are instantiated (the explicit one after its node's grid changed
  * in the executable, cuGraphExecKernelNodeSetParams), destroyed, and
  * replayed REPLAYS times each; then a third graph whose node is given
@@ -17,6 +20,8 @@ int main(int argc, char **argv)
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;
+	CUlibrary lib;
+	CUkernel lscale;
 	CUfunction scale;
 	CUstream s;
 	CUdeviceptr buf;
@@ -26,6 +31,8 @@ int main(int argc, char **argv)
 	CK(cuCtxCreate(&ctx, NULL, 0, dev));
 	CK(cuModuleLoadData(&mod, ptx));
 	CK(cuModuleGetFunction(&scale, mod, "scale"));
+	CK(cuLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0));
+	CK(cuLibraryGetKernel(&lscale, lib, "scale"));
 	CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
 	CK(cuMemAlloc(&buf, 4096 * sizeof(float)));
 	void *params[] = { &buf, &two };
@@ -34,7 +41,7 @@ int main(int argc, char **argv)
 	CUgraph captured, explicit_g, extra_g;
 	CUgraphExec cexec, eexec, xexec;
 	CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
-	CK(cuLaunchKernel(scale, 2, 1, 1, 64, 1, 1, 0, s, params, NULL));
+	CK(cuLaunchKernel((CUfunction)lscale, 2, 1, 1, 64, 1, 1, 0, s, params, NULL));
 	CK(cuStreamEndCapture(s, &captured));
 	CK(cuGraphInstantiate(&cexec, captured, 0));
 	CK(cuGraphDestroy(captured));

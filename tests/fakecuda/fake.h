@@ -20,6 +20,10 @@ struct fake_param {
 
 struct fake_func {
 	struct fake_func *next;
+	/* A library kernel's function in the context (cuKernelGetFunction, a
+	 * captured launch's node): a handle of its own, as the real driver's,
+	 * standing for `base` in everything else (fake_fn). */
+	struct fake_func *base, *ctx_fn;
 	struct fake_module *mod;
 	char name[512];
 	int n_params;
@@ -31,6 +35,16 @@ struct fake_func {
 	int cache_config;  /* CUfunc_cache */
 	int smem_config;   /* CUsharedconfig */
 };
+
+/* The function a handle stands for (a context function's kernel). */
+static inline struct fake_func *fake_fn(const void *handle)
+{
+	struct fake_func *fn = (struct fake_func *)handle;
+	return fn && fn->base ? fn->base : fn;
+}
+
+/* A library kernel's context function (made once), else f itself. */
+struct fake_func *fake_ctx_function(struct fake_func *f);
 
 /* Dynamic shared memory a launch may use without the attribute (CUDA's 48 KB). */
 #define FAKE_SMEM_DEFAULT (48 * 1024)

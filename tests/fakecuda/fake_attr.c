@@ -75,7 +75,7 @@ static int fake_kernel_strict(const struct fake_func *fn)
 
 FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
-	struct fake_func *fn = (struct fake_func *)f;
+	struct fake_func *fn = fake_fn(f);
 	if (!fn || a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fake_kernel_strict(fn))
@@ -88,12 +88,12 @@ FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfuncti
 
 FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
-	return fake_attr_store((struct fake_func *)f, a, v);
+	return fake_attr_store(fake_fn(f), a, v);
 }
 
 FAKE_EXPORT CUresult cuKernelGetAttribute(int *v, CUfunction_attribute a, CUkernel k, CUdevice d)
 {
-	struct fake_func *fn = (struct fake_func *)k;
+	struct fake_func *fn = fake_fn(k);
 	if (d != 0)
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!fn || a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
@@ -106,12 +106,12 @@ FAKE_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkerne
 {
 	if (d != 0)
 		return CUDA_ERROR_INVALID_DEVICE;
-	return fake_attr_store((struct fake_func *)k, a, v);
+	return fake_attr_store(fake_fn(k), a, v);
 }
 
 FAKE_EXPORT CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
 {
-	struct fake_func *fn = (struct fake_func *)f;
+	struct fake_func *fn = fake_fn(f);
 	if (!fn || c < CU_FUNC_CACHE_PREFER_NONE || c > CU_FUNC_CACHE_PREFER_EQUAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fake_module_alive(fn->mod, "cuFuncSetCacheConfig") != CUDA_SUCCESS)
@@ -129,7 +129,7 @@ FAKE_EXPORT CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice
 
 FAKE_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction f, CUsharedconfig c)
 {
-	struct fake_func *fn = (struct fake_func *)f;
+	struct fake_func *fn = fake_fn(f);
 	if (!fn || c < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE || c > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fake_module_alive(fn->mod, "cuFuncSetSharedMemConfig") != CUDA_SUCCESS)
@@ -176,5 +176,5 @@ FAKE_EXPORT unsigned long fakecuda_probed_launches(void)
 /* What a setter the hook does not see would do (a path it does not hook). */
 FAKE_EXPORT CUresult fakecuda_set_attr_unseen(CUfunction f, CUfunction_attribute a, int v)
 {
-	return fake_attr_store((struct fake_func *)f, a, v);
+	return fake_attr_store(fake_fn(f), a, v);
 }

@@ -66,7 +66,7 @@ static struct fake_gnode *fake_graph_push(struct fake_graph *g)
 static CUresult fake_gnode_set(struct fake_gnode *n, CUfunction f, const unsigned grid[3], const unsigned block[3],
 			       unsigned smem, void **params)
 {
-	const struct fake_func *fn = (const struct fake_func *)f;
+	const struct fake_func *fn = fake_fn(f);
 	if (!fn || (fn->n_params > 0 && !params))
 		return CUDA_ERROR_INVALID_VALUE;
 	n->f = f;
@@ -133,7 +133,10 @@ CUresult fake_graph_capture(CUstream s, CUfunction f, const unsigned grid[3], co
 {
 	struct fake_stream *fs = (struct fake_stream *)s;
 	struct fake_gnode *n = fs && fs->graph ? fake_graph_push(fs->graph) : NULL;
-	return n ? fake_gnode_set(n, f, grid, block, smem, params) : CUDA_ERROR_INVALID_VALUE;
+	/* The node holds the context's function of a library kernel, not the
+	 * CUkernel the launch named (what the real driver does). */
+	return n ? fake_gnode_set(n, (CUfunction)fake_ctx_function((struct fake_func *)f), grid, block, smem, params)
+		 : CUDA_ERROR_INVALID_VALUE;
 }
 
 FAKE_EXPORT CUresult cuGraphCreate(CUgraph *g, unsigned int flags)

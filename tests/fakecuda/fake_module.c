@@ -326,15 +326,33 @@ FAKE_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *p, size_t *size, CUlibrary 
 	return fake_get_global((struct fake_module *)lib, name, p, size);
 }
 
+struct fake_func *fake_ctx_function(struct fake_func *f)
+{
+	if (!f || f->base || !f->mod || !f->mod->is_library)
+		return f;
+	struct fake_func *made = NULL;
+	pthread_mutex_lock(&fake_lock);
+	if (!f->ctx_fn && (made = malloc(sizeof *made)) != NULL) {
+		*made = *f;
+		made->next = NULL;
+		made->base = f;
+		made->ctx_fn = NULL;
+		f->ctx_fn = made;
+	}
+	pthread_mutex_unlock(&fake_lock);
+	fake_keep(made); /* takes fake_lock itself */
+	return f->ctx_fn ? f->ctx_fn : f;
+}
+
 FAKE_EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
-	*f = (CUfunction)k; /* the fake's kernels are their functions */
+	*f = (CUfunction)fake_ctx_function((struct fake_func *)k);
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuFuncGetName(const char **name, CUfunction f)
 {
-	*name = ((struct fake_func *)f)->name;
+	*name = fake_fn(f)->name;
 	return CUDA_SUCCESS;
 }
 
@@ -345,7 +363,7 @@ FAKE_EXPORT CUresult cuKernelGetName(const char **name, CUkernel k)
 
 FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 {
-	struct fake_func *fn = (struct fake_func *)f;
+	struct fake_func *fn = fake_fn(f);
 	if (fake_module_alive(fn->mod, "cuFuncGetParamInfo") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (i >= (size_t)fn->n_params)
@@ -365,9 +383,9 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 	(void)smem;
 	if (threads <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fake_module_alive(((struct fake_func *)f)->mod, "cuOccupancyMaxActiveBlocksPerMultiprocessor") != CUDA_SUCCESS)
+	if (fake_module_alive(fake_fn(f)->mod, "cuOccupancyMaxActiveBlocksPerMultiprocessor") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
-	int by_threads = 2048 / threads, by_regs = 65536 / (fake_regs((struct fake_func *)f) * threads);
+	int by_threads = 2048 / threads, by_regs = 65536 / (fake_regs(fake_fn(f)) * threads);
 	int v = by_threads < by_regs ? by_threads : by_regs;
 	*n = v > 32 ? 32 : v;
 	return CUDA_SUCCESS;
@@ -478,7 +496,7 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
 			    CUstream s, void **params, void **extra)
 {
-	struct fake_func *fn = (struct fake_func *)f;
+	struct fake_func *fn = fake_fn(f);
 	if (!fn || (params && extra) || block[0] * block[1] * block[2] == 0 || block[0] * block[1] * block[2] > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fake_module_alive(fn->mod, "a launch") != CUDA_SUCCESS)

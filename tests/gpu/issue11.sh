@@ -8,6 +8,7 @@
 #                 other unit: linked with it when probed)
 #   graph_nodes   a captured launch and an explicit kernel node, 100 replays each
 #   cupy_kernels  CuPy RawKernel and ElementwiseKernel (NVRTC), if cupy imports
+#   cupy_ptx      the same with CUPY_COMPILE_WITH_PTX=1 (CuPy loads PTX)
 #   numba_kernel  a Numba kernel (nvJitLink), if numba imports
 #   triton_add    Triton (examples/python/triton_add.py), if triton imports
 #   torch_compile torch.compile default and reduce-overhead (CUDA graphs) of
@@ -121,8 +122,8 @@ app() {
 		--probed-out "$L.probed.out" --probed-rc "$rc2" --report "$L.report.json" --events "$L.events.log" \
 		--user "$user" --limit-kernels "$limit" "${before[@]}" --rows "$ROWS" 2>&1 | tee -a "$SUMMARY"
 	grep -h 'reason=' "$L.events.log" 2>/dev/null | grep -E '^(kernel|probe|instrument) ' | sort -u |
-		python3 -c 'import sys, urllib.parse; [print("    " + urllib.parse.unquote(l.rstrip())[:400]) for l in sys.stdin]' |
-		head -8 | tee -a "$SUMMARY"
+		python3 -c 'import sys, urllib.parse; [print("    " + urllib.parse.unquote(l.rstrip())[:400]) for l in list(sys.stdin)[:8]]' |
+		tee -a "$SUMMARY"
 	rm -rf "$L.trace/results" "$L.before/results"
 }
 
@@ -135,7 +136,14 @@ build
 app nvrtc_saxpy 'i11_saxpy' '' "$BIN/nvrtc_saxpy"
 app rdc 'rdc_scale|rdc_cross' '' "$BIN/rdc"
 app graph_nodes 'g_fill|g_axpy|g_count' '' "$BIN/graph_nodes" 100
-if have cupy; then app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"; else log "SKIP cupy_kernels: no cupy"; fi
+if have cupy; then
+	app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"
+	# CuPy loads NVRTC by absolute path (past the stand-in); asked for PTX,
+	# it hands the driver PTX (the workaround the README gives)
+	app cupy_ptx 'i11_raw|i11_elem' '' env CUPY_COMPILE_WITH_PTX=1 python3 "$SRC/cupy_kernels.py"
+else
+	log "SKIP cupy_kernels: no cupy"
+fi
 if have numba; then app numba_kernel 'i11_numba' '' python3 "$SRC/numba_kernel.py"; else log "SKIP numba_kernel: no numba"; fi
 if have triton; then app triton_add 'triton_' '' python3 examples/python/triton_add.py; else log "SKIP triton_add: no triton"; fi
 if have torch; then

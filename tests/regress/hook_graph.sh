@@ -7,8 +7,8 @@
 # grid; the capture itself is untouched (its launch declined with the
 # reason); a node given `extra` arguments is declined and replayed as it is;
 # every replay ran and the app's output equals the plain run's. With
-# --limit 3 only three are probed and the other replays run the
-# originals.
+# --limit 3 only three launches of each kernel are probed and the other
+# replays run the originals.
 source "$(dirname "$0")/hook_lib.inc"
 NTOP=$B/bin/ntop
 GRAPH=$B/tests/fakecuda/app_graph
@@ -35,6 +35,12 @@ for seq in $(grep '^launch .*api=cuGraphLaunch .*grid=5,1,1 block=96,1,1' "$E" |
 	grep -q "^result .* seq=$seq .* records=15 dropped=0" "$E" || fail "explicit node seq $seq: not one record per warp"
 done
 [ "$(grep -c '^launch .*api=cuGraphLaunch .*grid=5,1,1' "$E")" = $N ] || fail "explicit node: the executable's grid not followed"
+# The captured node holds the library kernel's context function, which the
+# app never saw: it is that kernel (its kid, with PTX), not an unknown one.
+grep -q '^kernel .*reason=module%20not%20seen' "$E" && fail "the captured node's function taken for an unknown kernel"
+lk=$(grep '^launch .*api=cuLaunchKernel .*capture=1' "$E" | sed 's/.* kid=\([0-9]*\) .*/\1/' | head -1)
+[ -n "$lk" ] && [ "$(grep -c "^launch .* kid=$lk .*api=cuGraphLaunch .*grid=2,1,1 .*probed=1" "$E")" = $N ] ||
+	fail "captured node: not probed as the library kernel (kid '$lk')"
 expect "$E" "^probe .*status=declined reason=stream%20capture%20active:%20the%20launch%20is%20probed%20when%20its%20graph%20is%20replayed" \
 	"the captured launch itself declined, with where it is probed"
 expect "$E" "^probe .*status=declined reason=graph%20node%20built%20with%20\`extra\`" "extra node declined"
@@ -42,7 +48,12 @@ expect "$E" "^probe .*status=declined reason=graph%20node%20built%20with%20\`ext
 "$NTOP" record -o "$TMP/l" -p block_sched --limit 3 -- "$GRAPH" "$PTX" $N > "$TMP/l.out" 2>&1 ||
 	fail "limit: $(cat "$TMP/l.out")"
 grep -q "^graph replays run: $((2 * N + 1))$" "$TMP/l.out" || fail "limit: replays: $(cat "$TMP/l.out")"
-[ "$(grep -c '^result ' "$TMP/l/events.log")" = 3 ] || fail "limit: $(grep -c '^result ' "$TMP/l/events.log") results, want 3"
+# two kernels (the library's scale in the captured graph, the module's in
+# the explicit one): at most 3 probed launches each
+for k in $(grep '^result ' "$TMP/l/events.log" | sed 's/.* kid=\([0-9]*\) .*/\1/' | sort -u); do
+	[ "$(grep -c "^result .* kid=$k " "$TMP/l/events.log")" = 3 ] || fail "limit: kernel $k: $(grep -c "^result .* kid=$k " "$TMP/l/events.log") results, want 3"
+done
+[ "$(grep -c '^result ' "$TMP/l/events.log")" = 6 ] || fail "limit: $(grep -c '^result ' "$TMP/l/events.log") results, want 6 (3 per kernel)"
 
 [ "$fails" = 0 ] && echo "hook_graph: ok"
 exit $((fails > 0))
