@@ -193,6 +193,18 @@ struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, 
 	h->snippet_line = snippet->str_line;
 	h->snippet_flat = snippet->str_kind == TOML_STR_BASIC || snippet->str_kind == TOML_STR_LITERAL;
 	p->n_hooks++;
+	if (snippet->str_pos) {
+		size_t n = strlen(snippet->v.s) + 1;
+		h->snippet_pos = malloc(n * sizeof *h->snippet_pos);
+		if (!h->snippet_pos) {
+			probe_err(src, snippet, "out of memory");
+			return NULL;
+		}
+		for (size_t i = 0; i < n; i++) {
+			h->snippet_pos[i].line = snippet->str_pos[i].line;
+			h->snippet_pos[i].col = snippet->str_pos[i].col;
+		}
+	}
 	return h;
 }
 
@@ -221,6 +233,7 @@ void probe_free(struct probe *p)
 			free(p->hooks[i].opcodes[j]);
 		free(p->hooks[i].opcodes);
 		free(p->hooks[i].snippet);
+		free(p->hooks[i].snippet_pos);
 	}
 	free(p->hooks);
 	free(p->path);
