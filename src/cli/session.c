@@ -35,6 +35,7 @@
 #include "cli/cli.h"
 #include "common/cause.h"
 #include "common/fdio.h"
+#include "common/safefs.h"
 #include "common/strbuf.h"
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
@@ -50,6 +51,9 @@ extern char **environ;
 
 struct session {
 	char *dir;               /* absolute */
+	int dfd;                 /* the directory, opened once and checked (safefs.h): all below is
+				    opened relative to it */
+	unsigned long long dir_dev, dir_ino; /* its identity, handed to the hook (NTOP_TRACE_DIR_ID) */
 	int created_dir;
 	char *events_path;       /* set once events.log was created */
 	int events_fd;
@@ -128,20 +132,6 @@ static int session_mkdir_parents(char *path)
 	return 0;
 }
 
-static int session_dir_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	int empty = 1;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			empty = 0;
-	closedir(d);
-	return empty;
-}
-
 static char *session_default_dir(void)
 {
 	char stamp[32];
@@ -165,17 +155,21 @@ static int session_make_dir(struct session *s, const char *want, char **cause)
 		s->dir[--n] = 0;
 	if (session_mkdir_parents(s->dir) < 0)
 		return cause_set(cause, "cannot create the parents of %s: %s", s->dir, strerror(errno));
-	if (mkdir(s->dir, 0700) == 0) {
+	if (mkdir(s->dir, 0700) == 0)
 		s->created_dir = 1;
-		return 0;
-	}
-	int err = errno;
+	else if (errno != EEXIST)
+		return cause_set(cause, "cannot create trace directory %s: %s", s->dir, strerror(errno));
+	/* an existing one only when it is empty, ours, no link and closed to
+	 * others: a directory another user prepared could hold their control
+	 * file, or links the hook would write through */
+	s->dfd = safefs_open_dir(s->dir, !s->created_dir, cause);
+	if (s->dfd < 0)
+		return cause_wrap(cause, "trace directory");
 	struct stat st;
-	if (err != EEXIST || stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cause_set(cause, "cannot create trace directory %s: %s", s->dir,
-				 err == EEXIST ? "exists and is not a directory" : strerror(err));
-	if (!session_dir_empty(s->dir))
-		return cause_set(cause, "trace directory %s exists and is not empty; choose another", s->dir);
+	if (fstat(s->dfd, &st) < 0)
+		return cause_set(cause, "trace directory %s: %s", s->dir, strerror(errno));
+	s->dir_dev = (unsigned long long)st.st_dev;
+	s->dir_ino = (unsigned long long)st.st_ino;
 	return 0;
 }
 
@@ -184,7 +178,7 @@ int session_create(struct session **out, const char *dir, char **cause)
 	struct session *s = calloc(1, sizeof *s);
 	if (!s)
 		return cause_set(cause, "out of memory");
-	s->events_fd = s->app_log_fd = s->out_rfd = s->ep = s->lfd = -1;
+	s->events_fd = s->app_log_fd = s->out_rfd = s->ep = s->lfd = s->dfd = -1;
 	if (session_make_dir(s, dir, cause) < 0) {
 		session_free(s);
 		return -1;
@@ -211,7 +205,7 @@ int session_open_events(struct session *s, const char *header, size_t len, char 
 	s->events_path = session_path(s, "events.log");
 	if (!s->events_path)
 		return cause_set(cause, "out of memory");
-	s->events_fd = open(s->events_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
+	s->events_fd = safefs_create(s->dfd, "events.log", O_WRONLY | O_APPEND);
 	if (s->events_fd < 0) {
 		cause_set(cause, "cannot create %s: %s", s->events_path, strerror(errno));
 		free(s->events_path);
@@ -226,15 +220,11 @@ int session_open_events(struct session *s, const char *header, size_t len, char 
 void session_abandon(struct session *s)
 {
 	if (s->events_path)
-		unlink(s->events_path);
+		unlinkat(s->dfd, "events.log", 0);
 	if (s->app_log_path)
-		unlink(s->app_log_path);
-	if (s->wrote_control) {
-		char *c = session_path(s, "control");
-		if (c)
-			unlink(c);
-		free(c);
-	}
+		unlinkat(s->dfd, "app.log", 0);
+	if (s->wrote_control)
+		unlinkat(s->dfd, "control", 0);
 	session_sock_done(s);
 	if (s->created_dir)
 		rmdir(s->dir);
@@ -245,7 +235,7 @@ void session_abandon(struct session *s)
 static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
-		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES,
+		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
 		NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH", "TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
@@ -315,6 +305,9 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	}
 	session_env_set(&env, NTOP_ENV_EVENT_SOCK, s->sock_path);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
+	char id[64];
+	snprintf(id, sizeof id, "%llu:%llu", s->dir_dev, s->dir_ino);
+	session_env_set(&env, NTOP_ENV_TRACE_DIR_ID, id);
 	session_env_set(&env, "TRITON_LIBCUDA_PATH", o->hook_dir);
 	session_env_join(&env, NTOP_ENV_PROBES, o->probes, o->n_probes, ":");
 	session_env_join(&env, NTOP_ENV_KERNELS, o->kernels, o->n_kernels, "\n");
@@ -642,7 +635,7 @@ static int session_open_app_log(struct session *s, char **cause)
 	s->app_log_path = session_path(s, "app.log");
 	if (!s->app_log_path)
 		return cause_set(cause, "out of memory");
-	s->app_log_fd = open(s->app_log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
+	s->app_log_fd = safefs_create(s->dfd, "app.log", O_WRONLY | O_APPEND);
 	if (s->app_log_fd >= 0)
 		return 0;
 	cause_set(cause, "cannot create %s: %s", s->app_log_path, strerror(errno));
@@ -1050,13 +1043,14 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 	if (!final && s->pidlog_scan_ns && now - s->pidlog_scan_ns < SESSION_PIDLOG_EVERY_NS)
 		return 0;
 	s->pidlog_scan_ns = now;
-	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int dfd = dup(s->dfd);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
 		return 0;
 	}
+	rewinddir(d); /* the descriptor's position is shared with s->dfd's */
 	int lines = 0;
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
 		if (session_pidlog_name(e->d_name))
@@ -1081,29 +1075,13 @@ int session_finish_events(struct session *s, char **cause)
 
 int session_write_control_text(struct session *s, const char *text, size_t len, char **cause)
 {
-	char *tmp = NULL, *dst = session_path(s, "control");
-	if (!dst || asprintf(&tmp, "%s/.control-%d.tmp", s->dir, (int)getpid()) < 0) {
-		free(dst);
-		return cause_set(cause, "out of memory");
-	}
-	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		rc = cause_set(cause, "cannot create %s: %s", tmp, strerror(errno));
-	else if (fdio_write_all(fd, text, len) < 0)
-		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));
-	/* rename: a poller sees the old file or the new one, never half of one */
-	if (rc == 0 && rename(tmp, dst) < 0)
-		rc = cause_set(cause, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
-	else
-		s->wrote_control = 1;
-	free(tmp);
-	free(dst);
-	return rc;
+	/* a temporary made O_EXCL, then renameat: a poller sees the old file or
+	 * the new one, never half of one, and a link planted as `control` is
+	 * replaced, not written through */
+	if (safefs_replace(s->dfd, "control", text, len, cause) < 0)
+		return cause_wrap(cause, "%s", s->dir);
+	s->wrote_control = 1;
+	return 0;
 }
 
 int session_write_control(struct session *s, uint64_t gen, const struct control_entry *e, int n, char **cause)
@@ -1137,6 +1115,7 @@ void session_free(struct session *s)
 	session_close(&s->out_rfd);
 	session_close(&s->events_fd);
 	session_close(&s->app_log_fd);
+	session_close(&s->dfd);
 	if (s->pid > 0 && session_fwd_target == (s->own_group ? -s->pid : s->pid))
 		session_fwd_target = 0;
 	free(s->conns);

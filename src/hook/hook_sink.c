@@ -11,13 +11,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/safefs.h"
 #include "common/timeutil.h"
+#include "hook/hook_dir.h"
 #include "hook/hook_log.h"
 #include "hook/hook_sink.h"
 #include "hook/hook_state.h"
@@ -105,25 +108,30 @@ static int sink_connect(void)
 	return 0;
 }
 
-static int sink_file_name(char *path, size_t cap, int k)
+static int sink_file_name(char *name, size_t cap, int k)
 {
-	int n = k ? snprintf(path, cap, "%s/events-%d.%d.log", hook.cfg.trace_dir, hook.pid, k)
-		  : snprintf(path, cap, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
+	int n = k ? snprintf(name, cap, "events-%d.%d.log", hook.pid, k) : snprintf(name, cap, "events-%d.log", hook.pid);
 	return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
 /* events-<pid>.log, this process's own: made with O_EXCL (never another's,
- * never through a link), reopened (same file, checked) if the application
- * closed it. */
+ * never through a link) in the checked trace directory (hook_dir.c),
+ * reopened (same file, checked) if the application closed it. */
 static int sink_open_file(void)
 {
-	char path[4096];
-	if (sink.file_k >= 0) {
-		if (sink_file_name(path, sizeof path, sink.file_k) < 0)
-			return -1;
-		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	char name[64], *cause = NULL;
+	int dfd = hook_dir_open(&cause);
+	if (dfd < 0) {
+		hook_log("events file: %s", cause ? cause : "no trace directory");
+		free(cause);
+		return -1;
+	}
+	int rc = -1;
+	if (sink.file_k >= 0 && sink_file_name(name, sizeof name, sink.file_k) == 0) {
+		int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd >= 0 && sink_same(fd, sink.file_dev, sink.file_ino)) {
 			sink_set(SINK_FILE, fd);
+			close(dfd);
 			return 0;
 		}
 		if (fd >= 0)
@@ -131,23 +139,25 @@ static int sink_open_file(void)
 		/* removed or replaced: make a new one */
 	}
 	for (int k = 0; k < SINK_FILE_TRIES; k++) {
-		if (sink_file_name(path, sizeof path, k) < 0)
-			return -1;
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (sink_file_name(name, sizeof name, k) < 0)
+			break;
+		int fd = safefs_create(dfd, name, O_WRONLY | O_APPEND);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0)
-			return -1;
+			break;
 		sink_set(SINK_FILE, fd);
 		if (sink.fd < 0)
-			return -1;
+			break;
 		sink.file_k = k;
 		sink.file_dev = sink.dev;
 		sink.file_ino = sink.ino;
-		hook_log("events go to %s", path);
-		return 0;
+		hook_log("events go to %s/%s", hook.cfg.trace_dir, name);
+		rc = 0;
+		break;
 	}
-	return -1;
+	close(dfd);
+	return rc;
 }
 
 /* The NTOP_EVENT_FD descriptor, while it is the file it was at load. */

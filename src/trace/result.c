@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "common/cause.h"
+#include "common/safefs.h"
 #include "common/fdio.h"
 #include "common/strbuf.h"
 #include "trace/result_parse.h"
@@ -307,39 +308,28 @@ out:
 	return rc;
 }
 
-int result_write(const char *dir, const char *name, const struct result *r, char **cause)
+int result_write_at(int dfd, const char *name, const struct result *r, char **cause)
 {
 	if (result_check_for_write(r, cause) < 0)
 		return -1;
-	char *tmp = NULL, *dst = NULL;
-	int fd = -1, rc = -1;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
-		tmp = NULL;
-		cause_set(cause, "out of memory");
-		goto out;
-	}
-	if (asprintf(&dst, "%s/%s", dir, name) < 0) {
-		dst = NULL;
-		cause_set(cause, "out of memory");
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cause_set(cause, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
+	char tmp[256];
+	int fd = safefs_tmp(dfd, name, tmp, sizeof tmp), rc = -1;
+	if (fd < 0)
+		return cause_set(cause, "%s: cannot create a temporary: %s", name, strerror(errno));
 	if (result_write_body(fd, r, cause) < 0) {
-		cause_wrap(cause, "%s", dst);
+		cause_wrap(cause, "%s", name);
 		goto out;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		cause_set(cause, "%s: close: %s", dst, strerror(errno));
-		goto out;
-	}
+	int cfd = fd;
 	fd = -1;
-	if (rename(tmp, dst) < 0) {
-		cause_set(cause, "%s: rename: %s", dst, strerror(errno));
+	if (close(cfd) < 0) {
+		cause_set(cause, "%s: close: %s", name, strerror(errno));
+		goto out;
+	}
+	/* renameat replaces whatever sits at `name` (a planted link too)
+	 * without following it */
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		cause_set(cause, "%s: rename: %s", name, strerror(errno));
 		goto out;
 	}
 	/* No fsync: the rename makes the file appear whole or not at all, which
@@ -350,10 +340,20 @@ int result_write(const char *dir, const char *name, const struct result *r, char
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0 && tmp)
-		unlink(tmp);
-	free(tmp);
-	free(dst);
+	if (rc < 0)
+		unlinkat(dfd, tmp, 0);
+	return rc;
+}
+
+int result_write(const char *dir, const char *name, const struct result *r, char **cause)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cause_set(cause, "%s: %s", dir, strerror(errno));
+	int rc = result_write_at(dfd, name, r, cause);
+	close(dfd);
+	if (rc < 0)
+		cause_wrap(cause, "%s", dir);
 	return rc;
 }
 
