@@ -98,6 +98,47 @@ static void test_dirs(void)
 	CHECKF(cause && strstr(cause, "not empty"), "%s", cause ? cause : "(null)");
 	CHECK(s == NULL);
 	free(cause);
+	cause = NULL;
+	/* an empty one another user could write into, or a link to one: refused */
+	snprintf(path, sizeof path, "%s/open", tmpdir);
+	CHECK(mkdir(path, 0700) == 0 && chmod(path, 0777) == 0);
+	CHECK(session_create(&s, path, &cause) < 0);
+	CHECKF(cause && strstr(cause, "writable by everyone"), "%s", cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	char link[256];
+	snprintf(path, sizeof path, "%s/empty", tmpdir);
+	snprintf(link, sizeof link, "%s/link", tmpdir);
+	CHECK(mkdir(path, 0700) == 0 && symlink(path, link) == 0);
+	CHECK(session_create(&s, link, &cause) < 0);
+	CHECKF(cause && strstr(cause, "symbolic link"), "%s", cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	/* a link planted as `control` is replaced, never written through */
+	char victim[256];
+	snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+	FILE *f = fopen(victim, "w");
+	if (f) {
+		fputs("victim\n", f);
+		fclose(f);
+	}
+	CHECK(session_create(&s, path, &cause) == 0);
+	if (!s)
+		return;
+	char *ctl = session_path(s, "control");
+	CHECK(ctl && symlink(victim, ctl) == 0);
+	CHECKF(session_write_control_text(s, "control version=1 gen=1\n", 24, &cause) == 0, "%s", cause);
+	char *v = testlib_slurp(victim, NULL), *c = ctl ? testlib_slurp(ctl, NULL) : NULL;
+	CHECKF(v && strcmp(v, "victim\n") == 0, "the victim was written through the link: %s", v ? v : "?");
+	struct stat st;
+	CHECK(ctl && lstat(ctl, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	CHECK(c && strcmp(c, "control version=1 gen=1\n") == 0);
+	free(v);
+	free(c);
+	free(ctl);
+	session_abandon(s);
+	session_free(s);
+	free(cause);
 }
 
 static const char *capture_script =
