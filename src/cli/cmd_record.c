@@ -431,7 +431,14 @@ static void rec_summary(const struct rec_session *s)
 	if (td->n_procs == 0)
 		fprintf(stderr, "ntop: the hook was not loaded: the program made no CUDA driver calls "
 				"through libcuda.so.1\n");
-	fprintf(stderr, "ntop: trace in %s\nntop: next: ntop report %s\n", s->dir, s->dir);
+	if (session_dir_gone(s->sess))
+		fprintf(stderr, "ntop: the trace directory %s was removed or replaced while recording: no trace was "
+				"kept there\n", s->dir);
+	else if (session_events_error(s->sess))
+		fprintf(stderr, "ntop: trace in %s, incomplete: writing events.log failed (%s)\nntop: next: ntop report "
+				"%s\n", s->dir, strerror(session_events_error(s->sess)), s->dir);
+	else
+		fprintf(stderr, "ntop: trace in %s\nntop: next: ntop report %s\n", s->dir, s->dir);
 }
 
 static int rec_exit_status(const char *prog, int status)

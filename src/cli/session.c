@@ -39,6 +39,8 @@
 #include "common/strbuf.h"
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
+#include "trace/events.h"
+#include "trace/trace_dir.h"
 
 extern char **environ;
 
@@ -173,8 +175,24 @@ static int session_make_dir(struct session *s, const char *want, char **cause)
 	return 0;
 }
 
+/* SIGXFSZ's disposition when ntop started: 1 default (the app gets it back). */
+static int session_xfsz_default = -1;
+
+/* A file past `ulimit -f` must not kill ntop (no summary, the app's status
+ * lost): ignored, a write fails with EFBIG and is reported like a full
+ * disk. The application gets the disposition ntop was started with. */
+static void session_ignore_xfsz(void)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGXFSZ, &sa, &old) == 0 && session_xfsz_default < 0)
+		session_xfsz_default = old.sa_handler == SIG_DFL;
+}
+
 int session_create(struct session **out, const char *dir, char **cause)
 {
+	session_ignore_xfsz();
 	struct session *s = calloc(1, sizeof *s);
 	if (!s)
 		return cause_set(cause, "out of memory");
@@ -190,6 +208,15 @@ int session_create(struct session **out, const char *dir, char **cause)
 const char *session_dir(const struct session *s)
 {
 	return s->dir;
+}
+
+int session_dir_gone(const struct session *s)
+{
+	struct stat st, at;
+	if (s->dfd < 0 || fstat(s->dfd, &st) < 0 || st.st_nlink == 0)
+		return 1; /* removed (a directory keeps a link while it has a name) */
+	/* moved, or another directory put in its place */
+	return stat(s->dir, &at) < 0 || at.st_dev != st.st_dev || at.st_ino != st.st_ino;
 }
 
 char *session_path(const struct session *s, const char *name)
@@ -615,6 +642,8 @@ static int session_spawn_run(struct session *s, const struct session_spawn_opts 
 	sigaddset(&def, SIGPIPE);
 	sigaddset(&def, SIGTERM);
 	sigaddset(&def, SIGHUP);
+	if (session_xfsz_default == 1)
+		sigaddset(&def, SIGXFSZ);
 	sigemptyset(&none);
 	posix_spawnattr_setsigdefault(&at, &def);
 	posix_spawnattr_setsigmask(&at, &none);
@@ -1021,20 +1050,6 @@ static int session_pidlog_read(struct session *s, int dfd, const char *name, ses
 	return lines;
 }
 
-/* events-<pid>.log or events-<pid>.<k>.log (the hook's names, hook_sink.c). */
-static int session_pidlog_name(const char *n)
-{
-	size_t len = strlen(n);
-	if (strncmp(n, "events-", 7) != 0 || len < 12 || len >= 64 || strcmp(n + len - 4, ".log") != 0)
-		return 0;
-	size_t d = strspn(n + 7, "0123456789");
-	if (d == 0)
-		return 0;
-	if (7 + d == len - 4)
-		return 1;
-	return n[7 + d] == '.' && strspn(n + 8 + d, "0123456789") == len - 4 - (8 + d) && len - 4 > 8 + d;
-}
-
 int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final)
 {
 	/* processes on the socket leave no such files, as a rule: look now
@@ -1053,17 +1068,38 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 	rewinddir(d); /* the descriptor's position is shared with s->dfd's */
 	int lines = 0;
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		if (session_pidlog_name(e->d_name))
+		if (trace_pidlog_name(e->d_name))
 			lines += session_pidlog_read(s, dirfd(d), e->d_name, fn, arg, final);
 	}
 	closedir(d);
 	return lines;
 }
 
+/* The recorder's last line: it finished, and how the program ended (a
+ * trace without one was cut short: ntop killed, or still running). */
+static void session_log_end(struct session *s)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	event_begin(&sb, "end", time_wall_ns(), (int)getpid());
+	if (s->exited) {
+		event_add_int(&sb, "status", session_exit_code(s->status));
+		if (WIFSIGNALED(s->status))
+			event_add_int(&sb, "signal", WTERMSIG(s->status));
+	}
+	if (s->detached)
+		event_add_int(&sb, "detached", 1);
+	event_end(&sb);
+	if (!sb.failed)
+		session_log(s, sb.data, sb.len);
+	strbuf_done(&sb);
+}
+
 int session_finish_events(struct session *s, char **cause)
 {
 	if (s->events_fd < 0)
 		return 0;
+	session_log_end(s);
 	int rc = 0;
 	if (fsync(s->events_fd) < 0 && !s->events_err)
 		rc = cause_set(cause, "fsync %s: %s", s->events_path, strerror(errno));

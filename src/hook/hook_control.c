@@ -22,6 +22,7 @@
 #include "hook/hook_control.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_state.h"
 #include "trace/control.h"
 #include "trace/events.h"
@@ -348,7 +349,7 @@ void hook_control_ensure_thread(void)
 	hook_control_poll();
 	pthread_mutex_lock(&c->lock);
 	if (!c->started && !c->stop) {
-		if (pthread_create(&c->thread, NULL, control_thread, NULL) == 0)
+		if (hook_thread_create(&c->thread, control_thread, NULL) == 0)
 			__atomic_store_n(&c->started, 1, __ATOMIC_RELEASE);
 		else
 			c->stop = 1;

@@ -33,6 +33,7 @@
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_table.h"
 #include "trace/events.h"
 
@@ -195,9 +196,12 @@ static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_resu
 	int dfd = kfd >= 0 ? safefs_subdir(kfd, sub, &cause) : -1;
 	const char *names[2] = { "pruned.ptx", "probed.ptx" };
 	const char *texts[2] = { res->pruned_ptx, res->ptx };
+	struct hook_io_signals sig; /* an application thread: no SIGXFSZ for the app */
+	hook_io_signals_begin(&sig);
 	for (int i = 0; i < 2 && dfd >= 0; i++)
 		if (texts[i] && safefs_replace(dfd, names[i], texts[i], strlen(texts[i]), &cause) < 0)
 			break;
+	hook_io_signals_end(&sig);
 	if (cause)
 		hook_event_warn("NTOP_KEEP_PTX: kernels/%s: %s", sub, cause);
 	free(cause);

@@ -29,6 +29,7 @@
 #include "hook/hook_dir.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "trace/events.h"
 #include "trace/result.h"
 
@@ -458,12 +459,12 @@ static void results_start_locked(struct hook_results *r)
 {
 	if (r->started)
 		return;
-	if (pthread_create(&r->collector, NULL, results_collector, NULL) != 0)
+	if (hook_thread_create(&r->collector, results_collector, NULL) != 0)
 		return;
 	r->n_writers = 0;
 	int want = results_writers_wanted();
 	for (int i = 0; i < want; i++)
-		if (pthread_create(&r->writers[r->n_writers], NULL, results_writer, NULL) == 0)
+		if (hook_thread_create(&r->writers[r->n_writers], results_writer, NULL) == 0)
 			r->n_writers++;
 	r->started = 1;
 }

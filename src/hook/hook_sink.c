@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/fdio.h"
 #include "common/safefs.h"
 #include "common/timeutil.h"
 #include "hook/hook_dir.h"
@@ -114,6 +115,21 @@ static int sink_file_name(char *name, size_t cap, int k)
 	return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
+/* A new events-<pid>[.<k>].log in dfd (O_EXCL, never through a link):
+ * its descriptor, *k its number; -1 when none could be made. */
+static int sink_create_file(int dfd, int *k)
+{
+	char name[64];
+	for (*k = 0; *k < SINK_FILE_TRIES; (*k)++) {
+		if (sink_file_name(name, sizeof name, *k) < 0)
+			return -1;
+		int fd = safefs_create(dfd, name, O_WRONLY | O_APPEND);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 /* events-<pid>.log, this process's own: made with O_EXCL (never another's,
  * never through a link) in the checked trace directory (hook_dir.c),
  * reopened (same file, checked) if the application closed it. */
@@ -126,9 +142,8 @@ static int sink_open_file(void)
 		free(cause);
 		return -1;
 	}
-	int rc = -1;
 	if (sink.file_k >= 0 && sink_file_name(name, sizeof name, sink.file_k) == 0) {
-		int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && sink_same(fd, sink.file_dev, sink.file_ino)) {
 			sink_set(SINK_FILE, fd);
 			close(dfd);
@@ -138,25 +153,30 @@ static int sink_open_file(void)
 			close(fd);
 		/* removed or replaced: make a new one */
 	}
-	for (int k = 0; k < SINK_FILE_TRIES; k++) {
-		if (sink_file_name(name, sizeof name, k) < 0)
-			break;
-		int fd = safefs_create(dfd, name, O_WRONLY | O_APPEND);
-		if (fd < 0 && errno == EEXIST)
-			continue;
-		if (fd < 0)
-			break;
-		sink_set(SINK_FILE, fd);
-		if (sink.fd < 0)
-			break;
-		sink.file_k = k;
-		sink.file_dev = sink.dev;
-		sink.file_ino = sink.ino;
-		hook_log("events go to %s/%s", hook.cfg.trace_dir, name);
-		rc = 0;
-		break;
-	}
+	int k, fd = sink_create_file(dfd, &k);
 	close(dfd);
+	if (fd < 0)
+		return -1;
+	sink_set(SINK_FILE, fd);
+	if (sink.fd < 0)
+		return -1;
+	sink.file_k = k;
+	sink.file_dev = sink.dev;
+	sink.file_ino = sink.ino;
+	if (sink_file_name(name, sizeof name, k) == 0)
+		hook_log("events go to %s/%s", hook.cfg.trace_dir, name);
+	return 0;
+}
+
+int hook_sink_write_aside(const char *line, size_t len)
+{
+	int dfd = hook_dir_open(NULL), k;
+	int fd = dfd >= 0 ? sink_create_file(dfd, &k) : -1;
+	int rc = fd >= 0 && fdio_write_all(fd, line, len) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
 	return rc;
 }
 
@@ -234,7 +254,7 @@ static int sink_put(const char *line, size_t len, int nowait)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return 2; /* reader gone, disk full: the application goes on regardless */
+			return 2; /* reader gone, disk full, past ulimit -f: the application goes on, the line is counted */
 		line += w;
 		len -= (size_t)w;
 	}
@@ -247,16 +267,18 @@ enum hook_sink_rc hook_sink_write(const char *line, size_t len, int nowait)
 		if (sink.fd < 0) {
 			int rc = sink_open(nowait);
 			if (rc != 0)
-				return rc == 1 ? HOOK_SINK_LATER : HOOK_SINK_DONE;
+				return rc == 1 ? HOOK_SINK_LATER : HOOK_SINK_DROPPED;
 		}
 		int rc = sink_put(line, len, nowait);
-		if (rc == 0 || rc == 2)
+		if (rc == 0)
 			return HOOK_SINK_DONE;
+		if (rc == 2)
+			return HOOK_SINK_DROPPED;
 		if (rc == 1)
 			return HOOK_SINK_LATER;
 		sink_drop();
 	}
-	return HOOK_SINK_DONE;
+	return HOOK_SINK_DROPPED;
 }
 
 void hook_sink_fork_child(void)

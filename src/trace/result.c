@@ -30,6 +30,7 @@
 #include "common/fdio.h"
 #include "common/strbuf.h"
 #include "trace/result_parse.h"
+#include "trace/trace_file.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "result files keep device records as raw little-endian bytes"
@@ -744,13 +745,13 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 
 static int result_slurp(const char *path, uint8_t **buf, uint64_t *len, char **cause)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = trace_file_open(AT_FDCWD, path, cause);
 	if (fd < 0)
-		return cause_set(cause, "%s", strerror(errno));
+		return -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return cause_set(cause, "not a regular file");
+		return cause_set(cause, "%s", strerror(errno));
 	}
 	uint64_t n = (uint64_t)st.st_size, got = 0;
 	uint8_t *b = malloc(n ? (size_t)n : 1);
