@@ -425,7 +425,8 @@ static void rec_summary(const struct rec_session *s)
 		launches == 1 ? "" : "es", td->n_results, results, results == 1 ? "" : "s",
 		td->n_warnings, td->n_warnings == 1 ? "" : "s");
 	if (td->lost_events)
-		fprintf(stderr, "ntop: the hook dropped %llu events (buffer full)\n",
+		fprintf(stderr, "ntop: %llu events never reached the trace (the hook's buffer overflowed, a write "
+				"failed, or ntop stopped reading)\n",
 			(unsigned long long)td->lost_events);
 	rec_summary_probing(td);
 	if (td->n_procs == 0)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/report_end.h"
 #include "trace/result.h"
 #include "trace/trace_dir.h"
 #include "viz/block_sched.h"
@@ -321,8 +322,10 @@ static void rep_text(struct trace_dir *td)
 		printf(", last line cut short (recorder killed?)");
 	printf("\n");
 	if (td->lost_events)
-		printf("LOST: the hook dropped %llu events (its buffer overflowed); counts are low\n",
+		printf("LOST: %llu events never reached the trace (the hook's buffer overflowed, a write failed, or "
+		       "the reader stopped reading); counts are low\n",
 		       (unsigned long long)td->lost_events);
+	report_end_text(td, stdout);
 	for (int i = 0; i < td->n_procs; i++)
 		rep_text_process(td, &td->procs[i]);
 	if (td->n_procs == 0)
@@ -541,6 +544,7 @@ static void js_trace(struct strbuf *sb, const struct trace_dir *td)
 	cli_json_u64(&o, "unknown_lines", td->unknown_lines);
 	cli_json_bool(&o, "truncated_last_line", td->truncated_last_line);
 	cli_json_u64(&o, "lost_events", td->lost_events);
+	report_end_json(&o, td);
 	cli_json_key(&o, "warnings");
 	cli_json_array(&a, sb);
 	for (int i = 0; i < td->n_warnings; i++) {

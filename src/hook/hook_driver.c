@@ -50,7 +50,12 @@ static int driver_pread(int fd, void *buf, size_t len, uint64_t off)
  * would emit events of its own). 64-bit little-endian ELF only. */
 static int driver_has_marker(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return 0;
+	}
 	if (fd < 0)
 		return 0;
 	int found = 0;
@@ -87,6 +92,12 @@ static int driver_try(const char *path, const struct stat *self, int have_self, 
 		return -1;
 	if (have_self && st.st_dev == self->st_dev && st.st_ino == self->st_ino) {
 		strbuf_printf(why, "%s%s is the hook itself", why->len ? "; " : "", path);
+		return -1;
+	}
+	/* a FIFO (or a device) would block the open, here or in dlopen, and
+	 * hang the application at its first CUDA call */
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_printf(why, "%s%s is not a regular file", why->len ? "; " : "", path);
 		return -1;
 	}
 	if (driver_has_marker(path)) {

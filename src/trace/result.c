@@ -44,10 +44,16 @@
 #define RESULT_MAP_SHIFT_AT 8u     /* flags bits 8-12: block-sampling shift */
 #define RESULT_MAP_SHIFT_MASK (31u << RESULT_MAP_SHIFT_AT)
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
-/* zstd cannot expand one byte into more than ~32K (an RLE block is 4 bytes
- * for 128 KiB); a frame promising more is corrupt, and refusing it before
- * allocating keeps a forged size from asking malloc for a terabyte. */
-#define RESULT_MAX_RATIO 40000ull
+/* zstd can expand one byte into ~32K (an RLE block is 4 bytes for 128
+ * KiB), so a 57 KB file can ask for 1.9 GB and seconds of work. What ntop
+ * writes compresses 2-10x (block_sched, dmat records: clocks and
+ * addresses); only maps that are almost all zeros (counts of threads that
+ * saved nothing) go past 1000x, and those stay small. So the frames of one
+ * file that promise more than RESULT_MAX_RATIO times their size may
+ * together inflate to RESULT_MAX_INFLATED at most: anything beyond is
+ * refused before a byte is allocated or decompressed. */
+#define RESULT_MAX_RATIO 8192ull
+#define RESULT_MAX_INFLATED (256ull << 20)
 
 /* ---- writing ---- */
 
@@ -630,9 +636,14 @@ int result_rd_frame_head(struct result_rd *r, const struct result_map *m, const 
 	if (declared != total)
 		return cause_set(r->cause, "map %s: frame holds %llu bytes, descriptor says %llu",
 				 m->map.name, declared, (unsigned long long)total);
-	if (total / RESULT_MAX_RATIO > d->frame_bytes + 1)
-		return cause_set(r->cause, "map %s: %llu bytes cannot come from a %llu-byte frame",
-				 m->map.name, (unsigned long long)total, (unsigned long long)d->frame_bytes);
+	if (total / RESULT_MAX_RATIO > d->frame_bytes + 1) {
+		r->inflated += total;
+		if (r->inflated > RESULT_MAX_INFLATED)
+			return cause_set(r->cause, "map %s: a %llu-byte frame would inflate to %llu bytes (over %llux "
+					 "and %llu MiB in this file): refused as a decompression bomb", m->map.name,
+					 (unsigned long long)d->frame_bytes, (unsigned long long)total, RESULT_MAX_RATIO,
+					 RESULT_MAX_INFLATED >> 20);
+	}
 	return 0;
 }
 
