@@ -40,65 +40,41 @@ static void put(const char *name, const void *data, size_t n)
 
 /* ---- a decompression bomb, byte by byte (doc/trace-format.md) ---- */
 
-struct bytes {
-	uint8_t *b;
-	size_t n;
-};
-
-static void b_u32(struct bytes *x, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		x->b[x->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static void b_u64(struct bytes *x, uint64_t v)
-{
-	b_u32(x, (uint32_t)v);
-	b_u32(x, (uint32_t)(v >> 32));
-}
-
-static void b_str(struct bytes *x, const char *s)
-{
-	b_u32(x, (uint32_t)strlen(s));
-	memcpy(x->b + x->n, s, strlen(s));
-	x->n += strlen(s);
-}
-
 /* One map of `units` units (4 count bytes + 12 record bytes each) whose
  * zstd frame is nothing but 128 KiB RLE blocks of zeros: 4 bytes each, so
  * 2^27 units (2 GiB) fit in 64 KiB. Sizes agree everywhere: only the ratio
  * gives it away. */
-static struct bytes bomb(uint64_t units)
+static struct testlib_bytes bomb(uint64_t units)
 {
 	uint64_t total = units * 16, blocks = (total + 131071) / 131072;
-	struct bytes x = { calloc(1, 256 + blocks * 4), 0 };
+	struct testlib_bytes x = { calloc(1, 256 + blocks * 4), 0 };
 	memcpy(x.b, "NTOPRES", 8);
 	x.n = 8;
-	b_u32(&x, 1);   /* version */
-	b_u32(&x, 104); /* header size */
-	b_u64(&x, 0);   /* file size, patched below */
+	testlib_u32(&x, 1);   /* version */
+	testlib_u32(&x, 104); /* header size */
+	testlib_u64(&x, 0);   /* file size, patched below */
 	while (x.n < 96)
-		b_u32(&x, 1); /* pid .. duration */
-	b_u32(&x, 1);     /* maps */
-	b_u32(&x, 0);
-	b_str(&x, "k");
-	b_str(&x, "p");
-	b_u32(&x, 56 + 4 + 1);
-	b_u32(&x, 1); /* thread level */
-	b_u32(&x, 1); /* cap */
-	b_u32(&x, 12);
-	b_u32(&x, 0);
-	b_u32(&x, 0);
-	b_u64(&x, units);
-	b_u64(&x, units * 4);
-	b_u64(&x, units * 12);
+		testlib_u32(&x, 1); /* pid .. duration */
+	testlib_u32(&x, 1);     /* maps */
+	testlib_u32(&x, 0);
+	testlib_str(&x, "k");
+	testlib_str(&x, "p");
+	testlib_u32(&x, 56 + 4 + 1);
+	testlib_u32(&x, 1); /* thread level */
+	testlib_u32(&x, 1); /* cap */
+	testlib_u32(&x, 12);
+	testlib_u32(&x, 0);
+	testlib_u32(&x, 0);
+	testlib_u64(&x, units);
+	testlib_u64(&x, units * 4);
+	testlib_u64(&x, units * 12);
 	size_t frame_at = x.n;
-	b_u64(&x, 0); /* frame size, patched below */
-	b_str(&x, "m");
+	testlib_u64(&x, 0); /* frame size, patched below */
+	testlib_str(&x, "m");
 	size_t start = x.n;
-	b_u32(&x, 0xFD2FB528u);
+	testlib_u32(&x, 0xFD2FB528u);
 	x.b[x.n++] = 0xE0; /* single segment, 8-byte content size */
-	b_u64(&x, total);
+	testlib_u64(&x, total);
 	for (uint64_t i = 0; i < blocks; i++) {
 		uint64_t sz = i + 1 < blocks ? 131072 : total - i * 131072;
 		uint32_t bh = (i + 1 == blocks) | 1u << 1 | (uint32_t)sz << 3;
@@ -116,7 +92,7 @@ static struct bytes bomb(uint64_t units)
 
 static void test_bomb(void)
 {
-	struct bytes x = bomb(1ull << 27);
+	struct testlib_bytes x = bomb(1ull << 27);
 	CHECKF(x.n < 70000, "the bomb is %zu bytes", x.n);
 	put("1-1.ntr", x.b, x.n);
 	char *p = at("1-1.ntr"), *cause = NULL;
@@ -138,7 +114,7 @@ static void test_bomb(void)
 	free(cause);
 	cause = NULL;
 	/* a small zero map far past the ratio still reads: only the bulk is refused */
-	struct bytes small = bomb(1u << 16);
+	struct testlib_bytes small = bomb(1u << 16);
 	CHECKF(result_read_mem(small.b, small.n, &r, &cause) == 0, "a 1 MiB zero map: %s", cause);
 	CHECK(r && r->maps[0].units == 1u << 16 && r->maps[0].records_written == 0);
 	result_free(r);
@@ -219,7 +195,7 @@ static void test_cut_short(void)
 	const char *more = "hello t=5 pid=12 ppid=11 exe=/app hook=0.1.0 driver=x\nexit t=6 pid=12 launches=0\n";
 	put("cut/events-12.log", more, strlen(more));
 	/* a result whose line never made it */
-	struct bytes x = bomb(8);
+	struct testlib_bytes x = bomb(8);
 	for (int i = 0; i < 4; i++) {
 		x.b[24 + i] = (uint8_t)(11 >> (8 * i)); /* pid 11 */
 		x.b[32 + i] = (uint8_t)(1 >> (8 * i));  /* seq 1 (low word) */
