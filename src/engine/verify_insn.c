@@ -146,11 +146,6 @@ static int split_insn(struct vctx *V, const struct snippet_stmt *st, struct vins
 
 /* ---- opcodes ---- */
 
-static int part_in(const char *part, const char *const *list)
-{
-	return in_list(part, list);
-}
-
 /* ld/ldu qualifiers: state spaces that cannot be written through, memory
  * semantics and scopes, cache hints, vector widths and types. */
 static int check_load_quals(struct vctx *V, const struct vinsn *in)
@@ -168,7 +163,7 @@ static int check_load_quals(struct vctx *V, const struct vinsn *in)
 		if (strcmp(part, "mmio") == 0)
 			return verr(V, in->st, in->op, RULE_ALLOW, "'.mmio' loads read device registers, which can have side "
 				    "effects");
-		if (!part_in(part, ok))
+		if (!in_list(part, ok))
 			return verr(V, in->st, in->op, RULE_ALLOW, "'.%s' is not a load qualifier probes may use", part);
 	}
 	return 0;
