@@ -102,6 +102,7 @@ struct session_pidlog {
 };
 
 static void session_sock_done(struct session *s);
+static void session_log_end(struct session *s, int detached);
 
 /* Where forwarded signals go: pid, -pgid, or 0 (none yet: remembered). */
 static volatile sig_atomic_t session_fwd_target;
@@ -957,6 +958,7 @@ static void session_copier(struct session *s, int pidfd)
 		}
 	}
 	session_poll_pid_logs(s, NULL, NULL, 1);
+	session_log_end(s, 1);
 	session_sock_done(s);
 }
 
@@ -1076,8 +1078,10 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 }
 
 /* The recorder's last line: it finished, and how the program ended (a
- * trace without one was cut short: ntop killed, or still running). */
-static void session_log_end(struct session *s)
+ * trace without one was cut short: ntop killed, or still running). The
+ * copier of a detached session writes it without a status (the program
+ * is not its child). */
+static void session_log_end(struct session *s, int detached)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -1087,7 +1091,7 @@ static void session_log_end(struct session *s)
 		if (WIFSIGNALED(s->status))
 			event_add_int(&sb, "signal", WTERMSIG(s->status));
 	}
-	if (s->detached)
+	if (detached)
 		event_add_int(&sb, "detached", 1);
 	event_end(&sb);
 	if (!sb.failed)
@@ -1099,7 +1103,7 @@ int session_finish_events(struct session *s, char **cause)
 {
 	if (s->events_fd < 0)
 		return 0;
-	session_log_end(s);
+	session_log_end(s, 0);
 	int rc = 0;
 	if (fsync(s->events_fd) < 0 && !s->events_err)
 		rc = cause_set(cause, "fsync %s: %s", s->events_path, strerror(errno));

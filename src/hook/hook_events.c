@@ -81,13 +81,14 @@ static void *events_writer(void *arg)
 		}
 		q->writing = 1;
 		pthread_mutex_unlock(&q->lock);
+		int was_line = line != NULL;
 		enum hook_sink_rc rc = line ? events_write_line(line, strlen(line)) : events_write_lost(lost);
 		free(line);
 		pthread_mutex_lock(&q->lock);
 		q->writing = 0;
 		if (rc == HOOK_SINK_DROPPED) {
-			q->lost += line ? 1 : lost;
-			q->lost_stuck = !line;
+			q->lost += was_line ? 1 : lost;
+			q->lost_stuck = !was_line;
 		}
 		if (!events_work(q))
 			pthread_cond_broadcast(&q->idle);
