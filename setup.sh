@@ -4,12 +4,16 @@
 #                     embedded default: the UI on the bundled example app on a
 #                     GPU machine, on the bundled recorded session without one
 #                     (the text report when not run from a terminal)
-#   ./setup.sh test   install what is missing, build with sanitizers, run
-#                     every test (what CI runs)
+#   ./setup.sh test   install what is missing, build warning-free (-Werror)
+#                     with gcc and clang in Release, build with sanitizers
+#                     (gcc), run every test (what CI runs)
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake make gcc g++ pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils)
+packages=(cmake make gcc g++ clang pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils
+	# the AMD path: LLVM 19 tools (corpus, reassembly, checks against
+	# llvm-readelf), comgr, and rocRAND's real code objects to read
+	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1)
 
 install_missing() {
 	local missing=()
@@ -68,7 +72,18 @@ run)
 test)
 	install_missing
 	find_cuda
-	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DNTOP_SANITIZE=ON >/dev/null
+	# Optimised builds see warnings a Debug build cannot (use-after-free,
+	# maybe-uninitialized), and clang warns where gcc does not: both
+	# compilers build everything, tests included, with warnings as errors.
+	for cc in gcc clang; do
+		cxx=g++
+		[ "$cc" = clang ] && cxx=clang++
+		echo "setup: $cc Release build (-Werror)" >&2
+		CC=$cc CXX=$cxx cmake -S . -B "build-test-$cc" -DCMAKE_BUILD_TYPE=Release -DNTOP_WERROR=ON >/dev/null
+		cmake --build "build-test-$cc" -j"$jobs" >/dev/null
+	done
+	echo "setup: gcc Debug build with ASan+UBSan (-Werror), then the tests" >&2
+	cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DNTOP_SANITIZE=ON -DNTOP_WERROR=ON >/dev/null
 	cmake --build build-test -j"$jobs"
 	cd build-test
 	ctest --output-on-failure -j"$jobs" --timeout 600

@@ -29,7 +29,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-PROBES="block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress"
+PROBES=${APP_COST_PROBES:-"block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress"} # APP_COST_PROBES: a subset
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
 # WORKDIR holds runs.tsv (mode rep rc wall_s), MODE.REP.out (app output),

@@ -44,7 +44,8 @@ char *cli_abspath(const char *path);
 
 /* cli_util.c */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "ntop CMD: message" and a hint to --help; returns 2. */
+/* Prints "ntop CMD: message" and a hint to --help; returns 2. CMD "ntop"
+ * (the live UI's options) prints "ntop: message". */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_is_help(const char *arg);
 /* Matches argv[*i] against -s / --long / -sVALUE / --long=VALUE. Returns 1

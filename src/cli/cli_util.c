@@ -24,9 +24,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "ntop %s: ", cmd);
+	/* "ntop" is the top level (the live UI's options): named once */
+	int top = strcmp(cmd, "ntop") == 0;
+	fprintf(stderr, "ntop%s%s: ", top ? "" : " ", top ? "" : cmd);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'ntop %s --help'.\n", cmd);
+	fprintf(stderr, "\nTry 'ntop%s%s --help'.\n", top ? "" : " ", top ? "" : cmd);
 	va_end(ap);
 	return CLI_EXIT_USAGE;
 }

@@ -13,7 +13,9 @@ static void check_help(void)
 	       "snippets may not write kernel registers, branch, touch shared memory or\n"
 	       "call functions, and SAVE must match the map. Prints one line per probe:\n"
 	       "  ok: NAME (map ..., N hooks)\n"
-	       "or the error as FILE:LINE:COL: what is wrong.\n"
+	       "followed by a \"note:\" line for each thing the file leaves to ntop\n"
+	       "(NEUTRINO files: registers it never declares, maps it sizes at run\n"
+	       "time), or the error as FILE:LINE:COL: what is wrong.\n"
 	       "\n"
 	       "Exit status: 0 all probes are fine, 1 any failed, 2 usage error.\n"
 	       "\n"
@@ -38,6 +40,8 @@ static int check_one(const char *arg)
 	cli_probe_map_summary(&sb, p);
 	printf("ok: %s (%s, %d hook%s)\n", p->name, sb.data ? sb.data : "", p->n_hooks,
 	       p->n_hooks == 1 ? "" : "s");
+	for (const char *q = p->notes; q && *q; q += strcspn(q, "\n") + 1)
+		printf("  note: %.*s\n", (int)strcspn(q, "\n"), q);
 	strbuf_done(&sb);
 	probe_free(p);
 	free(path);

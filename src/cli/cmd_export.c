@@ -7,18 +7,25 @@
  *    memory access timeline (viz/render_dmat_png.h);
  * both with a theme (viz/theme.h);
  *  - --view records: one map's records streamed out as CSV
- *    (export_records.h). */
+ *    (export_records.h);
+ *  - --format perfetto: block scheduling as Chrome trace-event JSON, of one
+ *    launch or the whole trace (export_perfetto.h).
+ * Files go where -o or --dir says, else into the current directory: never
+ * into the trace directory unless asked (it may be read-only, or someone
+ * else's). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/export_perfetto.h"
 #include "cli/export_records.h"
 #include "common/cause.h"
 #include "common/demangle.h"
 #include "trace/result.h"
 #include "trace/trace_dir.h"
+#include "tui/export.h"
 #include "viz/block_sched.h"
 #include "viz/dmat.h"
 #include "viz/dmat_alloc.h"
@@ -31,20 +38,26 @@ enum ex_view { EX_VIEW_TIMELINE, EX_VIEW_DMAT, EX_VIEW_RECORDS };
 
 struct ex_args {
 	const char *dir, *kernel, *out, *theme, *view;
+	const char *format;  /* --format: NULL = the view's own (PNG, CSV) */
+	int perfetto;        /* --format perfetto */
+	const char *outdir;  /* --dir */
+	char *path;          /* the file written (resolved), "-" for stdout */
 	const char *map; /* --map (records): NULL = the first map */
 	unsigned long pid, launch, width, height;
 	unsigned long page_size; /* bytes (dmat); 0: the model's default */
 	enum ex_view view_id;
 	int dmat;        /* --view dmat */
 	int sized;       /* --width or --height given */
+	int themed;      /* --theme given */
 	int time;        /* -1 auto: global when the records allow it (timeline), sm (dmat) */
 	enum tl_color color;
 };
 
 static void export_help(void)
 {
-	printf("Usage: ntop export DIR -k KERNEL -o FILE.png [options]\n"
-	       "       ntop export DIR -k KERNEL --view records [--map NAME] -o FILE.csv\n"
+	printf("Usage: ntop export DIR -k KERNEL [-o FILE.png | --dir OUTDIR] [options]\n"
+	       "       ntop export DIR -k KERNEL --view records [--map NAME] [-o FILE.csv]\n"
+	       "       ntop export DIR [-k KERNEL] --format perfetto [-o FILE.json]\n"
 	       "\n"
 	       "Draws a probed launch recorded in trace directory DIR as a PNG. The block\n"
 	       "scheduling timeline (--view timeline, needs the block_sched probe) has one\n"
@@ -68,15 +81,33 @@ static void export_help(void)
 	       "1 load, 2 store, 3 atomic, 4 async load, 5 async store); a map without field\n"
 	       "names gets one raw column of the record's bytes in hex.\n"
 	       "\n"
+	       "--format perfetto writes block scheduling as Chrome trace-event JSON, which\n"
+	       "ui.perfetto.dev and chrome://tracing open: of the kernel's probed launch with\n"
+	       "-k, of every probed launch in the trace without. Per process, a track per\n"
+	       "kernel with its launches, and a track per SM (more, 'SM 12 slot 2', where\n"
+	       "blocks overlap) with a slice per block: its index, x/y/z, warps and cycles\n"
+	       "in the slice's args. Times: the global timer when the records have it, else\n"
+	       "SM cycles from each SM's first block at the launch's host time.\n"
+	       "\n"
+	       "The file goes to -o FILE (a directory: the default name inside it; - for\n"
+	       "stdout, CSV and JSON only), else into --dir OUTDIR, else into the current\n"
+	       "directory, named KERNEL-kKID-pPID-SEQ-VIEW.png/.csv/.json (whole-trace\n"
+	       "Perfetto: TRACE-perfetto.json). Never into the trace directory unless asked.\n"
+	       "A write taking over a second shows its progress on stderr when that is a\n"
+	       "terminal.\n"
+	       "\n"
 	       "Options:\n"
 	       "  -k, --kernel NAME      kernel to draw: part of its demangled or mangled name\n"
 	       "      --pid PID          the process, when several ran a kernel of that name\n"
 	       "      --launch N         the Nth probed launch of the kernel (1 = first);\n"
 	       "                         default: the last one with results for the view\n"
 	       "      --view timeline|dmat|records  what to export (default timeline)\n"
+	       "      --format perfetto  the timeline as trace-event JSON instead of a PNG\n"
 	       "      --map NAME         records: the map to write (default: the first one)\n"
-	       "  -o, --output FILE      PNG (CSV for records) file to write; records: - for\n"
-	       "                         stdout\n"
+	       "  -o, --output FILE      the file to write (PNG, CSV for records, JSON for\n"
+	       "                         perfetto), or a directory for the default name; -\n"
+	       "                         for stdout (records, perfetto)\n"
+	       "      --dir OUTDIR       write the default name into OUTDIR (default: .)\n"
 	       "      --width W          image width in pixels (default %d, at least %d)\n"
 	       "      --height H         image height in pixels (default %d, at least %d)\n"
 	       "      --theme NAME|PATH  dark (default), light, colorblind, mono, or a .toml file\n"
@@ -98,7 +129,9 @@ static void export_help(void)
 	       "  ntop export trace1 -k sgemm --launch 2 --color duration --time sm -o sgemm.png\n"
 	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n"
 	       "  ntop export trace1 -k sgemm --view dmat --page-size 64K -o sgemm-dmat.png\n"
-	       "  ntop export trace1 -k copy --view records -o copy-dmat.csv\n",
+	       "  ntop export trace1 -k copy --view records -o copy-dmat.csv\n"
+	       "  ntop export trace1 --format perfetto -o trace1.json   (open in ui.perfetto.dev)\n"
+	       "  ntop export trace1 -k sgemm --format perfetto --dir /tmp\n",
 	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H, DMAT_PAGE_MIN);
 }
 
@@ -124,7 +157,7 @@ static int ex_number(const char *opt, const char *v, unsigned long *out)
 
 enum ex_opt_id {
 	EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR, EX_PAGE,
-	EX_MAP
+	EX_MAP, EX_FORMAT, EX_DIR
 };
 
 static const struct {
@@ -134,6 +167,7 @@ static const struct {
 	[EX_VIEW] = {NULL, "--view"},     [EX_PID] = {NULL, "--pid"},       [EX_LAUNCH] = {NULL, "--launch"},
 	[EX_WIDTH] = {NULL, "--width"},   [EX_HEIGHT] = {NULL, "--height"}, [EX_TIME] = {NULL, "--time"},
 	[EX_COLOR] = {NULL, "--color"},    [EX_PAGE] = {NULL, "--page-size"}, [EX_MAP] = {NULL, "--map"},
+	[EX_FORMAT] = {NULL, "--format"},  [EX_DIR] = {NULL, "--dir"},
 };
 
 /* "4096", "4k", "64K", "2M", "1G": a power of two in the model's range. */
@@ -154,11 +188,13 @@ static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
 	switch (id) {
 	case EX_KERNEL: a->kernel = v; return 0;
 	case EX_OUTPUT: a->out = v; return 0;
-	case EX_THEME: a->theme = v; return 0;
+	case EX_THEME: a->theme = v; a->themed = 1; return 0;
 	case EX_VIEW: a->view = v; return 0;
 	case EX_PID: return ex_number("--pid", v, &a->pid) ? -1 : 0;
 	case EX_LAUNCH: return ex_number("--launch", v, &a->launch) ? -1 : 0;
 	case EX_MAP: a->map = v; return 0;
+	case EX_FORMAT: a->format = v; return 0;
+	case EX_DIR: a->outdir = v; return 0;
 	case EX_WIDTH: a->sized = 1; return ex_number("--width", v, &a->width) ? -1 : 0;
 	case EX_HEIGHT: a->sized = 1; return ex_number("--height", v, &a->height) ? -1 : 0;
 	case EX_TIME: return ex_enum("--time", v, "sm", "global", &a->time) ? -1 : 0;
@@ -201,6 +237,46 @@ static int ex_view_parse(struct ex_args *a)
 	return -1;
 }
 
+/* --format: the view's own, or perfetto for the timeline; -1 after a usage message. */
+static int ex_format_parse(struct ex_args *a)
+{
+	if (!a->format)
+		return 0;
+	const char *own = a->view_id == EX_VIEW_RECORDS ? "csv" : "png";
+	if (strcmp(a->format, own) == 0)
+		return 0;
+	if (strcmp(a->format, "perfetto") != 0) {
+		cli_usage("export", "--format %s: the formats are png (timeline, dmat), csv (records) and perfetto", a->format);
+		return -1;
+	}
+	if (a->view_id != EX_VIEW_TIMELINE) {
+		cli_usage("export", "--format perfetto exports the timeline (block_sched), not --view %s", a->view);
+		return -1;
+	}
+	a->perfetto = 1;
+	return 0;
+}
+
+/* -o and --dir; -1 after a usage message. */
+static int ex_out_check(const struct ex_args *a)
+{
+	struct stat st;
+	if (a->out && a->outdir) {
+		cli_usage("export", "-o or --dir, not both (-o may name a directory)");
+		return -1;
+	}
+	int err = !a->outdir ? 0 : stat(a->outdir, &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+	if (err) {
+		cli_usage("export", "--dir %s: %s", a->outdir, strerror(err));
+		return -1;
+	}
+	if (a->out && strcmp(a->out, "-") == 0 && a->view_id != EX_VIEW_RECORDS && !a->perfetto) {
+		cli_usage("export", "-o -: a PNG does not go to stdout; give -o FILE.png");
+		return -1;
+	}
+	return 0;
+}
+
 static int ex_parse(struct ex_args *a, int argc, char **argv)
 {
 	memset(a, 0, sizeof *a);
@@ -223,18 +299,19 @@ static int ex_parse(struct ex_args *a, int argc, char **argv)
 	}
 	if (!a->dir)
 		return cli_usage("export", "which trace directory? (ntop record prints it)");
-	if (!a->kernel)
-		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
-	if (ex_view_parse(a) < 0)
+	if (ex_view_parse(a) < 0 || ex_format_parse(a) < 0 || ex_out_check(a) < 0)
 		return CLI_EXIT_USAGE;
-	if (!a->out)
-		return cli_usage("export", "where to? give -o %s", a->view_id == EX_VIEW_RECORDS ? "FILE.csv" : "FILE.png");
+	if (!a->kernel && !a->perfetto)
+		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
 	if (a->page_size && !a->dmat)
 		return cli_usage("export", "--page-size is for --view dmat");
 	if (a->map && a->view_id != EX_VIEW_RECORDS)
 		return cli_usage("export", "--map is for --view records");
-	if (a->view_id == EX_VIEW_RECORDS && (a->sized || a->time >= 0 || a->color != TL_COLOR_INDEX))
-		return cli_usage("export", "--view records writes CSV: --width, --height, --time and --color do not apply");
+	if ((a->view_id == EX_VIEW_RECORDS || a->perfetto) && (a->sized || a->color != TL_COLOR_INDEX || a->themed))
+		return cli_usage("export", "%s: --width, --height, --theme and --color are for PNGs",
+				 a->perfetto ? "--format perfetto writes JSON" : "--view records writes CSV");
+	if (a->view_id == EX_VIEW_RECORDS && a->time >= 0)
+		return cli_usage("export", "--view records writes CSV: --time does not apply");
 	char *cause = NULL;
 	if (render_png_check_size((int)a->width, (int)a->height, &cause) < 0) {
 		cli_usage("export", "bad size: %s", cause);
@@ -450,9 +527,9 @@ static int ex_draw(const struct trace_dir *td, const struct td_kernel *k, const 
 	o.color = a->color;
 	o.title = title;
 	o.subtitle = sub;
-	if (render_png_draw(tl, &v, th, &o, &img, &cause) < 0 || render_png_write(a->out, &img, &cause) < 0)
+	if (render_png_draw(tl, &v, th, &o, &img, &cause) < 0 || render_png_write(a->path, &img, &cause) < 0)
 		goto out;
-	printf("wrote %s: %dx%d, %llu blocks on %u SMs, %s time, colour by %s, theme %s\n", a->out, img.w, img.h,
+	printf("wrote %s: %dx%d, %llu blocks on %u SMs, %s time, colour by %s, theme %s\n", a->path, img.w, img.h,
 	       (unsigned long long)bs->n_blocks_recorded, bs->n_sms, tl->time == TL_TIME_SM ? "SM-cycle" : "global",
 	       a->color == TL_COLOR_INDEX ? "index" : "duration", th->name);
 	if (tl->note[0])
@@ -500,11 +577,11 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	o.height = (int)a->height;
 	o.title = title;
 	o.subtitle = sub;
-	if (render_dmat_png_draw(m, &v, th, &o, &img, &cause) < 0 || png_canvas_write(a->out, &img, &cause) < 0)
+	if (render_dmat_png_draw(m, &v, th, &o, &img, &cause) < 0 || png_canvas_write(a->path, &img, &cause) < 0)
 		goto out;
 	dmat_fmt_bytes(m->page_size, ps, sizeof ps);
 	snprintf(acc, sizeof acc, "%llu", (unsigned long long)m->accesses);
-	printf("wrote %s: %dx%d, %s accesses in %llu pages of %s (%u range%s), %s time, theme %s\n", a->out, img.w,
+	printf("wrote %s: %dx%d, %s accesses in %llu pages of %s (%u range%s), %s time, theme %s\n", a->path, img.w,
 	       img.h, acc, (unsigned long long)m->n_rows, ps, m->n_runs, m->n_runs == 1 ? "" : "s",
 	       m->time == DMAT_TIME_SM ? "SM-cycle" : "global", th->name);
 	if (m->dropped)
@@ -522,43 +599,154 @@ out:
 	return rc;
 }
 
+/* ---- where to ---- */
+
+/* The default file name: KERNEL-kKID-pPID-SEQ-WHAT.EXT as the UI names its
+ * exports, or TRACE-perfetto.json for a whole trace. */
+static char *ex_default_name(const struct ex_args *a, const struct trace_dir *td, const struct td_kernel *k,
+			     uint64_t seq)
+{
+	const char *ext = a->perfetto ? "json" : a->view_id == EX_VIEW_RECORDS ? "csv" : "png";
+	char name[EXPORT_NAME_MAX + 1], *p = NULL;
+	if (k) {
+		export_safe_name(k->name, name, sizeof name);
+		if (asprintf(&p, "%s-k%u-p%u-%llu-%s.%s", name, k->kid, k->pid, (unsigned long long)seq,
+			     a->perfetto ? "perfetto" : a->view, ext) < 0)
+			return NULL;
+		return p;
+	}
+	char *dir = strdup(td->path ? td->path : "trace");
+	size_t n = dir ? strlen(dir) : 0;
+	while (n > 1 && dir[n - 1] == '/')
+		dir[--n] = 0;
+	const char *base = dir ? strrchr(dir, '/') : NULL;
+	export_safe_name(base ? base + 1 : dir, name, sizeof name);
+	free(dir);
+	return asprintf(&p, "%s-perfetto.json", name) < 0 ? NULL : p;
+}
+
+/* a->path: -o as given (a directory: the default name inside it), else the
+ * default name in --dir or the current directory; -1 out of memory. */
+static int ex_resolve_path(struct ex_args *a, const struct trace_dir *td, const struct td_kernel *k, uint64_t seq)
+{
+	struct stat st;
+	if (a->out && (strcmp(a->out, "-") == 0 || stat(a->out, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return (a->path = strdup(a->out)) != NULL ? 0 : -1;
+	char *name = ex_default_name(a, td, k, seq);
+	const char *dir = a->out ? a->out : a->outdir;
+	if (!name || !dir) {
+		a->path = name;
+		return name ? 0 : -1;
+	}
+	int n = asprintf(&a->path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	free(name);
+	return n < 0 ? (a->path = NULL, -1) : 0;
+}
+
+/* ---- text outputs: CSV, JSON ---- */
+
+/* A CSV or JSON output: the file, or stdout (the summary then goes to
+ * stderr, the data being the output). */
+struct ex_text {
+	FILE *f, *say;
+	int to_stdout;
+	struct cli_progress pr;
+};
+
+static int ex_text_open(const struct ex_args *a, struct ex_text *t)
+{
+	t->to_stdout = strcmp(a->path, "-") == 0;
+	t->f = t->to_stdout ? stdout : fopen(a->path, "w");
+	t->say = t->to_stdout ? stderr : stdout;
+	if (!t->f) {
+		cli_err("cannot write %s: %s", a->path, strerror(errno));
+		return -1;
+	}
+	cli_progress_start(&t->pr, t->to_stdout ? "stdout" : a->path, t->f);
+	return 0;
+}
+
+/* Closes; on failure says why and removes the partial file. 0 or 1 (the
+ * exit status). */
+static int ex_text_close(const struct ex_args *a, struct ex_text *t, int rc, char *cause)
+{
+	cli_progress_end(&t->pr);
+	if ((t->to_stdout ? fflush(t->f) : fclose(t->f)) != 0 && rc == 0)
+		rc = cause_set(&cause, "write failed: %s", strerror(errno));
+	if (rc < 0) {
+		cli_err("%s: %s", a->path, cause ? cause : "export failed");
+		if (!t->to_stdout)
+			remove(a->path);
+	}
+	free(cause);
+	return rc < 0 ? 1 : 0;
+}
+
 /* ---- records ---- */
 
 static int ex_write_records(const struct result *r, const struct ex_args *a)
 {
-	int to_stdout = strcmp(a->out, "-") == 0;
-	FILE *f = to_stdout ? stdout : fopen(a->out, "w");
-	if (!f) {
-		cli_err("cannot write %s: %s", a->out, strerror(errno));
+	struct ex_text t;
+	if (ex_text_open(a, &t) < 0)
 		return 1;
-	}
 	int map = ex_find_map(r, a);
 	struct export_records_stats st;
 	char *cause = NULL;
-	int rc = export_records_write(f, r, map, &st, &cause);
-	if ((to_stdout ? fflush(f) : fclose(f)) != 0 && rc == 0)
-		rc = cause_set(&cause, "write failed: %s", strerror(errno));
-	if (rc < 0) {
-		cli_err("%s: %s", a->out, cause ? cause : "export failed");
-		free(cause);
-		if (!to_stdout)
-			remove(a->out);
+	int rc = export_records_write(t.f, r, map, &st, &t.pr, &cause);
+	if (ex_text_close(a, &t, rc, cause))
 		return 1;
-	}
-	/* On stdout the CSV is the output: the summary goes to stderr. */
-	fprintf(to_stdout ? stderr : stdout,
-		"wrote %s: %llu records of %llu units, map %s (launch seq %llu), %llu dropped past the cap of %u\n",
-		to_stdout ? "stdout" : a->out, (unsigned long long)st.records, (unsigned long long)st.units,
+	fprintf(t.say, "wrote %s: %llu records of %llu units, map %s (launch seq %llu), %llu dropped past the cap of %u\n",
+		t.to_stdout ? "stdout" : a->path, (unsigned long long)st.records, (unsigned long long)st.units,
 		r->maps[map].map.name, (unsigned long long)r->seq, (unsigned long long)st.dropped, r->maps[map].map.cap);
 	if (st.unsampled)
-		fprintf(to_stdout ? stderr : stdout, "note: %llu units with records belong to blocks that were not sampled\n",
+		fprintf(t.say, "note: %llu units with records belong to blocks that were not sampled\n",
 			(unsigned long long)st.unsampled);
 	return 0;
 }
 
-static int ex_run(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
-		  const struct ex_args *a, const struct theme *th)
+/* ---- Perfetto ---- */
+
+/* k and r: the one launch; NULL: the whole trace. */
+static int ex_write_perfetto(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
+			     const struct ex_args *a)
 {
+	struct pf_opts o = {0};
+	o.time = a->time;
+	if (k && r) {
+		o.one = 1;
+		o.pid = r->pid;
+		o.kid = k->kid;
+		o.seq = r->seq;
+	}
+	struct ex_text t;
+	if (ex_text_open(a, &t) < 0)
+		return 1;
+	struct pf_stats st;
+	char *cause = NULL;
+	int rc = export_perfetto_write(t.f, td, &o, &st, &t.pr, &cause);
+	if (ex_text_close(a, &t, rc, cause))
+		return 1;
+	fprintf(t.say, "wrote %s: %llu blocks of %llu probed launch%s on %u SM tracks, %llu launch slices, %s\n",
+		t.to_stdout ? "stdout" : a->path, (unsigned long long)st.blocks, (unsigned long long)st.probed,
+		st.probed == 1 ? "" : "es", st.sm_tracks, (unsigned long long)st.launches,
+		st.sm_clock ? "SM-cycle time where noted" : "global timer time");
+	if (st.skipped)
+		fprintf(t.say, "note: %llu probed launch%s without block_sched records (or unreadable) not drawn\n",
+			(unsigned long long)st.skipped, st.skipped == 1 ? "" : "es");
+	if (st.note[0])
+		fprintf(t.say, "note: %s\n", st.note);
+	return 0;
+}
+
+static int ex_run(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+		  struct ex_args *a, const struct theme *th)
+{
+	if (ex_resolve_path(a, td, k, r ? r->seq : 0) < 0) {
+		cli_err("out of memory");
+		return 1;
+	}
+	if (a->perfetto)
+		return ex_write_perfetto(td, k, r, a);
 	switch (a->view_id) {
 	case EX_VIEW_DMAT: return ex_draw_dmat(td, k, r, which, a, th);
 	case EX_VIEW_RECORDS: return ex_write_records(r, a);
@@ -589,18 +777,21 @@ int cmd_export(int argc, char **argv)
 	}
 	struct trace_dir *td = NULL;
 	if (trace_dir_load(a.dir, &td, &cause) < 0) {
-		cli_err("%s", cause ? cause : "cannot read the trace");
+		cli_err("%s is not a trace directory: %s", a.dir, cause ? cause : "cannot read it");
 		free(cause);
 		return CLI_EXIT_USAGE;
 	}
-	const struct td_kernel *k = ex_find_kernel(td, &a, &rc);
+	const struct td_kernel *k = a.kernel ? ex_find_kernel(td, &a, &rc) : NULL;
 	struct result *r = NULL;
 	int which = 0;
-	if (k && k->n_results == 0)
+	if (!a.kernel)
+		rc = ex_run(td, NULL, NULL, 0, &a, &th); /* the whole trace (perfetto) */
+	else if (k && k->n_results == 0)
 		rc = ex_never_probed(td, k, &a);
 	else if (k && (r = ex_load_launch(td, k, &a, &which, &rc)) != NULL)
 		rc = ex_run(td, k, r, which, &a, &th);
 	result_free(r);
 	trace_dir_free(td);
+	free(a.path);
 	return rc;
 }

@@ -330,12 +330,12 @@ int cmd_instrument(int argc, char **argv)
 	rc = 2;
 	if (!probes || ins_load_probes(&o, probes) < 0)
 		goto out;
-	rc = 1;
 	FILE *f = fopen(o.image, "rb");
 	if (!f) {
-		cli_err("cannot open %s: %s", o.image, strerror(errno));
+		cli_err("cannot open %s: %s", o.image, strerror(errno)); /* a bad argument: rc 2 */
 		goto out;
 	}
+	rc = 1;
 	struct strbuf sb;
 	strbuf_init(&sb);
 	char buf[65536];

@@ -1,39 +1,21 @@
 /* ntop report: a trace directory summarised per process and kernel, as text
- * for people or JSON for scripts. Result files are read one at a time and
- * reduced to a few numbers right away (a DMAT result can be hundreds of MB);
- * a corrupt one is listed with its reason, never fatal. */
+ * for people, JSON for scripts or CSV (report_csv.c) for tables. Result files
+ * are read one at a time and reduced to a few numbers right away
+ * (report_results.c); a corrupt one is listed with its reason, never fatal. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "cli/report_end.h"
-#include "trace/result.h"
 #include "trace/trace_dir.h"
-#include "viz/block_sched.h"
 
 #define REP_TEXT_LAUNCHES 8 /* per kernel in text; JSON lists all */
 
-struct rep_result {
-	const struct td_result *tr;
-	int read_ok;
-	char *error;        /* why the file could not be used */
-	int n_maps;
-	uint64_t records, dropped;
-	uint64_t unsampled;      /* records of blocks block sampling skipped */
-	uint32_t sample_shift;   /* largest over the maps: 1 block in 2^this kept */
-	int has_bs;
-	char bs_line[128];
-	uint64_t bs_blocks, bs_warps_rec, bs_warps_exp, bs_dropped, bs_mismatch;
-	double bs_running, bs_sched, bs_waves;
-	uint32_t bs_sms, bs_max_conc, bs_smid_max;
-	uint64_t bs_el_min, bs_el_max;
-	uint32_t device_sms;
-};
-
 static void report_help(void)
 {
-	printf("Usage: ntop report DIR [--json]\n"
+	printf("Usage: ntop report DIR [--json | --csv]\n"
 	       "\n"
 	       "Summarises a trace directory written by 'ntop record': per process and\n"
 	       "kernel the launches, launch configuration, mean duration, whether PTX was\n"
@@ -45,86 +27,19 @@ static void report_help(void)
 	       "\n"
 	       "Options:\n"
 	       "  --json      one JSON document on stdout (all launches, mangled names too)\n"
+	       "  --csv       one CSV line per kernel on stdout: pid, kid, name, demangled,\n"
+	       "              launches, grid, block, smem, configs, timed, mean_ns, ptx,\n"
+	       "              ptx_reason, instrument, probes, instrument_reason, declined,\n"
+	       "              probed_launches, results_ok, records, dropped,\n"
+	       "              block_sched_launches, running_cycles, scheduling_cycles,\n"
+	       "              waves_per_sm (means over the block_sched launches); empty\n"
+	       "              fields were never recorded\n"
 	       "  -h, --help  this text\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop report ntop-trace/20261101-120000_4242\n"
-	       "  ntop report trace1 --json | python3 -m json.tool\n");
-}
-
-/* ---- reading results ---- */
-
-static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
-{
-	const struct td_result *tr = rr->tr;
-	if (!tr->file) {
-		rr->error = strdup("no result: the launch did not finish or its results were not written");
-		return;
-	}
-	if (!tr->path) {
-		rr->error = strdup("result path points outside the trace directory");
-		return;
-	}
-	struct result *r = NULL;
-	char *cause = NULL;
-	if (result_read(tr->path, &r, &cause) < 0) {
-		rr->error = cause ? cause : strdup("unreadable");
-		return;
-	}
-	rr->read_ok = 1;
-	rr->n_maps = r->n_maps;
-	rr->device_sms = r->device_sms;
-	for (int i = 0; i < r->n_maps; i++) {
-		rr->records += r->maps[i].records_written;
-		rr->dropped += r->maps[i].records_dropped;
-		rr->unsampled += r->maps[i].records_unsampled;
-		if (r->maps[i].sample_shift > rr->sample_shift)
-			rr->sample_shift = r->maps[i].sample_shift;
-	}
-	int mi = block_sched_find_map(r);
-	struct block_sched *bs = NULL;
-	int occ = tr->occ > 0 ? tr->occ : k->occ;
-	if (mi >= 0 && block_sched_analyze(r, mi, occ, &bs, &cause) < 0) {
-		rr->error = cause;
-		cause = NULL;
-	}
-	if (bs) {
-		rr->has_bs = 1;
-		block_sched_line(bs, rr->bs_line, sizeof rr->bs_line);
-		rr->bs_blocks = bs->n_blocks;
-		rr->bs_running = bs->mean_running;
-		rr->bs_sched = bs->mean_sched;
-		rr->bs_waves = bs->waves;
-		rr->bs_sms = bs->n_sms;
-		rr->bs_max_conc = bs->max_concurrent;
-		rr->bs_warps_rec = bs->warps_recorded;
-		rr->bs_warps_exp = bs->warps_expected;
-		rr->bs_dropped = bs->records_dropped;
-		rr->bs_mismatch = bs->smid_mismatch_blocks;
-		rr->bs_smid_max = bs->smid_max;
-		rr->bs_el_min = bs->elapsed_min;
-		rr->bs_el_max = bs->elapsed_max;
-	}
-	block_sched_free(bs);
-	free(cause);
-	result_free(r);
-}
-
-static struct rep_result *rep_results(const struct trace_dir *td, const struct td_kernel *k)
-{
-	struct rep_result *rr = calloc((size_t)k->n_results + 1, sizeof *rr);
-	for (int i = 0; rr && i < k->n_results; i++) {
-		rr[i].tr = &td->results[k->results[i]];
-		rep_analyze(&rr[i], k);
-	}
-	return rr;
-}
-
-static void rep_results_free(struct rep_result *rr, int n)
-{
-	for (int i = 0; rr && i < n; i++)
-		free(rr[i].error);
-	free(rr);
+	       "  ntop report trace1 --json | python3 -m json.tool\n"
+	       "  ntop report trace1 --csv > kernels.csv\n");
 }
 
 /* ---- text ---- */
@@ -583,7 +498,7 @@ static int rep_json(const struct trace_dir *td)
 int cmd_report(int argc, char **argv)
 {
 	const char *dir = NULL;
-	int json = 0;
+	int json = 0, csv = 0;
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
 			report_help();
@@ -591,6 +506,8 @@ int cmd_report(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (strcmp(argv[i], "--csv") == 0)
+			csv = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage("report", "unknown option '%s'", argv[i]);
 		else if (dir)
@@ -600,16 +517,20 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!dir)
 		return cli_usage("report", "which trace directory? (ntop record prints it)");
+	if (json && csv)
+		return cli_usage("report", "--json or --csv, not both");
 	struct trace_dir *td = NULL;
 	char *cause = NULL;
 	if (trace_dir_load(dir, &td, &cause) < 0) {
-		cli_err("%s", cause ? cause : "cannot read the trace");
+		cli_err("%s is not a trace directory: %s", dir, cause ? cause : "cannot read it");
 		free(cause);
-		return 1;
+		return CLI_EXIT_USAGE;
 	}
 	int rc = 0;
 	if (json)
 		rc = rep_json(td);
+	else if (csv)
+		rc = report_csv(stdout, td) < 0 ? (cli_err("writing the CSV failed"), 1) : 0;
 	else
 		rep_text(td);
 	trace_dir_free(td);

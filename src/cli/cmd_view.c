@@ -20,7 +20,9 @@
 #include "common/timeutil.h"
 #include "trace/events.h"
 #include "tui/settings.h"
+#include "tui/term.h"
 #include "tui/tui.h"
+#include "viz/theme.h"
 
 struct view_args {
 	const char *dir;
@@ -46,7 +48,13 @@ static void view_help(void)
 	       "total and mean duration, whether the kernel has PTX, its probe state and the\n"
 	       "traces captured. Enter opens a kernel's probed launches, Enter on a launch its\n"
 	       "block-scheduling timeline (one lane per SM); e there writes a PNG into\n"
-	       "DIR/export/. ? lists every key.\n"
+	       "DIR/export/ (into the current directory when DIR is not yours or not\n"
+	       "writable, else ~/.local/state/ntop/export/). ? lists every key.\n"
+	       "\n"
+	       "The UI needs a terminal that can move the cursor (TERM=xterm-256color,\n"
+	       "screen, tmux, vt100...; not dumb); with NO_COLOR or without colours, plots\n"
+	       "tell blocks and densities apart by glyphs. 'ntop view DIR | less' prints\n"
+	       "the text report (ntop report DIR) instead of the UI.\n"
 	       "\n"
 	       "Options:\n"
 	       "      --theme NAME|PATH  dark, light, colorblind, mono, or a theme .toml file\n"
@@ -186,7 +194,28 @@ int cmd_view(int argc, char **argv)
 	struct stat st;
 	if (stat(a.dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return cli_usage("view", "%s is not a directory", a.dir);
-	char *abs = cli_abspath(a.dir), *themes = cli_themes_dir();
+	char *why = NULL, *themes = cli_themes_dir();
+	struct theme th;
+	if (a.theme && theme_resolve(a.theme, themes, &th, &why) < 0) { /* a bad argument, piped or not */
+		cli_err("%s", why);
+		free(why);
+		free(themes);
+		return CLI_EXIT_USAGE;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		/* piped or redirected: what the UI shows, as text */
+		free(themes);
+		cli_err("standard output is not a terminal: the text report of %s instead of the UI", a.dir);
+		char *rargv[] = {"report", (char *)a.dir, NULL};
+		return cmd_report(2, rargv);
+	}
+	if (term_usable(&why) < 0) {
+		cli_err("%s", why);
+		free(why);
+		free(themes);
+		return CLI_EXIT_USAGE;
+	}
+	char *abs = cli_abspath(a.dir);
 	struct tui_opts o;
 	view_opts(&o, &a, themes);
 	o.trace_dir = abs ? abs : a.dir;
@@ -629,6 +658,10 @@ static int view_live_run(struct view_args *a, struct view_probes *p)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cli_err("the terminal UI needs a terminal on stdin and stdout; without one, record instead: "
 			"ntop record -- %s", a->prog[0]);
+		goto out;
+	}
+	if (term_usable(&cause) < 0) {
+		cli_err("%s", cause);
 		goto out;
 	}
 	if (!live_findable(a->prog[0])) {

@@ -81,7 +81,7 @@ static int er_check_shape(const struct result *r, const struct result_map *m, ui
 }
 
 int export_records_write(FILE *f, const struct result *r, int map, struct export_records_stats *st,
-			 char **cause)
+			 struct cli_progress *pr, char **cause)
 {
 	memset(st, 0, sizeof *st);
 	if (map < 0 || map >= r->n_maps)
@@ -94,6 +94,8 @@ int export_records_write(FILE *f, const struct result *r, int map, struct export
 	uint64_t cap_bytes = (uint64_t)pm->cap * pm->rec_size;
 	er_header(f, pm);
 	for (uint64_t u = 0; u < m->units; u++) {
+		if (pr && (u & 4095) == 0)
+			cli_progress_update(pr, u, m->units);
 		uint64_t c = m->counts[u], kept = (c < cap_bytes ? c : cap_bytes) / pm->rec_size;
 		if (kept == 0)
 			continue;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/cli_progress.h"
 #include "trace/result.h"
 
 struct export_records_stats {
@@ -27,8 +28,8 @@ int export_records_find_map(const struct result *r, const char *name);
  * _address are written as 0x hex, others in decimal; a map without field
  * names (NEUTRINO schema) gets one `raw` column of the record's bytes in hex.
  * Returns -1 with *cause on a map that does not fit its launch or a write
- * error. */
+ * error. pr (may be NULL) hears how many units are done. */
 int export_records_write(FILE *f, const struct result *r, int map, struct export_records_stats *st,
-			 char **cause);
+			 struct cli_progress *pr, char **cause);
 
 #endif

@@ -10,11 +10,11 @@ static const struct {
 	const char *summary;
 } cli_commands[] = {
 	{"record", cmd_record, "run a program under the hook and write a trace directory"},
-	{"report", cmd_report, "summarise a trace directory (text or --json)"},
+	{"report", cmd_report, "summarise a trace directory (text, --json or --csv)"},
 	{"instrument", cmd_instrument, "probe one kernel of a PTX/fatbin/executable offline"},
 	{"check", cmd_check, "load and verify probe files"},
 	{"probes", cmd_probes, "list the built-in probes"},
-	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap) or its records as CSV"},
+	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap), its records as CSV, or Perfetto JSON"},
 	{"view", cmd_view, "open a trace directory in the terminal UI"},
 };
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])
@@ -44,6 +44,15 @@ static void main_help(FILE *f)
 		"options (also taken before PROGRAM).\n");
 }
 
+/* `ntop help NAME` for a NAME that is not a command. */
+static int main_no_command(const char *name)
+{
+	char list[256] = "";
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", cli_commands[i].name);
+	return cli_usage("ntop", "no command '%s' (the commands: %s)", name, list);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -58,6 +67,7 @@ int main(int argc, char **argv)
 					char *hv[] = {argv[2], "--help", NULL};
 					return cli_commands[i].fn(2, hv);
 				}
+			return main_no_command(argv[2]);
 		}
 		main_help(stdout);
 		return 0;

@@ -35,6 +35,7 @@
 #include "cli/cli.h"
 #include "common/cause.h"
 #include "common/fdio.h"
+#include "common/reallib.h"
 #include "common/safefs.h"
 #include "common/strbuf.h"
 #include "common/timeutil.h"
@@ -265,7 +266,8 @@ static int session_env_ours(const char *e)
 	static const char *const ours[] = {
 		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
-		NTOP_ENV_SAMPLE, "LD_LIBRARY_PATH", "TRITON_LIBCUDA_PATH"};
+		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, "LD_LIBRARY_PATH",
+		"TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
 		if (strncmp(e, ours[i], n) == 0 && e[n] == '=')
@@ -318,6 +320,38 @@ static void session_env_free(char **v)
 	free(v);
 }
 
+/* LD_LIBRARY_PATH: the driver stand-in's directory first, then each JIT
+ * stand-in's whose real library ntop found (a stand-in with nothing to
+ * forward to would break the app's compiles), with that library's path for
+ * the stand-in; then what ntop inherited. */
+static void session_env_libpath(struct session_env *env, const char *hook_dir)
+{
+	static const struct {
+		const struct reallib_spec *spec;
+		const char *dir;
+	} jits[] = { { &reallib_nvrtc, "nvrtc" }, { &reallib_nvjitlink, "nvjitlink" } };
+	struct strbuf ld;
+	strbuf_init(&ld);
+	strbuf_puts(&ld, hook_dir);
+	for (size_t i = 0; i < sizeof jits / sizeof jits[0]; i++) {
+		char real[4096], stand_in[4096];
+		snprintf(stand_in, sizeof stand_in, "%s/%s/%s", hook_dir, jits[i].dir, jits[i].spec->file);
+		if (access(stand_in, R_OK) != 0 || reallib_find(jits[i].spec, real, sizeof real) < 0)
+			continue;
+		strbuf_printf(&ld, ":%s/%s", hook_dir, jits[i].dir);
+		session_env_set(env, jits[i].spec->env, real);
+	}
+	const char *old = getenv("LD_LIBRARY_PATH");
+	if (old && *old)
+		strbuf_printf(&ld, ":%s", old);
+	char *v = strbuf_finish(&ld, NULL);
+	if (v)
+		session_env_set(env, "LD_LIBRARY_PATH", v);
+	else
+		env->failed = 1;
+	free(v);
+}
+
 /* ntop's environment without our variables, then ours. */
 static char **session_env(const struct session *s, const struct session_spawn_opts *o)
 {
@@ -325,12 +359,7 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	for (char **e = environ; *e; e++)
 		if (!session_env_ours(*e))
 			session_env_push(&env, strdup(*e));
-	const char *old = getenv("LD_LIBRARY_PATH");
-	char *ld;
-	if (asprintf(&ld, "%s%s%s", o->hook_dir, old && *old ? ":" : "", old && *old ? old : "") >= 0) {
-		session_env_set(&env, "LD_LIBRARY_PATH", ld);
-		free(ld);
-	}
+	session_env_libpath(&env, o->hook_dir);
 	session_env_set(&env, NTOP_ENV_EVENT_SOCK, s->sock_path);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
 	char id[64];

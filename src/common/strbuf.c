@@ -57,6 +57,39 @@ void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
+void strbuf_add_u64(struct strbuf *sb, unsigned long long v)
+{
+	char d[20];
+	int n = 0;
+	do
+		d[sizeof d - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	strbuf_append(sb, d + sizeof d - n, (size_t)n);
+}
+
+void strbuf_add_i64(struct strbuf *sb, long long v)
+{
+	if (v < 0) {
+		strbuf_append(sb, "-", 1);
+		strbuf_add_u64(sb, 0ull - (unsigned long long)v);
+	} else {
+		strbuf_add_u64(sb, (unsigned long long)v);
+	}
+}
+
+void strbuf_add_hex(struct strbuf *sb, unsigned long long v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char d[18];
+	int n = 0;
+	do
+		d[sizeof d - 1 - n++] = hex[v & 15];
+	while ((v >>= 4) != 0);
+	d[sizeof d - 1 - n++] = 'x';
+	d[sizeof d - 1 - n++] = '0';
+	strbuf_append(sb, d + sizeof d - n, (size_t)n);
+}
+
 char *strbuf_finish(struct strbuf *sb, size_t *len)
 {
 	if (sb->failed || strbuf_reserve(sb, 0) < 0) {

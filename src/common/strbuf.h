@@ -16,6 +16,11 @@ void strbuf_init(struct strbuf *sb);
 void strbuf_append(struct strbuf *sb, const char *s, size_t n);
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal and 0x-hex numbers without printf: the hook formats event lines
+ * on the application's launch path, where vsnprintf cost microseconds. */
+void strbuf_add_u64(struct strbuf *sb, unsigned long long v);
+void strbuf_add_i64(struct strbuf *sb, long long v);
+void strbuf_add_hex(struct strbuf *sb, unsigned long long v);
 /* Hands the buffer over (caller frees); NULL if any append failed. */
 char *strbuf_finish(struct strbuf *sb, size_t *len);
 void strbuf_done(struct strbuf *sb);

@@ -301,6 +301,74 @@ int image_pick_ptx(const void *image, size_t size, int sm, char **ptx, size_t *l
 	return rc;
 }
 
+int image_ptx_defines(const char *ptx, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *q = strstr(ptx, ".entry"); q; q = strstr(q + 6, ".entry")) {
+		const char *s = q + 6;
+		if (*s != ' ' && *s != '\t')
+			continue;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (strncmp(s, name, n) == 0 && (s[n] == '(' || s[n] == ' ' || s[n] == '\t' || s[n] == '\r' ||
+						 s[n] == '\n' || s[n] == '{'))
+			return 1;
+	}
+	return 0;
+}
+
+/* The next fitting PTX entry below rank `below` (or any, below < 0). */
+static const struct image_entry *image_next_ptx(const struct fatbin_list *list, int sm, int below)
+{
+	const struct image_entry *best = NULL;
+	for (int i = 0; i < list->n; i++) {
+		const struct image_entry *e = &list->v[i];
+		int r = image_ptx_rank(e);
+		if (e->is_ptx && image_ptx_fits(e, sm) && (below < 0 || r < below) &&
+		    (!best || r > image_ptx_rank(best)))
+			best = e;
+	}
+	return best;
+}
+
+int image_pick_kernel_ptx(const void *image, size_t size, int sm, const char *kernel, char **ptx, size_t *len,
+			  char **cause)
+{
+	struct fatbin_list list;
+	if (image_list(image, size, &list, cause) < 0)
+		return -1;
+	int have_ptx = 0, rank = -1, rc = -1, tried = 0;
+	for (int i = 0; i < list.n; i++)
+		have_ptx |= list.v[i].is_ptx;
+	*ptx = NULL;
+	/* Entries of one rank are tried in image order; then the next rank. */
+	for (const struct image_entry *e = image_next_ptx(&list, sm, -1); e && rc < 0;
+	     e = image_next_ptx(&list, sm, rank)) {
+		rank = image_ptx_rank(e);
+		for (int i = 0; i < list.n && rc < 0; i++) {
+			const struct image_entry *c = &list.v[i];
+			uint8_t *out = NULL;
+			if (!c->is_ptx || !image_ptx_fits(c, sm) || image_ptx_rank(c) != rank)
+				continue;
+			tried++;
+			if (image_entry_data(c, &out, len, cause) < 0)
+				break;
+			if (image_ptx_defines((const char *)out, kernel)) {
+				*ptx = (char *)out;
+				rc = 0;
+			} else {
+				free(out);
+			}
+		}
+	}
+	if (rc < 0 && !tried)
+		image_no_ptx(&list, sm, have_ptx, cause);
+	else if (rc < 0 && (!cause || !*cause))
+		cause_set(cause, "none of the %d PTX entries usable on sm_%d defines %s", tried, sm, kernel);
+	fatbin_list_done(&list);
+	return rc;
+}
+
 void image_free_names(char **names, int n)
 {
 	for (int i = 0; names && i < n; i++)
@@ -325,6 +393,47 @@ static int image_push_name(char ***names, int *n, int *cap, const char *s, size_
 	}
 	(*names)[(*n)++] = copy;
 	return 0;
+}
+
+int image_other_ptx(const void *image, size_t size, int sm, const char *kernel, char ***texts, int *n, char **cause)
+{
+	struct fatbin_list list;
+	*texts = NULL;
+	*n = 0;
+	if (image_list(image, size, &list, cause) < 0)
+		return -1;
+	int rc = 0, cap = 0, containers = 0;
+	for (int i = 0; i < list.n; i++)
+		if (list.v[i].container >= containers)
+			containers = list.v[i].container + 1;
+	for (int c = 0; c < containers && rc == 0; c++) {
+		const struct image_entry *best = NULL;
+		for (int i = 0; i < list.n; i++) {
+			const struct image_entry *e = &list.v[i];
+			if (e->container == c && e->is_ptx && image_ptx_fits(e, sm) &&
+			    (!best || image_ptx_rank(e) > image_ptx_rank(best)))
+				best = e;
+		}
+		uint8_t *out = NULL;
+		size_t len;
+		if (!best)
+			continue;
+		if ((rc = image_entry_data(best, &out, &len, cause)) < 0)
+			break;
+		if (image_ptx_defines((const char *)out, kernel)) {
+			free(out);
+			continue;
+		}
+		rc = image_push_name(texts, n, &cap, (const char *)out, len, cause);
+		free(out);
+	}
+	fatbin_list_done(&list);
+	if (rc < 0) {
+		image_free_names(*texts, *n);
+		*texts = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 static int image_is_ident(int c)

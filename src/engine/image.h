@@ -50,6 +50,18 @@ int image_entry_data(const struct image_entry *e, uint8_t **out, size_t *len, ch
  * For IMAGE_PTX returns a copy. For a cubin or a fatbin without PTX fails
  * with a cause starting "SASS only". *len excludes the NUL. */
 int image_pick_ptx(const void *image, size_t size, int sm, char **ptx, size_t *len, char **cause);
+/* Does PTX text define kernel `name` (".entry name(")? */
+int image_ptx_defines(const char *ptx, const char *name);
+/* As image_pick_ptx, among the entries whose PTX defines `kernel` (a host
+ * ELF or an -rdc fatbin holds one container per translation unit). Fails
+ * with a cause starting "SASS only" when the image holds no PTX at all. */
+int image_pick_kernel_ptx(const void *image, size_t size, int sm, const char *kernel, char **ptx, size_t *len,
+			  char **cause);
+/* The PTX of every other translation unit: per container, its best entry
+ * for sm_`sm` (as image_pick_ptx ranks them), except containers whose PTX
+ * defines `kernel`. For linking an -rdc kernel with the device functions it
+ * calls elsewhere. *texts: malloc'd array of malloc'd NUL-terminated texts. */
+int image_other_ptx(const void *image, size_t size, int sm, const char *kernel, char ***texts, int *n, char **cause);
 /* Kernel (entry) names in a cubin, or in every ELF entry of a fatbin: lets the
  * hook list SASS-only kernels. Without ELF entries the `.entry` names of the
  * PTX are given. Mangled, deduplicated, in image order. malloc'd array of

@@ -167,16 +167,17 @@ int probe_set_string(const struct probe_src *src, char **dst, const char *s, con
 	return 0;
 }
 
-struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, const char *name,
-				  enum probe_tp_kind kind, int after, const struct toml_node *snippet)
+struct probe_hook *probe_add_hook_text(const struct probe_src *src, struct probe *p, const char *name,
+				       enum probe_tp_kind kind, int after, const char *text, int line, int flat,
+				       const struct toml_node *at)
 {
 	if (p->n_hooks >= PROBE_MAX_HOOKS) {
-		probe_err(src, snippet, "too many hooks (at most %d per probe)", PROBE_MAX_HOOKS);
+		probe_err(src, at, "too many hooks (at most %d per probe)", PROBE_MAX_HOOKS);
 		return NULL;
 	}
 	struct probe_hook *hooks = realloc(p->hooks, (size_t)(p->n_hooks + 1) * sizeof *hooks);
 	if (!hooks) {
-		probe_err(src, snippet, "out of memory");
+		probe_err(src, at, "out of memory");
 		return NULL;
 	}
 	p->hooks = hooks;
@@ -185,27 +186,58 @@ struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, 
 	snprintf(h->name, sizeof h->name, "%s", name);
 	h->kind = kind;
 	h->after = after;
-	h->snippet = strdup(snippet->v.s);
+	h->snippet = strdup(text);
 	if (!h->snippet) {
+		probe_err(src, at, "out of memory");
+		return NULL;
+	}
+	h->snippet_line = line;
+	h->snippet_flat = flat;
+	p->n_hooks++;
+	return h;
+}
+
+struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, const char *name,
+				  enum probe_tp_kind kind, int after, const struct toml_node *snippet)
+{
+	int flat = snippet->str_kind == TOML_STR_BASIC || snippet->str_kind == TOML_STR_LITERAL;
+	struct probe_hook *h = probe_add_hook_text(src, p, name, kind, after, snippet->v.s, snippet->str_line, flat,
+						   snippet);
+	if (!h || !snippet->str_pos)
+		return h;
+	/* where each byte was written, so the verifier can say LINE:COL */
+	size_t n = strlen(snippet->v.s) + 1;
+	h->snippet_pos = malloc(n * sizeof *h->snippet_pos);
+	if (!h->snippet_pos) {
 		probe_err(src, snippet, "out of memory");
 		return NULL;
 	}
-	h->snippet_line = snippet->str_line;
-	h->snippet_flat = snippet->str_kind == TOML_STR_BASIC || snippet->str_kind == TOML_STR_LITERAL;
-	p->n_hooks++;
-	if (snippet->str_pos) {
-		size_t n = strlen(snippet->v.s) + 1;
-		h->snippet_pos = malloc(n * sizeof *h->snippet_pos);
-		if (!h->snippet_pos) {
-			probe_err(src, snippet, "out of memory");
-			return NULL;
-		}
-		for (size_t i = 0; i < n; i++) {
-			h->snippet_pos[i].line = snippet->str_pos[i].line;
-			h->snippet_pos[i].col = snippet->str_pos[i].col;
-		}
+	for (size_t i = 0; i < n; i++) {
+		h->snippet_pos[i].line = snippet->str_pos[i].line;
+		h->snippet_pos[i].col = snippet->str_pos[i].col;
 	}
+	h->snippet_pos_of = h->snippet;
 	return h;
+}
+
+int probe_note(const struct probe_src *src, struct probe *p, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (p->notes)
+		strbuf_puts(&sb, p->notes);
+	strbuf_printf(&sb, "%s\n", line);
+	char *notes = strbuf_finish(&sb, NULL);
+	if (!notes)
+		return cause_set(src->cause, "%s: out of memory", src->path);
+	free(p->notes);
+	p->notes = notes;
+	return 0;
 }
 
 int probe_hook_add_opcode(const struct probe_src *src, struct probe_hook *h, const struct toml_node *at,
@@ -239,6 +271,8 @@ void probe_free(struct probe *p)
 	free(p->path);
 	free(p->description);
 	free(p->analysis);
+	free(p->decls);
+	free(p->notes);
 	free(p);
 }
 

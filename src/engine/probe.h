@@ -64,6 +64,16 @@ struct probe_hook {
 	struct probe_pos *snippet_pos; /* per snippet byte, strlen(snippet) + 1 entries; NULL when
 				      the snippet was not read from a file (errors then count
 				      lines and columns from snippet_line) */
+	const char *snippet_pos_of;    /* the text snippet_pos describes: a loader that replaces
+				      the snippet (NEUTRINO's SAVE [ NAME ]) leaves positions
+				      that no longer apply, and lines are counted instead */
+	/* NEUTRINO's meanings (probe_neutrino.c), 0 for ntop's schema: */
+	int anywhere;              /* PROBE_TP_INSN: a pattern may start at any dotted part of
+				      the opcode (NEUTRINO matches positions as substrings) */
+	int no_pred;               /* PROBE_TP_INSN: runs whether or not the traced
+				      instruction's guard holds (NEUTRINO's no_pred) */
+	int after_jump_before;     /* PROBE_TP_INSN after-hook: at a branch, ret, exit or trap,
+				      where nothing after runs, it runs just before instead */
 };
 
 struct probe {
@@ -71,6 +81,10 @@ struct probe {
 	char *path;        /* file it came from ("<string>" otherwise) */
 	char *description;
 	char *analysis;    /* built-in analysis to run on results ("block_sched"), or NULL */
+	char *decls;       /* .reg statements the loader declares for every hook (NEUTRINO's
+			      %NR registers, registers its snippets write undeclared), or NULL */
+	char *notes;       /* what loading decided that the file does not say, one line
+			      each ("...\n"), shown by ntop check; NULL when nothing */
 	int has_map;
 	struct probe_map map;
 	struct probe_hook *hooks;

@@ -116,5 +116,9 @@ void ptx_func_free(struct ptx_func *f);
  * not "ld.globalx", "ldu.global" or "wld.global"; "mma.sync" does not match
  * "wmma.mma.sync". */
 int ptx_opcode_matches(const char *opcode, const char *pattern);
+/* The same match starting at any dotted part of the opcode: NEUTRINO's
+ * substring positions, where "mma.sync.aligned" also takes
+ * "wmma.mma.sync.aligned.row.col..." (its tensorop_count counts both). */
+int ptx_opcode_matches_within(const char *opcode, const char *pattern);
 
 #endif

@@ -124,6 +124,7 @@ struct site {
 	int lane0_only;              /* inside the exit's lane-0 branch */
 	unsigned have;               /* HAVE_* */
 	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
+	int bytes_wide;              /* BYTES stands for %ntop_bw (the u32 register widened) */
 	uint32_t cur[ENGINE_MAX_MAPS]; /* bytes: cursors known here (entry, static exits) */
 };
 
@@ -180,6 +181,10 @@ struct site ptx_inject_site_at(enum site_kind kind, const struct ptx_insn *insn)
 int ptx_inject_site_has_helper(const char *s, const char *word);
 /* Appends snippet text with helpers replaced for this site. */
 int ptx_inject_site_expand(struct inj *in, struct strbuf *sb, const char *s, const struct site *st);
+/* Before text that needs BYTES as a 64-bit operand (need64): when BYTES is
+ * a u32 register (cp.async's src-size, a bulk copy's size), widens it into
+ * %ntop_bw and makes BYTES stand for that until the next call. */
+int ptx_inject_site_bytes64(struct inj *in, struct strbuf *sb, const char *text, struct site *st, int need64);
 int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip, int hook,
 			 struct site *st);
 

@@ -132,7 +132,7 @@ static const char *save_record_base(struct strbuf *sb, struct save_state *ss, ui
  * dividing 16, rec_size and off (v2 needs twice the value size, v4 16
  * bytes); such a store never crosses into the next record. */
 static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
-		       const struct snip_save *sv, const struct site *st, struct save_state *ss)
+		       const struct snip_save *sv, struct site *st, struct save_state *ss)
 {
 	uint32_t off = ss->base + sv->off;
 	for (int v = 0; v < sv->n_vals;) {
@@ -143,10 +143,13 @@ static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *i
 		else if ((uint32_t)sv->size * 2 <= a && v + 2 <= sv->n_vals)
 			n = 2;
 		for (int k = 0; k < n; k++) {
+			if (ptx_inject_site_bytes64(in, sb, sv->vals[v + k], st, sv->size == 8) < 0)
+				return -1;
 			strbuf_printf(sb, "mov.b%d %%ntop_%c%d, ", sv->size * 8, sv->size == 8 ? 'x' : 'v', k);
 			if (ptx_inject_site_expand(in, sb, sv->vals[v + k], st) < 0)
 				return -1;
 			strbuf_puts(sb, ";\n");
+			st->bytes_wide = 0;
 		}
 		uint32_t at = off;
 		const char *base = "%ntop_sa";

@@ -48,14 +48,17 @@ static int is_insn_helper(const char *word)
 
 /* What an instruction helper stands for at the traced instruction (BYTES
  * is written to `bytes`). */
-static int insn_helper(struct inj *in, const char *word, const struct ptx_insn *insn, char *bytes,
+static int insn_helper(struct inj *in, const char *word, const struct site *st, char *bytes,
 		       size_t bytes_len, const char **rep)
 {
+	const struct ptx_insn *insn = st->insn;
 	static const char *const ops[] = { "OUT", "IN1", "IN2", "IN3" };
 	if (!insn)
 		return cause_set(in->cause, "%s is only defined at instruction tracepoints", word);
 	if (!strcmp(word, "ADDR")) {
 		*rep = "%ntop_addr";
+	} else if (!strcmp(word, "BYTES") && st->bytes_wide) {
+		*rep = "%ntop_bw";
 	} else if (!strcmp(word, "BYTES")) {
 		if (ptx_inject_bytes(insn, bytes, bytes_len, in->cause) < 0)
 			return -1;
@@ -84,7 +87,7 @@ static int helper_text(struct inj *in, const char *word, const struct site *st, 
 	else if (!strcmp(word, "SMID"))
 		*rep = "%smid";
 	else if (is_insn_helper(word))
-		return insn_helper(in, word, st->insn, bytes, bytes_len, rep);
+		return insn_helper(in, word, st, bytes, bytes_len, rep);
 	return 0;
 }
 
@@ -125,6 +128,41 @@ int ptx_inject_site_expand(struct inj *in, struct strbuf *sb, const char *s, con
 	return 0;
 }
 
+/* Does the instruction read its sources as 64-bit values? Its last type
+ * part says (cvt.u32.u64 reads u64, mul.wide.u32 reads u32). */
+static int reads_64(const char *stmt)
+{
+	const char *op = stmt;
+	if (*op == '@' && (op = strchr(op, ' ')) != NULL)
+		op++;
+	if (!op)
+		return 0;
+	int wide = 0;
+	for (const char *p = op; *p && *p != ' ';) {
+		size_t k = strcspn(p, ". ");
+		if (k >= 2 && strchr("usbf", p[0]) && isdigit((unsigned char)p[1]))
+			wide = k == 3 && p[1] == '6' && p[2] == '4';
+		p += k;
+		p += *p == '.';
+	}
+	return wide;
+}
+
+int ptx_inject_site_bytes64(struct inj *in, struct strbuf *sb, const char *text, struct site *st, int need64)
+{
+	char bytes[64];
+	st->bytes_wide = 0;
+	if (!need64 || !st->insn || !ptx_inject_site_has_helper(text, "BYTES"))
+		return 0;
+	if (ptx_inject_bytes(st->insn, bytes, sizeof bytes, in->cause) < 0)
+		return -1;
+	if (bytes[0] != '%')
+		return 0; /* an immediate fits any width */
+	strbuf_printf(sb, "cvt.u64.u32 %%ntop_bw, %s;\n", bytes);
+	st->bytes_wide = 1;
+	return 0;
+}
+
 int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip, int hook,
 			 struct site *st)
 {
@@ -137,8 +175,11 @@ int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe 
 		if (l->save) {
 			rc = ptx_inject_save_emit(in, sb, ip, sn, l, st, &ss);
 		} else {
-			rc = ptx_inject_site_expand(in, sb, l->text, st);
+			rc = ptx_inject_site_bytes64(in, sb, l->text, st, reads_64(l->text));
+			if (rc == 0)
+				rc = ptx_inject_site_expand(in, sb, l->text, st);
 			strbuf_puts(sb, ";\n");
+			st->bytes_wide = 0;
 		}
 		if (rc < 0)
 			return cause_wrap(in->cause, "probe '%s' hook '%s'", ip->p->name,

@@ -207,11 +207,32 @@ static int snip_read(struct inj *in, const struct iprobe *ip, int h, struct snip
 	return 0;
 }
 
-/* Every hook's declarations are collected before any line is renamed: a
- * register declared in the exit snippet may be used at the entry. */
+/* The loader's declarations (p->decls: NEUTRINO's %NR registers, those its
+ * snippets write undeclared), read like a snippet. */
+static int snip_loader_decls(struct inj *in, struct iprobe *ip)
+{
+	struct probe_hook loader = { .name = "loader", .snippet = ip->p->decls, .snippet_flat = 1 };
+	struct probe_pos bad;
+	struct snippet sn;
+	char why[160];
+	if (snippet_read(&loader, &sn, &bad, why, sizeof why) < 0)
+		return cause_set(in->cause, "probe '%s': the loader's declarations: %s", ip->p->name, why);
+	int rc = 0;
+	for (int i = 0; i < sn.n && rc == 0; i++)
+		if (is_reg_decl(&sn.stmts[i]))
+			rc = decl_collect(in, ip, &sn.stmts[i]);
+	snippet_free(&sn);
+	return rc;
+}
+
+/* Every hook's declarations (and the loader's, p->decls) are collected
+ * before any line is renamed: a register declared in the exit snippet may
+ * be used at the entry. */
 static int snip_prepare_all(struct inj *in, struct iprobe *ip, struct snippet *read)
 {
 	const struct probe *p = ip->p;
+	if (p->decls && snip_loader_decls(in, ip) < 0)
+		return -1;
 	for (int h = 0; h < p->n_hooks; h++) {
 		if (snip_read(in, ip, h, &read[h]) < 0)
 			return -1;

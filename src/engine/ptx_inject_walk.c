@@ -88,7 +88,7 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 		".reg .b32 %ntop_w<7>;\n"
 		".reg .b64 %ntop_d<6>;\n"
 		".reg .b32 %ntop_tl, %ntop_end, %ntop_v<4>;\n"
-		".reg .b64 %ntop_sa, %ntop_sb, %ntop_un, %ntop_ca, %ntop_addr, %ntop_x<2>;\n"
+		".reg .b64 %ntop_sa, %ntop_sb, %ntop_un, %ntop_ca, %ntop_addr, %ntop_bw, %ntop_x<2>;\n"
 		".reg .b64 %ntop_bl, %ntop_nb;\n"
 		".reg .b32 %ntop_pt, %ntop_ut, %ntop_pw, %ntop_uw;\n"
 		".reg .pred %ntop_ok, %ntop_lane0;\n");
@@ -168,9 +168,21 @@ static int hook_matches(const struct probe_hook *h, const struct ptx_insn *x)
 	if (h->kind != PROBE_TP_INSN || !x->opcode)
 		return 0;
 	for (int i = 0; i < h->n_opcodes; i++)
-		if (h->opcodes[i] && ptx_opcode_matches(x->opcode, h->opcodes[i]))
+		if (h->opcodes[i] && (h->anywhere ? ptx_opcode_matches_within(x->opcode, h->opcodes[i])
+						  : ptx_opcode_matches(x->opcode, h->opcodes[i])))
 			return 1;
 	return 0;
+}
+
+/* Where hook h runs at x: 0 before, 1 after, -1 nowhere (after a control
+ * transfer nothing runs, unless the hook asks to run before it instead). */
+static int hook_place(const struct probe_hook *h, const struct ptx_insn *x)
+{
+	if (!h->after)
+		return 0;
+	if (!is_transfer(x))
+		return 1;
+	return h->after_jump_before ? 0 : -1;
 }
 
 /* Does hook h of probe k fire on x? Hooks that use ADDR skip .param-space
@@ -197,13 +209,12 @@ static int hook_fires(const struct iprobe *ip, int h, const struct ptx_insn *x)
 static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_addr, int *skipped)
 {
 	int any = 0;
-	int after_ok = !is_transfer(x);
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
 			if (hook_matches(hk, x) && hook_unaddressable(&in->pr[k], h, x))
 				*skipped = 1;
-			if (hook_fires(&in->pr[k], h, x) && (!hk->after || after_ok)) {
+			if (hook_fires(&in->pr[k], h, x) && hook_place(hk, x) >= 0) {
 				any = 1;
 				*uses_addr |= in->pr[k].snips[h].uses_addr;
 			}
@@ -211,13 +222,14 @@ static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_
 	return any;
 }
 
-static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int after)
+/* The hooks that run at x in one place (after), guarded or not (no_pred). */
+static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int after, int no_pred)
 {
 	struct site st = ptx_inject_site_at(SITE_INSN, x);
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
-			if (hook_fires(&in->pr[k], h, x) && hk->after == after &&
+			if (hook_fires(&in->pr[k], h, x) && hook_place(hk, x) == after && !hk->no_pred == !no_pred &&
 			    ptx_inject_site_snip(in, sb, &in->pr[k], h, &st) < 0)
 				return -1;
 		}
@@ -247,12 +259,38 @@ static int guard_open(struct inj *in, struct strbuf *sb, const struct ptx_insn *
 	return skip;
 }
 
+/* What goes before x: ADDR (arithmetic only, harmless when the guard is
+ * false, so unguarded hooks can read it too), the no_pred hooks, the skip
+ * around the guarded part, the other hooks, the exit code. Returns the skip
+ * label's number or -1 in *skip. */
+static int walk_before(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int probed, int uses_addr,
+		       int exit_site, int *skip)
+{
+	*skip = -1;
+	if ((uses_addr && ptx_inject_operand_addr(in, sb, x) < 0) || (probed && emit_hooks(in, sb, x, 0, 1) < 0))
+		return -1;
+	*skip = guard_open(in, sb, x);
+	if ((probed && emit_hooks(in, sb, x, 0, 0) < 0) || (exit_site && ptx_inject_exit_emit(in, sb) < 0))
+		return -1;
+	return 0;
+}
+
+static int walk_after(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int probed, int skip)
+{
+	if (probed && emit_hooks(in, sb, x, 1, 0) < 0)
+		return -1;
+	if (skip >= 0)
+		strbuf_printf(sb, "$ntop_skip_%d:\n", skip);
+	return probed ? emit_hooks(in, sb, x, 1, 1) : 0;
+}
+
 /* One kernel statement: instrumentation around it (inside a predicate skip
- * when it is guarded, so predicated-off instructions record nothing). */
+ * when it is guarded, so predicated-off instructions record nothing; no_pred
+ * hooks sit outside the skip). */
 static int walk_insn(struct inj *in, const struct ptx_stmt *s)
 {
 	const struct ptx_insn *x = &s->insn;
-	int uses_addr = 0, skipped = 0;
+	int uses_addr = 0, skipped = 0, skip;
 	int probed = x->opcode && site_needs(in, x, &uses_addr, &skipped);
 	in->sites_no_addr += skipped;
 	int exit_site = x->opcode && is_exit_insn(x) && in->has_exit_work;
@@ -260,19 +298,16 @@ static int walk_insn(struct inj *in, const struct ptx_stmt *s)
 		return out_push(in, s);
 	struct strbuf sb;
 	strbuf_init(&sb);
-	int skip = guard_open(in, &sb, x);
-	if ((uses_addr && ptx_inject_operand_addr(in, &sb, x) < 0) || (probed && emit_hooks(in, &sb, x, 0) < 0) ||
-	    (exit_site && ptx_inject_exit_emit(in, &sb) < 0) || out_flush(in, &sb) < 0 || out_push(in, s) < 0) {
+	if (walk_before(in, &sb, x, probed, uses_addr, exit_site, &skip) < 0 || out_flush(in, &sb) < 0 ||
+	    out_push(in, s) < 0) {
 		strbuf_done(&sb);
 		return cause_wrap(in->cause, "line %d", s->line);
 	}
 	strbuf_init(&sb);
-	if ((probed && !is_transfer(x) && emit_hooks(in, &sb, x, 1) < 0)) {
+	if (walk_after(in, &sb, x, probed, skip) < 0) {
 		strbuf_done(&sb);
 		return cause_wrap(in->cause, "line %d", s->line);
 	}
-	if (skip >= 0)
-		strbuf_printf(&sb, "$ntop_skip_%d:\n", skip);
 	in->sites += probed + exit_site;
 	return out_flush(in, &sb);
 }

@@ -1,6 +1,6 @@
 /* Symbol lookup for pruning: a hash table from names to module items, an
  * identifier scanner that finds symbol references in statement text, and
- * dotted-opcode prefix matching for tracepoints. */
+ * dotted-opcode matching for tracepoints. */
 #include "engine/ptx_int.h"
 
 #include <stdint.h>
@@ -134,4 +134,14 @@ int ptx_opcode_matches(const char *opcode, const char *pattern)
 		p += pn;
 	}
 	return 1;
+}
+
+int ptx_opcode_matches_within(const char *opcode, const char *pattern)
+{
+	for (const char *o = opcode; o; o = strchr(o, '.')) {
+		o += *o == '.';
+		if (ptx_opcode_matches(o, pattern))
+			return 1;
+	}
+	return 0;
 }

@@ -34,7 +34,7 @@ static int is_ident(int c)
  * (a probe built in memory) lines are counted from snippet_line. */
 static struct probe_pos pos_at(const struct probe_hook *h, size_t off)
 {
-	if (h->snippet_pos)
+	if (h->snippet_pos && h->snippet_pos_of == h->snippet)
 		return h->snippet_pos[off];
 	struct probe_pos p = { h->snippet_line, 1 };
 	for (size_t i = 0; i < off; i++) {
@@ -280,53 +280,80 @@ static int tok_punct(const struct snippet_stmt *st, int i, char c)
 	return i < st->n_toks && st->toks[i].kind == SNIP_PUNCT && st->text[st->toks[i].off] == c;
 }
 
+int snippet_reg_check(const char *s, size_t len, char *why, size_t why_len)
+{
+	if (len < 2 || s[0] != '%' || !is_alpha(s[1]) || memchr(s, '.', len)) {
+		snprintf(why, why_len, "bad register name in .reg: probe registers are written %%name (a letter, '_' or "
+			 "'$' after the %%)");
+		return -1;
+	}
+	for (size_t i = 1; i < len; i++)
+		if (!is_ident(s[i])) {
+			snprintf(why, why_len, "bad register name in .reg");
+			return -1;
+		}
+	if (len >= SNIPPET_REG_NAME_MAX) {
+		snprintf(why, why_len, "register name longer than %d characters", SNIPPET_REG_NAME_MAX - 1);
+		return -1;
+	}
+	char name[SNIPPET_REG_NAME_MAX];
+	memcpy(name, s, len);
+	name[len] = 0;
+	if (strncmp(name, "%ntop_", 6) == 0) {
+		snprintf(why, why_len, "registers named %%ntop_* are reserved for the engine");
+		return -1;
+	}
+	if (is_special_reg(name)) {
+		snprintf(why, why_len, "%s is a special register, not a name for a probe register", name);
+		return -1;
+	}
+	return 0;
+}
+
+int snippet_reg_add(struct snippet_reg **regs, int *n, const char *name, size_t len, long count, const char *type)
+{
+	struct snippet_reg *v = realloc(*regs, (size_t)(*n + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	*regs = v;
+	struct snippet_reg *r = &v[(*n)++];
+	memset(r, 0, sizeof *r);
+	memcpy(r->name, name, len < sizeof r->name ? len : sizeof r->name - 1);
+	r->count = count;
+	snprintf(r->type, sizeof r->type, "%s", type);
+	return 0;
+}
+
 /* One name of a .reg list at token *i ("%a" or "%a<4>"): checks it, appends it. */
 static int decl_name(const struct snippet_stmt *st, int *i, const char *type, struct snippet_reg **regs, int *n,
 		     int *bad, char *why, size_t why_len)
 {
 	const struct snippet_tok *t = &st->toks[*i];
 	const char *s = st->text + t->off;
+	long count = 0;
 	*bad = *i;
-	if (t->kind != SNIP_WORD || s[0] != '%' || t->len < 2 || !is_alpha(s[1]) || memchr(s, '.', t->len)) {
-		snprintf(why, why_len, "bad register name in .reg: probe registers are written %%name (a letter, '_' or "
-			 "'$' after the %%)");
+	if (t->kind != SNIP_WORD) {
+		snprintf(why, why_len, "bad register name in .reg: probe registers are written %%name");
 		return -1;
 	}
-	if (t->len >= SNIPPET_REG_NAME_MAX) {
-		snprintf(why, why_len, "register name longer than %d characters", SNIPPET_REG_NAME_MAX - 1);
+	if (snippet_reg_check(s, t->len, why, why_len) < 0)
 		return -1;
-	}
-	struct snippet_reg r;
-	memset(&r, 0, sizeof r);
-	memcpy(r.name, s, t->len);
-	snprintf(r.type, sizeof r.type, "%s", type);
-	if (strncmp(r.name, "%ntop_", 6) == 0) {
-		snprintf(why, why_len, "registers named %%ntop_* are reserved for the engine");
-		return -1;
-	}
-	if (is_special_reg(r.name)) {
-		snprintf(why, why_len, "%s is a special register, not a name for a probe register", r.name);
-		return -1;
-	}
 	(*i)++;
 	if (tok_punct(st, *i, '<')) {
 		char *end = NULL;
 		if (*i + 2 < st->n_toks && st->toks[*i + 1].kind == SNIP_NUM)
-			r.count = strtol(st->text + st->toks[*i + 1].off, &end, 10);
+			count = strtol(st->text + st->toks[*i + 1].off, &end, 10);
 		if (!end || end != st->text + st->toks[*i + 1].off + st->toks[*i + 1].len || !tok_punct(st, *i + 2, '>') ||
-		    r.count < 1 || r.count > SNIPPET_REG_RANGE_MAX) {
+		    count < 1 || count > SNIPPET_REG_RANGE_MAX) {
 			snprintf(why, why_len, "bad register range <N> (N from 1 to %d)", SNIPPET_REG_RANGE_MAX);
 			return -1;
 		}
 		*i += 3;
 	}
-	struct snippet_reg *v = realloc(*regs, (size_t)(*n + 1) * sizeof *v);
-	if (!v) {
+	if (snippet_reg_add(regs, n, s, t->len, count, type) < 0) {
 		snprintf(why, why_len, "out of memory");
 		return -1;
 	}
-	*regs = v;
-	v[(*n)++] = r;
 	return 0;
 }
 

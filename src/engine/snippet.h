@@ -65,6 +65,10 @@ struct snippet_reg {
  * *why a sentence in why_buf. */
 int snippet_decl_parse(const struct snippet_stmt *st, struct snippet_reg **regs, int *n, int *bad, char *why_buf,
 		       size_t why_len);
+/* Is s (len bytes) a name a probe register may have? -1 with why when not. */
+int snippet_reg_check(const char *s, size_t len, char *why, size_t why_len);
+/* Appends a register (name: len bytes, checked) to *regs; -1 out of memory. */
+int snippet_reg_add(struct snippet_reg **regs, int *n, const char *name, size_t len, long count, const char *type);
 /* The declared register that register token tok (len bytes, '%' first, no
  * .part) names, or NULL: a range's bare name and numbers out of range or
  * with a leading zero are not its registers. */

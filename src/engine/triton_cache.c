@@ -1,4 +1,4 @@
-/* Triton cache lookup (triton_cache.h). The search is deliberately shallow
+/* Triton cache lookup (triton_cache.h). The search in one root is deliberately shallow
  * and bounded: only <root>/<dir>/<file>, no recursion, symlinks neither
  * followed nor opened (no loops, no escaping the cache), at most
  * TRITON_CACHE_MAX_DIRS directories and TRITON_CACHE_MAX_FILES files per
@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/cause.h"
+#include "common/strbuf.h"
 #include "engine/image.h"
 
 #define TRITON_CACHE_MAX_DIRS 20000
@@ -141,18 +143,21 @@ static int triton_cache_search_dir(int dirfd, struct triton_cache_query *q)
 	return found;
 }
 
-static int triton_cache_search_root(const char *root, struct triton_cache_query *q, char **cause)
+/* 1 found; 0 not found, with *dirs and *cubins counted; -1 no such directory. */
+static int triton_cache_search_root(const char *root, struct triton_cache_query *q, int *dirs, int *full)
 {
 	DIR *d = opendir(root);
 	if (!d)
-		return cause_set(cause, "no Triton cache at %s", root);
-	int rootfd = dirfd(d), seen = 0, found = 0;
+		return -1;
+	int rootfd = dirfd(d), found = 0;
 	struct dirent *de;
 	while (!found && (de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (++seen > TRITON_CACHE_MAX_DIRS)
+		if (++*dirs > TRITON_CACHE_MAX_DIRS) {
+			*full = 1;
 			break;
+		}
 		int fd = openat(rootfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -160,17 +165,35 @@ static int triton_cache_search_root(const char *root, struct triton_cache_query 
 		close(fd);
 	}
 	closedir(d);
-	if (found)
-		return 0;
-	if (seen > TRITON_CACHE_MAX_DIRS)
-		return cause_set(cause, "no match among the first %d entries of the Triton cache %s",
-				 TRITON_CACHE_MAX_DIRS, root);
-	return cause_set(cause, "no cubin in the Triton cache %s matches the loaded %zu-byte cubin", root,
-			 q->size);
+	return found;
+}
+
+/* Searches one root; on a miss appends what it saw to sb ("ROOT (...)"). */
+static int triton_cache_try_root(const char *root, struct triton_cache_query *q, struct strbuf *sb)
+{
+	int dirs = 0, full = 0;
+	int rc = triton_cache_search_root(root, q, &dirs, &full);
+	if (rc == 1)
+		return 1;
+	strbuf_printf(sb, "%s%s (", sb->len ? ", " : "", root);
+	if (rc < 0)
+		strbuf_puts(sb, "no such directory)");
+	else if (full)
+		strbuf_printf(sb, "no match among its first %d entries)", TRITON_CACHE_MAX_DIRS);
+	else
+		strbuf_printf(sb, "%d entr%s, no cubin matches)", dirs, dirs == 1 ? "y" : "ies");
+	return 0;
 }
 
 int triton_cache_find_ptx_in(const char *root, const void *cubin, size_t size, char **ptx, size_t *len,
 			     char **cause)
+{
+	const char *roots[2] = { root, NULL };
+	return triton_cache_find_ptx_roots(roots, cubin, size, ptx, len, NULL, cause);
+}
+
+int triton_cache_find_ptx_roots(const char *const *roots, const void *cubin, size_t size, char **ptx, size_t *len,
+				const char **where, char **cause)
 {
 	size_t real = 0;
 	if (image_classify(cubin, size, &real) != IMAGE_CUBIN)
@@ -178,27 +201,112 @@ int triton_cache_find_ptx_in(const char *root, const void *cubin, size_t size, c
 	struct triton_cache_query q = { .cubin = cubin, .size = real };
 	if (image_kernel_names(cubin, real, &q.names, &q.n_names, NULL) < 0)
 		q.n_names = 0; /* fall back to scanning every *.cubin */
-	int rc = triton_cache_search_root(root, &q, cause);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	int found = 0;
+	for (int i = 0; roots[i] && !found; i++)
+		if ((found = triton_cache_try_root(roots[i], &q, &sb)) && where)
+			*where = roots[i];
 	image_free_names(q.names, q.n_names);
-	if (rc == 0) {
+	if (found) {
+		strbuf_done(&sb);
 		*ptx = q.ptx;
 		*len = q.ptx_len;
+		return 0;
 	}
-	return rc;
+	cause_set(cause, "no cubin of the %zu loaded bytes in the Triton caches: %s", q.size,
+		  sb.data ? sb.data : "none to look in");
+	strbuf_done(&sb);
+	return -1;
+}
+
+/* Appends root (malloc'd) to the list; skips a repeat. */
+static void triton_cache_add_root(char ***roots, int *n, const char *root)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*roots)[i], root) == 0)
+			return;
+	char **v = realloc(*roots, (size_t)(*n + 2) * sizeof *v);
+	if (!v)
+		return;
+	*roots = v;
+	if ((v[*n] = strdup(root)) != NULL)
+		v[++*n] = NULL;
+}
+
+/* Inductor's directory: $TORCHINDUCTOR_CACHE_DIR, else
+ * /tmp/torchinductor_<user> (torch takes the user name as getpass does). */
+static int triton_cache_inductor_dir(char *buf, size_t len)
+{
+	const char *dir = getenv("TORCHINDUCTOR_CACHE_DIR");
+	if (dir && *dir)
+		return snprintf(buf, len, "%s", dir) < (int)len ? 0 : -1;
+	static const char *const vars[] = { "LOGNAME", "USER", "LNAME", "USERNAME" };
+	const char *user = NULL;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0] && !user; i++)
+		if ((user = getenv(vars[i])) != NULL && !*user)
+			user = NULL;
+	struct passwd pw, *res = NULL;
+	char pwbuf[1024];
+	if (!user && getpwuid_r(geteuid(), &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
+		user = res->pw_name;
+	if (!user)
+		return -1;
+	return snprintf(buf, len, "/tmp/torchinductor_%s", user) < (int)len ? 0 : -1;
+}
+
+int triton_cache_roots(char ***roots, int *n)
+{
+	char path[PATH_MAX];
+	*roots = NULL;
+	*n = 0;
+	const char *dir = getenv("TRITON_CACHE_DIR");
+	if (dir && *dir)
+		triton_cache_add_root(roots, n, dir);
+	const char *home = getenv("TRITON_HOME");
+	if (!home || !*home)
+		home = getenv("HOME");
+	if (home && *home && snprintf(path, sizeof path, "%s/.triton/cache", home) < (int)sizeof path)
+		triton_cache_add_root(roots, n, path);
+	char ind[PATH_MAX - 64];
+	if (triton_cache_inductor_dir(ind, sizeof ind) < 0)
+		return 0;
+	/* Inductor points Triton at <dir>/triton/<device index> */
+	snprintf(path, sizeof path, "%s/triton", ind);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	for (int k = 0; d && k < 64 && (de = readdir(d)) != NULL; k++) {
+		if (de->d_name[0] == '.')
+			continue;
+		char sub[PATH_MAX];
+		if (snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) < (int)sizeof sub)
+			triton_cache_add_root(roots, n, sub);
+	}
+	if (d)
+		closedir(d);
+	else
+		triton_cache_add_root(roots, n, path); /* named in the cause as absent */
+	triton_cache_add_root(roots, n, ind);
+	return 0;
+}
+
+void triton_cache_roots_free(char **roots, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(roots[i]);
+	free(roots);
 }
 
 int triton_cache_find_ptx(const void *cubin, size_t size, char **ptx, size_t *len, char **cause)
 {
-	const char *dir = getenv("TRITON_CACHE_DIR");
-	if (dir && *dir)
-		return triton_cache_find_ptx_in(dir, cubin, size, ptx, len, cause);
-	const char *home = getenv("TRITON_HOME");
-	if (!home || !*home)
-		home = getenv("HOME");
-	if (!home || !*home)
+	char **roots;
+	int n;
+	triton_cache_roots(&roots, &n);
+	if (!n) {
+		triton_cache_roots_free(roots, n);
 		return cause_set(cause, "no Triton cache: neither TRITON_CACHE_DIR nor HOME is set");
-	char root[PATH_MAX];
-	if (snprintf(root, sizeof root, "%s/.triton/cache", home) >= (int)sizeof root)
-		return cause_set(cause, "Triton cache path too long");
-	return triton_cache_find_ptx_in(root, cubin, size, ptx, len, cause);
+	}
+	int rc = triton_cache_find_ptx_roots((const char *const *)roots, cubin, size, ptx, len, NULL, cause);
+	triton_cache_roots_free(roots, n);
+	return rc;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/cause.h"
+#include "common/strbuf.h"
 
 static const char *const rule_names[] = {
 	[RULE_REGS] = "rule 1 (writes only its own registers)",
@@ -64,28 +65,39 @@ static int read_hook(struct vctx *V, const struct probe_hook *h, struct snippet 
 	return cause_set(V->cause, "%s:%d:%d: %s: %s", vpath(V), bad.line, bad.col, rule_names[RULE_SYNTAX], why);
 }
 
-/* Pass 1: every hook's .reg declarations (any hook may use them). */
+/* The .reg statements of one hook's text. */
+static int collect_hook_decls(struct vctx *V, const struct probe_hook *h)
+{
+	struct snippet sn;
+	if (read_hook(V, h, &sn) < 0)
+		return -1;
+	for (int i = 0; i < sn.n; i++) {
+		const struct snippet_stmt *st = &sn.stmts[i];
+		char why[160];
+		int bad = 0;
+		if (!snippet_tok_is(st, 0, ".reg"))
+			continue;
+		if (snippet_decl_parse(st, &V->regs, &V->n_regs, &bad, why, sizeof why) < 0) {
+			enum rule r = strstr(why, "%ntop_") || strstr(why, "special") ? RULE_REGS : RULE_SYNTAX;
+			verr(V, st, bad, r, "%s", why);
+			snippet_free(&sn);
+			return -1;
+		}
+	}
+	snippet_free(&sn);
+	return 0;
+}
+
+/* Pass 1: the declarations of every hook (any hook may use them) and the
+ * loader's (p->decls: NEUTRINO's registers). */
 static int collect_decls(struct vctx *V)
 {
-	for (int k = 0; k < V->p->n_hooks; k++) {
-		struct snippet sn;
-		if (read_hook(V, &V->p->hooks[k], &sn) < 0)
+	struct probe_hook loader = { .name = "loader", .snippet = V->p->decls, .snippet_flat = 1 };
+	if (V->p->decls && collect_hook_decls(V, &loader) < 0)
+		return -1;
+	for (int k = 0; k < V->p->n_hooks; k++)
+		if (collect_hook_decls(V, &V->p->hooks[k]) < 0)
 			return -1;
-		for (int i = 0; i < sn.n; i++) {
-			const struct snippet_stmt *st = &sn.stmts[i];
-			char why[160];
-			int bad = 0;
-			if (!snippet_tok_is(st, 0, ".reg"))
-				continue;
-			if (snippet_decl_parse(st, &V->regs, &V->n_regs, &bad, why, sizeof why) < 0) {
-				enum rule r = strstr(why, "%ntop_") || strstr(why, "special") ? RULE_REGS : RULE_SYNTAX;
-				verr(V, st, bad, r, "%s", why);
-				snippet_free(&sn);
-				return -1;
-			}
-		}
-		snippet_free(&sn);
-	}
 	return 0;
 }
 
@@ -138,6 +150,30 @@ static int check_hook(struct vctx *V, const struct probe_hook *h)
 			  m->level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap, m->rec_size);
 	snippet_free(&sn);
 	return rc;
+}
+
+int verify_undeclared_writes(const struct probe *p, char **decls, char **cause)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	struct vctx V = { .p = p, .cause = cause };
+	int r = collect_decls(&V);
+	for (int k = 0; k < p->n_hooks && r == 0; k++) {
+		struct snippet sn;
+		r = read_hook(&V, &p->hooks[k], &sn);
+		for (int i = 0; r == 0 && i < sn.n; i++)
+			verify_implicit_dests(&V, &sn.stmts[i], &sb);
+		if (r == 0)
+			snippet_free(&sn);
+	}
+	free(V.regs);
+	*decls = NULL;
+	if (r < 0 || sb.len == 0) {
+		strbuf_done(&sb);
+		return r;
+	}
+	*decls = strbuf_finish(&sb, NULL);
+	return *decls ? 0 : cause_set(cause, "out of memory");
 }
 
 int verify_probe(const struct probe *p, char **cause)

@@ -12,4 +12,10 @@
 
 int verify_probe(const struct probe *p, char **cause);
 
+/* The registers p's snippets write without any .reg declaring them, as
+ * ".reg .b64 %x;\n" lines typed after the instruction that writes each
+ * (*decls NULL when there are none). For NEUTRINO's files, whose engine left
+ * such registers to ptxas. Other mistakes are left to verify_probe. */
+int verify_undeclared_writes(const struct probe *p, char **decls, char **cause);
+
 #endif

@@ -10,7 +10,10 @@
 #include "engine/verify_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/strbuf.h"
 
 enum {
 	A_DEST = 1,   /* operand 0 is written */
@@ -345,4 +348,49 @@ int verify_insn(struct vctx *V, const struct snippet_stmt *st)
 	if ((a->flags & (A_LOAD | A_PREF)) && in.n_ops < 1 + !!(a->flags & A_LOAD))
 		return verr(V, st, in.op, RULE_SYNTAX, "'%s' needs an [address] operand", in.base);
 	return 0;
+}
+
+/* ---- registers NEUTRINO's snippets write undeclared ---- */
+
+/* Register type for what opcode writes: ".b64" for mov.u64 and
+ * mul.wide.u32, ".pred" for setp; NULL when no part names a type. */
+static const char *dest_reg_type(const char *opcode)
+{
+	if (strncmp(opcode, "setp.", 5) == 0)
+		return ".pred";
+	int wide = strstr(opcode, ".wide") != NULL;
+	for (const char *q = strchr(opcode, '.'); q; q = strchr(q + 1, '.')) {
+		if (strncmp(q, ".pred", 5) == 0 && (q[5] == 0 || q[5] == '.'))
+			return ".pred";
+		char c = q[1], *end;
+		long n = (c == 'u' || c == 's' || c == 'b' || c == 'f') ? strtol(q + 2, &end, 10) : 0;
+		if (n <= 0 || (*end && *end != '.'))
+			continue;
+		n *= wide ? 2 : 1;
+		return n <= 16 ? ".b16" : n == 32 ? ".b32" : n == 64 ? ".b64" : n == 128 ? ".b128" : NULL;
+	}
+	return NULL;
+}
+
+void verify_implicit_dests(struct vctx *V, const struct snippet_stmt *st, struct strbuf *decls)
+{
+	struct vinsn in;
+	char **cause = V->cause, why[160], opcode[128];
+	V->cause = NULL; /* a statement that does not split is verify_probe's to report */
+	int ok = st->toks[0].kind != SNIP_DOT && split_insn(V, st, &in) == 0;
+	V->cause = cause;
+	const struct allowed *a = ok ? find_allowed(in.base) : NULL;
+	if (!a || !(a->flags & A_DEST) || in.n_ops == 0)
+		return;
+	snprintf(opcode, sizeof opcode, "%.*s", (int)st->toks[in.op].len, st->text + st->toks[in.op].off);
+	const char *type = dest_reg_type(opcode);
+	for (int i = in.ops[0].a; type && i < in.ops[0].b; i++) {
+		const char *s = st->text + st->toks[i].off;
+		size_t len = strcspn(s, ". ,|}");
+		if (st->toks[i].kind != SNIP_WORD || len > st->toks[i].len || s[0] != '%' ||
+		    snippet_reg_find(V->regs, V->n_regs, s, len) || snippet_reg_check(s, len, why, sizeof why) < 0)
+			continue;
+		if (snippet_reg_add(&V->regs, &V->n_regs, s, len, 0, type) == 0)
+			strbuf_printf(decls, ".reg %s %.*s;\n", type, (int)len, s);
+	}
 }

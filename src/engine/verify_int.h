@@ -59,6 +59,12 @@ int verr(struct vctx *V, const struct snippet_stmt *st, int tok, enum rule r, co
 
 /* verify_insn.c: one instruction statement, every rule. */
 int verify_insn(struct vctx *V, const struct snippet_stmt *st);
+/* verify_undeclared_writes: each register st writes that nobody declared
+ * (and that may be a probe's: %name, not special, not %ntop_*) becomes
+ * declared, typed after the instruction, as a ".reg TYPE %name;\n" line
+ * appended to decls; what it cannot type is left to verify_probe. */
+struct strbuf;
+void verify_implicit_dests(struct vctx *V, const struct snippet_stmt *st, struct strbuf *decls);
 
 /* verify_operand.c */
 /* Helper word (ADDR, BYTES, OUT, IN1..IN3, CLOCK, GTIMER, SMID) that token

@@ -228,15 +228,18 @@ static void control_apply(const char *text, size_t len)
 	}
 	struct hook_ctl_table *t = cf.gen > hook.ctl.applied_gen ? control_table_build(&cf) : NULL;
 	if (t) {
-		t->older = hook.ctl.table;
-		hook.ctl.applied_gen = t->gen;
-		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
-		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
+		/* the line is queued before the table is published: a launch that
+		 * already runs under the new generation comes after it in the
+		 * stream (the other order made a reader count it in the old one) */
 		struct strbuf sb;
 		hook_event_begin(&sb, "control");
 		event_add_int(&sb, "gen", (long long)t->gen);
 		event_add_int(&sb, "kernels", t->n);
 		hook_event_emit(&sb);
+		t->older = hook.ctl.table;
+		hook.ctl.applied_gen = t->gen;
+		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
+		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
 	}
 	control_file_done(&cf);
 }

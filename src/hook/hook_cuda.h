@@ -48,6 +48,12 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
  * attribute and the CUDA error. When nothing changed: one atomic load. */
 int hook_attr_apply(struct hook_kernel *k, CUfunction orig, CUfunction probed, uint64_t *applied_gen, char **cause);
 
+/* hook_cuda_rdclink.c */
+/* Loads probed PTX of module m's -rdc kernel linked with the PTX of the
+ * other translation units of its __nv_relfatbin (m->ptx_image). */
+int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *ptx, int cc, CUmodule *mod,
+		  char **cause);
+
 /* hook_cuda_ctx.c */
 /* Forgets everything the hook holds for ctx (timings, event pools,
  * instrumented copies, its modules' handles, and hook_results_ctx_gone),
@@ -74,6 +80,7 @@ void hook_event_put(CUcontext ctx, CUevent e);
 void hook_timing_ensure_thread(void);
 
 /* hook_cuda_probe.c */
+struct hook_job;
 /* 1 when the launch should be probed (the live control file's selection once
  * it exists, else NTOP_PROBES/NTOP_KERNELS; budget left); fills pick. */
 int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
@@ -81,9 +88,22 @@ int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
  * must run (reason emitted, pick's reservation given back). */
 int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 		      CUresult *rc);
+/* What a probed launch needs before it is queued (the instrumented copy in
+ * the current context, attributes applied, the job with its map buffer):
+ * 0, or -1 with a cause (the reservation is the caller's to give back). */
+struct hook_inst;
+int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
+		       struct hook_inst **in, struct hook_job **job, char **cause);
+/* The map pointers the probed copy takes, in map order. */
+void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps);
+/* Does the probed copy share module globals with the app's module? */
+int hook_probe_uses_globals(const struct hook_inst *in);
+/* Declines (reason said once per kernel) and gives the reservation back; 0. */
+int hook_probe_give_up(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, const char *reason);
+/* A prepared job never queued: its events and buffer go back. */
+void hook_probe_job_free(struct hook_job *j);
 
 /* hook_cuda_results.c */
-struct hook_job;
 /* Queues a probed launch (already on its stream) for the collector. */
 void hook_results_submit(struct hook_job *job);
 /* Timing thread, every stats tick: a `results` line while a backlog moves. */

@@ -41,7 +41,14 @@
 	X(cuStreamCreate) \
 	X(cuStreamWaitEvent) \
 	X(cuMemGetInfo_v2) \
-	X(cuDevicePrimaryCtxGetState)
+	X(cuDevicePrimaryCtxGetState) \
+	X(cuGraphClone) \
+	X(cuGraphDestroy) \
+	X(cuGraphGetNodes) \
+	X(cuGraphNodeGetType) \
+	X(cuGraphNodeFindInClone) \
+	X(cuGraphKernelNodeGetParams_v2) \
+	X(cuGraphKernelNodeSetParams_v2)
 
 struct hook_cuda_api {
 #define HOOK_CUDA_API_FIELD(name) __typeof__(name) *name;

@@ -53,6 +53,7 @@ void hook_ctx_drop(CUcontext ctx)
 	if (!ctx)
 		return;
 	hook_results_ctx_gone(ctx);
+	hook_graph_ctx_gone(ctx);
 	ctx_forget(ctx);
 	hook_log("context %p: dropped before its teardown", (void *)ctx);
 }

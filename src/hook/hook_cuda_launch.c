@@ -86,10 +86,10 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 	event_add_int(&sb, "kid", k->kid);
 	event_add_int(&sb, "seq", (long long)l->seq);
 	event_add(&sb, "api", l->api);
-	event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
-	event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+	event_add_dim3(&sb, "grid", l->grid);
+	event_add_dim3(&sb, "block", l->block);
 	event_add_int(&sb, "smem", l->smem);
-	event_addf(&sb, "stream", "0x%llx", (unsigned long long)(uintptr_t)l->stream);
+	event_add_hex(&sb, "stream", (unsigned long long)(uintptr_t)l->stream);
 	event_add_int(&sb, "capture", capturing);
 	event_add_int(&sb, "probed", probed);
 	event_add_int(&sb, "occ", occ);
@@ -98,8 +98,8 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 		hook_event_begin(&sb, "graph");
 		event_add_int(&sb, "kid", k->kid);
 		event_add(&sb, "api", "capture");
-		event_addf(&sb, "grid", "%u,%u,%u", l->grid[0], l->grid[1], l->grid[2]);
-		event_addf(&sb, "block", "%u,%u,%u", l->block[0], l->block[1], l->block[2]);
+		event_add_dim3(&sb, "grid", l->grid);
+		event_add_dim3(&sb, "block", l->block);
 		hook_event_emit(&sb);
 	}
 }
@@ -203,69 +203,4 @@ CUresult hook_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **par
 CUresult hook_cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
 	return launch_ex(HOOK_ROW_cuLaunchKernelEx_ptsz, 1, c, f, params, extra);
-}
-
-static void graph_node_event(CUfunction f, const unsigned grid[3], const unsigned block[3], const char *api)
-{
-	struct hook_kernel *k = hook_registry_kernel(f);
-	if (!k || !hook_events_on())
-		return;
-	struct strbuf sb;
-	hook_event_begin(&sb, "graph");
-	event_add_int(&sb, "kid", k->kid);
-	event_add(&sb, "api", api);
-	event_addf(&sb, "grid", "%u,%u,%u", grid[0], grid[1], grid[2]);
-	event_addf(&sb, "block", "%u,%u,%u", block[0], block[1], block[2]);
-	hook_event_emit(&sb);
-}
-
-CUresult hook_cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t n_deps,
-				   const CUDA_KERNEL_NODE_PARAMS_v1 *p)
-{
-	CUresult rc = HOOK_REAL(cuGraphAddKernelNode)(node, graph, deps, n_deps, p);
-	if (rc == CUDA_SUCCESS && p)
-		graph_node_event(p->func, (unsigned[]){ p->gridDimX, p->gridDimY, p->gridDimZ },
-				 (unsigned[]){ p->blockDimX, p->blockDimY, p->blockDimZ }, "cuGraphAddKernelNode");
-	return rc;
-}
-
-CUresult hook_cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t n_deps,
-				      const CUDA_KERNEL_NODE_PARAMS *p)
-{
-	CUresult rc = HOOK_REAL(cuGraphAddKernelNode_v2)(node, graph, deps, n_deps, p);
-	if (rc == CUDA_SUCCESS && p)
-		graph_node_event(p->func ? p->func : (CUfunction)p->kern,
-				 (unsigned[]){ p->gridDimX, p->gridDimY, p->gridDimZ },
-				 (unsigned[]){ p->blockDimX, p->blockDimY, p->blockDimZ }, "cuGraphAddKernelNode");
-	return rc;
-}
-
-/* Replays are counted per executable; a line at the 1st, 2nd, 4th, 8th...
- * replay keeps a graph loop from flooding the stream. */
-static void graph_launch_event(CUgraphExec exec, const char *api)
-{
-	uint64_t n = hook_registry_graph_launch(exec);
-	__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
-	if (!hook.atexit_done)
-		hook_dispatch_register_exit();
-	if ((n & (n - 1)) != 0 || !hook_events_on())
-		return;
-	struct strbuf sb;
-	hook_event_begin(&sb, "graph");
-	event_add(&sb, "api", api);
-	event_addf(&sb, "exec", "0x%llx", (unsigned long long)(uintptr_t)exec);
-	event_add_int(&sb, "launches", (long long)n);
-	hook_event_emit(&sb);
-}
-
-CUresult hook_cuGraphLaunch(CUgraphExec exec, CUstream s)
-{
-	graph_launch_event(exec, "cuGraphLaunch");
-	return HOOK_REAL(cuGraphLaunch)(exec, s);
-}
-
-CUresult hook_cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
-{
-	graph_launch_event(exec, "cuGraphLaunch_ptsz");
-	return HOOK_REAL(cuGraphLaunch_ptsz)(exec, s);
 }

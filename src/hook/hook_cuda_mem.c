@@ -17,7 +17,7 @@ static CUresult mem_alloced(CUresult rc, const CUdeviceptr *dptr, size_t bytes, 
 	struct strbuf sb;
 	hook_event_begin(&sb, "alloc");
 	event_add_int(&sb, "n", (long long)__atomic_add_fetch(&hook.allocs, 1, __ATOMIC_RELAXED));
-	event_addf(&sb, "base", "0x%llx", (unsigned long long)*dptr);
+	event_add_hex(&sb, "base", (unsigned long long)*dptr);
 	event_add_int(&sb, "bytes", (long long)bytes);
 	event_add(&sb, "api", api);
 	hook_event_emit(&sb);
@@ -30,7 +30,7 @@ static CUresult mem_freed(CUresult rc, CUdeviceptr dptr, const char *api)
 		return rc;
 	struct strbuf sb;
 	hook_event_begin(&sb, "free");
-	event_addf(&sb, "base", "0x%llx", (unsigned long long)dptr);
+	event_add_hex(&sb, "base", (unsigned long long)dptr);
 	event_add(&sb, "api", api);
 	hook_event_emit(&sb);
 	return rc;

@@ -160,7 +160,9 @@ static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reaso
 	hook_event_emit(&sb);
 }
 
-/* The PTX to instrument: Numba's or Triton's for a cubin, else the image's. */
+/* The PTX to instrument: for a cubin the PTX it was made from (Numba,
+ * NVRTC, nvJitLink, Triton), for an -rdc fatbin its translation unit's, else
+ * the image's (the container defining the kernel). */
 static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t *len, char **cause)
 {
 	const struct hook_module *m = k->mod;
@@ -169,8 +171,7 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 	if (m->link_ptx) {
 		/* Inputs are NUL-separated: take the one defining the kernel. */
 		for (const char *p = m->link_ptx; p < m->link_ptx + m->link_ptx_len; p += strlen(p) + 1) {
-			const char *hit = strstr(p, k->name);
-			if (!hit || !strstr(p, ".entry"))
+			if (!image_ptx_defines(p, k->name))
 				continue;
 			*len = strlen(p);
 			*ptx = malloc(*len + 1);
@@ -181,6 +182,11 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 		}
 		return cause_set(cause, "no linked PTX input defines %s", k->name);
 	}
+	if (m->ptx_image)
+		return image_pick_kernel_ptx(m->ptx_image, m->ptx_image_size, cc, k->name, ptx, len, cause);
+	/* one container per translation unit in a host ELF: the kernel's */
+	if (m->kind == IMAGE_FATBIN || m->kind == IMAGE_HOST_ELF)
+		return image_pick_kernel_ptx(m->image, m->size, cc, k->name, ptx, len, cause);
 	return image_pick_ptx(m->image, m->size, cc, ptx, len, cause);
 }
 
@@ -351,8 +357,11 @@ static int probe_build(struct hook_kernel *k, CUfunction orig, int cc, const str
 	probe_keep_ptx(k, in->res);
 	uint64_t t0 = time_mono_ns();
 	CUmodule mod = NULL;
-	rc = hook.cfg.use_ptxas ? probe_ptxas(in->res->ptx, in->res->ptx_len, cc, &mod, cause)
-				: probe_jit(in->res->ptx, &mod, cause);
+	if (k->mod && k->mod->ptx_image && strstr(in->res->ptx, ".extern .func"))
+		rc = hook_rdc_link(k->mod, k->name, in->res->ptx, cc, &mod, cause); /* calls into other units */
+	else
+		rc = hook.cfg.use_ptxas ? probe_ptxas(in->res->ptx, in->res->ptx_len, cc, &mod, cause)
+					: probe_jit(in->res->ptx, &mod, cause);
 	*ms_jit = (double)(time_mono_ns() - t0) / 1e6;
 	if (rc < 0)
 		return -1;
@@ -575,11 +584,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 {
 	CUstream s = l->ostream;
 	CUdeviceptr maps[ENGINE_MAX_MAPS];
-	for (int i = 0; i < in->res->n_maps; i++) {
-		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
-		if (engine_map_slot_major(&in->res->maps[i].map))
-			maps[i] |= j->sample_shift; /* engine.h: 256-aligned, shift in the low bits */
-	}
+	hook_probe_maps(in, j, maps);
 	struct probe_args a;
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
@@ -614,7 +619,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	return 0;
 }
 
-static void probe_job_free(struct hook_job *j)
+void hook_probe_job_free(struct hook_job *j)
 {
 	hook_event_put(j->ctx, j->start);
 	hook_event_put(j->ctx, j->end);
@@ -622,41 +627,30 @@ static void probe_job_free(struct hook_job *j)
 	free(j);
 }
 
-int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
-		      CUresult *lrc)
+int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
+		       struct hook_inst **inp, struct hook_job **jp, char **cause)
 {
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
-	char *cause = NULL;
 	struct hook_job *j = NULL;
-	if (!k->has_ptx) {
-		probe_decline(k, l->seq, k->reason);
-		return probe_unreserve(pick);
-	}
-	if (!dev) {
-		probe_decline(k, l->seq, "no current context");
-		return probe_unreserve(pick);
-	}
-	if (hook_cuda_capturing(l->ostream)) {
-		probe_decline(k, l->seq, "stream capture active: probed launches would allocate and copy inside the graph");
-		return probe_unreserve(pick);
-	}
+	*inp = NULL;
+	*jp = NULL;
+	if (!k->has_ptx)
+		return cause_set(cause, "%s", k->reason ? k->reason : "no PTX");
+	if (!dev)
+		return cause_set(cause, "no current context");
 	struct hook_inst *in = probe_inst(k, l->f, ctx, dev->cc, pick->set);
-	if (!in || !in->ok) {
-		probe_decline(k, l->seq, in ? in->reason : "out of memory");
-		return probe_unreserve(pick);
-	}
+	if (!in || !in->ok)
+		return cause_set(cause, "%s", in ? in->reason : "out of memory");
 	/* What the app set on the original (over 48 KB of dynamic shared
 	 * memory, clusters, carveout, cache config): one atomic load when
 	 * nothing changed (hook_cuda_attr.c). */
-	if (hook_attr_apply(k, l->f, in->func, &in->attrs_gen, &cause) < 0)
-		goto declined;
-	if (l->cooperative && probe_coop_fits(l, in, dev->sms, &cause) < 0)
-		goto declined;
-	if (!(j = calloc(1, sizeof *j))) {
-		cause_set(&cause, "out of memory");
-		goto declined;
-	}
+	if (hook_attr_apply(k, l->f, in->func, &in->attrs_gen, cause) < 0)
+		return -1;
+	if (l->cooperative && probe_coop_fits(l, in, dev->sms, cause) < 0)
+		return -1;
+	if (!(j = calloc(1, sizeof *j)))
+		return cause_set(cause, "out of memory");
 	j->k = k;
 	j->plan = in->res;
 	j->seq = l->seq;
@@ -666,8 +660,49 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	memcpy(j->grid, l->grid, sizeof j->grid);
 	memcpy(j->block, l->block, sizeof j->block);
 	j->smem = l->smem;
-	if (probe_plan(l, in->res, j, &cause) < 0 ||
-	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, &cause)))
+	if (probe_plan(l, in->res, j, cause) < 0 ||
+	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, cause))) {
+		free(j);
+		return -1;
+	}
+	*inp = in;
+	*jp = j;
+	return 0;
+}
+
+void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps)
+{
+	for (int i = 0; i < in->res->n_maps; i++) {
+		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
+		if (engine_map_slot_major(&in->res->maps[i].map))
+			maps[i] |= j->sample_shift; /* engine.h: 256-aligned, shift in the low bits */
+	}
+}
+
+int hook_probe_uses_globals(const struct hook_inst *in)
+{
+	const struct probe_inst_data *d = in->globals;
+	return d && d->n_globals > 0;
+}
+
+int hook_probe_give_up(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, const char *reason)
+{
+	probe_decline(k, seq, reason);
+	return probe_unreserve(pick);
+}
+
+int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
+		      CUresult *lrc)
+{
+	char *cause = NULL;
+	struct hook_inst *in = NULL;
+	struct hook_job *j = NULL;
+	if (!k->has_ptx)
+		return hook_probe_give_up(k, l->seq, pick, k->reason);
+	if (hook_cuda_capturing(l->ostream))
+		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
+					  "graph is replayed (the capture itself is left as the app made it)");
+	if (hook_probe_prepare(l, k, pick, &in, &j, &cause) < 0)
 		goto declined;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
@@ -680,9 +715,9 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
 	return 1;
 declined:
-	probe_decline(k, l->seq, cause ? cause : "declined");
+	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");
 	free(cause);
 	if (j)
-		probe_job_free(j);
-	return probe_unreserve(pick);
+		hook_probe_job_free(j);
+	return 0;
 }

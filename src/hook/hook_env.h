@@ -39,6 +39,10 @@
  *                     such launches), or N, a power of two: keep the records
  *                     of 1 block in N (more blocks skipped if still too big)
  *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)
+ *   NTOP_REAL_LIBNVRTC, NTOP_REAL_LIBNVJITLINK  full paths of the real libnvrtc
+ *                     and libnvJitLink for ntop's stand-ins (src/jit); the
+ *                     launcher sets them, and puts the stand-ins' directories
+ *                     on LD_LIBRARY_PATH, only when it found those libraries
  *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
  *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)
@@ -63,6 +67,8 @@
 #define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
 #define NTOP_ENV_SAMPLE "NTOP_SAMPLE"
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
+#define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"
+#define NTOP_ENV_REAL_LIBNVJITLINK "NTOP_REAL_LIBNVJITLINK"
 #define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"
 #define NTOP_ENV_LOG "NTOP_LOG"

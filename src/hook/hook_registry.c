@@ -1,17 +1,18 @@
 /* Module, kernel, link and graph records (hook_registry.h). Images are
  * classified at load time from their own headers (the driver API passes no
  * size) and copied only when they may yield PTX later: PTX text, a fatbin
- * with PTX entries, or a cubin (Numba's linked PTX or Triton's cache PTX can
- * stand in for it). Records live until exit: a kernel record outlives its
+ * with PTX entries, or a cubin (Numba's linked PTX, NVRTC's or nvJitLink's,
+ * or Triton's cache PTX can stand in for it; hook_ptxsrc.h); a fatbin
+ * without PTX gets its -rdc build's. Records live until exit: a kernel record outlives its
  * module's unload because events and results refer to its kid. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/image.h"
-#include "engine/triton_cache.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_ptxsrc.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
@@ -57,9 +58,9 @@ static void registry_count_entries(struct hook_module *m, const void *img, size_
 	free(e);
 }
 
-/* PTX for a cubin from elsewhere: a cuLinkComplete output (Numba) or the
- * Triton cache entry whose cubin has the same bytes. */
-static void registry_cubin_ptx(struct hook_module *m, const void *orig)
+/* PTX for a cubin from elsewhere: a cuLinkComplete output (Numba, keyed
+ * on the pointer), else hook_ptxsrc.h's sources (keyed on the bytes). */
+static void registry_cubin_ptx(struct hook_module *m, const void *orig, struct strbuf *why)
 {
 	REG_LOCK();
 	struct hook_link *l = ptrmap_get(&hook.reg.cubins, orig);
@@ -71,15 +72,31 @@ static void registry_cubin_ptx(struct hook_module *m, const void *orig)
 	REG_UNLOCK();
 	if (l)
 		return;
-	/* Outside the lock: this reads Triton's cache directory. */
-	char *ptx = NULL, *cause = NULL;
-	size_t len = 0;
-	if (triton_cache_find_ptx(m->image, m->size, &ptx, &len, &cause) == 0) {
-		m->link_ptx = ptx;
-		m->link_ptx_len = len;
-		m->source = "triton";
-	}
-	free(cause);
+	strbuf_puts(why, "SASS only: the cubin has no PTX; looked for it in: cuLink inputs (no link produced it)");
+	hook_ptxsrc_cubin(m, why);
+}
+
+/* A fatbin (or host ELF) with no PTX entry: an -rdc build keeps it apart. */
+static void registry_fatbin_ptx(struct hook_module *m, const void *orig, struct strbuf *why)
+{
+	strbuf_puts(why, "SASS only: the image has no PTX; rebuild with -gencode arch=compute_XX,code=compute_XX "
+			 "(or +PTX in TORCH_CUDA_ARCH_LIST)");
+	hook_ptxsrc_rdc(m, orig, why);
+}
+
+/* Where the module's PTX comes from, or m->why says where it was looked for. */
+static void registry_find_ptx(struct hook_module *m, const void *orig)
+{
+	struct strbuf why;
+	strbuf_init(&why);
+	if (m->kind == IMAGE_CUBIN)
+		registry_cubin_ptx(m, orig, &why);
+	else if ((m->kind == IMAGE_FATBIN || m->kind == IMAGE_HOST_ELF) && m->n_ptx == 0)
+		registry_fatbin_ptx(m, orig, &why);
+	if (m->link_ptx || m->ptx_image || why.len == 0)
+		strbuf_done(&why);
+	else
+		m->why = strbuf_finish(&why, NULL);
 }
 
 static void registry_classify(struct hook_module *m, const void *image, size_t size_hint)
@@ -99,15 +116,12 @@ static void registry_classify(struct hook_module *m, const void *image, size_t s
 	else if (m->kind == IMAGE_CUBIN)
 		m->n_sass = 1;
 	int keep = m->kind == IMAGE_PTX || m->kind == IMAGE_CUBIN || (m->n_ptx > 0 && m->kind != IMAGE_UNKNOWN);
-	if (!keep || real == 0)
-		return;
-	m->image = malloc(real + 1);
-	if (!m->image)
-		return;
-	memcpy(m->image, img, real);
-	m->image[real] = 0;
-	if (m->kind == IMAGE_CUBIN)
-		registry_cubin_ptx(m, image);
+	if (keep && real > 0 && (m->image = malloc(real + 1)) != NULL) {
+		memcpy(m->image, img, real);
+		m->image[real] = 0;
+	}
+	if (m->image || m->kind != IMAGE_CUBIN)
+		registry_find_ptx(m, m->kind == IMAGE_CUBIN ? image : img);
 }
 
 static void registry_emit_module(const struct hook_module *m, const char *api)
@@ -252,8 +266,8 @@ static const char *registry_no_ptx_reason(const struct hook_module *m)
 {
 	if (!m)
 		return "module not seen loading (loaded before the hook or through an API it does not watch)";
-	if (m->kind == IMAGE_CUBIN)
-		return "SASS only: the cubin has no PTX (no Numba link PTX, no Triton cache PTX found)";
+	if (m->why)
+		return m->why;
 	if (m->kind == IMAGE_UNKNOWN)
 		return "unrecognised image format";
 	return "SASS only: the image has no PTX; rebuild with -gencode arch=compute_XX,code=compute_XX "
@@ -315,7 +329,7 @@ static struct hook_kernel *registry_new_kernel(struct hook_module *m, const char
 	k->mod = m;
 	k->match = -1;
 	k->min_ns = UINT64_MAX;
-	k->has_ptx = m && (m->kind == IMAGE_PTX || (m->n_ptx > 0 && m->image) || m->link_ptx);
+	k->has_ptx = m && (m->kind == IMAGE_PTX || (m->n_ptx > 0 && (m->image || m->ptx_image)) || m->link_ptx);
 	k->reason = k->has_ptx ? NULL : (char *)registry_no_ptx_reason(m);
 	if (m) {
 		k->next_in_mod = m->kernels;

@@ -25,9 +25,13 @@ struct hook_module {
 	uint8_t *image;       /* private copy when it holds PTX or is a cubin */
 	size_t size;
 	int n_ptx, n_sass;
-	char *link_ptx;       /* PTX from cuLink* (Numba) or Triton's cache */
+	char *link_ptx;       /* PTX texts (NUL-separated) from cuLink* (Numba), NVRTC,
+				 nvJitLink or Triton's cache (hook_ptxsrc.h) */
 	size_t link_ptx_len;
-	const char *source;   /* "app", "numba", "triton" */
+	uint8_t *ptx_image;   /* fatbin containers holding the PTX (-rdc: __nv_relfatbin) */
+	size_t ptx_image_size;
+	const char *source;   /* "app", "numba", "nvrtc", "nvjitlink", "triton", "rdc" */
+	char *why;            /* why it has no PTX: every source looked at (NULL when it has) */
 	struct hook_kernel *kernels; /* list through hook_kernel.next_in_mod */
 };
 

@@ -23,4 +23,6 @@ void hook_state_init_locks(void)
 	pthread_mutex_init(&hook.ctl.lock, NULL);
 	pthread_cond_init(&hook.ctl.wake, NULL);
 	pthread_mutex_init(&hook.ctl.poll_lock, NULL);
+	pthread_mutex_init(&hook.ptxsrc.lock, NULL);
+	pthread_mutex_init(&hook.graphs.lock, NULL);
 }

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hook/hook_control.h"
+#include "hook/hook_graph.h"
+#include "hook/hook_ptxsrc.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_table.h"
 
@@ -154,6 +156,8 @@ struct hook_state {
 	struct hook_timing timing;
 	struct hook_results res;
 	struct hook_control ctl;
+	struct hook_ptxsrc ptxsrc;
+	struct hook_graphs graphs;
 	pthread_mutex_t dev_lock;
 	struct hook_device dev[HOOK_MAX_DEVICES];
 	pthread_mutex_t probe_lock; /* probe loading and instrumentation */

@@ -6,7 +6,8 @@
  *
  * Only names whose ABI matches the listed prototype are hooked: the legacy
  * cuLinkCreate/cuLinkAddData/cuLinkAddFile have the _v2 signatures; legacy
- * cuGraphAddKernelNode takes the v1 params struct (same leading fields).
+ * cuGraphAddKernelNode takes the v1 params struct (same leading fields);
+ * the graph rows' legacy names have the prototypes declared below.
  * The legacy cuCtxDestroy, cuDevicePrimaryCtxRelease and
  * cuDevicePrimaryCtxReset have the _v2 signatures.
  * The legacy 32-bit cuMemAlloc/cuMemFree/cuMemAllocPitch are forwarded
@@ -22,6 +23,15 @@ CUresult hook_proto_getproc_v1(const char *symbol, void **pfn, int cuda_version,
 CUresult hook_proto_func_smem_config(CUfunction f, CUsharedconfig config);
 CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
 				 size_t n_deps, const CUDA_KERNEL_NODE_PARAMS_v1 *params);
+/* The legacy exports cuGraphInstantiate and cuGraphInstantiate_v2 (cuda.h's
+ * cuGraphInstantiate means cuGraphInstantiateWithFlags), cuGraphExecUpdate
+ * (cuda.h's means _v2), cuGraphExecKernelNodeSetParams (v1 params). */
+CUresult hook_proto_graph_instantiate_v1(CUgraphExec *exec, CUgraph graph, CUgraphNode *error_node, char *log,
+					 size_t log_size);
+CUresult hook_proto_graph_exec_update_v1(CUgraphExec exec, CUgraph graph, CUgraphNode *error_node,
+					 CUgraphExecUpdateResult *result);
+CUresult hook_proto_graph_exec_kparams_v1(CUgraphExec exec, CUgraphNode node,
+					  const CUDA_KERNEL_NODE_PARAMS_v1 *params);
 
 /* X(exported name, prototype, launch) */
 #define HOOK_ROWS(X) \
@@ -70,6 +80,16 @@ CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraph
 	X(cuGraphAddKernelNode_v2, cuGraphAddKernelNode_v2, 1) \
 	X(cuGraphLaunch, cuGraphLaunch, 1) \
 	X(cuGraphLaunch_ptsz, cuGraphLaunch, 1) \
+	X(cuGraphInstantiate, hook_proto_graph_instantiate_v1, 0) \
+	X(cuGraphInstantiate_v2, hook_proto_graph_instantiate_v1, 0) \
+	X(cuGraphInstantiateWithFlags, cuGraphInstantiateWithFlags, 0) \
+	X(cuGraphInstantiateWithParams, cuGraphInstantiateWithParams, 0) \
+	X(cuGraphInstantiateWithParams_ptsz, cuGraphInstantiateWithParams, 0) \
+	X(cuGraphExecDestroy, cuGraphExecDestroy, 0) \
+	X(cuGraphExecUpdate, hook_proto_graph_exec_update_v1, 0) \
+	X(cuGraphExecUpdate_v2, cuGraphExecUpdate_v2, 0) \
+	X(cuGraphExecKernelNodeSetParams, hook_proto_graph_exec_kparams_v1, 0) \
+	X(cuGraphExecKernelNodeSetParams_v2, cuGraphExecKernelNodeSetParams_v2, 0) \
 	X(cuMemAlloc_v2, cuMemAlloc_v2, 0) \
 	X(cuMemAllocPitch_v2, cuMemAllocPitch_v2, 0) \
 	X(cuMemAllocManaged, cuMemAllocManaged, 0) \

@@ -163,7 +163,18 @@ uint64_t event_get_u64(const struct event *ev, const char *key, uint64_t def)
 
 void event_begin(struct strbuf *sb, const char *type, uint64_t t_ns, int pid)
 {
-	strbuf_printf(sb, "%s t=%llu pid=%d", type, (unsigned long long)t_ns, pid);
+	strbuf_puts(sb, type);
+	strbuf_append(sb, " t=", 3);
+	strbuf_add_u64(sb, t_ns);
+	strbuf_append(sb, " pid=", 5);
+	strbuf_add_i64(sb, pid);
+}
+
+static void event_key(struct strbuf *sb, const char *key)
+{
+	strbuf_append(sb, " ", 1);
+	strbuf_puts(sb, key);
+	strbuf_append(sb, "=", 1);
 }
 
 static void event_encode(struct strbuf *sb, const char *val)
@@ -186,7 +197,7 @@ static void event_encode(struct strbuf *sb, const char *val)
 
 void event_add(struct strbuf *sb, const char *key, const char *val)
 {
-	strbuf_printf(sb, " %s=", key);
+	event_key(sb, key);
 	event_encode(sb, val ? val : "");
 }
 
@@ -208,7 +219,24 @@ void event_addf(struct strbuf *sb, const char *key, const char *fmt, ...)
 
 void event_add_int(struct strbuf *sb, const char *key, long long v)
 {
-	strbuf_printf(sb, " %s=%lld", key, v);
+	event_key(sb, key);
+	strbuf_add_i64(sb, v);
+}
+
+void event_add_hex(struct strbuf *sb, const char *key, unsigned long long v)
+{
+	event_key(sb, key);
+	strbuf_add_hex(sb, v);
+}
+
+void event_add_dim3(struct strbuf *sb, const char *key, const unsigned v[3])
+{
+	event_key(sb, key);
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			strbuf_append(sb, ",", 1);
+		strbuf_add_u64(sb, v[i]);
+	}
 }
 
 void event_end(struct strbuf *sb)

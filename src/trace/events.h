@@ -37,6 +37,8 @@ void event_begin(struct strbuf *sb, const char *type, uint64_t t_ns, int pid);
 void event_add(struct strbuf *sb, const char *key, const char *val);
 void event_addf(struct strbuf *sb, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void event_add_int(struct strbuf *sb, const char *key, long long v);
+void event_add_hex(struct strbuf *sb, const char *key, unsigned long long v);     /* 0x... */
+void event_add_dim3(struct strbuf *sb, const char *key, const unsigned v[3]);     /* x,y,z */
 void event_end(struct strbuf *sb);
 
 #endif

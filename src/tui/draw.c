@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "viz/textfit.h"
+
 struct rgb draw_c(const struct tui *t, int role)
 {
 	return role >= 0 && role < THEME_N_ROLES ? t->theme.c[role] : t->theme.c[THEME_FG];
@@ -21,7 +23,7 @@ int draw_text(const struct tui *t, struct cellgrid *g, int x, int y, int w, cons
 	char buf[1024];
 	if (w <= 0 || !s)
 		return 0;
-	layout_clip(s, w, t->utf8 ? "\xe2\x80\xa6" : "~", buf, sizeof buf);
+	layout_clip(s, w, draw_ellipsis(t), buf, sizeof buf);
 	int n = 0;
 	for (const char *p = buf; *p && n < w; n++) {
 		int b = layout_char_bytes(p);
@@ -51,6 +53,47 @@ void draw_cell(const struct tui *t, struct cellgrid *g, int x, int y, int w, con
 int draw_role(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *s, int role)
 {
 	return draw_text(t, g, x, y, w, s, draw_c(t, role), t->theme.c[THEME_BG], 0);
+}
+
+const char *draw_ellipsis(const struct tui *t)
+{
+	return t->utf8 ? "\xe2\x80\xa6" : "~";
+}
+
+int draw_fields(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *s, struct rgb fg,
+		struct rgb bg, int attr)
+{
+	char buf[1024];
+	textfit_fields(s, w, draw_ellipsis(t), buf, sizeof buf);
+	return draw_text(t, g, x, y, w, buf, fg, bg, attr);
+}
+
+int draw_wrapped(const struct tui *t, struct cellgrid *g, int x, int y, int w, int max_rows, const char *s,
+		 int role)
+{
+	char row[1100];
+	int n = layout_wrap(s, w, 2, 0, NULL, 0), r = 0;
+	for (; r < n && r < max_rows; r++) {
+		layout_wrap(s, w, 2, r, row, sizeof row);
+		int used = draw_role(t, g, x, y + r, w, row, role);
+		if (r == max_rows - 1 && r < n - 1) /* more than fits: mark the cut */
+			draw_role(t, g, x + (used < w ? used : w - 1), y + r, 1, draw_ellipsis(t), role);
+	}
+	return r;
+}
+
+void draw_title(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *details, const char *name,
+		struct rgb fg, struct rgb bg, int attr)
+{
+	int dl = layout_text_cells(details), nl = layout_text_cells(name);
+	int name_w = nl, used = 0;
+	if (dl + 2 + nl > w) {
+		int room = w - dl - 2 > w * 2 / 3 ? w - dl - 2 : w * 2 / 3;
+		name_w = nl < room ? nl : room;
+	}
+	if (w - name_w - 2 >= 6)
+		used = draw_fields(t, g, x, y, w - name_w - 2, details, fg, bg, attr) + 2;
+	draw_text(t, g, x + used, y, w - used, name, fg, bg, attr);
 }
 
 const char *draw_hline(const struct tui *t)

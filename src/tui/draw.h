@@ -18,6 +18,21 @@ void draw_cell(const struct tui *t, struct cellgrid *g, int x, int y, int w, con
 	       struct rgb fg, struct rgb bg, int attr);
 /* A text with a role colour on the theme background. */
 int draw_role(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *s, int role);
+/* Text of fields ("a  b  c") in at most w cells: whole fields drop from
+ * the end when it is too wide (textfit.h); returns cells used. */
+int draw_fields(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *s, struct rgb fg,
+		struct rgb bg, int attr);
+/* Text wrapped (layout_wrap) into at most max_rows rows from (x, y), the
+ * last row cut with an ellipsis when more would follow; returns rows used. */
+int draw_wrapped(const struct tui *t, struct cellgrid *g, int x, int y, int w, int max_rows, const char *s,
+		 int role);
+/* A view's title row: `details` (fields) then the kernel name. The name
+ * keeps the most room: when both do not fit, it gets what the details leave
+ * but at least two thirds of the row, and the details lose whole fields. */
+void draw_title(const struct tui *t, struct cellgrid *g, int x, int y, int w, const char *details, const char *name,
+		struct rgb fg, struct rgb bg, int attr);
+/* The ellipsis glyph ("…" or "~"). */
+const char *draw_ellipsis(const struct tui *t);
 /* The horizontal rule glyph ("─" or "-"). */
 const char *draw_hline(const struct tui *t);
 

@@ -2,13 +2,17 @@
 #include "tui/export.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cause.h"
 #include "common/demangle.h"
+#include "tui/export_job.h"
+#include "tui/settings.h"
 #include "viz/render_dmat_png.h"
 #include "viz/render_png.h"
 
@@ -47,7 +51,7 @@ static char *export_path(const char *dir, const struct td_kernel *k, uint64_t se
 {
 	char name[EXPORT_NAME_MAX + 1], *p;
 	export_safe_name(k->name, name, sizeof name);
-	if (asprintf(&p, "%s/export/%s-k%u-p%u-%llu-%s.png", dir ? dir : ".", name, k->kid, k->pid,
+	if (asprintf(&p, "%s/%s-k%u-p%u-%llu-%s.png", dir ? dir : ".", name, k->kid, k->pid,
 		     (unsigned long long)seq, what) < 0)
 		return NULL;
 	return p;
@@ -76,44 +80,101 @@ static void export_titles(const struct trace_dir *td, const struct td_kernel *k,
 		 r->smem, dev);
 }
 
-static int export_mkdir(const struct trace_dir *td, char **cause)
+/* DIR/export when DIR is ours and it can be made and written; NULL with
+ * *why otherwise. */
+static char *export_trace_subdir(const char *trace_dir, char *why, size_t len)
 {
-	char *dir;
-	if (asprintf(&dir, "%s/export", td->path ? td->path : ".") < 0)
-		return cause_set(cause, "out of memory");
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		cause_set(cause, "cannot create %s: %s", dir, strerror(errno));
-		free(dir);
-		return -1;
+	struct stat st;
+	char *d = NULL;
+	if (stat(trace_dir, &st) < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return NULL;
 	}
-	free(dir);
-	return 0;
+	if (st.st_uid != geteuid()) {
+		struct passwd *pw = getpwuid(st.st_uid);
+		snprintf(why, len, "it belongs to %s", pw ? pw->pw_name : "another user");
+		return NULL;
+	}
+	if (asprintf(&d, "%s/export", trace_dir) < 0) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	if ((mkdir(d, 0755) < 0 && errno != EEXIST) || stat(d, &st) < 0 || access(d, W_OK | X_OK) < 0 ||
+	    (!S_ISDIR(st.st_mode) && (errno = ENOTDIR))) {
+		snprintf(why, len, "%s: %s", d, strerror(errno));
+		free(d);
+		return NULL;
+	}
+	return d;
 }
 
-/* Writes a drawn image (drawn: the renderer's return) to path, frees it;
- * path goes to *path_out, or is freed on failure. */
-static int export_finish(char *path, struct rp_image *img, int drawn, char **path_out, char **cause)
+char *export_dir(const char *trace_dir, char **note, char **cause)
 {
+	char why[600] = "", cwd[4096];
+	*note = NULL;
+	char *d = trace_dir ? export_trace_subdir(trace_dir, why, sizeof why) : NULL;
+	if (d)
+		return d;
+	if (getcwd(cwd, sizeof cwd) && access(cwd, W_OK | X_OK) == 0) {
+		d = strdup(cwd);
+	} else {
+		char *state = settings_state_dir();
+		if (state && asprintf(&d, "%s/export", state) < 0)
+			d = NULL;
+		free(state);
+		if (d && settings_mkdirs(d) < 0) {
+			cause_set(cause, "no directory to write to: not the trace directory (%s), not the current "
+					 "directory, not %s (%s)", why, d, strerror(errno));
+			free(d);
+			return NULL;
+		}
+		if (!d) {
+			cause_set(cause, "no directory to write to: not the trace directory (%s), not the current "
+					 "directory, and neither XDG_STATE_HOME nor HOME is set", why);
+			return NULL;
+		}
+	}
+	if (trace_dir && asprintf(note, "not writing into the trace directory %s (%s): exports go to %s", trace_dir,
+				  why, d) < 0)
+		*note = NULL;
+	return d;
+}
+
+/* s without the directory prefix dir + '/', NULL when s is not under dir. */
+static const char *export_under(const char *s, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!n || strncmp(s, dir, n) || (s[n] != '/' && !(n == 1 && dir[0] == '/')))
+		return NULL;
+	return s + n + (s[n] == '/');
+}
+
+void export_path_short(const char *path, const char *cwd, const char *home, char *buf, size_t len)
+{
+	const char *rel;
+	if ((rel = export_under(path, cwd)) != NULL && *rel)
+		snprintf(buf, len, "./%s", rel);
+	else if ((rel = export_under(path, home)) != NULL && *rel)
+		snprintf(buf, len, "~/%s", rel);
+	else
+		snprintf(buf, len, "%s", path);
+}
+
+/* Writes a drawn image (drawn: the renderer's return) to path, frees it. */
+static int export_finish(const char *path, struct rp_image *img, int drawn, char **cause)
+{
+	export_job_stage("writing");
 	int rc = drawn == 0 ? png_canvas_write(path, img, cause) : -1;
 	png_canvas_free(img);
-	if (rc < 0) {
-		free(path);
-		return -1;
-	}
-	*path_out = path;
-	return 0;
+	return rc;
 }
 
 int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const struct result *r,
 		    const struct timeline *tl, const struct tl_view *v, enum tl_color color, const struct theme *th,
-		    char **path_out, char **cause)
+		    const char *path, char **cause)
 {
-	*path_out = NULL;
-	if (export_mkdir(td, cause) < 0)
-		return -1;
-	char *path = export_timeline_path(td->path, k, r->seq);
-	if (!path)
-		return cause_set(cause, "out of memory");
 	char title[512], sub[512];
 	export_titles(td, k, r, title, sizeof title, sub, sizeof sub);
 	struct rp_opts o;
@@ -122,18 +183,12 @@ int export_timeline(const struct trace_dir *td, const struct td_kernel *k, const
 	o.title = title;
 	o.subtitle = sub;
 	struct rp_image img = {0};
-	return export_finish(path, &img, render_png_draw(tl, v, th, &o, &img, cause), path_out, cause);
+	return export_finish(path, &img, render_png_draw(tl, v, th, &o, &img, cause), cause);
 }
 
 int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, const struct dmat *m,
-		const struct dmat_view *v, const struct theme *th, char **path_out, char **cause)
+		const struct dmat_view *v, const struct theme *th, const char *path, char **cause)
 {
-	*path_out = NULL;
-	if (export_mkdir(td, cause) < 0)
-		return -1;
-	char *path = export_dmat_path(td->path, k, r->seq);
-	if (!path)
-		return cause_set(cause, "out of memory");
 	char title[512], sub[512];
 	export_titles(td, k, r, title, sizeof title, sub, sizeof sub);
 	struct rdp_opts o;
@@ -141,5 +196,5 @@ int export_dmat(const struct trace_dir *td, const struct td_kernel *k, const str
 	o.title = title;
 	o.subtitle = sub;
 	struct rp_image img = {0};
-	return export_finish(path, &img, render_dmat_png_draw(m, v, th, &o, &img, cause), path_out, cause);
+	return export_finish(path, &img, render_dmat_png_draw(m, v, th, &o, &img, cause), cause);
 }

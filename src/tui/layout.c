@@ -164,6 +164,24 @@ int layout_text_cells(const char *s)
 	return n;
 }
 
+/* Copies `n` cells of s starting at cell `from` to buf + *o (UTF-8 safe,
+ * never past len - 1). */
+static void layout_copy_cells(const char *s, int from, int n, char *buf, size_t len, size_t *o)
+{
+	const char *p = s;
+	for (int i = 0; i < from && *p; i++)
+		p += layout_char_len((const unsigned char *)p);
+	for (int i = 0; i < n && *p; i++) {
+		int cl = layout_char_len((const unsigned char *)p);
+		if (*o + (size_t)cl >= len)
+			break;
+		memcpy(buf + *o, p, (size_t)cl);
+		*o += (size_t)cl;
+		p += cl;
+	}
+	buf[*o] = 0;
+}
+
 void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size_t len)
 {
 	if (!len)
@@ -173,26 +191,82 @@ void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size
 		return;
 	int total = layout_text_cells(s);
 	int keep = total <= cells ? total : cells - layout_text_cells(ellipsis);
-	if (keep < 0)
-		keep = 0;
 	size_t o = 0;
-	const char *p = s;
-	for (int i = 0; i < keep && *p; i++) {
-		int cl = layout_char_len((const unsigned char *)p);
-		if (o + (size_t)cl >= len)
-			break;
-		memcpy(buf + o, p, (size_t)cl);
-		o += (size_t)cl;
-		p += cl;
-	}
-	if (total > cells && ellipsis && cells > 0) {
+	layout_copy_cells(s, 0, keep < 0 ? 0 : keep, buf, len, &o);
+	if (total > cells && ellipsis) {
 		size_t el = strlen(ellipsis);
-		if (o + el < len) {
-			memcpy(buf + o, ellipsis, el);
-			o += el;
-		}
+		if (o + el < len)
+			memcpy(buf + o, ellipsis, el + 1);
 	}
-	buf[o] = 0;
+}
+
+void layout_clip_tail(const char *s, int keep, int cells, const char *ellipsis, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!s || cells <= 0)
+		return;
+	int total = layout_text_cells(s), el = layout_text_cells(ellipsis);
+	size_t o = 0;
+	if (total <= cells) {
+		layout_copy_cells(s, 0, total, buf, len, &o);
+		return;
+	}
+	if (keep < 0 || keep + el + 1 > cells)
+		keep = 0;
+	int tail = cells - keep - el;
+	if (tail < 0) { /* not even room for the ellipsis */
+		layout_copy_cells(s, total - cells, cells, buf, len, &o);
+		return;
+	}
+	layout_copy_cells(s, 0, keep, buf, len, &o);
+	layout_copy_cells(ellipsis, 0, el, buf, len, &o);
+	layout_copy_cells(s, total - tail, tail, buf, len, &o);
+}
+
+/* Cells of the row that starts at s with room for `room` cells: all of it
+ * when it fits, else up to and including the last blank of the row when
+ * that keeps more than half the row (a word is not split), else `room`. */
+static int layout_row_cells(const char *s, int room)
+{
+	int n = 0, blank = -1;
+	const char *p = s;
+	for (; *p && n < room; n++) {
+		if (*p == ' ')
+			blank = n;
+		p += layout_char_len((const unsigned char *)p);
+	}
+	if (!*p || n < room)
+		return n;
+	return blank >= room / 2 ? blank + 1 : room;
+}
+
+int layout_wrap(const char *s, int cells, int indent, int row, char *buf, size_t len)
+{
+	if (indent >= cells)
+		indent = 0;
+	if (buf && len)
+		buf[0] = 0;
+	if (!s || cells <= 0)
+		return 1;
+	int rows = 0;
+	const char *p = s;
+	do {
+		int room = rows ? cells - indent : cells;
+		int n = layout_row_cells(p, room);
+		if (rows == row && buf && len) {
+			size_t o = 0;
+			for (int i = 0; rows && i < indent && o + 1 < len; i++)
+				buf[o++] = ' ';
+			buf[o] = 0;
+			layout_copy_cells(p, 0, n, buf, len, &o);
+		}
+		for (int i = 0; i < n; i++)
+			p += layout_char_len((const unsigned char *)p);
+		rows++;
+	} while (*p);
+	return rows;
 }
 
 int layout_scroll(int top, int sel, int rows, int n)

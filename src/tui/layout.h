@@ -67,6 +67,17 @@ int layout_text_cells(const char *s);
 /* Copies at most `cells` cells of s into buf (UTF-8 safe), ending with
  * `ellipsis` (e.g. "\u2026" or "~") when s was cut. */
 void layout_clip(const char *s, int cells, const char *ellipsis, char *buf, size_t len);
+/* Like layout_clip, but what is cut is the middle: the first `keep` cells
+ * of s stay (a message's verb: "exported "), then `ellipsis`, then as much
+ * of the end as fits (a path's file name, an error's reason). keep is
+ * dropped too when even one cell of the end would not fit after it. */
+void layout_clip_tail(const char *s, int keep, int cells, const char *ellipsis, char *buf, size_t len);
+/* s broken into rows of at most `cells` cells, after a blank where one
+ * lies in the row's second half, else anywhere (paths); continuation rows
+ * indented by `indent` blanks (the log pane). Returns the rows needed; with
+ * buf, row `row` (0 = first) is copied into it, indent included. Every
+ * character of s is in exactly one row (a blank at the end of its row). */
+int layout_wrap(const char *s, int cells, int indent, int row, char *buf, size_t len);
 /* First visible list row for a selection: keeps sel inside [top, top + rows). */
 int layout_scroll(int top, int sel, int rows, int n);
 

@@ -17,18 +17,30 @@ void settings_defaults(struct settings *s)
 	snprintf(s->sort, sizeof s->sort, "launches");
 }
 
-char *settings_dir(void)
+/* $XDG_<KIND>_HOME/ntop, else $HOME/<fallback>/ntop (the XDG base
+ * directory rules: a relative XDG path is ignored). */
+static char *settings_xdg(const char *var, const char *fallback)
 {
-	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	const char *x = getenv(var), *h = getenv("HOME");
 	char *d = NULL;
 	if (x && x[0] == '/') {
 		if (asprintf(&d, "%s/ntop", x) < 0)
 			d = NULL;
 	} else if (h && *h) {
-		if (asprintf(&d, "%s/.config/ntop", h) < 0)
+		if (asprintf(&d, "%s/%s/ntop", h, fallback) < 0)
 			d = NULL;
 	}
 	return d;
+}
+
+char *settings_dir(void)
+{
+	return settings_xdg("XDG_CONFIG_HOME", ".config");
+}
+
+char *settings_state_dir(void)
+{
+	return settings_xdg("XDG_STATE_HOME", ".local/state");
 }
 
 static char *settings_trim(char *s)
@@ -100,14 +112,11 @@ int settings_load(struct settings *s, const char *path)
 	return ignored;
 }
 
-static int settings_mkdirs(const char *path)
+int settings_mkdirs(const char *dir)
 {
-	char *d = strdup(path);
+	char *d = strdup(dir);
 	if (!d)
 		return -1;
-	char *slash = strrchr(d, '/');
-	if (slash)
-		*slash = 0;
 	for (char *p = d + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;
@@ -121,9 +130,13 @@ static int settings_mkdirs(const char *path)
 
 int settings_save(const struct settings *s, const char *path, char **cause)
 {
-	char *tmp = NULL;
-	if (settings_mkdirs(path) < 0)
-		return cause_set(cause, "cannot create the directory of %s: %s", path, strerror(errno));
+	char *tmp = NULL, *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*slash = 0;
+	int made = !slash || settings_mkdirs(dir) == 0, err = errno;
+	free(dir);
+	if (!made)
+		return cause_set(cause, "cannot create the directory of %s: %s", path, strerror(err));
 	if (asprintf(&tmp, "%s.tmp%d", path, (int)getpid()) < 0)
 		return cause_set(cause, "out of memory");
 	FILE *f = fopen(tmp, "w");

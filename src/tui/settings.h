@@ -17,6 +17,11 @@ void settings_defaults(struct settings *s);
 /* The config directory ($XDG_CONFIG_HOME/ntop or $HOME/.config/ntop),
  * malloc'd; NULL without either variable. */
 char *settings_dir(void);
+/* Where ntop keeps files it makes for the user ($XDG_STATE_HOME/ntop or
+ * $HOME/.local/state/ntop), malloc'd; NULL without either variable. */
+char *settings_state_dir(void);
+/* mkdir -p: 0 when dir exists afterwards, -1 (errno set) when not. */
+int settings_mkdirs(const char *dir);
 /* Loads path over *s; a missing file is not an error. Returns the number
  * of lines ignored (unknown keys, bad values), -1 when unreadable. */
 int settings_load(struct settings *s, const char *path);

@@ -5,6 +5,8 @@
 #include "tui/term.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -34,9 +36,16 @@ static const int term_quit_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* ---- signals ---- */
 
+static int term_sigpipe[2] = {-1, -1}; /* the handler's wake-up for poll() */
+
 static void term_on_quit(int sig)
 {
+	int e = errno;
 	term_sig = sig;
+	if (term_sigpipe[1] >= 0 && write(term_sigpipe[1], "s", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	errno = e;
 }
 
 static void term_on_crash(int sig)
@@ -51,6 +60,8 @@ static void term_on_crash(int sig)
 
 static void term_signals(void)
 {
+	if (term_sigpipe[0] < 0 && pipe2(term_sigpipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		term_sigpipe[0] = term_sigpipe[1] = -1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = term_on_quit;
@@ -74,9 +85,17 @@ static void term_unsignals(void)
 
 int term_signal(void)
 {
+	char buf[16];
+	while (term_sigpipe[0] >= 0 && read(term_sigpipe[0], buf, sizeof buf) > 0)
+		;
 	int s = term_sig;
 	term_sig = 0;
 	return s;
+}
+
+int term_signal_fd(void)
+{
+	return term_sigpipe[0];
 }
 
 /* ---- set-up ---- */
@@ -90,6 +109,31 @@ static int term_terminfo_exists(const char *name)
 	del_curterm(cur_term);
 	set_curterm(saved);
 	return 1;
+}
+
+/* The UI moves the cursor everywhere: a terminal that cannot (TERM=dumb,
+ * an Emacs shell buffer, TERM unset under cron or a bare container) would
+ * show a blank screen, so it is refused up front with what works instead. */
+int term_usable(char **cause)
+{
+	const char *term = getenv("TERM");
+	static const char alt[] = "for scripts use 'ntop record' and 'ntop report'";
+	if (!term || !*term)
+		return cause_set(cause, "TERM is not set, so the terminal UI cannot drive this terminal "
+				        "(set it, e.g. TERM=xterm-256color; %s)", alt);
+	int err = 0;
+	TERMINAL *saved = cur_term;
+	if (setupterm(term, STDOUT_FILENO, &err) != OK)
+		return cause_set(cause, "TERM=%s is unknown to terminfo, so the terminal UI cannot drive this "
+				        "terminal (try TERM=xterm-256color; %s)", term, alt);
+	const char *cup = tigetstr("cup");
+	int ok = cup && cup != (const char *)-1;
+	del_curterm(cur_term);
+	set_curterm(saved);
+	if (!ok)
+		return cause_set(cause, "TERM=%s cannot move the cursor, which the terminal UI needs "
+				        "(use a terminal that can, e.g. TERM=xterm-256color; %s)", term, alt);
+	return 0;
 }
 
 /* "xterm-256color" + COLORTERM=truecolor -> "xterm-direct" when installed. */
@@ -136,6 +180,8 @@ int term_init(const struct term_opts *o, struct term_info *info, char **cause)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cause_set(cause, "the terminal UI needs a terminal on stdin and stdout "
 				        "(for scripts use 'ntop record' and 'ntop report')");
+	if (term_usable(cause) < 0)
+		return -1;
 	char namebuf[64];
 	const char *name = term_pick_name(o->no_color, namebuf, sizeof namebuf);
 	term_signals(); /* before newterm, so ncurses leaves SIGINT/SIGTERM to us */

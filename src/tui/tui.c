@@ -16,6 +16,8 @@
 #include "trace/events.h"
 #include "trace/trace_file.h"
 #include "tui/draw.h"
+#include "tui/export.h"
+#include "viz/textfit.h"
 
 #define TUI_LOG_LINES 5000
 #define TUI_STATUS_NS 6000000000ull /* a transient message stays 6 s */
@@ -29,9 +31,19 @@ void tui_msg(struct tui *t, int err, const char *fmt, ...)
 	vsnprintf(t->status, sizeof t->status, fmt, ap);
 	va_end(ap);
 	t->status_err = err;
+	t->status_keep = 0;
 	t->status_until = time_mono_ns() + TUI_STATUS_NS;
 	msglog_add(t->log, err ? MSG_ERROR : MSG_INFO, time_wall_ns(), t->status);
 	t->dirty = 1;
+}
+
+void tui_msg_path(struct tui *t, int err, const char *what, const char *path)
+{
+	char cwd[4096], shown[4096];
+	export_path_short(path, getcwd(cwd, sizeof cwd), getenv("HOME"), shown, sizeof shown);
+	tui_msg(t, err, "%s %s", what, path);
+	int n = snprintf(t->status, sizeof t->status, "%s %s", what, shown);
+	t->status_keep = n > 0 ? layout_text_cells(what) + 1 : 0;
 }
 
 void tui_flash(struct tui *t, const char *fmt, ...)
@@ -41,8 +53,64 @@ void tui_flash(struct tui *t, const char *fmt, ...)
 	vsnprintf(t->status, sizeof t->status, fmt, ap);
 	va_end(ap);
 	t->status_err = 0;
+	t->status_keep = 0;
 	t->status_until = time_mono_ns() + TUI_STATUS_NS / 2;
 	t->dirty = 1;
+}
+
+/* ---- exports ---- */
+
+int tui_export(struct tui *t, const char *path, export_job_fn fn, void *arg)
+{
+	char *cause = NULL;
+	if (t->job) {
+		tui_flash(t, "an export is still being written (%s)", export_job_path(t->job));
+		return -1;
+	}
+	if (export_job_start(&t->job, path, fn, arg, &cause) < 0) {
+		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+char *tui_export_path(struct tui *t, const struct td_kernel *k, uint64_t seq,
+		      char *(*path_fn)(const char *dir, const struct td_kernel *k, uint64_t seq))
+{
+	char *note = NULL, *cause = NULL, *dir, *path = NULL;
+	if (!k)
+		return NULL;
+	if (!(dir = export_dir(t->td->path, &note, &cause))) {
+		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
+		free(cause);
+		return NULL;
+	}
+	if (note)
+		msglog_add(t->log, MSG_INFO, time_wall_ns(), note);
+	if (!(path = path_fn(dir, k, seq)))
+		tui_msg(t, 1, "export failed: out of memory");
+	free(note);
+	free(dir);
+	return path;
+}
+
+int tui_export_poll(struct tui *t, int block)
+{
+	int failed = 0;
+	char *cause = NULL;
+	if (!t->job)
+		return 0;
+	if (!export_job_poll(t->job, block, &failed, &cause))
+		return 0;
+	if (failed)
+		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
+	else
+		tui_msg_path(t, 0, "exported", export_job_path(t->job));
+	free(cause);
+	export_job_free(t->job);
+	t->job = NULL;
+	return 1;
 }
 
 /* ---- views ---- */
@@ -430,6 +498,7 @@ void tui_free(struct tui *t)
 		free(t->reqs[i].label);
 	}
 	free(t->reqs);
+	export_job_free(t->job); /* still running (a signal ended the UI): it finishes on its own */
 	strbuf_done(&t->partial);
 	rcache_done(&t->rc);
 	ktable_done(&t->kt);
@@ -487,6 +556,7 @@ void tui_key(struct tui *t, int key)
 		tui_ask_quit(t);
 		break;
 	case 'L':
+	case '@': /* where a view takes L (the plots' cursor) */
 		t->show_log = !t->show_log;
 		break;
 	case '?':
@@ -510,6 +580,11 @@ struct rgb tui_sel_bg(const struct tui *t)
 	return rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_SELECTION], 0.35);
 }
 
+int tui_mono(const struct tui *t)
+{
+	return t->mono || t->theme.mono;
+}
+
 static void tui_draw_title(struct tui *t, struct cellgrid *g)
 {
 	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_ACCENT], 0.18);
@@ -527,8 +602,13 @@ static void tui_draw_title(struct tui *t, struct cellgrid *g)
 	for (int i = 1; i < t->depth && o < sizeof crumbs; i++)
 		if (!t->stack[i]->modal)
 			o += (size_t)snprintf(crumbs + o, sizeof crumbs - o, " > %s", t->stack[i]->ops->name);
-	char left[1024];
-	snprintf(left, sizeof left, "%s%s", t->o.title ? t->o.title : "", crumbs);
+	/* the views' names stay; a long title (a trace path, a command line)
+	 * keeps its first word and its end: "…/session > launches" */
+	const char *title = t->o.title ? t->o.title : "";
+	char shown[1024], left[1400];
+	int room = g->w - x - rw - layout_text_cells(crumbs), first = (int)strcspn(title, " ");
+	layout_clip_tail(title, first <= room / 2 ? first : 0, room, draw_ellipsis(t), shown, sizeof shown);
+	snprintf(left, sizeof left, "%s%s", shown, crumbs);
 	draw_text(t, g, x, t->lay.title_y, g->w - x - rw, left, draw_c(t, THEME_FG), bg, 0);
 	if (rw)
 		draw_text(t, g, g->w - rw, t->lay.title_y, rw, right, draw_c(t, THEME_DIM), bg, 0);
@@ -553,20 +633,21 @@ static void tui_draw_log(struct tui *t, struct cellgrid *g)
 	for (int x = 0; x < g->w; x++)
 		cellgrid_set(g, x, y, draw_hline(t), draw_c(t, THEME_GRID), bg, 0);
 	char head[128];
-	snprintf(head, sizeof head, " log: %llu lines (L hides) ", (unsigned long long)t->log->total);
+	snprintf(head, sizeof head, " log: %llu lines (L or @ hides) ", (unsigned long long)t->log->total);
 	draw_role(t, g, 2, y, g->w - 2, head, THEME_DIM);
-	int lines = h - 1;
-	int first = t->log->n - lines;
-	if (first < 0)
-		first = 0;
-	for (int i = 0; i < lines; i++) {
-		const struct msg *m = msglog_get(t->log, first + i);
-		if (!m)
-			break;
+	/* newest at the bottom; a long line wraps (indented) so that paths and
+	 * reasons are there in full */
+	int row = y + h - 1;
+	for (int i = t->log->n - 1; i >= 0 && row > y; i--) {
+		const struct msg *m = msglog_get(t->log, i);
 		const char *tag = m->kind == MSG_APP_OUT ? "app| " : m->kind == MSG_APP_ERR ? "app! " : "";
-		char line[1100];
+		char line[1100], part[1100];
 		snprintf(line, sizeof line, "%s%s", tag, m->text);
-		draw_role(t, g, 0, y + 1 + i, g->w, line, tui_msg_role(m->kind));
+		int n = layout_wrap(line, g->w, 2, 0, NULL, 0);
+		for (int r = n - 1; r >= 0 && row > y; r--, row--) {
+			layout_wrap(line, g->w, 2, r, part, sizeof part);
+			draw_role(t, g, 0, row, g->w, part, tui_msg_role(m->kind));
+		}
 	}
 }
 
@@ -612,13 +693,41 @@ static void tui_app_text(const struct tui *t, char *buf, size_t len)
 		snprintf(buf, len, "not started");
 }
 
+/* Cells of a status message's head kept when it is cut: the verb of a
+ * message about a file, else the subject before the first ": " ("export
+ * failed: ", "this is a recorded trace: ") when it is short. */
+static int tui_status_keep(const struct tui *t, int w)
+{
+	if (t->status_keep)
+		return t->status_keep;
+	const char *colon = strstr(t->status, ": ");
+	if (!colon)
+		return 0;
+	char head[sizeof t->status];
+	snprintf(head, sizeof head, "%.*s", (int)(colon - t->status) + 2, t->status);
+	int n = layout_text_cells(head);
+	return n <= w / 2 ? n : 0;
+}
+
 static void tui_draw_status(struct tui *t, struct cellgrid *g)
 {
 	int y = t->lay.status_y;
 	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_FG], 0.12);
 	draw_fill(g, 0, y, g->w, 1, bg);
+	char progress[300] = "";
+	if (t->job)
+		export_job_progress(t->job, time_mono_ns(), progress, sizeof progress);
+	if (progress[0]) {
+		draw_text(t, g, 0, y, g->w, progress, draw_c(t, THEME_ACCENT), bg, CELL_BOLD);
+		return;
+	}
 	if (t->status[0] && time_mono_ns() < t->status_until) {
-		draw_text(t, g, 0, y, g->w, t->status, draw_c(t, t->status_err ? THEME_ERROR : THEME_ACCENT), bg,
+		/* too long: the end says most (a reason, a file name); the log
+		 * pane holds all of it */
+		char shown[sizeof t->status];
+		layout_clip_tail(t->status, tui_status_keep(t, g->w), g->w, t->utf8 ? "\xe2\x80\xa6" : "~", shown,
+				 sizeof shown);
+		draw_text(t, g, 0, y, g->w, shown, draw_c(t, t->status_err ? THEME_ERROR : THEME_ACCENT), bg,
 			  CELL_BOLD);
 		return;
 	}
@@ -631,13 +740,16 @@ static void tui_draw_status(struct tui *t, struct cellgrid *g)
 	int x = draw_text(t, g, 0, y, g->w, left, draw_c(t, role), bg, 0);
 	struct view *v = t->depth ? t->stack[t->depth - 1] : NULL;
 	const char *hints = v && v->ops->hints ? v->ops->hints(v) : "";
-	char h[300];
-	snprintf(h, sizeof h, "%s  ? help", hints);
+	char fit[300], h[320];
+	/* the hints that fit (whole ones, from the first), then "? help" */
+	int room = g->w - x - 2 - 8;
+	if (room > 0 && textfit_fields(hints, room, NULL, fit, sizeof fit) > 0)
+		snprintf(h, sizeof h, "%s  ? help", fit);
+	else
+		snprintf(h, sizeof h, "? help");
 	int hw = layout_text_cells(h);
 	if (x + 2 + hw <= g->w)
 		draw_text(t, g, g->w - hw, y, hw, h, draw_c(t, THEME_DIM), bg, 0);
-	else if (x + 8 <= g->w)
-		draw_text(t, g, g->w - 6, y, 6, "? help", draw_c(t, THEME_DIM), bg, 0);
 }
 
 static void tui_draw_view(struct tui *t, struct view *v, struct cellgrid *g)

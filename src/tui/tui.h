@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "trace/trace_dir.h"
 #include "tui/ktable.h"
+#include "tui/export_job.h"
 #include "tui/layout.h"
 #include "tui/msglog.h"
 #include "tui/rcache.h"
@@ -108,7 +109,8 @@ struct tui {
 	int depth;
 	struct layout_screen lay;
 	int mouse_x, mouse_y;      /* last mouse event, screen cells */
-	char status[512];          /* transient message, "" none */
+	char status[1024];         /* transient message, "" none */
+	int status_keep;           /* cells of its head kept when the middle is cut */
 	int status_err;
 	uint64_t status_until;     /* mono ns */
 	int dirty;                 /* redraw */
@@ -124,6 +126,7 @@ struct tui {
 	int app_announced;         /* the exit was logged */
 	int named_upto;            /* kernels below this index were checked for a name */
 	int unnamed;               /* some kernel still waits for a name to inherit */
+	struct export_job *job;    /* the export being written, NULL none */
 };
 
 /* ---- lifecycle (no terminal) ---- */
@@ -147,6 +150,22 @@ void tui_feed_bytes(struct tui *t, const char *buf, size_t n);
 void tui_app_output(struct tui *t, int err, const char *line, size_t len);
 /* A status line message, also kept in the log pane. */
 void tui_msg(struct tui *t, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A message about a file: the log gets `what PATH`, the status line the
+ * path shortened (./ or ~/), and when even that does not fit, `what` and the
+ * path's end (its file name) around an ellipsis. */
+void tui_msg_path(struct tui *t, int err, const char *what, const char *path);
+/* Writes path in a child process (export_job.h) with fn(arg): the status
+ * line shows progress after a second, then where it went (or why not).
+ * -1 (said on the status line) when an export still runs or none starts. */
+int tui_export(struct tui *t, const char *path, export_job_fn fn, void *arg);
+/* The path an export of kernel k's launch seq goes to (path_fn: which
+ * export), in the directory export_dir picks; a fallback is noted in the
+ * log. NULL (said on the status line) when there is none. */
+char *tui_export_path(struct tui *t, const struct td_kernel *k, uint64_t seq,
+		      char *(*path_fn)(const char *dir, const struct td_kernel *k, uint64_t seq));
+/* Reads the running export's news without blocking (block: until it
+ * ends); 1 when the screen changed. */
+int tui_export_poll(struct tui *t, int block);
 /* A status line message only (feedback on a key: sort order, axis...). */
 void tui_flash(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tui_push(struct tui *t, const struct view_ops *ops, void *arg);
@@ -163,5 +182,8 @@ int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes
 void tui_ask_quit(struct tui *t);
 /* Colours of the row/selection: background of a selected row (reverse in mono). */
 struct rgb tui_sel_bg(const struct tui *t);
+/* Whether plots must tell things apart by glyphs, not colour: no colours
+ * on this terminal (NO_COLOR, --no-color, monochrome) or a mono theme. */
+int tui_mono(const struct tui *t);
 
 #endif

@@ -21,6 +21,7 @@
 #define LOOP_FRAME_NS (1000000000ull / TUI_FPS)
 #define LOOP_TICK_MS 200 /* application state checks while it runs */
 #define LOOP_MAX_FDS 16
+#define LOOP_PROGRESS_MS 250 /* progress of a running export redrawn this often */
 
 static int loop_state_changed(const struct tui_app_state *a, const struct tui_app_state *b)
 {
@@ -72,6 +73,8 @@ static int loop_timeout(struct tui *t, uint64_t last_frame, int idle_work)
 		ms = 0;
 	if (t->o.app && (ms < 0 || ms > LOOP_TICK_MS))
 		ms = LOOP_TICK_MS;
+	if (t->job && (ms < 0 || ms > LOOP_PROGRESS_MS))
+		ms = LOOP_PROGRESS_MS;
 	if (t->status[0] && t->status_until > now) {
 		long s = (long)((t->status_until - now) / 1000000) + 1;
 		if (ms < 0 || s < ms)
@@ -129,13 +132,17 @@ int tui_run(struct tui *t, char **cause)
 		struct pollfd p[LOOP_MAX_FDS];
 		int n = 1;
 		p[0] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+		if (term_signal_fd() >= 0)
+			p[n++] = (struct pollfd){term_signal_fd(), POLLIN, 0};
+		if (t->job)
+			p[n++] = (struct pollfd){export_job_fd(t->job), POLLIN, 0};
 		if (t->o.app && !t->app_state.detached)
-			n += t->o.app->fds(t->o.app->ctx, p + 1, LOOP_MAX_FDS - 1);
-		int r = poll(p, (nfds_t)n, loop_timeout(t, last_frame, idle_work));
+			n += t->o.app->fds(t->o.app->ctx, p + n, LOOP_MAX_FDS - n);
+		int r = poll(p, (nfds_t)n, loop_timeout(t, last_frame, idle_work)), err = errno;
 		int sig = term_signal();
 		if (sig)
 			loop_signal(t, sig);
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && err != EINTR)
 			break;
 		int keys = r > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR));
 		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(p[0].revents & POLLIN))
@@ -148,6 +155,8 @@ int tui_run(struct tui *t, char **cause)
 				t->dirty = 1;
 			loop_app_state(t);
 		}
+		if (t->job) /* its news, or its progress once it takes long */
+			t->dirty |= tui_export_poll(t, 0) || export_job_progress_due(t->job, time_mono_ns());
 		idle_work = 0;
 		if (!keys && (idle_work = rcache_idle(&t->rc, t->td)) != 0) {
 			ktable_mark(&t->kt);
@@ -158,6 +167,11 @@ int tui_run(struct tui *t, char **cause)
 	}
 	cellgrid_free(g);
 	term_done();
+	if (t->job && !t->quit_sig) {
+		fprintf(stderr, "ntop: finishing %s\n", export_job_path(t->job));
+		tui_export_poll(t, 1);
+		fprintf(stderr, "ntop: %s\n", t->status);
+	}
 	if (t->quit_sig)
 		fprintf(stderr, "ntop: %s%s\n", t->quit_sig == SIGHUP ? "the terminal hung up" : strsignal(t->quit_sig),
 			t->o.app && !t->app_state.detached ? "; the application was told to terminate" : "");

@@ -81,7 +81,6 @@ static int vhm_init(struct view *v, void *arg)
 	}
 	s->range = -1;
 	render_dmat_term_opts_init(&s->o);
-	s->o.utf8 = t->utf8;
 	return 0;
 }
 
@@ -170,13 +169,32 @@ static void vhm_keep_range(struct vhm *s)
 	s->v.y1 = s->v.y0 + h;
 }
 
+/* The page axis on a grid of 2^-20 rows: window edges, their distance and
+ * scroll steps stay exact in binary, so paging up and down comes back to the
+ * same rows instead of drifting (by 1e-7 rows after a while, enough to move
+ * a page centre across a bin edge and a label by one page). */
+#define VHM_GRID 1048576.0
+
+static double vhm_grid(double y)
+{
+	return round(y * VHM_GRID) / VHM_GRID;
+}
+
+static void vhm_snap(struct vhm *s)
+{
+	double h = vhm_grid(s->v.y1 - s->v.y0);
+	s->v.y0 = vhm_grid(s->v.y0);
+	s->v.y1 = s->v.y0 + (h > 0 ? h : 1 / VHM_GRID);
+}
+
 /* Scrolls the page axis by `bins` bin rows (negative: lower addresses); the
  * cursor moves along. */
 static void vhm_scroll(struct vhm *s, double bins)
 {
-	double d = bins * vhm_bin_h(s);
+	double d = vhm_grid(bins * vhm_bin_h(s));
 	double y0 = s->v.y0;
 	dmat_view_scroll(s->m, &s->v, d / (s->v.y1 - s->v.y0));
+	vhm_snap(s);
 	vhm_keep_range(s);
 	s->cur_y += s->v.y0 - y0;
 }
@@ -257,20 +275,32 @@ static void vhm_toggle_time(struct view *v)
 							 : "global timer, aligned across SMs");
 }
 
+/* What the export child draws: the view as it was at `e`. */
+struct vhm_export_arg {
+	const struct trace_dir *td;
+	const struct td_kernel *k;
+	const struct vhm *s;
+	const struct theme *th;
+	const char *path;
+};
+
+static int vhm_export_run(void *arg, char **cause)
+{
+	const struct vhm_export_arg *a = arg;
+	return export_dmat(a->td, a->k, a->s->r, a->s->m, &a->s->v, a->th, a->path, cause);
+}
+
 static void vhm_export(struct view *v)
 {
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char *path = NULL, *cause = NULL;
-	if (!k)
+	char *path = tui_export_path(t, k, s->r->seq, export_dmat_path);
+	if (!path)
 		return;
-	if (export_dmat(t->td, k, s->r, s->m, &s->v, &t->theme, &path, &cause) < 0)
-		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
-	else
-		tui_msg(t, 0, "exported %s", path);
+	struct vhm_export_arg a = {t->td, k, s, &t->theme, path};
+	tui_export(t, path, vhm_export_run, &a);
 	free(path);
-	free(cause);
 }
 
 static int vhm_mouse(struct view *v, int key)
@@ -321,6 +351,7 @@ static int vhm_key(struct view *v, int key)
 	case TK_MOUSE_CLICK: case TK_MOUSE_DOUBLE: case TK_WHEEL_UP: case TK_WHEEL_DOWN: return vhm_mouse(v, key);
 	default: return 0;
 	}
+	vhm_snap(s);
 	vhm_keep_range(s);
 	vhm_keep_cursor(s);
 	return VIEW_HANDLED | VIEW_REDRAW;
@@ -333,13 +364,14 @@ static void vhm_title(struct view *v, struct cellgrid *g, int x, int y, int w)
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char grid[32], block[32], ps[32], buf[1200];
+	char grid[32], block[32], ps[32], buf[200];
 	ktable_fmt_dims(s->r->grid, grid, sizeof grid);
 	ktable_fmt_dims(s->r->block, block, sizeof block);
 	dmat_fmt_bytes(s->m->page_size, ps, sizeof ps);
-	snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s  %s",
-		 (unsigned long long)s->r->seq, grid, block, ps, k ? tui_kernel_name(t, k) : "?");
-	draw_text(t, g, x, y, w, buf, draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG], CELL_BOLD);
+	snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s", (unsigned long long)s->r->seq,
+		 grid, block, ps);
+	draw_title(t, g, x, y, w, buf, k ? tui_kernel_name(t, k) : "?", draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG],
+		   CELL_BOLD);
 }
 
 /* The totals (the renderer's header holds the cursor readout) and the range shown. */
@@ -353,7 +385,7 @@ static void vhm_footer(struct view *v, struct cellgrid *g, int x, int y, int w)
 		snprintf(buf, sizeof buf, "range %d of %u  |  %s", s->range + 1, s->m->n_runs, head);
 	else
 		snprintf(buf, sizeof buf, "%s", head);
-	draw_role(t, g, x, y, w, buf, THEME_DIM);
+	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_DIM), t->theme.c[THEME_BG], 0);
 }
 
 static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
@@ -367,6 +399,8 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 	}
 	if (cellgrid_fit(&s->sub, w, ph) < 0)
 		return;
+	s->o.utf8 = t->utf8;
+	s->o.mono = tui_mono(t);
 	vhm_layout(s, w, ph);
 	vhm_title(v, g, x, y, w);
 	if (render_dmat_term_draw(s->sub, s->m, &s->v, &t->theme, &s->o) < 0) {
@@ -382,8 +416,7 @@ static void vhm_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 static const char *vhm_hints(struct view *v)
 {
 	(void)v;
-	/* short enough to show beside the status counts at 120 columns */
-	return "+- zoom  hjkl pan  HJKL cursor  t clock  a range  e PNG";
+	return "+- zoom  hjkl pan  HJKL cursor  t clock  a range  e PNG  @ log";
 }
 
 const struct view_ops view_heatmap_ops = {

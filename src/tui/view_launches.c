@@ -15,14 +15,14 @@
 enum lcol { LC_SEQ, LC_GRID, LC_BLOCK, LC_STATUS, LC_RECORDS, LC_DROPPED, LC_DUR, LC_SUMMARY, LC_N };
 
 static const struct layout_col lcols[LC_N] = {
-	[LC_SEQ] = {"SEQ", 7, 0, 0, LAYOUT_RIGHT},
-	[LC_GRID] = {"GRID", 11, 5, 0, LAYOUT_RIGHT},
-	[LC_BLOCK] = {"BLOCK", 9, 6, 0, LAYOUT_RIGHT},
-	[LC_STATUS] = {"STATUS", 8, 1, 0, LAYOUT_LEFT},
-	[LC_RECORDS] = {"RECORDS", 9, 2, 0, LAYOUT_RIGHT},
-	[LC_DROPPED] = {"DROPPED", 8, 3, 0, LAYOUT_RIGHT},
-	[LC_DUR] = {"PROBED", 9, 4, 0, LAYOUT_RIGHT},
-	[LC_SUMMARY] = {"SUMMARY", 40, 0, 1, LAYOUT_LEFT},
+	[LC_SEQ] = {"SEQ", 7, 0, 0, LAYOUT_RIGHT, 0},
+	[LC_GRID] = {"GRID", 11, 5, 0, LAYOUT_RIGHT, 0},
+	[LC_BLOCK] = {"BLOCK", 9, 6, 0, LAYOUT_RIGHT, 0},
+	[LC_STATUS] = {"STATUS", 8, 1, 0, LAYOUT_LEFT, 0},
+	[LC_RECORDS] = {"RECORDS", 9, 2, 0, LAYOUT_RIGHT, 0},
+	[LC_DROPPED] = {"DROPPED", 8, 3, 0, LAYOUT_RIGHT, 0},
+	[LC_DUR] = {"PROBED", 9, 4, 0, LAYOUT_RIGHT, 0},
+	[LC_SUMMARY] = {"SUMMARY", 40, 0, 1, LAYOUT_LEFT, 0},
 };
 
 struct vl {
@@ -185,12 +185,15 @@ static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int 
 			 k->ms_jit);
 	else
 		snprintf(buf, sizeof buf, "never instrumented");
-	draw_role(t, g, x, y + row++, w, buf,
-		  k->instrument_status && !strcmp(k->instrument_status, "failed") ? THEME_ERROR : THEME_DIM);
-	if (k->declined && h > 8) {
+	/* reasons wrap while the table keeps a header and three rows */
+	int spare = h - 4 - 5;
+	row += draw_wrapped(t, g, x, y + row, w, spare > 1 ? 1 + spare / 2 : 1, buf,
+			    k->instrument_status && !strcmp(k->instrument_status, "failed") ? THEME_ERROR : THEME_DIM);
+	spare = h - row - 5;
+	if (k->declined && spare > 0) {
 		snprintf(buf, sizeof buf, "%llu probed launch%s declined: %s", (unsigned long long)k->declined,
 			 k->declined == 1 ? "" : "es", k->declined_reason ? k->declined_reason : "?");
-		draw_role(t, g, x, y + row++, w, buf, THEME_WARN);
+		row += draw_wrapped(t, g, x, y + row, w, spare, buf, THEME_WARN);
 	}
 	return row + 1;
 }
@@ -252,10 +255,10 @@ static void vl_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	s->list_y = hy + 1;
 	s->list_h = y + h - s->list_y;
 	if (!k->n_results) {
-		draw_role(t, g, x + 1, s->list_y, w - 1,
-			  t->o.app ? "no probed launches yet: p picks probes for this kernel"
-				   : "no probed launches (record with: ntop record -p block_sched -k NAME -- APP)",
-			  THEME_DIM);
+		draw_wrapped(t, g, x + 1, s->list_y, w - 1, s->list_h,
+			     t->o.app ? "no probed launches yet: p picks probes for this kernel"
+				      : "no probed launches (record with: ntop record -p block_sched -k NAME -- APP)",
+			     THEME_DIM);
 		return;
 	}
 	if (s->sel >= k->n_results)

@@ -76,7 +76,6 @@ static int vt_init(struct view *v, void *arg)
 	}
 	s->tl->note[0] = 0; /* falling back to SM cycles by default is expected, not news */
 	render_term_opts_init(&s->o);
-	s->o.utf8 = t->utf8;
 	s->cur_lane = 0;
 	return 0;
 }
@@ -181,20 +180,32 @@ static void vt_jump(struct vt *s, int dir)
 	}
 }
 
+/* What the export child draws: the view as it was at `e`. */
+struct vt_export_arg {
+	const struct trace_dir *td;
+	const struct td_kernel *k;
+	const struct vt *s;
+	const struct theme *th;
+	const char *path;
+};
+
+static int vt_export_run(void *arg, char **cause)
+{
+	const struct vt_export_arg *a = arg;
+	return export_timeline(a->td, a->k, a->s->r, a->s->tl, &a->s->v, a->s->o.color, a->th, a->path, cause);
+}
+
 static void vt_export(struct view *v)
 {
 	struct vt *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char *path = NULL, *cause = NULL;
-	if (!k)
+	char *path = tui_export_path(t, k, s->r->seq, export_timeline_path);
+	if (!path)
 		return;
-	if (export_timeline(t->td, k, s->r, s->tl, &s->v, s->o.color, &t->theme, &path, &cause) < 0)
-		tui_msg(t, 1, "export failed: %s", cause ? cause : "?");
-	else
-		tui_msg(t, 0, "exported %s", path);
+	struct vt_export_arg a = {t->td, k, s, &t->theme, path};
+	tui_export(t, path, vt_export_run, &a);
 	free(path);
-	free(cause);
 }
 
 static void vt_toggle_time(struct view *v)
@@ -284,12 +295,12 @@ static void vt_title(struct view *v, struct cellgrid *g, int x, int y, int w)
 	struct vt *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char grid[32], block[32], buf[1200];
+	char grid[32], block[32], buf[200];
 	ktable_fmt_dims(s->r->grid, grid, sizeof grid);
 	ktable_fmt_dims(s->r->block, block, sizeof block);
-	snprintf(buf, sizeof buf, "launch %llu  grid %s  block %s  %s", (unsigned long long)s->r->seq, grid, block,
-		 k ? tui_kernel_name(t, k) : "?");
-	draw_text(t, g, x, y, w, buf, draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG], CELL_BOLD);
+	snprintf(buf, sizeof buf, "launch %llu  grid %s  block %s", (unsigned long long)s->r->seq, grid, block);
+	draw_title(t, g, x, y, w, buf, k ? tui_kernel_name(t, k) : "?", draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG],
+		   CELL_BOLD);
 }
 
 static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
@@ -315,7 +326,7 @@ static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
 			 bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c, bl->warps,
 			 timeline_block_is_tail(s->tl, (uint32_t)i) ? "  (tail)" : "");
 	}
-	draw_role(t, g, x, y, w, buf, THEME_FG);
+	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_FG), t->theme.c[THEME_BG], 0);
 }
 
 static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
@@ -329,6 +340,8 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	}
 	if (cellgrid_fit(&s->sub, w, ph) < 0)
 		return;
+	s->o.utf8 = t->utf8;
+	s->o.mono = tui_mono(t);
 	vt_layout(s, w, ph);
 	vt_keep_cursor(s);
 	s->o.cursor_lane = s->cur_lane;
@@ -344,7 +357,7 @@ static void vt_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 static const char *vt_hints(struct view *v)
 {
 	(void)v;
-	return "+/- zoom  h/l pan  j/k lanes  H/L cursor  0 fit  t time  c colour  e PNG  q back";
+	return "+/- zoom  h/l pan  j/k lanes  H/L cursor  0 fit  t time  c colour  e PNG  @ log  q back";
 }
 
 const struct view_ops view_timeline_ops = {

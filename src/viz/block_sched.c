@@ -41,7 +41,7 @@ static int bs_layout_of(const struct probe_map *m, struct bs_layout *l)
 	}
 	const struct probe_field *s = bs_field(m, "start", "lstart");
 	const struct probe_field *e = bs_field(m, "elapsed", "elapse");
-	const struct probe_field *id = bs_field(m, "smid", NULL);
+	const struct probe_field *id = bs_field(m, "smid", "cuid"); /* cuid: NEUTRINO's DSL */
 	const struct probe_field *g = bs_field(m, "gstart", NULL);
 	if (!s || !e || !id || id->type != PROBE_U32)
 		return -1;

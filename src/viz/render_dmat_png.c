@@ -14,6 +14,7 @@
 #include "viz/timeline.h"
 
 #define RDP_MAX_LABELS 256
+#define RDP_LABEL_CHARS 24 /* the widest address label; longer ones lose their tail */
 
 void render_dmat_png_opts_init(struct rdp_opts *o)
 {
@@ -27,17 +28,30 @@ static int rdp_header_lines(const struct dmat *m, const struct rdp_opts *o)
 	return 1 + (o->subtitle && *o->subtitle) + (m->note[0] != 0);
 }
 
+/* Room for the widest label dmat_row_label can give: an address, or an
+ * allocation's label with the offset of its last page. */
 static int rdp_addr_w(const struct dmat *m, int s)
 {
-	char buf[32];
+	char buf[64];
 	dmat_fmt_addr(m->addr_max ? m->addr_max : 0xffffffffffull, buf, sizeof buf);
-	int w = font5x7_text_width(buf, s);
+	int w = font5x7_text_width(buf, s), max = RDP_LABEL_CHARS * FONT5X7_ADVANCE * s;
 	for (int i = 0; i < m->n_allocs; i++)
 		if (m->allocs[i].label) {
-			int lw = font5x7_text_width(m->allocs[i].label, s);
-			w = lw > w && lw < 40 * FONT5X7_ADVANCE * s ? lw : w;
+			uint64_t last = m->allocs[i].size > m->page_size ? (m->allocs[i].size - 1) / m->page_size * m->page_size : 0;
+			snprintf(buf, sizeof buf, "%s+0x%llx", m->allocs[i].label, (unsigned long long)last);
+			int lw = font5x7_text_width(buf, s);
+			w = lw > w ? lw : w;
 		}
-	return w;
+	return w < max ? w : max;
+}
+
+/* Cuts a label to `room` pixels from its end, as the terminal does, so the
+ * allocation it names stays readable. */
+static void rdp_fit_label(char *text, int room, int s)
+{
+	size_t n = strlen(text);
+	while (n > 0 && font5x7_text_width(text, s) > room)
+		text[--n] = 0;
 }
 
 void render_dmat_png_layout(const struct dmat *m, const struct rdp_opts *o, struct rdp_layout *l)
@@ -207,7 +221,9 @@ static void rdp_addr_axis(struct rdp_ctx *c)
 		dmat_row_label(c->m, (uint64_t)row, ls[n].text, sizeof ls[n].text);
 		n++;
 	}
+	int room = c->l.plot_x - c->pad - 8 * s; /* rdp_addr_w */
 	for (int i = 0; i < n; i++) {
+		rdp_fit_label(ls[i].text, room, s);
 		int w = font5x7_text_width(ls[i].text, s);
 		png_canvas_fill(c->im, x - 3 * s, ls[i].y, x, ls[i].y + 1, ax);
 		png_canvas_text(c->im, x - 4 * s - w, ls[i].y - FONT5X7_H * s / 2, ls[i].text, s, ax);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "viz/term_axis.h"
+#include "viz/textfit.h"
 #include "viz/timeline.h"
 
 #define RDT_LABEL_MAX 15 /* "0x7f0000001000" and a blank; longer labels are cut */
@@ -52,7 +54,7 @@ void render_dmat_term_layout(const struct dmat *m, int w, int h, const struct rd
 		l->plot_w = 0;
 	if (l->plot_h < 0)
 		l->plot_h = 0;
-	l->rows_per_cell = o->utf8 ? 2 : 1;
+	l->rows_per_cell = o->utf8 && !o->mono ? 2 : 1;
 	l->bin_cols = l->plot_w;
 	l->bin_rows = l->plot_h * l->rows_per_cell;
 }
@@ -156,24 +158,30 @@ static void rdt_label_row(struct rdt_ctx *c, int y, uint64_t row, int gap)
 		cellgrid_set(c->g, w - 1, gy, c->o->utf8 ? "\xe2\x94\x84" : "-", th->c[THEME_DIM], th->c[THEME_BG], 0);
 }
 
-/* Labels the bottom row and every row where a range starts (pages whose
- * centre falls in the row, as dmat_bin counts them); a gap marker where a
- * collapsed gap falls inside or below the row. */
+/* Labels the bottom row and every row where a range starts; a gap marker
+ * where a collapsed gap falls inside or below the row. A row shows the
+ * pages dmat_bin puts in its bins: those whose centre falls in it, or,
+ * zoomed past one bin row per page, every page it overlaps (a range starts
+ * in the row that holds its first page's start), so that a label names
+ * the page the cursor readout names. */
 static void rdt_labels(struct rdt_ctx *c)
 {
 	if (c->l.label_w < 4 || !c->m->n_rows)
 		return;
+	int zoomed = c->l.bin_rows > c->v->y1 - c->v->y0;
 	for (int y = c->l.plot_h - 1; y >= 0; y--) {
 		double a, b;
 		rdt_row_span(c, y, &a, &b);
-		double fa = ceil(a - 0.5), fb = ceil(b - 0.5);
+		double fa = zoomed ? floor(a) : ceil(a - 0.5), fb = zoomed ? ceil(b) : ceil(b - 0.5);
 		uint64_t ra = fa < 0 ? 0 : (uint64_t)fa, rb = fb > (double)c->m->n_rows ? c->m->n_rows : (uint64_t)fb;
 		if (ra >= rb)
 			continue;
 		int start = -1;
-		for (uint32_t k = 1; k < c->m->n_runs && start < 0; k++)
-			if (c->m->runs[k].row0 >= ra && c->m->runs[k].row0 < rb)
+		for (uint32_t k = 1; k < c->m->n_runs && start < 0; k++) {
+			uint64_t r0 = c->m->runs[k].row0;
+			if (zoomed ? (double)r0 >= a && (double)r0 < b : r0 >= ra && r0 < rb)
 				start = (int)k;
+		}
 		if (start >= 0)
 			rdt_label_row(c, y, c->m->runs[start].row0, 1);
 		else if (y == c->l.plot_h - 1)
@@ -188,28 +196,25 @@ static int rdt_text(struct rdt_ctx *c, int x, int y, const char *s, enum theme_r
 	return x + cellgrid_puts(c->g, x, y, s, c->th->c[role], c->th->c[THEME_BG], -1);
 }
 
+static void rdt_fmt_tick(const void *ctx, double t, double step, char *buf, size_t len)
+{
+	dmat_fmt_tick(ctx, t, step, buf, len);
+}
+
 static void rdt_axis(struct rdt_ctx *c)
 {
 	const struct theme *th = c->th;
-	int y = c->l.axis_y, cols = c->l.plot_w;
-	double span = c->v->t1 - c->v->t0;
-	double step = timeline_tick_step(span, cols / 12 > 1 ? cols / 12 : 1);
-	int last_end = -1;
-	for (double t = ceil(c->v->t0 / step) * step; t < c->v->t1; t += step) {
-		int x = (int)floor((t - c->v->t0) / span * cols);
-		if (x < 0 || x >= cols || x <= last_end)
-			continue;
-		char lab[32];
-		dmat_fmt_tick(c->m, t, step, lab, sizeof lab);
-		int gx = c->l.plot_x + x, n = cellgrid_utf8_len(lab);
-		cellgrid_set(c->g, gx, y, c->o->utf8 ? "\xe2\x95\xb5" : "|", th->c[THEME_AXIS], th->c[THEME_BG], 0);
-		if (x + 1 + n <= cols)
-			cellgrid_puts(c->g, gx + 1, y, lab, th->c[THEME_AXIS], th->c[THEME_BG], -1);
-		last_end = x + n + 1;
-	}
-	if (c->o->cursor_col >= 0 && c->o->cursor_col < cols)
-		cellgrid_set(c->g, c->l.plot_x + c->o->cursor_col, y, c->o->utf8 ? "\xe2\x96\xb2" : "^",
-			     th->c[THEME_SELECTION], th->c[THEME_BG], CELL_BOLD);
+	struct term_axis a = {c->l.plot_x, c->l.axis_y, c->l.plot_w, c->v->t0, c->v->t1, c->o->cursor_col, c->o->utf8,
+			      th->c[THEME_AXIS], th->c[THEME_SELECTION], th->c[THEME_BG], rdt_fmt_tick, c->m};
+	term_axis_draw(c->g, &a);
+}
+
+/* A row of fields that drops whole ones to fit the width (textfit.h). */
+static void rdt_fields(struct rdt_ctx *c, int y, const char *s, enum theme_role role)
+{
+	char fit[320];
+	textfit_fields(s, c->g->w, c->o->utf8 ? "\xe2\x80\xa6" : "~", fit, sizeof fit);
+	rdt_text(c, 0, y, fit, role);
 }
 
 static void rdt_legend(struct rdt_ctx *c)
@@ -218,27 +223,47 @@ static void rdt_legend(struct rdt_ctx *c)
 	char hi[32];
 	timeline_fmt_num((double)c->max, hi, sizeof hi);
 	x = rdt_text(c, x, y, "accesses/cell 1 ", THEME_DIM);
-	if (c->o->utf8) {
+	if (c->l.rows_per_cell == 2) {
 		for (int i = 0; i < 8; i++, x++)
 			cellgrid_set(c->g, x, y, "\xe2\x96\x88", theme_gradient(c->th, i / 7.0), c->th->c[THEME_BG], 0);
 	} else {
-		for (const char *p = RDT_RAMP + 1; *p; p++, x++) {
-			char gl[2] = {*p, 0};
-			double s = (double)(p - RDT_RAMP - 1) / (double)(strlen(RDT_RAMP) - 2);
-			cellgrid_set(c->g, x, y, gl, theme_gradient(c->th, s), c->th->c[THEME_BG], 0);
+		static const char ramp[] = RDT_RAMP;
+		int inked = (int)sizeof ramp - 2; /* glyphs after the blank */
+		for (int i = 0; i < inked; i++, x++) {
+			char gl[2] = {ramp[i + 1], 0};
+			cellgrid_set(c->g, x, y, gl, theme_gradient(c->th, i / (double)(inked - 1)), c->th->c[THEME_BG], 0);
 		}
 	}
 	x = rdt_text(c, x + 1, y, hi, THEME_DIM);
-	x = rdt_text(c, x, y, " (log)  x: ", THEME_DIM);
-	if (c->m->time == DMAT_TIME_SM) {
-		x = rdt_text(c, x, y, "cycles since each block's first access", THEME_DIM);
-	} else {
-		const char *u = c->m->tick_unit;
-		x = rdt_text(c, x, y, c->o->utf8 || c->m->tick_div != 1e3 ? u : "us", THEME_DIM);
-		x = rdt_text(c, x, y, " since the first access (global timer)", THEME_DIM);
-	}
+	x = rdt_text(c, x, y, " (log)", THEME_DIM);
+	static const struct term_axis_unit tu = {"cycles since each block's first access", "cycles per block",
+						 "the first access"};
+	const char *u = c->o->utf8 || c->m->tick_div != 1e3 ? c->m->tick_unit : "us";
+	char unit[160];
+	if (term_axis_unit_text(&tu, c->m->time == DMAT_TIME_SM, u, c->g->w - x - 2, unit, sizeof unit) == 0)
+		x = rdt_text(c, x + 2, y, unit, THEME_DIM);
 	if (c->m->note[0])
 		rdt_text(c, x + 2, y, c->m->note, THEME_WARN);
+}
+
+/* The cursor readout for a narrow terminal: the count kept, the address
+ * range as its start and its size in pages ("t 0-95  0x7f0000001000 +2
+ * pages  1 access"). */
+static void rdt_cell_short(const struct rdt_ctx *c, const struct dmat_cell *cell, char *buf, size_t len)
+{
+	char t0[32], t1[32], a0[32];
+	double step = cell->t1 - cell->t0;
+	dmat_fmt_tick(c->m, cell->t0, step, t0, sizeof t0);
+	dmat_fmt_tick(c->m, cell->t1, step, t1, sizeof t1);
+	int n = snprintf(buf, len, "t %s-%s  %u access%s  ", t0, t1, cell->count, cell->count == 1 ? "" : "es");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	dmat_fmt_addr(cell->addr0, a0, sizeof a0);
+	if (cell->pages)
+		snprintf(buf + n, len - (size_t)n, "%s +%llu page%s", a0, (unsigned long long)cell->pages,
+			 cell->pages == 1 ? "" : "s");
+	else
+		snprintf(buf + n, len - (size_t)n, "no pages");
 }
 
 static void rdt_header(struct rdt_ctx *c)
@@ -249,11 +274,13 @@ static void rdt_header(struct rdt_ctx *c)
 	    dmat_cell_at(c->m, c->v, c->l.bin_cols, c->l.bin_rows, c->bins, c->o->cursor_col, c->o->cursor_row,
 			 &cell) == 0) {
 		dmat_cell_text(c->m, &cell, buf, sizeof buf);
-		rdt_text(c, 0, c->l.header_y, buf, THEME_ACCENT);
+		if (cellgrid_utf8_len(buf) > c->g->w)
+			rdt_cell_short(c, &cell, buf, sizeof buf);
+		rdt_fields(c, c->l.header_y, buf, THEME_ACCENT);
 		return;
 	}
 	dmat_header(c->m, buf, sizeof buf);
-	rdt_text(c, 0, c->l.header_y, buf, THEME_FG);
+	rdt_fields(c, c->l.header_y, buf, THEME_FG);
 }
 
 int render_dmat_term_draw(struct cellgrid *g, const struct dmat *m, const struct dmat_view *v,

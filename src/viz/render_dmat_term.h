@@ -4,8 +4,9 @@
  *                  readout of the cell under it instead
  *   rows 1..h-3    the heatmap, lowest address at the bottom. UTF-8: two bin
  *                  rows per cell with half blocks ('▀' upper colour on the
- *                  lower colour as background); ASCII: one bin row per cell,
- *                  density glyphs " .:-=+*#%@" (log scale) in colour
+ *                  lower colour as background); ASCII or `mono`: one bin
+ *                  row per cell, density glyphs " .:-=+*#%@" (log scale),
+ *                  in colour when there is colour; the cursor in reverse
  *   row h-2        time axis: tick marks and labels
  *   row h-1        legend: colour ramp 1..max (log), the x unit, notes
  *
@@ -22,6 +23,7 @@
 
 struct rdt_opts {
 	int utf8;                  /* half blocks; 0: ASCII density glyphs */
+	int mono;                  /* no colours: density glyphs in UTF-8 too */
 	int cursor_col, cursor_row;/* bin under the cursor (row 0 = lowest address), -1: none */
 	int no_header, no_axis, no_legend;
 	int no_labels;             /* no address column */
@@ -30,7 +32,7 @@ struct rdt_opts {
 struct rdt_layout {
 	int label_w;               /* cells left of the plot */
 	int plot_x, plot_y, plot_w, plot_h; /* cells */
-	int rows_per_cell;         /* bin rows per cell: 2 (UTF-8) or 1 */
+	int rows_per_cell;         /* bin rows per cell: 2 (UTF-8 half blocks) or 1 (glyphs) */
 	int bin_cols, bin_rows;    /* the grid dmat_bin fills */
 	int header_y, axis_y, legend_y; /* -1 when not drawn */
 };

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "viz/term_axis.h"
+#include "viz/textfit.h"
+
 void render_term_opts_init(struct rt_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -46,7 +49,7 @@ void render_term_layout(const struct timeline *tl, int w, int h, const struct rt
 	l->plot_h = h - l->plot_y - (l->axis_y >= 0) - (l->legend_y >= 0);
 	if (l->plot_h < 0)
 		l->plot_h = 0;
-	l->tracks_per_row = o->utf8 ? 2 : 1;
+	l->tracks_per_row = o->utf8 && !o->mono ? 2 : 1;
 }
 
 int render_term_tracks_fit(const struct rt_layout *l)
@@ -160,21 +163,39 @@ static void rt_half_cell(struct rt_ctx *c, int gx, int gy, const struct rt_track
 	cellgrid_half(c->g, gx, gy, pt, pt ? rt_color(c, top, x) : bg, pb, pb ? rt_color(c, bot, x) : bg, bg);
 }
 
-/* ASCII: '#' and '=' alternate whenever the dominant block changes, so
- * neighbouring blocks stay apart without colour. */
-static void rt_ascii_row(struct rt_ctx *c, int gy, const struct rt_track *t)
+/* The glyphs of a one-track row: a block, its neighbour, a tail block
+ * (mono only: colour marks tails otherwise). */
+static const char *rt_glyph(const struct rt_ctx *c, int alt, int tail)
+{
+	if (tail)
+		return c->o->utf8 ? "\xe2\x96\x91" : "~"; /* ░ */
+	if (c->o->utf8)
+		return alt ? "\xe2\x96\x92" : "\xe2\x96\x88"; /* ▒ █ */
+	return alt ? "=" : "#";
+}
+
+/* One track per row (ASCII, mono): the glyph alternates whenever the
+ * dominant block changes, so neighbouring blocks stay apart without colour;
+ * the cursor cell is in reverse video (a glyph's colour alone may not show). */
+static void rt_glyph_row(struct rt_ctx *c, int gy, const struct rt_track *t)
 {
 	uint32_t prev = TL_NONE;
 	int alt = 0;
+	int cur = c->o->cursor_lane >= 0 && t->lane == (uint32_t)c->o->cursor_lane ? c->cursor_x : -1;
 	for (int x = 0; x < c->l.plot_w; x++) {
+		int gx = c->l.plot_x + x;
 		if (!rt_present(t, x)) {
 			prev = TL_NONE;
+			if (x == cur)
+				cellgrid_set(c->g, gx, gy, " ", c->th->c[THEME_FG], c->th->c[THEME_BG], CELL_REVERSE);
 			continue;
 		}
 		if (t->bins[x].block != prev && prev != TL_NONE)
 			alt = !alt;
 		prev = t->bins[x].block;
-		cellgrid_set(c->g, c->l.plot_x + x, gy, alt ? "=" : "#", rt_color(c, t, x), c->th->c[THEME_BG], 0);
+		int tail = c->o->mono && c->o->color == TL_COLOR_DURATION && timeline_block_is_tail(c->tl, prev);
+		cellgrid_set(c->g, gx, gy, rt_glyph(c, alt, tail), rt_color(c, t, x), c->th->c[THEME_BG],
+			     x == cur ? CELL_REVERSE : 0);
 	}
 }
 
@@ -208,7 +229,7 @@ static int rt_plot(struct rt_ctx *c)
 			break;
 		rt_label(c, gy, &t[0], &last_lane);
 		if (tpr == 1) {
-			rt_ascii_row(c, gy, &t[0]);
+			rt_glyph_row(c, gy, &t[0]);
 			continue;
 		}
 		if (t[1].valid && t[1].lane != t[0].lane)
@@ -223,30 +244,19 @@ static int rt_plot(struct rt_ctx *c)
 
 /* ---- axis, header, legend ---- */
 
+static void rt_fmt_tick(const void *ctx, double t, double step, char *buf, size_t len)
+{
+	timeline_fmt_tick(ctx, t, step, buf, len);
+}
+
 static void rt_axis(struct rt_ctx *c)
 {
 	const struct theme *th = c->th;
-	int y = c->l.axis_y, cols = c->l.plot_w;
 	if (c->l.label_w >= 3)
-		cellgrid_puts(c->g, 0, y, "SM", th->c[THEME_DIM], th->c[THEME_BG], -1);
-	double step = timeline_tick_step(c->v->t1 - c->v->t0, cols / 12 > 1 ? cols / 12 : 1);
-	int last_end = -1;
-	for (double t = ceil(c->v->t0 / step) * step; t < c->v->t1; t += step) {
-		int x = (int)floor(timeline_t_to_x(c->v, cols, t));
-		if (x < 0 || x >= cols || x <= last_end)
-			continue;
-		char lab[32];
-		timeline_fmt_tick(c->tl, t, step, lab, sizeof lab);
-		int gx = c->l.plot_x + x;
-		cellgrid_set(c->g, gx, y, c->o->utf8 ? "\xe2\x95\xb5" : "|", th->c[THEME_AXIS], th->c[THEME_BG], 0);
-		int n = cellgrid_utf8_len(lab);
-		if (x + 1 + n <= cols)
-			cellgrid_puts(c->g, gx + 1, y, lab, th->c[THEME_AXIS], th->c[THEME_BG], -1);
-		last_end = x + n + 1;
-	}
-	if (c->cursor_x >= 0)
-		cellgrid_set(c->g, c->l.plot_x + c->cursor_x, y, c->o->utf8 ? "\xe2\x96\xb2" : "^",
-			     th->c[THEME_SELECTION], th->c[THEME_BG], CELL_BOLD);
+		cellgrid_puts(c->g, 0, c->l.axis_y, "SM", th->c[THEME_DIM], th->c[THEME_BG], -1);
+	struct term_axis a = {c->l.plot_x, c->l.axis_y, c->l.plot_w, c->v->t0, c->v->t1, c->cursor_x, c->o->utf8,
+			      th->c[THEME_AXIS], th->c[THEME_SELECTION], th->c[THEME_BG], rt_fmt_tick, c->tl};
+	term_axis_draw(c->g, &a);
 }
 
 static int rt_text(struct rt_ctx *c, int x, int y, const char *s, enum theme_role role)
@@ -254,23 +264,37 @@ static int rt_text(struct rt_ctx *c, int x, int y, const char *s, enum theme_rol
 	return x + cellgrid_puts(c->g, x, y, s, c->th->c[role], c->th->c[THEME_BG], -1);
 }
 
-static void rt_legend(struct rt_ctx *c)
+/* Without colours the legend keys the glyphs instead of a colour scale. */
+static int rt_legend_mono(struct rt_ctx *c, int y)
+{
+	int x = rt_text(c, 0, y, rt_glyph(c, 0, 0), THEME_FG);
+	x = rt_text(c, x, y, rt_glyph(c, 1, 0), THEME_FG);
+	x = rt_text(c, x + 1, y, "alternating blocks", THEME_DIM);
+	if (c->o->color == TL_COLOR_DURATION) {
+		x = rt_text(c, x + 2, y, rt_glyph(c, 0, 1), THEME_FG);
+		x = rt_text(c, x + 1, y, "tail (ends in last 10%)", THEME_DIM);
+	}
+	return x;
+}
+
+/* The colour scale: by block index, or by duration with the tail colour. */
+static int rt_legend_scale(struct rt_ctx *c, int y)
 {
 	const struct timeline *tl = c->tl;
-	int y = c->l.legend_y, x = 0;
+	const char *full = c->o->utf8 ? "\xe2\x96\x88" : "#";
 	char lo[32], hi[64];
+	int x;
 	if (c->o->color == TL_COLOR_INDEX) {
-		x = rt_text(c, x, y, "block index 0 ", THEME_DIM);
+		x = rt_text(c, 0, y, "block index 0 ", THEME_DIM);
 		timeline_fmt_num((double)tl->index_max, hi, sizeof hi);
 	} else {
 		timeline_fmt_num((double)tl->dur_min, lo, sizeof lo);
 		timeline_fmt_num((double)tl->dur_max, hi, sizeof hi);
 		strcat(hi, " cyc");
-		x = rt_text(c, x, y, "duration ", THEME_DIM);
+		x = rt_text(c, 0, y, "duration ", THEME_DIM);
 		x = rt_text(c, x, y, lo, THEME_DIM);
 		x = rt_text(c, x, y, " ", THEME_DIM);
 	}
-	const char *full = c->o->utf8 ? "\xe2\x96\x88" : "#";
 	for (int i = 0; i < 8; i++, x++)
 		cellgrid_set(c->g, x, y, full, theme_gradient(c->th, i / 7.0), c->th->c[THEME_BG], 0);
 	x = rt_text(c, x + 1, y, hi, THEME_DIM);
@@ -278,23 +302,30 @@ static void rt_legend(struct rt_ctx *c)
 		cellgrid_set(c->g, x + 2, y, full, c->th->c[THEME_WARN], c->th->c[THEME_BG], 0);
 		x = rt_text(c, x + 4, y, "tail (ends in last 10%)", THEME_DIM);
 	}
-	x = rt_text(c, x + 2, y, "x: ", THEME_DIM);
-	if (tl->time == TL_TIME_SM)
-		x = rt_text(c, x, y, "cycles, each SM from its first block", THEME_DIM);
-	else {
-		x = rt_text(c, x, y, c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit,
-			    THEME_DIM);
-		x = rt_text(c, x, y, " since the first block (global timer)", THEME_DIM);
-	}
+	return x;
+}
+
+static void rt_legend(struct rt_ctx *c)
+{
+	const struct timeline *tl = c->tl;
+	int y = c->l.legend_y;
+	int x = c->o->mono ? rt_legend_mono(c, y) : rt_legend_scale(c, y);
+	static const struct term_axis_unit tu = {"cycles, each SM from its first block", "cycles per SM",
+						 "the first block"};
+	const char *u = c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit;
+	char unit[160];
+	if (term_axis_unit_text(&tu, tl->time == TL_TIME_SM, u, c->g->w - x - 2, unit, sizeof unit) == 0)
+		x = rt_text(c, x + 2, y, unit, THEME_DIM);
 	if (tl->note[0])
 		rt_text(c, x + 2, y, tl->note, THEME_WARN);
 }
 
 static void rt_header(struct rt_ctx *c)
 {
-	char buf[256];
+	char buf[256], fit[256];
 	timeline_header(c->tl, buf, sizeof buf);
-	rt_text(c, 0, c->l.header_y, buf, THEME_FG);
+	textfit_fields(buf, c->g->w, c->o->utf8 ? "\xe2\x80\xa6" : "~", fit, sizeof fit);
+	rt_text(c, 0, c->l.header_y, fit, THEME_FG);
 }
 
 int render_term_draw(struct cellgrid *g, const struct timeline *tl, const struct tl_view *v,

@@ -4,8 +4,11 @@
  *   rows 1..h-3    one track per SM (or per residency slot with `expand`);
  *                  UTF-8: two tracks per cell row with half blocks (top track
  *                  = upper half: '▀', lower: '▄', both: '█' or '▀' on a
- *                  coloured background); ASCII: one track per row, '#' and
- *                  '=' alternating between neighbouring blocks
+ *                  coloured background); ASCII or `mono`: one track per
+ *                  row, two glyphs ('#' '=', or '█' '▒') alternating between
+ *                  neighbouring blocks so they stay apart without colour;
+ *                  mono marks tail blocks with a third glyph ('~', '░');
+ *                  the cursor is in reverse video
  *   row h-2        time axis: tick marks and labels
  *   row h-1        legend: colour scale, tail marker, axis unit, notes
  *
@@ -18,6 +21,7 @@
 
 struct rt_opts {
 	int utf8;             /* half blocks and box glyphs; 0: ASCII only */
+	int mono;             /* no colours to tell blocks apart: glyphs do */
 	int expand;           /* a track per residency slot instead of one per SM */
 	enum tl_color color;
 	int cursor_lane;      /* lane of the cursor, -1: none */
@@ -28,7 +32,7 @@ struct rt_opts {
 struct rt_layout {
 	int label_w;          /* cells left of the plot */
 	int plot_x, plot_y, plot_w, plot_h; /* in cells */
-	int tracks_per_row;   /* 2 (UTF-8) or 1 (ASCII) */
+	int tracks_per_row;   /* 2 (UTF-8 half blocks) or 1 (ASCII, mono) */
 	int header_y, axis_y, legend_y; /* -1 when not drawn */
 };
 

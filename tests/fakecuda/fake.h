@@ -50,11 +50,14 @@ struct fake_module {
 	struct fake_global *globals;
 };
 
+struct fake_graph;
+
 struct fake_stream {
 	unsigned gen;      /* fake_ctx_gen when created */
 	int capturing;
 	int invalidated;
 	int nodes;
+	struct fake_graph *graph; /* while capturing: the launches recorded */
 };
 
 extern pthread_mutex_t fake_lock;
@@ -93,6 +96,14 @@ struct fake_module *fake_module_from_image(const void *image, int is_library);
  * of the same name with more parameters is a probed copy. */
 int fake_first_param_count(const char *name);
 int fake_regs(const struct fake_func *fn);
+/* A launch as a graph replay runs one of its nodes. */
+CUresult fake_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem, CUstream s,
+			  void **params);
+/* fake_graph.c */
+void fake_graph_begin_capture(struct fake_stream *fs);
+/* A launch on a capturing stream becomes a node of its graph. */
+CUresult fake_graph_capture(CUstream s, CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem,
+			    void **params);
 /* fake_core.c */
 /* Keeps a pointer reachable until exit: the fake never frees what it hands
  * out (handles must stay unique), and leak checkers must not blame the app. */

@@ -168,8 +168,16 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	/* kept reachable: a context's destruction frees its memory */
-	void *m = fake_keep(calloc(1, n ? n : 1));
+	/* Aligned as the real driver's (at least 256 bytes: the hook puts the
+	 * block-sampling shift in a map pointer's low bits, fake_fill_map masks
+	 * them off); kept reachable: a context's destruction frees its memory. */
+	void *m = NULL;
+	size_t len = n ? (n + 255) / 256 * 256 : 256;
+	if (posix_memalign(&m, 512, len) == 0)
+		memset(m, 0, len);
+	else
+		m = NULL;
+	m = fake_keep(m);
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*p = (CUdeviceptr)(uintptr_t)m;
@@ -375,6 +383,7 @@ FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mod
 	fs->capturing = 1;
 	fs->invalidated = 0;
 	fs->nodes = 0;
+	fake_graph_begin_capture(fs);
 	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
 		pthread_mutex_lock(&fake_lock);
 		if (fake_global_captures++ == 0)
@@ -400,38 +409,9 @@ FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 	fs->capturing = 0;
 	if (fs->invalidated)
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-	*g = (CUgraph)(uintptr_t)(0x1000 + fs->nodes);
+	*g = (CUgraph)fs->graph;
+	fs->graph = NULL;
 	return CUDA_SUCCESS;
-}
-
-FAKE_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
-{
-	(void)flags;
-	*e = (CUgraphExec)g;
-	return CUDA_SUCCESS;
-}
-
-FAKE_EXPORT CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
-{
-	(void)flags;
-	*g = (CUgraph)(uintptr_t)0x2000;
-	return CUDA_SUCCESS;
-}
-
-static CUresult fake_graph_launch(CUgraphExec e, CUstream s)
-{
-	(void)s;
-	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-FAKE_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
-{
-	return fake_graph_launch(e, s);
-}
-
-FAKE_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
-{
-	return fake_graph_launch(e, s);
 }
 
 /* A private table: slot 1 returns 42, proving the call reached the fake. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fake.h"
+#include "fake_cubin.h"
 
 struct fake_first {
 	struct fake_first *next;
@@ -147,11 +148,11 @@ struct fake_module *fake_module_from_image(const void *image, int is_library)
 		return NULL;
 	m->is_library = is_library;
 	m->gen = fake_ctx_gen;
-	const char *s = image;
+	const char *s = fake_cubin_ptx(image); /* a cubin of ours: the PTX it came from */
 	const uint8_t *u = image;
-	if (memcmp(s, "\177ELF", 4) == 0 && u[18] == 190 && u[58] == 64 && u[60] == 1 && u[40] == 64)
-		s += 128; /* a cuLinkComplete output of ours: PTX follows the header */
-	else if (memcmp(s, "\177ELF", 4) == 0 || u[0] == 0xB1 || u[0] == 0x50) {
+	if (!s)
+		s = image;
+	if (s == image && (memcmp(s, "\177ELF", 4) == 0 || u[0] == 0xB1 || u[0] == 0x50)) {
 		m->any_name = 1; /* cubin or fatbin: functions are made up on request */
 		return m;
 	}
@@ -170,8 +171,65 @@ struct fake_module *fake_module_from_image(const void *image, int is_library)
 	return m;
 }
 
+/* The function name of a ".func" declaration line at p (after its return
+ * parameter list, if any), copied into name; 0 when none. */
+static int fake_func_name(const char *p, char *name, size_t len)
+{
+	p = strstr(p, ".func") + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '(' && (p = strchr(p, ')')) != NULL)
+		p++;
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	size_t n = p ? strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$") : 0;
+	if (!n || n >= len)
+		return 0;
+	memcpy(name, p, n);
+	name[n] = 0;
+	return 1;
+}
+
+static int fake_ptx_defines_func(const char *const *texts, int n, const char *name)
+{
+	for (int t = 0; t < n; t++)
+		for (const char *q = strstr(texts[t], ".func"); q; q = strstr(q + 5, ".func")) {
+			const char *line = q;
+			while (line > texts[t] && line[-1] != '\n')
+				line--;
+			char got[256];
+			if (!memmem(line, (size_t)(q - line), ".extern", 7) && fake_func_name(q, got, sizeof got) &&
+			    strcmp(got, name) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* As the real JIT and linker do: every `.extern .func` of the texts must be
+ * defined by one of them (or be a function the driver provides). */
+static int fake_ptx_resolved(const char *const *texts, int n)
+{
+	static const char *const builtins[] = { "vprintf", "malloc", "free", "__assertfail", NULL };
+	for (int t = 0; t < n; t++)
+		for (const char *q = strstr(texts[t], ".extern .func"); q; q = strstr(q + 13, ".extern .func")) {
+			char name[256];
+			int builtin = 0;
+			if (!fake_func_name(q + 8, name, sizeof name))
+				continue;
+			for (int b = 0; builtins[b]; b++)
+				builtin |= strcmp(builtins[b], name) == 0;
+			if (!builtin && !fake_ptx_defines_func(texts, n, name))
+				return 0;
+		}
+	return 1;
+}
+
 FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
+	const char *text = image;
+	if (strncmp(text, "\177ELF", 4) != 0 && (uint8_t)text[0] != 0xB1 && (uint8_t)text[0] != 0x50 &&
+	    !fake_ptx_resolved(&text, 1))
+		return CUDA_ERROR_INVALID_PTX; /* unresolved extern function */
 	*mod = (CUmodule)fake_module_from_image(image, 0);
 	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
@@ -315,9 +373,11 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 	return CUDA_SUCCESS;
 }
 
-/* --- cuLink*: the "cubin" is a minimal CUDA ELF header followed by the PTX. */
+/* --- cuLink*: the "cubin" holds the PTX (fake_cubin.h). */
 struct fake_link {
-	char *ptx;
+	char *ptx;        /* the first PTX input: what the "cubin" holds */
+	char *inputs[16]; /* every PTX input, for the extern check */
+	int n_inputs;
 	uint8_t *cubin;
 };
 
@@ -335,26 +395,20 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void 
 	struct fake_link *l = (struct fake_link *)st;
 	if (type == CU_JIT_INPUT_PTX && !l->ptx)
 		l->ptx = strdup(data);
+	if (type == CU_JIT_INPUT_PTX && l->n_inputs < 16)
+		l->inputs[l->n_inputs++] = strdup(data);
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
-	size_t plen = l->ptx ? strlen(l->ptx) : 0;
-	l->cubin = fake_keep(calloc(1, 128 + plen + 1));
+	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs))
+		return CUDA_ERROR_INVALID_PTX;
+	l->cubin = fake_keep(fake_cubin_make(l->ptx, size));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	uint8_t *e = l->cubin;
-	memcpy(e, "\177ELF\2\1\1", 7); /* ELF64, little endian */
-	e[18] = 190;                   /* EM_CUDA */
-	e[40] = 64;                    /* e_shoff */
-	e[58] = 64;                    /* e_shentsize */
-	e[60] = 1;                     /* e_shnum: the null section */
-	if (plen)
-		memcpy(e + 128, l->ptx, plen);
 	*cubin = l->cubin;
-	*size = 128;
 	return CUDA_SUCCESS;
 }
 
@@ -362,6 +416,8 @@ FAKE_EXPORT CUresult cuLinkDestroy(CUlinkState st)
 {
 	struct fake_link *l = (struct fake_link *)st;
 	free(l->ptx);
+	for (int i = 0; i < l->n_inputs; i++)
+		free(l->inputs[i]);
 	/* the cubin stays: modules loaded from it keep their functions */
 	free(l);
 	return CUDA_SUCCESS;
@@ -433,12 +489,13 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fake_lock);
 	fake_launches++;
-	if (fake_capture_blocks(s))
+	int captured = fake_capture_blocks(s);
+	if (captured)
 		((struct fake_stream *)s)->nodes++;
 	int first = fake_first_param_count(fn->name);
 	pthread_mutex_unlock(&fake_lock);
-	if (fake_capture_blocks(s))
-		return CUDA_SUCCESS; /* captured, not run */
+	if (captured) /* a node of the stream's graph, not run */
+		return params ? fake_graph_capture(s, f, grid, block, smem, params) : CUDA_SUCCESS;
 	if (first >= 0 && fn->n_params > first)
 		fake_attr_note_probed(fn);
 	for (int i = first >= 0 ? first : fn->n_params; i < fn->n_params; i++) {
@@ -448,6 +505,12 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		fake_fill_map(p, grid, block);
 	}
 	return CUDA_SUCCESS;
+}
+
+CUresult fake_launch_node(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned smem, CUstream s,
+			  void **params)
+{
+	return fake_launch(f, grid, block, smem, s, params, NULL);
 }
 
 #define FAKE_LAUNCH_ARGS CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
@@ -485,12 +548,3 @@ FAKE_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f
 	return cuLaunchKernelEx(c, f, params, extra);
 }
 
-FAKE_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t n,
-					     const CUDA_KERNEL_NODE_PARAMS *p)
-{
-	(void)g, (void)deps, (void)n;
-	if (!p || !p->func)
-		return CUDA_ERROR_INVALID_VALUE;
-	*node = (CUgraphNode)(uintptr_t)0x3000;
-	return CUDA_SUCCESS;
-}

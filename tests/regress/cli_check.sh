@@ -17,6 +17,16 @@ run "$NTOP" check block_sched
 echo "$out" | grep -q '^ok: block_sched (map block_sched: per warp, 1 x 24 B' || bad "ok line: $out"
 echo "$out" | grep -q '2 hooks)' || bad "hook count: $out"
 
+# NEUTRINO's files in both layouts load; what a file leaves to ntop is a note
+SRC="${NTOP_SOURCE_DIR:?}"
+run "$NTOP" check "$SRC"/tests/corpus/neutrino/*.toml
+[ "$rc" = 0 ] || bad "NEUTRINO corpus: rc $rc: $out"
+[ "$(echo "$out" | grep -c '^ok: ')" = "$(ls "$SRC"/tests/corpus/neutrino/*.toml | wc -l)" ] || bad "NEUTRINO corpus: $out"
+echo "$out" | grep -A1 '^ok: program_progress ' | grep -q '^  note: %sample is written but never declared' ||
+	bad "implicit register note: $out"
+echo "$out" | grep -A1 '^ok: dsl_dmat ' | grep -q '^  note: map Trace: sized at run time ("dynamic"): ntop keeps 64' ||
+	bad "dynamic map note: $out"
+
 cat > "$T/typo.toml" <<'TOML'
 ntop_probe = 1
 name = "typo"

@@ -78,10 +78,13 @@ expect 2 "no theme 'neon'" "$T/trace" -k vecadd -o "$T/x.png" --theme neon
 printf '[colors]\nbackground = "#12"\n' > "$T/bad.toml"
 expect 2 "bad.toml:2:14:" "$T/trace" -k vecadd -o "$T/x.png" --theme "$T/bad.toml"
 expect 2 "only 'timeline'" "$T/trace" -k vecadd -o "$T/x.png" --view heatmap
-expect 2 "give -o" "$T/trace" -k vecadd
+# without -o: the UI's file name, in the current directory
+out=$(cd "$T" && "$NTOP" export trace -k vecadd 2>&1)
+echo "$out" | grep -q '^wrote vecadd-k1-p500-3-timeline.png: 1600x900' && [ -s "$T/vecadd-k1-p500-3-timeline.png" ] ||
+	bad "default file name: $out"
 expect 2 "give -k" "$T/trace" -o "$T/x.png"
 expect 2 "unknown option" "$T/trace" -k vecadd -o "$T/x.png" --frob
-expect 2 "events.log" "$T/nosuchdir" -k vecadd -o "$T/x.png"
+expect 2 "nosuchdir is not a trace directory: .*events.log" "$T/nosuchdir" -k vecadd -o "$T/x.png"
 expect 1 "$T/nodir/x.png" "$T/trace" -k vecadd -o "$T/nodir/x.png"
 [ -e "$T/x.png" ] && bad "an error path wrote $T/x.png"
 

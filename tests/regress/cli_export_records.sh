@@ -67,8 +67,11 @@ expect() { # rc pattern args...
 expect 2 "no map 'nope' to export" "$T/trace" -k multi --view records --map nope -o "$T/x.csv"
 expect 2 "maps: w raw" "$T/trace" -k multi --view records --map nope -o "$T/x.csv"
 expect 2 "--map is for --view records" "$T/trace" -k multi --map raw -o "$T/x.png"
-expect 2 "do not apply" "$T/trace" -k multi --view records --width 800 -o "$T/x.csv"
-expect 2 "give -o FILE.csv" "$T/trace" -k multi --view records
+expect 2 "are for PNGs" "$T/trace" -k multi --view records --width 800 -o "$T/x.csv"
+expect 2 "does not apply" "$T/trace" -k multi --view records --time sm -o "$T/x.csv"
+out=$(cd "$T" && "$NTOP" export trace -k multi --view records 2>&1)
+echo "$out" | grep -q '^wrote multi-k2-p700-2-records.csv: 12 records' && [ -s "$T/multi-k2-p700-2-records.csv" ] ||
+	bad "default file name: $out"
 expect 2 "only 'timeline', 'dmat' and 'records'" "$T/trace" -k multi --view csv -o "$T/x.csv"
 expect 2 "never probed" "$T/trace" -k idler --view records -o "$T/x.csv"
 expect 2 "ntop record -p PROBE -k 'idler'" "$T/trace" -k idler --view records -o "$T/x.csv"

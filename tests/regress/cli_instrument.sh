@@ -51,6 +51,13 @@ out=$("$NTOP" instrument -p block_sched -k nosuch "$PTX" -o "$T/x.ptx" 2>&1)
 out=$("$NTOP" instrument -p block_sched -k vecadd /etc/hostname -o "$T/x.ptx" 2>&1)
 [ $? = 1 ] || bad "non-image should exit 1: $out"
 
+# NEUTRINO's positions are substrings: its tensorop_count counts wmma.mma.sync
+# too (entry, the wmma, exit: 3 sites; a prefix match would give 2)
+out=$("$NTOP" instrument -p "$SRC/tests/corpus/neutrino/tensorop_count.toml" -k wmma \
+	"$SRC/tests/corpus/ptx/tensor.sm_80.ptx" -o "$T/w.ptx" 2>&1) || bad "NEUTRINO tensorop_count: $out"
+echo "$out" | grep -q '^sites: 3 instrumented' || bad "NEUTRINO tensorop_count on wmma: $out"
+grep -A4 'wmma.mma.sync' "$T/w.ptx" | grep -q 'add.u64' || bad "nothing counts after wmma.mma.sync"
+
 PTXAS=${NTOP_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ -x "$PTXAS" ]; then
 	out=$("$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/v.ptx" --assemble 2>&1)

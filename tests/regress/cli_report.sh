@@ -128,12 +128,43 @@ mkdir "$T/t2" && mv "$T/d2.log" "$T/t2/events.log"
 out=$("$NTOP" report "$T/t2" 2>&1) || bad "damaged log rc: $out"
 echo "$out" | grep -q '1 malformed, last line cut short' || bad "damaged log notes: $out"
 "$NTOP" report "$T/t2" --json | python3 -m json.tool > /dev/null || bad "damaged log JSON"
-"$NTOP" report "$T/nothing" >/dev/null 2>&1
-[ $? = 1 ] || bad "missing trace should exit 1"
+out=$("$NTOP" report "$T/nothing" 2>&1)
+[ $? = 2 ] || bad "missing trace should exit 2 (a bad argument)"
+[ "$out" = "ntop: $T/nothing is not a trace directory: $T/nothing/events.log: No such file or directory" ] ||
+	bad "missing trace message: $out"
 "$NTOP" report >/dev/null 2>&1
 [ $? = 2 ] || bad "no dir should exit 2"
 "$NTOP" report "$D" --yaml >/dev/null 2>&1
 [ $? = 2 ] || bad "unknown option should exit 2"
+out=$("$NTOP" report "$D" --json --csv 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q '^ntop report: --json or --csv, not both$' || bad "--json --csv: $out"
+
+# --csv: one line per kernel, the same numbers as the JSON, read back by
+# Python's csv module (names with commas are quoted)
+"$NTOP" report "$D" --csv > "$T/r.csv" 2>"$T/err"
+[ $? = 0 ] || bad "csv rc: $(cat "$T/err")"
+python3 - "$T/r.csv" <<'PY' || bad "CSV content: $(cat "$T/r.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+assert len(rows) == 2, rows
+v, s = rows
+assert (v["pid"], v["kid"], v["name"]) == ("500", "1", "_Z6vecaddPKfS0_Pfi"), v
+assert v["demangled"] == "vecadd(float const*, float const*, float*, int)", v["demangled"]
+assert v["launches"] == "4" and v["grid"] == "5x1x1" and v["block"] == "32x1x1" and v["smem"] == "0"
+assert v["timed"] == "2" and v["mean_ns"] == "1500" and v["ptx"] == "1" and v["ptx_reason"] == ""
+assert v["instrument"] == "ok" and v["probes"] == "block_sched" and v["declined"] == "1"
+assert v["probed_launches"] == "2" and v["results_ok"] == "1" and v["records"] == "5"
+assert v["block_sched_launches"] == "1" and v["running_cycles"] == "265.0" and v["scheduling_cycles"] == "125.0"
+assert v["waves_per_sm"] == "0.625", v["waves_per_sm"]
+assert s["ptx"] == "0" and s["ptx_reason"] == "SASS only: rebuild with +PTX" and s["configs"] == "2"
+assert s["grid"] == "128x1x1" and s["mean_ns"] == "" and s["timed"] == "0" and s["instrument"] == ""
+assert s["probed_launches"] == "0" and s["running_cycles"] == "" and s["waves_per_sm"] == ""
+PY
+# a hostile kernel name: quoted, control bytes never reach the terminal
+mkdir -p "$T/t3"
+printf 'kernel t=1 pid=9 kid=1 name=a%%2Cb%%22c%%1B[31m ptx=1\n' > "$T/t3/events.log"
+"$NTOP" report "$T/t3" --csv | sed -n 2p > "$T/h.csv"
+[ "$(cat "$T/h.csv")" = '9,1,"a,b""c?[31m","a,b""c?[31m",0,,,,0,0,,1,,,,,0,0,0,0,0,0,,,' ] || bad "hostile CSV: $(cat "$T/h.csv")"
 
 [ "$fail" = 0 ] && echo "cli_report: all passed"
 exit "$fail"

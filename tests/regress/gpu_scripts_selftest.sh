@@ -7,6 +7,7 @@ set -euo pipefail
 src=${NTOP_SOURCE_DIR:?}
 bin=${NTOP_BINARY_DIR:-}
 python3 "$src/tests/gpu/check_trace.py" selftest
+python3 "$src/tests/gpu/issue11_check.py" selftest
 python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
 python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too
@@ -78,6 +79,20 @@ grep -q "\[dry-run\] .*report .*/mp_cupy_spawn\.dmat\.trace --json" "$tmp/thirdp
 grep -q "^| vec | - | - | - | dry | dry | dry | dry |" "$tmp/thirdparty.log" || fail "thirdparty.sh: no table"
 [ -s "$tmp/thirdparty/thirdparty.txt" ] && [ -s "$tmp/thirdparty/thirdparty-logs.tgz" ] ||
 	fail "thirdparty.sh: no report or logs under OUT"
+
+# issue11.sh: every program built and run plain and under ntop, in a dry run
+dry issue11 tests/gpu/issue11.sh --dry-run
+for a in nvrtc_saxpy rdc graph_nodes; do
+	grep -q "\[dry-run\] timeout -k 5 150 $tmp/no-ntop record -p block_sched --limit 20 -k .* -o .*/$a\.trace -- " \
+		"$tmp/issue11/issue11.txt" || fail "issue11.sh: no run of $a under ntop"
+done
+grep -q "\[dry-run\] nvcc -O2 -rdc=true .*rdc_main\.cu .*rdc_dev\.cu" "$tmp/issue11/issue11.txt" || fail "issue11.sh: rdc not built"
+
+# batch.sh: a step per argument under its own limit, a table, few files back
+mkdir -p "$tmp/batch"
+(cd "$src" && OUT=$tmp/batch tests/gpu/batch.sh nosuch:5) >"$tmp/batch.log" 2>&1
+grep -q "^unknown step nosuch" "$tmp/batch/batch.txt" || fail "batch.sh: an unknown step not reported"
+[ "$(ls "$tmp/batch" | sort | tr '\n' ' ')" = "batch-logs.tgz batch.txt " ] || fail "batch.sh: files under OUT: $(ls "$tmp/batch")"
 
 # The Python reader against result files the hook wrote (fake driver): thread
 # and warp maps of both probes at once, and dmat's slot-major map.

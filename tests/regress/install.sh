@@ -36,6 +36,12 @@ cmake --install "$B" --prefix "$P" >"$TMP/install.log" 2>&1 || { cat "$TMP/insta
 [ "$(readlink "$P/lib/ntop/libcuda.so" 2>/dev/null)" = libcuda.so.1 ] || fail "lib/ntop/libcuda.so is not a link to libcuda.so.1"
 objdump -p "$P/lib/ntop/libcuda.so.1" 2>/dev/null | grep -q 'SONAME *libcuda.so.1' ||
 	{ command -v objdump >/dev/null && fail "installed hook's SONAME is not libcuda.so.1"; }
+# the JIT stand-ins, each in its own directory, when the toolkit had them
+for j in nvrtc/libnvrtc nvjitlink/libnvJitLink; do
+	if ls "$B/lib/ntop/$j".so.* >/dev/null 2>&1; then
+		ls "$P/lib/ntop/$j".so.* >/dev/null 2>&1 || fail "lib/ntop/$j.so.N not installed"
+	fi
+done
 for f in "$S"/probes/*.toml; do
 	[ -f "$P/share/ntop/probes/$(basename "$f")" ] || fail "probe $(basename "$f") not installed"
 done

@@ -75,8 +75,7 @@ expect "$TMP/stop.json" "\"lost_events\":$lost," "stopped reader: report counts 
 real_rec -o "$TMP/k9" -- bash -c '"$0" "$1" 2000; touch "$2"' "$BURST" "$PTX" "$TMP/k9.done" > /dev/null 2>&1 &
 N=$!
 wait_for '[ "$(ls "$TMP/k9/results" 2>/dev/null | wc -l)" -ge 20 ]' 30 "results before kill -9"
-kill -KILL "$N"
-wait "$N" 2> /dev/null
+{ kill -KILL "$N"; wait "$N"; } 2> /dev/null # (no "Killed" job notice)
 wait_for '[ -e "$TMP/k9.done" ]' 120 "the app to finish after ntop was killed"
 "$NTOP" report "$TMP/k9" > "$TMP/k9.rep" 2>&1
 expect "$TMP/k9.rep" "^Ended: no end line from ntop" "kill -9 ntop: no end line said"
@@ -107,7 +106,7 @@ mkdir "$TMP/ff"
 mkfifo "$TMP/ff/events.log"
 timeout 20 "$NTOP" report "$TMP/ff" > "$TMP/ff.out" 2>&1
 rc=$?
-[ "$rc" = 1 ] || fail "FIFO events.log: report rc $rc (124: it hung)"
+[ "$rc" != 124 ] && [ "$rc" != 0 ] || fail "FIFO events.log: report rc $rc (124: it hung)"
 expect "$TMP/ff.out" "events.log: not a regular file \(a FIFO\)" "FIFO events.log: report says why"
 timeout 20 "$NTOP" export "$TMP/ff" -k x -o "$TMP/ff.png" > "$TMP/ff.out" 2>&1
 rc=$?

@@ -95,11 +95,17 @@ for y in range(plot_h):
             if row[x] != c:
                 bad.append('cell (%d,%d): %r, want %r (%d accesses, max %d)' % (x, y, row[x], c, n, mx))
             want += c
-    # address labels: where a range starts (gap marker) and on the bottom row
+    # address labels: where a range starts (gap marker) and on the bottom
+    # row; a row holds the pages whose centre it holds, or zoomed (more bin
+    # rows than pages) every page it overlaps, as the bins do
     h = yh / plot_h
     a = y0 + (plot_h - 1 - y) * h
-    ra, rb = max(math.ceil(a - 0.5), 0), min(math.ceil(a + h - 0.5), nrows)
-    starts = [r0 for r0 in runs[1:] if ra <= r0 < rb]
+    if zoomed:
+        ra, rb = max(math.floor(a), 0), min(math.ceil(a + h), nrows)
+        starts = [r0 for r0 in runs[1:] if a <= r0 < a + h]
+    else:
+        ra, rb = max(math.ceil(a - 0.5), 0), min(math.ceil(a + h - 0.5), nrows)
+        starts = [r0 for r0 in runs[1:] if ra <= r0 < rb]
     lab = lines[plot_y + y][:plot_x].rstrip()
     if ra >= rb:
         want_lab = ''
@@ -124,7 +130,7 @@ axis_words() { screen | grep -m1 '[▲^]' | sed 's/[▲╵|^]/ /g' | xargs; }
 readout() { line 3; }
 footer() { line $((H - 1)); }
 BOTTOM=$((H - 4)) # the plot's lowest text row
-want_axis() { [ "$(axis_words)" = "$1" ] || bad "$2: axis labels '$(axis_words)', want '$1'"; }
+want_axis() { want=$1; wait_true '[ "$(axis_words)" = "$want" ]' 3 || bad "$2: axis labels '$(axis_words)', want '$1'"; }
 want_readout() { wait_for "^$1\$" 3 || bad "$2: readout '$(readout)', want /$1/"; }
 
 # ---- copy_read: open it from the kernel list as a user would ----
@@ -190,8 +196,10 @@ keys -
 want_axis "0 2.0k 4.0k 6.0k" "-"
 want_readout 't 0-95 cycles  0x7f0000000000-0x7f0000001fff \(2 pages\)  1 access' "-"
 
-# rows: z halves the page axis (A's lower pages only), PgUp shows B, g goes
-# back to the lowest address, k / j scroll one text row (1.6 pages)
+# rows: z halves the page axis (A's lower pages only: 40 pages in 46 bin
+# rows, zoomed past a row per page), PgUp shows B, g goes back to the lowest
+# address, k / j scroll one text row (1.74 pages: the bottom row starts in
+# page 1, and its label names page 1, as the readout of its first bin does)
 keys z
 wait_gone '^0x7f0100000000' 3 || bad "z: B still shown"
 keys PPage
@@ -200,9 +208,19 @@ keys g
 wait_gone '^0x7f0100000000' 3 || bad "g: B still shown"
 wait_line $BOTTOM '^0x7f0000000000 ' 3 || bad "g: bottom label $(line $BOTTOM)"
 keys k
-wait_line $BOTTOM '^0x7f0000002000 ' 3 || bad "k: bottom label $(line $BOTTOM)"
+wait_line $BOTTOM '^0x7f0000001000 ' 3 || bad "k: bottom label $(line $BOTTOM)"
 keys j
 wait_line $BOTTOM '^0x7f0000000000 ' 3 || bad "j: bottom label $(line $BOTTOM)"
+# fit, zoom rows, lowest address, one text row up: the cursor stays on the
+# bottom-left bin (pages 1.74..2.61), whose first page is the one labelled
+keys 0 z g k
+want_readout 't 0-95 cycles  0x7f0000001000-0x7f0000002fff \(2 pages\)  0 accesses' "0 z g k: the labelled page"
+wait_line $BOTTOM '^0x7f0000001000 ' 3 || bad "0 z g k: bottom label $(line $BOTTOM)"
+# paging up and down comes back to the same rows, exactly
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do keys k; done
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do keys j; done
+want_readout 't 0-95 cycles  0x7f0000001000-0x7f0000002fff \(2 pages\)  0 accesses' "13 k, 13 j"
+wait_line $BOTTOM '^0x7f0000001000 ' 3 || bad "13 k, 13 j: bottom label $(line $BOTTOM)"
 
 # ranges: A alone, scrolling stays in A, B alone (nothing before cycle 6400), all
 keys 0 a

@@ -6,40 +6,18 @@
 # app.log and never across the screen, exit status and a crash (killed by a
 # signal) are reported, quitting while the app runs asks (kill / detach /
 # cancel), SIGTERM ends both politely, and the terminal is restored.
-set -u
-command -v tmux >/dev/null || { echo "skip: no tmux"; exit 77; }
 source "$(dirname "$0")/hook_lib.inc"
-NTOP=$B/bin/ntop
+. "$(dirname "$0")/tui_lib.inc"
+TUI_AT_EXIT='touch "$TMP/stop"; sleep 0.1; rm -rf "$TMP"'
+TUI_WAIT=10
 LOOP=$B/tests/fakecuda/app_loop
-[ -x "$NTOP" ] && [ -x "$LOOP" ] || { echo "FAIL: ntop or app_loop not built"; exit 1; }
-SOCK="$TMP/tmux.sock"
-tm() { tmux -S "$SOCK" "$@"; }
-trap 'touch "$TMP/stop"; tm kill-server 2>/dev/null; sleep 0.3; rm -rf "$TMP"' EXIT
+[ -x "$LOOP" ] || { echo "FAIL: app_loop not built"; exit 1; }
 mkdir -p "$TMP/cfg"
 export XDG_CONFIG_HOME="$TMP/cfg" HOME="$TMP" NTOP_REAL_LIBCUDA="$FAKE" NTOP_HOOK_DIR="$HOOKDIR"
 
-UI=ui0
-screen() { tm capture-pane -p -t "$UI"; }
-# a fresh session in the same server (killing the last session would stop
-# the server while the next one connects)
-fresh() {
-	local old=$UI
-	UI=ui$((${UI#ui} + 1))
-	tm new-session -d -s "$UI" -x 100 -y 30 "env PS1='PROMPT$ ' bash --norc --noprofile"
-	tm kill-session -t "$old" 2>/dev/null
-}
-wait_for() { # REGEX [SECONDS]
-	local i n=$(( ${2:-10} * 10 ))
-	for ((i = 0; i < n; i++)); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-keys() { tm send-keys -t "$UI" "$@"; sleep 0.3; }
 # start NAME ARGS...: ntop ARGS in a shell in tmux (100x30)
 start() {
-	fresh
+	fresh 100 30
 	tm send-keys -t "$UI" "clear; bash -c 'echo \$\$ > $TMP/ntop.pid; exec $NTOP $*'; echo NTOP-EXIT=\$?" Enter
 }
 # unhang DIR PID: app_loop's parent waits for its fork child at the end;
@@ -52,13 +30,6 @@ unhang() {
 # the application's pid: the process whose parent is ntop
 app_of() { grep '^hello ' "$1/events.log" | grep "ppid=$(cat "$TMP/ntop.pid") " | sed -E 's/.* pid=([0-9]+) .*/\1/' | head -1; }
 app_pid() { screen | tail -1 | sed -nE 's/.*\[pid ([0-9]+) .*/\1/p'; }
-restored() { # CODE WHAT
-	wait_for "NTOP-EXIT=$1" 15 || { fail "$2: ntop did not exit with $1: $(screen | grep -v '^$' | tail -4)"; return; }
-	[ "$(tm display -p -t "$UI" '#{alternate_on}')" = 0 ] || fail "$2: still on the alternate screen"
-	[ "$(tm display -p -t "$UI" '#{cursor_flag}')" = 1 ] || fail "$2: cursor hidden"
-	[ "$(tm display -p -t "$UI" '#{mouse_any_flag}')" = 0 ] || fail "$2: mouse reporting left on"
-}
-
 # ---- kernels live, a probe, a timeline, the app's output, exit status ----
 rm -f "$TMP/stop"
 start -o "$TMP/s1" -- "$LOOP" "$PTX" "$TMP/stop" 60
@@ -78,10 +49,9 @@ else
 fi
 for i in $(seq 30); do screen | grep -q '(unnamed)' || break; sleep 0.1; done
 screen | grep -q '(unnamed)' && fail "a kernel without a name: $(screen | grep unnamed)"
-l1=$(screen | grep -m1 ' fill *$' | awk '{print $2}')
-sleep 0.6
-l2=$(screen | grep -m1 ' fill *$' | awk '{print $2}')
-[ -n "$l1" ] && [ -n "$l2" ] && [ "$l2" -gt "$l1" ] || fail "launch counts do not grow ($l1 -> $l2)"
+fills() { screen | grep -m1 ' fill *$' | awk '{print $2}'; }
+l1=$(fills)
+wait_true '[ -n "$l1" ] && [ "$(fills)" -gt "$l1" ]' || fail "launch counts do not grow ($l1 -> $(fills))"
 keys / f i l l Enter
 keys p
 wait_for 'probes for fill' || fail "probe picker: $(screen)"
@@ -96,7 +66,7 @@ keys Enter
 wait_for 'No.block:[0-9]+ Running:' || fail "launches view: $(screen | head -10)"
 keys Enter
 wait_for 'waves/SM' || fail "timeline: $(screen | head -5)"
-screen | grep -Eq '^ 0 [▀▄█]' || fail "timeline: SM 0 lane: $(screen | sed -n 4p)"
+wait_for '^ 0 [▀▄█]' || fail "timeline: SM 0 lane: $(screen | sed -n 4p)"
 keys q q Escape
 # the app's output: in the log pane (prefixed) and app.log, nowhere else
 touch "$TMP/stop"
@@ -127,7 +97,7 @@ pid=$(app_of "$TMP/s3")
 keys q
 wait_for 'still running' || fail "q while running did not ask"
 keys c
-screen | grep -q 'still running' && fail "cancel left the question up"
+wait_gone 'still running' || fail "cancel left the question up"
 keys C-c
 wait_for 'still running' || fail "Ctrl-C did not ask"
 keys k
@@ -164,11 +134,12 @@ restored 143 "SIGTERM"
 [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && fail "app $pid alive after SIGTERM to ntop"
 
 # ---- a program that cannot run: nothing starts ----
-fresh
+fresh 100 30
 tm send-keys -t "$UI" "cd $TMP; clear; $NTOP ./no-such-program; echo NTOP-EXIT=\$?" Enter
 wait_for 'NTOP-EXIT=127' || fail "missing program: $(screen | grep -v '^$')"
 screen | grep -q "cannot run './no-such-program'" || fail "missing program message"
 [ -e "$TMP/ntop-trace" ] && fail "a session directory was made for a missing program"
 
-[ "$fails" = 0 ] && echo "tui_live: all passed"
-exit "$fails"
+[ "$fails" = 0 ] && [ "$fail" = 0 ] && echo "tui_live: all passed"
+[ "$fails" = 0 ] && exit "$fail"
+exit 1

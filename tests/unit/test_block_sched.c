@@ -177,6 +177,11 @@ static void test_errors(void)
 	CHECK(block_sched_analyze(r, 0, 0, &bs, &cause) < 0);
 	r->grid[0] = 4;
 	CHECK(block_sched_analyze(r, 1, 0, &bs, &cause) < 0);
+	/* NEUTRINO's DSL names the SM field cuid */
+	char smid_name[PROBE_NAME_MAX];
+	snprintf(smid_name, sizeof smid_name, "%s", r->maps[0].map.fields[2].name);
+	snprintf(r->maps[0].map.fields[2].name, PROBE_NAME_MAX, "cuid");
+	CHECKF(block_sched_find_map(r) == 0, "field %s renamed cuid", smid_name);
 	/* a map without the fields */
 	snprintf(r->maps[0].map.fields[2].name, PROBE_NAME_MAX, "sm");
 	CHECK_EQ_INT(block_sched_find_map(r), -1);

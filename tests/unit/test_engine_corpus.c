@@ -1,6 +1,7 @@
 /* The whole engine over the PTX corpus: every kernel of every .ptx file in
  * tests/corpus/ptx, instrumented with every probe file we ship (.toml files
- * in probes/) and with NEUTRINO's (tests/data/neutrino_<name>.toml), and
+ * in probes/) and with NEUTRINO's (tests/data/neutrino_<name>.toml and the
+ * corpus of its shipped probes in both layouts, tests/corpus/neutrino), and
  * every result assembled with ptxas (two at a time: ptxas dominates). For
  * the light block_sched probe the unprobed kernel is assembled too, and the
  * registers the probe adds are held to the bounds measured with ptxas 13.0
@@ -76,6 +77,23 @@ static const char MEMTRACE[] =
 	"datamodel = \"warp:16\"\n"
 	"before = \"SAVE.u64 {ADDR}; SAVE.u32 {BYTES, SMID};\"\n";
 
+/* Appends dir/prefix*.toml to names[n..]; returns the new count. */
+static int add_dir(char **names, int n, const char *dir, const char *prefix)
+{
+	char **files;
+	int nf = list_dir(testlib_src(dir), prefix, ".toml", &files);
+	CHECKF(n + nf <= MAX_PROBES, "%s: %d probe files, room for %d", dir, nf, MAX_PROBES - n);
+	for (int i = 0; i < nf; i++) {
+		char rel[512];
+		snprintf(rel, sizeof rel, "%s/%s", dir, files[i]);
+		if (n < MAX_PROBES)
+			names[n++] = strdup(rel);
+		free(files[i]);
+	}
+	free(files);
+	return n;
+}
+
 static int load_probes(struct probe **probes, char **names)
 {
 	int n = 0;
@@ -96,15 +114,8 @@ static int load_probes(struct probe **probes, char **names)
 		n++;
 	}
 	free(files);
-	nf = list_dir(testlib_src("tests/data"), "neutrino_", ".toml", &files);
-	for (int i = 0; i < nf; i++) {
-		char rel[512];
-		snprintf(rel, sizeof rel, "tests/data/%s", files[i]);
-		if (n < MAX_PROBES)
-			names[n++] = strdup(rel);
-		free(files[i]);
-	}
-	free(files);
+	n = add_dir(names, n, "tests/data", "neutrino_");
+	n = add_dir(names, n, "tests/corpus/neutrino", "");
 	for (int i = loaded; i < n && i < MAX_PROBES; i++) {
 		char *cause = NULL;
 		struct probe *p = NULL;

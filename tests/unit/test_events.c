@@ -138,8 +138,34 @@ static void test_ints(void)
 	event_done(&ev);
 }
 
+/* The printf-free number writers give what printf gives, at the limits. */
+static void test_numbers(void)
+{
+	static const long long ints[] = { 0, 1, -1, 9, 10, 4294967295ll, -9223372036854775807ll - 1,
+					  9223372036854775807ll };
+	static const unsigned long long hexes[] = { 0, 1, 0xf, 0x10, 0xdeadbeefull, 0xffffffffffffffffull };
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		struct strbuf sb;
+		char want[128];
+		strbuf_init(&sb);
+		event_begin(&sb, "x", 18446744073709551615ull, -5);
+		event_add_int(&sb, "v", ints[i]);
+		event_add_hex(&sb, "h", hexes[i % (sizeof hexes / sizeof hexes[0])]);
+		snprintf(want, sizeof want, "x t=18446744073709551615 pid=-5 v=%lld h=0x%llx", ints[i],
+			 hexes[i % (sizeof hexes / sizeof hexes[0])]);
+		CHECKF(sb.data && strcmp(sb.data, want) == 0, "'%s' != '%s'", sb.data ? sb.data : "(null)", want);
+		strbuf_done(&sb);
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	event_add_dim3(&sb, "grid", (const unsigned[]){ 4294967295u, 0, 7 });
+	CHECKF(sb.data && strcmp(sb.data, " grid=4294967295,0,7") == 0, "'%s'", sb.data ? sb.data : "(null)");
+	strbuf_done(&sb);
+}
+
 int main(void)
 {
+	test_numbers();
 	test_round_trip();
 	test_malformed();
 	test_tolerant();

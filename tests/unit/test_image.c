@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/demangle.h"
+#include "engine/elf_file.h"
 #include "engine/image.h"
 #include "engine/triton_cache.h"
 #include "testlib.h"
@@ -524,6 +525,102 @@ static void write_file(const char *path, const void *p, size_t n)
 	}
 }
 
+/* The hook's -rdc path: one section of a file read on its own, and the
+ * PTX picked by the kernel it defines. */
+static void test_rdc_helpers(void)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	char *cause = NULL;
+	const char *lib = testlib_src("tests/corpus/images/libvec.so");
+	CHECKF(elf_file_section(lib, ".nv_fatbin", 1 << 20, &data, &len, &cause) == 0 && data && len > 0, "%s",
+	       cause ? cause : "");
+	struct image_entry *e = NULL;
+	int n = 0;
+	CHECK(data && image_fatbin_entries(data, len, &e, &n, NULL) == 0 && n == 3);
+	free(e);
+	free(data);
+	CHECK(elf_file_section(lib, "__nv_relfatbin", 1 << 20, &data, &len, &cause) == 1 && !data);
+	CHECK(elf_file_section(lib, ".nv_fatbin", 16, &data, &len, &cause) == -1 && strstr(cause, "large"));
+	CHECK(elf_file_section("/nonexistent/ntop.so", ".x", 16, &data, &len, &cause) == -1);
+	free(cause);
+	cause = NULL;
+	CHECK(image_ptx_defines(".visible .entry scale(\n", "scale"));
+	CHECK(image_ptx_defines(".entry  _Z7vec_addPfPKfS1_i (", "_Z7vec_addPfPKfS1_i"));
+	CHECK(!image_ptx_defines(".visible .entry scale2(", "scale") && !image_ptx_defines("call scale(", "scale"));
+	size_t n_img;
+	uint8_t *img = load("vec_plain.fatbin", &n_img);
+	char *ptx = NULL;
+	CHECKF(img && image_pick_kernel_ptx(img, n_img, 80, "scale", &ptx, &len, &cause) == 0 && ptx &&
+	       strstr(ptx, ".target sm_80"), "%s", cause ? cause : "");
+	free(ptx);
+	ptx = NULL;
+	CHECK(img && image_pick_kernel_ptx(img, n_img, 80, "nosuch", &ptx, &len, &cause) == -1 && !ptx &&
+	      strstr(cause, "defines nosuch"));
+	free(cause);
+	cause = NULL;
+	free(img);
+	/* an -rdc build's two units: the other one is the one defining rdc_twice */
+	img = load("rdc_rel.fatbin", &n_img);
+	char **others = NULL;
+	int n_others = 0;
+	CHECKF(img && image_other_ptx(img, n_img, 90, "_Z9rdc_crossPfi", &others, &n_others, &cause) == 0 &&
+	       n_others == 1 && strstr(others[0], "_Z9rdc_twicef(") &&
+	       !image_ptx_defines(others[0], "_Z9rdc_crossPfi"), "%d others: %s", n_others,
+	       n_others ? others[0] : cause ? cause : "");
+	image_free_names(others, n_others);
+	free(cause);
+	free(img);
+}
+
+/* torch.compile's caches: <TORCHINDUCTOR_CACHE_DIR>/triton/<device>/<hash>/,
+ * searched after Triton's own; a miss names every root it looked in. */
+static void test_inductor_cache(void)
+{
+	size_t n;
+	uint8_t *cubin = load("vec_sm75.cubin", &n);
+	char root[] = "/tmp/ntop_inductor_XXXXXX", path[512];
+	if (!cubin || !mkdtemp(root))
+		return;
+	static const char *const dirs[] = { "triton", "triton/0", "triton/0/Hx1", NULL };
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.cubin", root);
+	write_file(path, cubin, n);
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.ptx", root);
+	write_file(path, "inductor ptx", 12);
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", "/nonexistent/ntop-home", 1);
+	setenv("TORCHINDUCTOR_CACHE_DIR", root, 1);
+	char *ptx = NULL, *cause = NULL;
+	size_t len = 0;
+	CHECKF(triton_cache_find_ptx(cubin, n, &ptx, &len, &cause) == 0 && ptx && strcmp(ptx, "inductor ptx") == 0,
+	       "%s", cause ? cause : "");
+	free(ptx);
+	ptx = NULL;
+	unlink(path);
+	CHECK(triton_cache_find_ptx(cubin, n, &ptx, &len, &cause) == -1 && ptx == NULL);
+	char want[600];
+	snprintf(want, sizeof want, "%s/triton/0 (1 entry, no cubin matches)", root);
+	CHECKF(cause && strstr(cause, "/nonexistent/ntop-home/.triton/cache (no such directory)") && strstr(cause, want),
+	       "%s", cause ? cause : "");
+	free(cause);
+	snprintf(path, sizeof path, "%s/triton/0/Hx1/triton_poi_fused_0.cubin", root);
+	unlink(path);
+	for (int i = 2; i >= 0; i--) {
+		snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
+	unsetenv("TORCHINDUCTOR_CACHE_DIR");
+	if (home)
+		setenv("HOME", home, 1);
+	free(home);
+	free(cubin);
+}
+
 static void test_triton_cache(void)
 {
 	size_t n;
@@ -607,5 +704,7 @@ int main(void)
 	test_mutations();
 	test_demangle();
 	test_triton_cache();
+	test_inductor_cache();
+	test_rdc_helpers();
 	return testlib_report();
 }

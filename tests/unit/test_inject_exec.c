@@ -449,6 +449,8 @@ struct probe_spec {
 	enum probe_level level;
 	uint32_t cap, rec;
 	const char *entry, *insn, *exit; /* snippets (NULL: no hook) */
+	const char *opcode;              /* of the insn hook (NULL: st.global) */
+	int after, no_pred, after_jump_before; /* the insn hook's */
 };
 
 static struct probe *mk_probe(const struct probe_spec *sp)
@@ -473,8 +475,11 @@ static struct probe *mk_probe(const struct probe_spec *sp)
 		h->snippet = strdup(snips[i]);
 		if (kinds[i] == PROBE_TP_INSN) {
 			h->opcodes = calloc(1, sizeof *h->opcodes);
-			h->opcodes[0] = strdup("st.global");
+			h->opcodes[0] = strdup(sp->opcode ? sp->opcode : "st.global");
 			h->n_opcodes = 1;
+			h->after = sp->after;
+			h->no_pred = sp->no_pred;
+			h->after_jump_before = sp->after_jump_before;
 		}
 	}
 	return p;
@@ -659,6 +664,45 @@ static void expect_loop_pairs(const uint32_t tid[3], const uint32_t ctaid[3], st
 	e->n++;
 }
 
+/* One record per branch a thread runs whose guard holds: `bra $L_top` once
+ * per trip, `@%p1 bra $L_end` once, when it leaves the loop (NEUTRINO's
+ * meaning of a snippet at a guarded instruction); then the exit record. */
+static void expect_branches(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e, int no_pred)
+{
+	uint32_t trips = (tid[0] & 3) + ctaid[0];
+	if (trips > LOOP_MAX)
+		trips = LOOP_MAX;
+	/* no_pred: also the trips times `@%p1 bra` was reached with %p1 false */
+	uint32_t n = (no_pred ? 2 * trips : trips) + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		e->words[e->n][0] = tid[0];
+		e->words[e->n][1] = 3;
+		e->n++;
+	}
+	e->words[e->n][0] = 99;
+	e->words[e->n][1] = tid[1] * 100 + tid[2];
+	e->n++;
+}
+
+static void expect_branches_taken(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	expect_branches(tid, ctaid, e, 0);
+}
+
+static void expect_branches_reached(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	expect_branches(tid, ctaid, e, 1);
+}
+
+/* An `after` hook at a branch that was not asked to run before it: never. */
+static void expect_exit_only(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	(void)ctaid;
+	e->words[0][0] = 99;
+	e->words[0][1] = tid[1] * 100 + tid[2];
+	e->n = 1;
+}
+
 static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
 {
 	struct probe *p = mk_probe(sp);
@@ -685,10 +729,10 @@ int main(void)
 	static const char *EXIT2 = ".reg .b32 %e;\nmad.lo.u32 %e, %tid.y, 100, %tid.z;\nSAVE.u32 {99, %e};";
 	struct probe_spec cases[] = {
 		/* static cursor: entry and exit SAVEs, both records fit / the second dropped */
-		{ PROBE_LEVEL_WARP, 2, 16, ENTRY, NULL, EXIT },
-		{ PROBE_LEVEL_WARP, 1, 16, ENTRY, NULL, EXIT },
-		{ PROBE_LEVEL_THREAD, 2, 16, ENTRY, NULL, EXIT },
-		{ PROBE_LEVEL_THREAD, 1, 16, ENTRY, NULL, EXIT },
+		{ PROBE_LEVEL_WARP, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_WARP, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
 	};
 	run_case("warp cap 2 entry+exit", &cases[0], expect_entry_exit);
 	run_case("warp cap 1 entry+exit", &cases[1], expect_entry_exit);
@@ -696,9 +740,9 @@ int main(void)
 	run_case("thread cap 1 entry+exit", &cases[3], expect_entry_exit);
 	/* dynamic cursor: SAVEs at an instruction tracepoint inside a loop,
 	 * cap 3 so threads with more trips drop their last records */
-	struct probe_spec loop_t = { PROBE_LEVEL_THREAD, 3, 8, NULL, INSN, EXIT2 };
-	struct probe_spec loop_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2 };
-	struct probe_spec loop_big = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2 };
+	struct probe_spec loop_t = { PROBE_LEVEL_THREAD, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
+	struct probe_spec loop_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
+	struct probe_spec loop_big = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
 	run_case("thread cap 3 loop", &loop_t, expect_loop);
 	run_case("warp cap 3 loop", &loop_w, expect_loop);
 	run_case("thread cap 8 loop", &loop_big, expect_loop);
@@ -708,16 +752,31 @@ int main(void)
 	static const char *ENTRY2 = "SAVE.u32 {%tid.x, %tid.y, %tid.z, %ctaid.x};";
 	static const char *INSN2 = "SAVE.u32 {IN1, %tid.x};\nSAVE.u32 {5, %tid.y};";
 	struct probe_spec pairs[] = {
-		{ PROBE_LEVEL_THREAD, 4, 8, ENTRY2, NULL, EXIT },
-		{ PROBE_LEVEL_THREAD, 3, 8, ENTRY2, NULL, EXIT },
-		{ PROBE_LEVEL_WARP, 4, 8, ENTRY2, NULL, EXIT },
-		{ PROBE_LEVEL_THREAD, 4, 8, NULL, INSN2, EXIT2 },
-		{ PROBE_LEVEL_WARP, 4, 8, NULL, INSN2, EXIT2 },
+		{ PROBE_LEVEL_THREAD, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 3, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_WARP, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_WARP, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0 },
 	};
 	run_case("thread cap 4 entry+exit pairs", &pairs[0], expect_entry_exit_pairs);
 	run_case("thread cap 3 entry+exit pairs", &pairs[1], expect_entry_exit_pairs_cap3);
 	run_case("warp cap 4 entry+exit pairs", &pairs[2], expect_entry_exit_pairs);
 	run_case("thread cap 4 loop pairs", &pairs[3], expect_loop_pairs);
 	run_case("warp cap 4 loop pairs", &pairs[4], expect_loop_pairs);
+	/* NEUTRINO's hooks at branches: guarded (runs when the guard holds),
+	 * no_pred (runs whenever reached), `after` moved before the branch */
+	static const char *BRA = "SAVE.u32 {%tid.x, 3};";
+	struct probe_spec bra[] = {
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 1, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 1, 1 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 1 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 0 },
+	};
+	run_case("bra guarded", &bra[0], expect_branches_taken);
+	run_case("bra no_pred", &bra[1], expect_branches_reached);
+	run_case("bra after no_pred, run before", &bra[2], expect_branches_reached);
+	run_case("bra after guarded, run before", &bra[3], expect_branches_taken);
+	run_case("bra after", &bra[4], expect_exit_only);
 	return testlib_report();
 }

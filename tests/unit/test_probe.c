@@ -119,6 +119,130 @@ static void test_neutrino_after_insn(void)
 	}
 }
 
+static int has_note(const struct probe *p, const char *what)
+{
+	return p->notes && strstr(p->notes, what);
+}
+
+/* NEUTRINO's older layout, as its shipped files use it (tests/corpus/neutrino). */
+static void test_neutrino_corpus_old(void)
+{
+	struct probe *p = load_ok("tests/corpus/neutrino/tensorop_count.toml");
+	if (p) { /* a substring position: also wmma.mma.sync.aligned */
+		const struct probe_hook *h = &p->hooks[2];
+		CHECK(p->n_hooks == 3 && h->kind == PROBE_TP_INSN && h->after && h->anywhere && !h->no_pred);
+		CHECK(h->n_opcodes == 1 && strcmp(h->opcodes[0], "mma.sync.aligned") == 0);
+		CHECK(!p->hooks[0].anywhere && p->hooks[0].kind == PROBE_TP_ENTRY && !p->decls && !p->notes);
+		probe_free(p);
+	}
+	p = load_ok("tests/corpus/neutrino/program_progress.toml");
+	if (p) { /* no_pred, and %sample written but never declared */
+		CHECK(p->n_hooks == 1 && p->hooks[0].no_pred && !p->hooks[0].after && p->map.cap == 128);
+		CHECK(p->decls && strcmp(p->decls, ".reg .b64 %sample;\n") == 0);
+		CHECK(has_note(p, "%sample is written but never declared: ntop declares it as the probe's own .b64"));
+		probe_free(p);
+	}
+	p = load_ok("tests/corpus/neutrino/program_progress_init.toml");
+	if (p) {
+		CHECK(p->n_hooks == 2 && !p->decls && !p->notes && p->hooks[1].no_pred);
+		probe_free(p);
+	}
+	p = load_ok("tests/corpus/neutrino/dmat.toml");
+	if (p) { /* dynamic = true, datamodel thread:16:count */
+		CHECK(p->has_map && p->map.cap == 64 && p->map.rec_size == 16 && p->map.level == PROBE_LEVEL_THREAD);
+		CHECK(strcmp(p->map.name, "access") == 0 && has_note(p, "map access: records counted at run time"));
+		CHECK(!p->analysis); /* dmat.py is a script we do not run */
+		probe_free(p);
+	}
+	p = load_str("[s]\nposition = \"kernel:bra\"\nafter = \"mul.wide.u32 %w, %tid.x, 4;\\n"
+		     "setp.eq.u32 %q, %tid.x, 0;\\ncvt.u32.u64 %n, %w;\\n{ .reg .b32 %t; mov.u32 %t, 1; }\"\n");
+	if (p) { /* implicit registers typed after their writer; kernel and an opcode in one position */
+		CHECK(p->decls && strstr(p->decls, ".reg .b64 %w;") && strstr(p->decls, ".reg .pred %q;") &&
+		      strstr(p->decls, ".reg .b32 %n;") && !strstr(p->decls, "%t"));
+		CHECK(p->n_hooks == 2 && p->hooks[0].kind == PROBE_TP_EXIT && p->hooks[1].kind == PROBE_TP_INSN);
+		CHECK(p->hooks[1].after_jump_before && has_note(p, "nothing runs after 'bra'"));
+		CHECK(!strchr(p->hooks[0].snippet, '{') && !strchr(p->hooks[0].snippet, '}')); /* blocks flattened */
+		probe_free(p);
+	}
+	load_err("[s]\nposition = \"bra\"\nno_pred = 1\nbefore = \"x;\"\n", "p.toml:3:11: ",
+		 "no_pred must be true or false");
+	load_err("dynamic = \"yes\"\n[s]\nposition = \"kernel\"\nbefore = \"x;\"\n", "p.toml:1:11: ",
+		 "dynamic must be true or false");
+}
+
+/* NEUTRINO's newer layout, as its DSL compiler writes it. */
+static void test_neutrino_corpus_dsl(void)
+{
+	struct probe *p = load_ok("tests/corpus/neutrino/dsl_block_sched.toml");
+	if (p) {
+		const struct probe_map *m = &p->map;
+		CHECK(p->has_map && m->level == PROBE_LEVEL_WARP && m->cap == 1 && m->rec_size == 16 && m->n_fields == 3);
+		CHECK(strcmp(m->fields[2].name, "cuid") == 0 && m->fields[2].offset == 12 && m->fields[2].type == PROBE_U32);
+		CHECK(p->analysis && strcmp(p->analysis, "block_sched") == 0); /* block_sched_callback.py */
+		/* %NR0..%NR5 declared and zeroed by a first entry hook */
+		CHECK(p->decls && strstr(p->decls, ".reg .b64 %NR<6>;\n") &&
+		      strstr(p->decls, ".reg .b32 %warp_sched_u32_<3>;\n"));
+		CHECK(p->n_hooks == 3 && strcmp(p->hooks[0].name, "regs") == 0 && p->hooks[0].kind == PROBE_TP_ENTRY &&
+		      strstr(p->hooks[0].snippet, "mov.u64 %NR0, 0;") && strstr(p->hooks[0].snippet, "mov.u64 %NR5, 0;"));
+		const char *exit = p->hooks[2].snippet;
+		CHECK(p->hooks[2].kind == PROBE_TP_EXIT && strstr(exit, "cvt.u32.u64 %warp_sched_u32_1, %NR1; "
+								  "cvt.u32.u64 %warp_sched_u32_2, %NR3; "
+								  "SAVE.u64 {%NR0}; SAVE.u32 {%warp_sched_u32_1, "
+								  "%warp_sched_u32_2};"));
+		CHECKF(!strchr(exit, '[') && !strstr(exit, "\n{") && !strstr(exit, "\n}"), "exit: %s", exit);
+		probe_free(p);
+	}
+	p = load_ok("tests/corpus/neutrino/dsl_dmat.toml");
+	if (p) {
+		CHECK(p->map.cap == 64 && has_note(p, "map Trace: sized at run time"));
+		CHECK(p->hooks[2].kind == PROBE_TP_INSN && p->hooks[2].after && p->hooks[2].anywhere &&
+		      p->hooks[2].n_opcodes == 4 && strstr(p->hooks[2].snippet, "SAVE.u64 {%NR1, ADDR};"));
+		probe_free(p);
+	}
+	p = load_ok("tests/corpus/neutrino/dsl_program_progress.toml");
+	if (p) {
+		CHECK(p->decls && strstr(p->decls, ".reg .b64 %NR<1>;") && p->hooks[1].after_jump_before);
+		CHECK(has_note(p, "hook branch_sample: nothing runs after 'bra'"));
+		probe_free(p);
+	}
+	/* fields stored u64 first, as NEUTRINO's engine does */
+	static const char *const MAP = "[map.M]\nlevel = \"thread\"\ntype = \"array\"\nsize = \"16\"\ncap = 2\n"
+				       "[map.M.regs]\na = [\"u32\", \"None\"]\nb = [\"u64\", 0]\nc = [\"u32\", 0]\n";
+	char text[1024];
+	snprintf(text, sizeof text, "regs = 2\n[probe.s]\nlevel = \"thread\"\nposition = \"kernel\"\n"
+		 "after = \"SAVE [ M ] { %%NR0, %%NR1, %%NR2 };\"\n%s", MAP);
+	p = load_str(text);
+	if (p) {
+		CHECK(p->map.fields[0].type == PROBE_U64 && strcmp(p->map.fields[0].name, "b") == 0 &&
+		      p->map.fields[1].offset == 8 && strcmp(p->map.fields[2].name, "c") == 0 && p->map.cap == 2);
+		CHECK(has_note(p, "map M: u64 fields stored first"));
+		CHECK(strstr(p->hooks[1].snippet, "cvt.u32.u64 %M_u32_1, %NR0; cvt.u32.u64 %M_u32_2, %NR2; "
+						  "SAVE.u64 {%NR1}; SAVE.u32 {%M_u32_1, %M_u32_2};"));
+		probe_free(p);
+	}
+	snprintf(text, sizeof text, "[probe.s]\nlevel = \"thread\"\npos = \"kernel\"\nafter = \"SAVE [ M ] { 1 }\"\n%s",
+		 MAP);
+	load_err(text, "p.toml:4:9: ", "SAVE [ M ] saves 1 values; the map has 3 fields");
+	snprintf(text, sizeof text, "[probe.s]\nlevel = \"thread\"\npos = \"kernel\"\nafter = \"SAVE [ N ] { 1 }\"\n%s",
+		 MAP);
+	load_err(text, "p.toml:4:9: ", "SAVE [ N ]: no such map (the map is M)");
+	snprintf(text, sizeof text, "[probe.s]\nlevel = \"warp\"\npos = \"kernel\"\nafter = \"x;\"\n%s", MAP);
+	load_err(text, "p.toml:2:9: ", "level \"warp\" differs from map M's");
+	load_err("[probe.s]\nlevel = \"thread\"\npos = \"kernel\"\nafter = \"x;\"\n[map.M]\nlevel = \"thread\"\n"
+		 "type = \"array\"\nsize = 8\n[map.M.regs]\na = [\"u32\", 0]\n", "p.toml:9:1: ",
+		 "1 u32 fields: NEUTRINO stores u32 values in pairs");
+	load_err("[probe.s]\nlevel = \"thread\"\npos = \"kernel\"\nafter = \"x;\"\n[map.M]\nlevel = \"thread\"\n"
+		 "type = \"array\"\nsize = 4\n[map.M.regs]\na = [\"u64\", 0]\n", "p.toml:8:8: ",
+		 "size 4 is smaller than the fields (8 bytes)");
+	load_err("[probe.s]\nlevel = \"thread\"\npos = \"kernel\"\nafter = \"x;\"\n[map.M]\nlevel = \"thread\"\n"
+		 "type = \"hash\"\nsize = 8\n", "p.toml:7:8: ", "type must be \"array\"");
+	load_err("[probe.s]\nlevel = \"block\"\npos = \"kernel\"\nafter = \"x;\"\n", "p.toml:2:9: ",
+		 "level must be \"warp\" or \"thread\"");
+	load_err("regs = 2\n[probe.s]\nlevel = \"thread\"\nafter = \"x;\"\n", "p.toml:2:1: ", "needs pos");
+	load_err("regs = 2\n", "p.toml:1:1: ", "no probes");
+	load_err("regs = 2\nkeys = 1\n", "p.toml:2:1: ", "unknown key 'keys'");
+}
+
 static void test_ntop_block_sched(void)
 {
 	struct probe *p = load_ok("probes/block_sched.toml");
@@ -298,6 +422,8 @@ int main(void)
 	test_neutrino_block_sched();
 	test_neutrino_gmem_bytes();
 	test_neutrino_after_insn();
+	test_neutrino_corpus_old();
+	test_neutrino_corpus_dsl();
 	test_ntop_block_sched();
 	test_ntop_opcode_hooks();
 	test_ntop_errors();

@@ -1,6 +1,7 @@
 /* DMAT renderers: the terminal heatmap of a tiny model as exact strings
  * (ASCII density glyphs and UTF-8 half blocks), cursor readout; the PNG read
  * back with libpng (size, background, the hot cell's colour, colour bar);
+ * range labels naming allocations the same way in both;
  * and `ntop export --view dmat` on a synthetic trace directory written with
  * the trace writer (result_write), including its error paths. */
 #include <png.h>
@@ -15,6 +16,8 @@
 #include "trace/result.h"
 #include "viz/cellgrid.h"
 #include "viz/dmat.h"
+#include "viz/font5x7.h"
+#include "viz/png_canvas.h"
 #include "viz/render_dmat_png.h"
 #include "viz/render_dmat_term.h"
 #include "viz/theme.h"
@@ -49,42 +52,58 @@ static struct result *new_result(uint64_t seq, uint32_t kid, const char *kernel,
 	return r;
 }
 
+/* r's map as the dmat probe's: units threads, cap records of 16 bytes
+ * each (filled with 0x5a), no counts yet. */
+static struct result_map *dmat_map(struct result *r, uint32_t cap, uint32_t units)
+{
+	r->block[0] = units;
+	struct result_map *m = &r->maps[0];
+	snprintf(m->map.name, sizeof m->map.name, "dmat");
+	m->map.level = PROBE_LEVEL_THREAD;
+	m->map.cap = cap;
+	m->stored = m->map.cap;
+	fld(&m->map, "addr", PROBE_U64);
+	fld(&m->map, "clock", PROBE_U32);
+	fld(&m->map, "sizekind", PROBE_U32);
+	m->units = units;
+	m->counts = calloc(units, 4);
+	m->records = malloc((size_t)units * cap * 16);
+	memset(m->records, 0x5a, (size_t)units * cap * 16);
+	return m;
+}
+
+/* Record k of unit u: a load of `bytes` at addr, at SM clock `clock`. */
+static void dmat_put(struct result_map *m, uint32_t u, uint32_t k, uint64_t addr, uint32_t clock, uint32_t bytes)
+{
+	uint8_t *rec = m->records + ((size_t)u * m->map.cap + k) * 16;
+	uint32_t sk = bytes | (uint32_t)DMAT_KIND_LOAD << 24;
+	memcpy(rec, &addr, 8);
+	memcpy(rec + 8, &clock, 4);
+	memcpy(rec + 12, &sk, 4);
+	m->counts[u] = (k + 1) * 16;
+}
+
 /* One block of 15 threads: page p (0..3) gets 2^p accesses at time 4p:
  * counts 1, 2, 4, 8 on a diagonal. */
 static struct result *tiny(void)
 {
 	struct result *r = new_result(2, 1, "_Z4copyPfS_", "dmat");
-	r->block[0] = 15;
-	struct result_map *m = &r->maps[0];
-	snprintf(m->map.name, sizeof m->map.name, "dmat");
-	m->map.level = PROBE_LEVEL_THREAD;
-	m->map.cap = 2;
-	m->stored = m->map.cap;
-	fld(&m->map, "addr", PROBE_U64);
-	fld(&m->map, "clock", PROBE_U32);
-	fld(&m->map, "sizekind", PROBE_U32);
-	m->units = 15;
-	m->counts = calloc(15, 4);
-	m->records = malloc(15 * 2 * 16);
-	memset(m->records, 0x5a, 15 * 2 * 16);
+	struct result_map *m = dmat_map(r, 2, 15);
 	uint32_t u = 0;
 	for (uint32_t p = 0; p < 4; p++)
-		for (uint32_t k = 0; k < (1u << p); k++, u++) {
-			uint64_t a = BASE + p * PAGE + k * 16;
-			uint32_t c = 70000 + 4 * p, sk = 16 | (uint32_t)DMAT_KIND_LOAD << 24;
-			memcpy(m->records + u * 32, &a, 8);
-			memcpy(m->records + u * 32 + 8, &c, 4);
-			memcpy(m->records + u * 32 + 12, &sk, 4);
-			m->counts[u] = 16;
-		}
+		for (uint32_t k = 0; k < (1u << p); k++, u++)
+			dmat_put(m, u, 0, BASE + p * PAGE + k * 16, 70000 + 4 * p, 16);
 	m->records_written = 15;
 	return r;
 }
 
-static struct dmat *tiny_model(const struct result *r)
+/* The model of r, ranges named by allocs (may be NULL). */
+static struct dmat *model_of(const struct result *r, const struct dmat_alloc *allocs, int n_allocs)
 {
 	struct dmat_opts o;
 	dmat_opts_init(&o);
+	o.allocs = allocs;
+	o.n_allocs = n_allocs;
 	struct dmat *m = NULL;
 	char *cause = NULL;
 	CHECKF(dmat_create(r, 0, &o, &m, &cause) == 0, "%s", cause);
@@ -110,7 +129,7 @@ static void check_row(const struct cellgrid *g, int y, const char *want)
 static void test_term(void)
 {
 	struct result *r = tiny();
-	struct dmat *m = tiny_model(r);
+	struct dmat *m = model_of(r, NULL, 0);
 	struct theme th;
 	theme_builtin("dark", &th);
 	struct dmat_view v;
@@ -126,7 +145,7 @@ static void test_term(void)
 	struct rdt_layout l;
 	render_dmat_term_layout(m, 32, 7, &o, &l);
 	CHECK(l.label_w == 16 && l.plot_w == 16 && l.plot_h == 4 && l.bin_rows == 4);
-	check_row(g, 0, "15 accesses  240 B  ld 100%  4 p"); /* cut at the edge */
+	check_row(g, 0, "15 accesses  240 B  ld 100% ~   "); /* whole fields only */
 	/* time t -> column floor(16 t / 13): 0, 4, 9, 14; glyph by log2(count) / 3 */
 	check_row(g, 1, "                              @ ");
 	check_row(g, 2, "                         *      ");
@@ -160,6 +179,16 @@ static void test_term(void)
 	free(h);
 	CHECK(rgb_eq(cellgrid_at(g, l.plot_x + 77, 1)->fg, th.c[THEME_SELECTION]));
 	cellgrid_free(g);
+	/* narrow: the readout keeps the count, the range as start and pages */
+	g = cellgrid_create(48, 7);
+	render_dmat_term_layout(m, 48, 7, &o, &l);
+	o.cursor_col = 12 * l.plot_w / 13; /* the hot bin: time 12 of 13 */
+	o.cursor_row = 3;
+	render_dmat_term_draw(g, m, &v, &th, &o);
+	h = row_text(g, 0);
+	CHECKF(h && !strncmp(h, "t ", 2) && strstr(h, "  8 accesses  0x7f0000003000 +1 page"), "%s", h);
+	free(h);
+	cellgrid_free(g);
 
 	/* UTF-8: two bin rows per cell (upper = higher address) */
 	render_dmat_term_opts_init(&o);
@@ -176,6 +205,25 @@ static void test_term(void)
 	render_dmat_term_draw(g, m, &v, &th, &o);
 	render_dmat_term_layout(m, 20, 5, &o, &l);
 	CHECK(l.label_w == 0 && l.plot_w == 20);
+	cellgrid_free(g);
+
+	/* UTF-8 without colours (mono): the ASCII density glyphs, one bin row per
+	 * cell, the cursor in reverse video, the UTF-8 axis marks kept */
+	render_dmat_term_opts_init(&o);
+	o.mono = 1;
+	o.cursor_col = 0;
+	o.cursor_row = 0;
+	g = cellgrid_create(32, 7);
+	CHECK(render_dmat_term_draw(g, m, &v, &th, &o) == 0);
+	check_row(g, 1, "                              @ ");
+	check_row(g, 2, "                         *      ");
+	check_row(g, 3, "                    -           ");
+	check_row(g, 4, "0x7f0000000000  .               ");
+	CHECK(cellgrid_at(g, 16, 4)->attr & CELL_REVERSE);
+	check_row(g, 6, "accesses/cell 1 .:-=+*#%@ 8 (log");
+	char *ax = row_text(g, 5);
+	CHECKF(ax && strstr(ax, "\xe2\x96\xb2"), "%s", ax);
+	free(ax);
 	cellgrid_free(g);
 	dmat_free(m);
 	result_free(r);
@@ -207,7 +255,7 @@ static struct rgb px_at(const uint8_t *px, int w, int x, int y)
 static void test_png(void)
 {
 	struct result *r = tiny();
-	struct dmat *m = tiny_model(r);
+	struct dmat *m = model_of(r, NULL, 0);
 	struct theme th;
 	theme_builtin("light", &th);
 	struct dmat_view v;
@@ -259,6 +307,117 @@ static void test_png(void)
 	o.width = 100;
 	CHECK(render_dmat_png_draw(m, &v, &th, &o, &im, &cause) == -1);
 	free(cause);
+	dmat_free(m);
+	result_free(r);
+}
+
+/* ---- range labels ----
+ * Both renderers name a row by dmat_row_label ("a3 64 MiB",
+ * "a3 64 MiB+0x3fc000"), and a label longer than its margin keeps its
+ * allocation prefix and loses its tail. The PNG used to reserve room for
+ * addresses only, so a long "a3 64 MiB+0x..." label ran off the image's left
+ * edge and read "64 MiB+0x...". Checked on the pixels: nothing drawn in the
+ * left padding, and the bottom label's first glyph identical to a lone "a"
+ * drawn by the same font. */
+
+#define OFF 0x3fc000ull /* the touched pages start this far into the allocation */
+
+/* One block of 32 threads, thread p touching page p of BASE + OFF at time 4p. */
+static struct result *deep_pages(void)
+{
+	struct result *r = new_result(2, 1, "_Z4copyPf", "dmat");
+	struct result_map *m = dmat_map(r, 1, 32);
+	for (uint32_t p = 0; p < 32; p++)
+		dmat_put(m, p, 0, BASE + OFF + p * PAGE, 1000 + 4 * p, 4);
+	m->records_written = 32;
+	return r;
+}
+
+static int png_ink(const struct rp_image *im, int x0, int x1, int y0, int y1, struct rgb bg)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++) {
+			const uint8_t *p = im->px + ((size_t)y * im->w + x) * 3;
+			n += p[0] != bg.r || p[1] != bg.g || p[2] != bg.b;
+		}
+	return n;
+}
+
+static void test_labels_png(const struct dmat *m)
+{
+	struct theme th;
+	theme_builtin("light", &th);
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	struct rdp_opts o;
+	render_dmat_png_opts_init(&o);
+	struct rp_image im;
+	char *cause = NULL;
+	CHECKF(render_dmat_png_draw(m, &v, &th, &o, &im, &cause) == 0, "%s", cause);
+	free(cause);
+	struct rdp_layout l;
+	render_dmat_png_layout(m, &o, &l);
+	int s = l.scale, pad = 8 * s, glyph = FONT5X7_ADVANCE * s;
+	/* the plot's rows: labels left of it, nothing in the padding */
+	CHECKF(png_ink(&im, 0, pad, l.plot_y, l.plot_y + l.plot_h, th.c[THEME_BG]) == 0,
+	       "label ink in the left padding: a label ran off the margin");
+	/* the lowest range label "a3 64 MiB+0x3fc000" hangs at the bottom row:
+	 * its leftmost ink is the left of an 'a' */
+	int y = l.plot_y + l.plot_h - 1 - FONT5X7_H * s / 2, h = FONT5X7_H * s;
+	int x = pad;
+	while (x < l.plot_x && png_ink(&im, x, x + 1, y, y + h, th.c[THEME_BG]) == 0)
+		x++;
+	struct rp_image a;
+	CHECK(png_canvas_create(&a, glyph, h, th.c[THEME_BG], &cause) == 0);
+	png_canvas_text(&a, 0, 0, "a", s, th.c[THEME_AXIS]);
+	int ax = 0;
+	while (ax < glyph && png_ink(&a, ax, ax + 1, 0, h, th.c[THEME_BG]) == 0)
+		ax++;
+	int same = x < l.plot_x - glyph && x - ax >= 0;
+	for (int yy = 0; same && yy < h; yy++)
+		same = memcmp(a.px + (size_t)yy * a.w * 3, im.px + ((size_t)(y + yy) * im.w + x - ax) * 3,
+			      (size_t)glyph * 3) == 0;
+	CHECKF(same, "the label does not start with its allocation's 'a' (first ink at x %d)", x);
+	png_canvas_free(&a);
+	png_canvas_free(&im);
+}
+
+/* The terminal names the same range the same way, cut at its tail. */
+static void test_labels_term(const struct dmat *m)
+{
+	char want[48];
+	dmat_row_label(m, 0, want, sizeof want);
+	CHECKF(strcmp(want, "a3 64 MiB+0x3fc000") == 0, "%s", want);
+	struct theme th;
+	theme_builtin("mono", &th);
+	struct cellgrid *g = cellgrid_create(60, 12);
+	struct dmat_view v;
+	dmat_view_fit(m, &v);
+	struct rdt_opts o;
+	render_dmat_term_opts_init(&o);
+	CHECK(render_dmat_term_draw(g, m, &v, &th, &o) == 0);
+	int found = 0;
+	for (int y = 0; y < 12 && !found; y++) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		cellgrid_row_text(g, y, &sb);
+		found = sb.data && strncmp(sb.data, "a3 64 MiB+0x3f ", 15) == 0;
+		strbuf_done(&sb);
+	}
+	CHECK(found);
+	cellgrid_free(g);
+}
+
+static void test_labels(void)
+{
+	struct result *r = deep_pages();
+	static const struct dmat_alloc a = {BASE, 64ull << 20, "a3 64 MiB"};
+	struct dmat *m = model_of(r, &a, 1);
+	if (m) {
+		test_labels_png(m);
+		test_labels_term(m);
+	}
 	dmat_free(m);
 	result_free(r);
 }
@@ -395,6 +554,7 @@ int main(int argc, char **argv)
 		return write_fixture(argv[2]) == 0 ? 0 : 1;
 	test_term();
 	test_png();
+	test_labels();
 	test_cli();
 	return testlib_report();
 }

@@ -409,7 +409,8 @@ static void test_term_half_blocks(void)
 	o.cursor_t = 60;
 	render_term_draw(g, tl, &v, &th, &o);
 	char *r0 = row_text(g, 0), *r4 = row_text(g, 4), *r5 = row_text(g, 5);
-	CHECKF(r0 && strncmp(r0, "3 blocks  waves/SM ?", 20) == 0, "%s", r0);
+	/* whole fields that fit in 60 cells, then the ellipsis */
+	CHECKF(r0 && strncmp(r0, "3 blocks  waves/SM ?  running 0 cyc \xe2\x80\xa6 ", 38) == 0, "%s", r0);
 	CHECKF(r4 && strncmp(r4, "SM \xe2\x95\xb5" "0", 7) == 0 && strstr(r4, "\xe2\x95\xb5" "50") &&
 	       strstr(r4, "\xe2\x96\xb2"), "%s", r4);
 	CHECKF(r5 && strncmp(r5, "duration 100 ", 13) == 0 && strstr(r5, "tail"), "%s", r5);
@@ -450,6 +451,71 @@ static void test_term_ascii(void)
 	check_row(g, 2, "   #####   ");
 	/* ink never vanishes at 8 colours: grey bars on black */
 	CHECK(cellgrid_at(g, 3, 0)->fg8 != cellgrid_at(g, 3, 0)->bg8);
+	cellgrid_free(g);
+	timeline_free(tl);
+	bs_free(bs);
+}
+
+/* Without colours in UTF-8 (mono): a track per row as in ASCII, blocks in
+ * alternating full and shaded blocks, tails shaded light by duration, the
+ * cursor cell in reverse video, a legend of glyphs instead of colours, and
+ * an axis label the cursor marker would cut left out. */
+static void test_term_mono(void)
+{
+	struct block_sched *bs = bs_make(four, 4, 4);
+	struct timeline *tl = NULL;
+	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	struct theme th;
+	theme_builtin("dark", &th);
+	struct tl_view v;
+	timeline_view_fit(tl, &v);
+	struct rt_opts o;
+	render_term_opts_init(&o);
+	o.mono = 1;
+	o.no_header = 1;
+	o.cursor_lane = 1;
+	o.cursor_t = 125; /* column 2 of 50-cycle columns: block B */
+	struct cellgrid *g = cellgrid_create(11, 4);
+	render_term_draw(g, tl, &v, &th, &o);
+	check_row(g, 0, " 2 \xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88");
+	check_row(g, 1, " 5 \xe2\x96\x88\xe2\x96\x88\xe2\x96\x92\xe2\x96\x92\xe2\x96\x92   ");
+	CHECK(cellgrid_at(g, 5, 1)->attr & CELL_REVERSE);   /* the cursor cell */
+	CHECK(!(cellgrid_at(g, 4, 1)->attr & CELL_REVERSE));
+	CHECK(cellgrid_at(g, 0, 1)->attr & CELL_REVERSE);   /* and its lane label */
+	char *ax = row_text(g, 2);
+	CHECKF(ax && strstr(ax, "\xe2\x96\xb2"), "cursor marker: %s", ax);
+	free(ax);
+	char *lg = row_text(g, 3);
+	CHECKF(lg && strncmp(lg, "\xe2\x96\x88\xe2\x96\x92 altern", 12) == 0, "legend: %s", lg);
+	free(lg);
+	/* by duration: D (400 cycles of the longest) is a tail, in light shade */
+	o.color = TL_COLOR_DURATION;
+	o.cursor_lane = -1;
+	cellgrid_free(g);
+	g = cellgrid_create(80, 4);
+	render_term_draw(g, tl, &v, &th, &o);
+	char *r0 = row_text(g, 0), *r3 = row_text(g, 3);
+	CHECKF(r0 && strstr(r0, "\xe2\x96\x91\xe2\x96\x91\xe2\x96\x91"), "tail: %s", r0);
+	CHECKF(r3 && strstr(r3, "\xe2\x96\x91 tail (ends in last 10%)"), "legend: %s", r3);
+	free(r0);
+	free(r3);
+	/* the axis: a label the cursor marker would cut is not drawn */
+	o.cursor_lane = 0;
+	cellgrid_free(g);
+	g = cellgrid_create(40, 4);
+	render_term_draw(g, tl, &v, &th, &o);
+	int lab = -1; /* the cell of the tick label "200" */
+	for (int x = 0; x + 2 < 40 && lab < 0; x++)
+		if (!strcmp(cellgrid_at(g, x, 2)->glyph, "2") && !strcmp(cellgrid_at(g, x + 1, 2)->glyph, "0") &&
+		    !strcmp(cellgrid_at(g, x + 2, 2)->glyph, "0"))
+			lab = x;
+	CHECK(lab > 3);
+	o.cursor_t = v.t0 + (lab + 1 - 3 + 0.5) * (v.t1 - v.t0) / 37; /* on its second character */
+	render_term_draw(g, tl, &v, &th, &o);
+	char *after = row_text(g, 2);
+	CHECKF(after && !strstr(after, "200") && !strstr(after, "2\xe2\x96\xb2") && strstr(after, "\xe2\x96\xb2"),
+	       "label cut by the marker: %s", after);
+	free(after);
 	cellgrid_free(g);
 	timeline_free(tl);
 	bs_free(bs);
@@ -660,6 +726,7 @@ int main(int argc, char **argv)
 	test_million();
 	test_term_half_blocks();
 	test_term_ascii();
+	test_term_mono();
 	test_color_depth();
 	return testlib_report();
 }

@@ -144,6 +144,59 @@ static void test_text(void)
 	CHECK_EQ_INT(layout_scroll(90, 95, 10, 96), 86);
 }
 
+/* A message too long for the status line keeps its verb and its end; a
+ * log line wraps into rows that hold every character. */
+static void test_tail_and_wrap(void)
+{
+	char buf[128];
+	const char *msg = "exported /home/u/ntop-trace/20261121-101500_4242/export/lm_global_add-k7-p1829-8-timeline.png";
+	layout_clip_tail(msg, 9, 40, "\xe2\x80\xa6", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "exported \xe2\x80\xa6""al_add-k7-p1829-8-timeline.png"), "tail: %s", buf);
+	CHECK_EQ_INT(layout_text_cells(buf), 40);
+	layout_clip_tail("short", 9, 40, "~", buf, sizeof buf);
+	CHECK(!strcmp(buf, "short"));
+	layout_clip_tail("abcdefghij", 0, 5, "~", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "~ghij"), "no head: %s", buf);
+	layout_clip_tail("abcdefghij", 8, 5, "~", buf, sizeof buf); /* the head alone would fill it */
+	CHECKF(!strcmp(buf, "~ghij"), "head dropped: %s", buf);
+	layout_clip_tail("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1, 3, "~", buf, sizeof buf);
+	CHECKF(!strcmp(buf, "\xc3\xa9~\xc3\xa9"), "utf8 tail: %s", buf);
+
+	/* 26 letters in 10 cells, continuation indented by 2: 10 + 8 + 8 */
+	const char *abc = "abcdefghijklmnopqrstuvwxyz";
+	CHECK_EQ_INT(layout_wrap(abc, 10, 2, 0, NULL, 0), 3);
+	layout_wrap(abc, 10, 2, 0, buf, sizeof buf);
+	CHECK(!strcmp(buf, "abcdefghij"));
+	layout_wrap(abc, 10, 2, 1, buf, sizeof buf);
+	CHECK(!strcmp(buf, "  klmnopqr"));
+	layout_wrap(abc, 10, 2, 2, buf, sizeof buf);
+	CHECK(!strcmp(buf, "  stuvwxyz"));
+	CHECK_EQ_INT(layout_wrap(abc, 10, 2, 3, buf, sizeof buf), 3);
+	CHECK(buf[0] == 0);
+	CHECK_EQ_INT(layout_wrap("abc", 10, 2, 0, NULL, 0), 1);
+	CHECK_EQ_INT(layout_wrap("", 10, 2, 0, NULL, 0), 1);
+	CHECK_EQ_INT(layout_wrap("abcdefghijk", 10, 2, 0, NULL, 0), 2);
+	/* words stay whole where a blank lies in the row's second half */
+	CHECK_EQ_INT(layout_wrap("exported one two", 10, 2, 0, NULL, 0), 2);
+	layout_wrap("exported one two", 10, 2, 0, buf, sizeof buf);
+	CHECKF(!strcmp(buf, "exported "), "word row 0: '%s'", buf);
+	layout_wrap("exported one two", 10, 2, 1, buf, sizeof buf);
+	CHECKF(!strcmp(buf, "  one two"), "word row 1: '%s'", buf);
+	layout_wrap("a bcdefghijklm", 10, 2, 0, buf, sizeof buf); /* the blank is too early: split the word */
+	CHECKF(!strcmp(buf, "a bcdefghi"), "early blank: '%s'", buf);
+	/* every character lands in exactly one row, at any width */
+	for (int w = 3; w <= 30; w++) {
+		char joined[128] = "";
+		int rows = layout_wrap(msg, w, 2, 0, NULL, 0);
+		for (int r = 0; r < rows; r++) {
+			layout_wrap(msg, w, 2, r, buf, sizeof buf);
+			CHECKF(layout_text_cells(buf) <= w, "width %d row %d: %s", w, r, buf);
+			strcat(joined, r ? buf + 2 : buf);
+		}
+		CHECKF(!strcmp(joined, msg), "width %d: %s", w, joined);
+	}
+}
+
 static void test_export_names(void)
 {
 	char buf[EXPORT_NAME_MAX + 1];
@@ -165,7 +218,7 @@ static void test_export_names(void)
 	k.kid = 3;
 	k.name = "_Z4fillPf";
 	char *p = export_timeline_path("/tmp/tr", &k, 12);
-	CHECKF(p && !strcmp(p, "/tmp/tr/export/fill-k3-p77-12-timeline.png"), "%s", p);
+	CHECKF(p && !strcmp(p, "/tmp/tr/fill-k3-p77-12-timeline.png"), "%s", p);
 	free(p);
 }
 
@@ -299,6 +352,7 @@ int main(void)
 	test_columns();
 	test_help();
 	test_text();
+	test_tail_and_wrap();
 	test_export_names();
 	test_settings();
 	test_msglog();

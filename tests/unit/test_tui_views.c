@@ -5,6 +5,7 @@
  * sweep of screen sizes, line feeding in pieces, live probe requests
  * written to a control file through a stand-in application, and the DMAT
  * heatmap on a synthetic trace written with the trace writer. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +109,15 @@ static void test_list(void)
 	keys(t, "q");
 	tui_draw(t, g);
 	CHECK(find(g, "KERNEL") == 1);
-	/* log pane: the declined probe is there */
+	/* log pane: the declined probe is there, its reason in full (lines wrap) */
 	keys(t, "L");
-	tui_draw(t, g);
-	CHECKF(find(g, "probe declined on lm_captured_axpy") > 0, "log pane");
-	CHECK(find(g, "log:") > 0);
+	struct cellgrid *tall = cellgrid_create(80, 44);
+	tui_draw(t, tall);
+	int y = find(tall, "probe declined on lm_captured_axpy");
+	CHECKF(y > 0, "log pane");
+	CHECK(y > 0 && find(tall, "  stream capture active: probed launches") == y + 1);
+	CHECK(find(tall, "log:") > 0);
+	cellgrid_free(tall);
 	keys(t, "L");
 	cellgrid_free(g);
 	tui_free(t);
@@ -186,6 +191,35 @@ static void test_launches_timeline(void)
 	CHECK(find(g, "recorded trace") >= 0);
 	cellgrid_free(g);
 	tui_free(t);
+}
+
+/* No colours (--no-color / NO_COLOR) or the mono theme: the timeline gives
+ * each SM its own row of alternating glyphs instead of half blocks. */
+static void test_mono(void)
+{
+	for (int how = 0; how < 2; how++) {
+		struct tui_opts o;
+		struct tui *t = open_session(&o);
+		if (!t)
+			return;
+		if (how == 0)
+			t->mono = 1; /* what tui_run sets without colours */
+		else
+			theme_builtin("mono", &t->theme);
+		struct cellgrid *g = cellgrid_create(80, 24);
+		tui_draw(t, g);
+		keys(t, "/lm_vec_add\r\r");
+		tui_draw(t, g);
+		keys(t, "\r");
+		tui_draw(t, g);
+		int y0 = find(g, "  0 ");
+		CHECKF(y0 > 0 && strncmp(row(g, y0 + 1), "  1 ", 4) == 0, "how %d: SM 1 not on its own row", how);
+		CHECKF(y0 > 0 && strstr(row(g, y0), "\xe2\x96\x88") && !strstr(row(g, y0), "\xe2\x96\x80"),
+		       "how %d: %s", how, y0 > 0 ? row(g, y0) : "");
+		CHECK(find(g, "alternating blocks") > 0);
+		cellgrid_free(g);
+		tui_free(t);
+	}
 }
 
 /* Every view at many sizes: no crash, nothing drawn past the grid, the
@@ -531,6 +565,7 @@ static void test_heatmap(void)
 		CHECKF(find(g, "no global timer") >= 0, "time toggle");
 		if (utf8) {
 			keys(t, "e");
+			CHECK(tui_export_poll(t, 1) == 1); /* written by a child process */
 			char png[4200];
 			snprintf(png, sizeof png, "%s/export/scan-k1-p700-5-dmat.png", dir);
 			struct stat st;
@@ -566,15 +601,125 @@ static void test_heatmap(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* Export jobs for test_export: one slow, one failing, one killed. */
+static int slow_job(void *arg, char **cause)
+{
+	(void)cause;
+	usleep(1500 * 1000);
+	FILE *f = fopen(arg, "w");
+	return f && fputs("done", f) >= 0 && fclose(f) == 0 ? 0 : -1;
+}
+
+static int failing_job(void *arg, char **cause)
+{
+	(void)arg;
+	*cause = strdup("the disk is full (test)");
+	return -1;
+}
+
+static int dying_job(void *arg, char **cause)
+{
+	(void)arg;
+	(void)cause;
+	raise(SIGKILL);
+	return 0;
+}
+
+/* Exports: where a PNG goes when the trace directory is not the user's
+ * (the current directory, the reason in the log, a short path on the status
+ * line); a slow export keeps the UI answering keys and shows progress after
+ * a second; a failure and a killed writer are reported. */
+static void test_export(void)
+{
+	char dir[] = "/tmp/ntop-tui-export-XXXXXX", cwd[] = "/tmp/ntop-tui-cwd-XXXXXX", old[4096];
+	if (!mkdtemp(dir) || hm_fixture(dir) < 0 || !mkdtemp(cwd) || !getcwd(old, sizeof old) || chdir(cwd) < 0) {
+		CHECK(0);
+		return;
+	}
+	/* someone else's trace: root takes it away by owner, anyone else by mode */
+	CHECK(geteuid() == 0 ? chown(dir, 65534, 65534) == 0 : chmod(dir, 0555) == 0);
+	struct tui_opts o;
+	memset(&o, 0, sizeof o);
+	o.trace_dir = dir;
+	o.config_dir = cfgdir;
+	o.theme = "dark";
+	struct tui *t = NULL;
+	char *cause = NULL;
+	CHECKF(tui_create(&o, &t, &cause) == 0, "%s", cause ? cause : "");
+	free(cause);
+	struct cellgrid *g = cellgrid_create(80, 24);
+	if (!t || !g)
+		goto out;
+	t->show_log = 1;
+	tui_draw(t, g);
+	keys(t, "\r");
+	tui_draw(t, g);
+	keys(t, "\r");
+	tui_draw(t, g);
+	CHECK(t->depth == 3);
+	keys(t, "e");
+	CHECK(tui_export_poll(t, 1) == 1);
+	char png[8300];
+	snprintf(png, sizeof png, "%s/scan-k1-p700-5-dmat.png", cwd);
+	struct stat st;
+	CHECKF(stat(png, &st) == 0 && st.st_size > 1000, "not in the current directory: %s", png);
+	snprintf(png, sizeof png, "%s/export", dir);
+	CHECKF(access(png, F_OK) < 0, "%s made in someone else's trace", png);
+	tui_draw(t, g);
+	CHECKF(strstr(row(g, 23), "exported ./scan-k1-p700-5-dmat.png") != NULL, "status: %s", row(g, 23));
+	CHECK(find(g, "not writing into the trace directory") >= 0);
+	snprintf(png, sizeof png, "%s/scan-k1-p700-5-dmat.png", cwd);
+	CHECK(find(g, png) >= 0 || find(g, "scan-k1-p700-5-dmat.png") >= 0); /* the log wraps the full path */
+	unlink(png);
+
+	/* a slow export: no progress in its first second, then progress; keys
+	 * work meanwhile; a second export waits for the first */
+	snprintf(png, sizeof png, "%s/slow.png", cwd);
+	CHECK(tui_export(t, png, slow_job, png) == 0);
+	tui_draw(t, g);
+	CHECKF(!strstr(row(g, 23), "writing slow.png"), "progress at once: %s", row(g, 23));
+	CHECK(tui_export(t, png, slow_job, png) < 0);
+	tui_draw(t, g);
+	CHECKF(strstr(row(g, 23), "still being written") != NULL, "second export: %s", row(g, 23));
+	usleep(1100 * 1000);
+	CHECK(tui_export_poll(t, 0) == 0);
+	tui_draw(t, g);
+	CHECKF(strstr(row(g, 23), "writing slow.png: drawing, 1 s") != NULL, "progress: %s", row(g, 23));
+	keys(t, "q");
+	CHECK(t->depth == 2); /* the view closed while its export runs */
+	CHECK(tui_export_poll(t, 1) == 1);
+	tui_draw(t, g);
+	CHECKF(strstr(row(g, 23), "exported ./slow.png") != NULL, "after: %s", row(g, 23));
+	CHECK(access(png, F_OK) == 0);
+	unlink(png);
+
+	CHECK(tui_export(t, png, failing_job, NULL) == 0 && tui_export_poll(t, 1) == 1);
+	tui_draw(t, g);
+	CHECKF(strstr(row(g, 23), "export failed: the disk is full (test)") != NULL, "%s", row(g, 23));
+	CHECK(tui_export(t, png, dying_job, NULL) == 0 && tui_export_poll(t, 1) == 1);
+	tui_draw(t, g);
+	CHECK(find(g, "killed by signal 9") >= 0);
+out:
+	cellgrid_free(g);
+	tui_free(t);
+	CHECK(chdir(old) == 0);
+	CHECK(geteuid() == 0 || chmod(dir, 0755) == 0); /* so that it can be removed */
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, cwd);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	if (!mkdtemp(cfgdir))
 		return 1;
 	test_list();
 	test_launches_timeline();
+	test_mono();
 	test_sizes();
 	test_live();
 	test_heatmap();
+	test_export();
 	char path[128];
 	snprintf(path, sizeof path, "%s/ntop.conf", cfgdir);
 	CHECK(access(path, R_OK) == 0); /* settings saved on exit */

@@ -25,7 +25,11 @@ void testlib_u64(struct testlib_bytes *x, uint64_t v);
 void testlib_str(struct testlib_bytes *x, const char *s);
 
 #define CHECK(c) testlib_check(!!(c), #c, __FILE__, __LINE__, NULL)
-#define CHECKF(c, ...) testlib_check(!!(c), #c, __FILE__, __LINE__, __VA_ARGS__)
+/* The condition is evaluated before the message's arguments: a call in c
+ * often sets what the message prints (CHECKF(f(&cause) == 0, "%s", cause)),
+ * and function arguments are evaluated in no set order. */
+#define CHECKF(c, ...) do { int ok_ = !!(c); \
+    testlib_check(ok_, #c, __FILE__, __LINE__, __VA_ARGS__); } while (0)
 #define CHECK_EQ_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
     testlib_check(a_ == b_, #a " == " #b, __FILE__, __LINE__, "%lld != %lld", a_, b_); } while (0)
 #endif

@@ -1,0 +1,177 @@
+/* Reassembly through llvm-mc (see amdgpu_asm.h). Symbols the text defines
+ * for the patch step: ntop_pcU right after unit U's s_getpc_b64 (the PC it
+ * reads) and ntop_loU / ntop_hiU at its two adds. */
+#include "engine/amdgpu_asm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cause.h"
+#include "common/strbuf.h"
+#include "engine/amdgpu_elf.h"
+#include "engine/elf_image.h"
+#include "engine/llvm_tool.h"
+
+int amdgpu_asm_count(const struct amdgpu_func *f, uint64_t size)
+{
+	int n = 0;
+	while (n < f->n && f->v[n].addr + f->v[n].size <= f->addr + size)
+		n++;
+	return n;
+}
+
+static void asm_words(struct strbuf *sb, const struct amdgpu_insn *in)
+{
+	for (uint32_t b = 0; b + 4 <= in->size; b += 4)
+		strbuf_printf(sb, "\t.long 0x%02x%02x%02x%02x\n", in->bytes[b + 3], in->bytes[b + 2],
+			       in->bytes[b + 1], in->bytes[b]);
+}
+
+int amdgpu_asm_branch_label(const struct amdgpu_insn *in)
+{
+	if (strncmp(in->text, "s_branch ", 9) && strncmp(in->text, "s_cbranch_", 10))
+		return -1;
+	const char *sp = strchr(in->text, ' ');
+	if (!sp)
+		return -1;
+	return sp[1] == 'L' && sp[2] && strspn(sp + 2, "0123456789") == strlen(sp + 2) ? atoi(sp + 2) : -1;
+}
+
+int amdgpu_asm_movable(const struct amdgpu_func *f, int n, char **cause)
+{
+	for (int i = 0; i < n; i++) {
+		const char *t = f->v[i].text;
+		if ((!strncmp(t, "s_branch ", 9) || !strncmp(t, "s_cbranch_", 10)) && amdgpu_asm_branch_label(&f->v[i]) < 0)
+			return cause_set(cause, "%s at 0x%llx: a branch out of the function (not instrumented)", t,
+					 (unsigned long long)f->v[i].addr);
+	}
+	return 0;
+}
+
+const char *amdgpu_asm_diff_field(const struct amdgpu_insn *in, const uint8_t *got, enum amdgpu_family f)
+{
+	if (memcmp(in->bytes, got, in->size) == 0)
+		return NULL;
+	if (f >= AMDGPU_FAMILY_GFX10_1 && strncmp(in->text, "v_cmpx_", 7) == 0 && strstr(in->text, "_e64 ") &&
+	    in->size >= 8 && memcmp(in->bytes + 1, got + 1, in->size - 1) == 0)
+		return "vopc_cmpx_vdst";
+	return "";
+}
+
+char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "\t.text\n");
+	for (int i = 0; i < n; i++) {
+		const struct amdgpu_insn *in = &f->v[i];
+		if (in->label >= 0)
+			strbuf_printf(&sb, "L%d:\n", in->label);
+		if (before && before[i])
+			strbuf_printf(&sb, "%s\n", before[i]);
+		switch (in->getpc) {
+		case AMDGPU_GETPC_GET:
+			strbuf_printf(&sb, "\t%s\nntop_pc%d:\n", in->text, in->unit);
+			break;
+		case AMDGPU_GETPC_LO:
+		case AMDGPU_GETPC_HI:
+			strbuf_printf(&sb, "ntop_%s%d:\n", in->getpc == AMDGPU_GETPC_LO ? "lo" : "hi", in->unit);
+			asm_words(&sb, in);
+			break;
+		default:
+			if (mode == AMDGPU_ASM_WORDS && amdgpu_asm_branch_label(in) < 0)
+				asm_words(&sb, in);
+			else
+				strbuf_printf(&sb, "\t%s\n", in->text);
+		}
+	}
+	return strbuf_finish(&sb, NULL);
+}
+
+static void asm_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Recomputes every unit's literals for code placed at base. */
+static int asm_patch_units(const struct amdgpu_func *f, int n, const uint8_t *obj, size_t obj_len, uint8_t *code,
+			   size_t len, uint64_t base, char **cause)
+{
+	for (int i = 0; i < n; i++) {
+		const struct amdgpu_insn *in = &f->v[i];
+		if (in->getpc != AMDGPU_GETPC_LO && in->getpc != AMDGPU_GETPC_HI)
+			continue;
+		char pc_name[32], at_name[32];
+		snprintf(pc_name, sizeof pc_name, "ntop_pc%d", in->unit);
+		snprintf(at_name, sizeof at_name, "ntop_%s%d", in->getpc == AMDGPU_GETPC_LO ? "lo" : "hi", in->unit);
+		uint64_t pc, at;
+		if (amdgpu_elf_symbol(obj, obj_len, pc_name, &pc, cause) != 0 ||
+		    amdgpu_elf_symbol(obj, obj_len, at_name, &at, cause) != 0)
+			return cause_set(cause, "assembler output lacks the s_getpc_b64 unit %d's symbols", in->unit);
+		if (at + 8 > len)
+			return cause_set(cause, "s_getpc_b64 unit %d outside the assembled code", in->unit);
+		uint64_t off = in->target - (base + pc);
+		asm_put32(code + at + 4, in->getpc == AMDGPU_GETPC_LO ? (uint32_t)off : (uint32_t)(off >> 32));
+	}
+	return 0;
+}
+
+static int asm_extract(const struct amdgpu_func *f, int n, const char *obj_path, uint64_t base, uint8_t **code,
+		       size_t *len, char **cause)
+{
+	size_t obj_len = 0;
+	uint8_t *obj = (uint8_t *)llvm_tool_slurp(obj_path, &obj_len);
+	const uint8_t *text;
+	size_t text_len;
+	if (!obj)
+		return cause_set(cause, "cannot read llvm-mc's output");
+	int r = elf_image_section(obj, obj_len, ".text", &text, &text_len, cause);
+	if (r != 0) {
+		free(obj);
+		return r < 0 ? -1 : cause_set(cause, "llvm-mc's output has no .text");
+	}
+	*code = malloc(text_len ? text_len : 1);
+	if (!*code) {
+		free(obj);
+		return cause_set(cause, "out of memory reassembling");
+	}
+	memcpy(*code, text, text_len);
+	*len = text_len;
+	r = asm_patch_units(f, n, obj, obj_len, *code, text_len, base, cause);
+	free(obj);
+	if (r < 0) {
+		free(*code);
+		*code = NULL;
+	}
+	return r;
+}
+
+int amdgpu_asm_func(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode,
+		    const char *proc, uint64_t base, uint8_t **code, size_t *len, char **cause)
+{
+	char dir[LLVM_TOOL_DIR_MAX], src[LLVM_TOOL_DIR_MAX + 16], obj[LLVM_TOOL_DIR_MAX + 16],
+		err[LLVM_TOOL_DIR_MAX + 16], mcpu[48], out_opt[LLVM_TOOL_DIR_MAX + 32];
+	char *text = amdgpu_asm_text(f, n, before, mode);
+	if (!text)
+		return cause_set(cause, "out of memory reassembling");
+	if (llvm_tool_tmpdir(dir, cause) < 0) {
+		free(text);
+		return -1;
+	}
+	snprintf(src, sizeof src, "%s/in.s", dir);
+	snprintf(obj, sizeof obj, "%s/out.o", dir);
+	snprintf(err, sizeof err, "%s/err", dir);
+	snprintf(mcpu, sizeof mcpu, "-mcpu=%s", proc);
+	snprintf(out_opt, sizeof out_opt, "-o=%s", obj);
+	char *argv[] = { "llvm-mc", "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", out_opt, src, NULL };
+	int r = llvm_tool_write(src, text, strlen(text), cause);
+	if (r == 0)
+		r = llvm_tool_run("llvm-mc", argv, err, err, cause);
+	if (r == 0)
+		r = asm_extract(f, n, obj, base, code, len, cause);
+	free(text);
+	llvm_tool_rmdir(dir);
+	return r;
+}

@@ -1,0 +1,104 @@
+/* nvJitLink's test double (libnvJitLink.so.N): a "link" of PTX inputs
+ * gives a cubin of the fake driver's kind made from the first (fake_cubin.h).
+ * Both names of each call are exported, as the real library does (the
+ * header's inline wrappers call the versioned ones). */
+#define NVJITLINK_NO_INLINE
+#include <nvJitLink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../fake_cubin.h"
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+/* Exported under both names: the plain one and __nvJitLink<Call>_13_0. */
+#define BOTH(plain, call) __attribute__((alias(#plain))) FAKE_EXPORT
+#define VERSIONED(call) __nvJitLink##call##_13_0
+
+struct fake_link {
+	char *ptx;
+	uint8_t *cubin;
+	size_t cubin_size;
+};
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)
+{
+	*major = 13;
+	*minor = 0;
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle *h, uint32_t n, const char *const *opts)
+{
+	(void)n, (void)opts;
+	*h = calloc(1, sizeof(struct fake_link));
+	return *h ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle h, nvJitLinkInputType type, const void *data,
+					     size_t size, const char *name)
+{
+	(void)name;
+	struct fake_link *l = (struct fake_link *)h;
+	if (type == NVJITLINK_INPUT_PTX && !l->ptx)
+		l->ptx = strndup(data, size);
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle h, nvJitLinkInputType type, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NVJITLINK_ERROR_INVALID_INPUT;
+	char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return nvJitLinkAddData(h, type, buf, n, path);
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle h)
+{
+	struct fake_link *l = (struct fake_link *)h;
+	free(l->cubin);
+	l->cubin = fake_cubin_make(l->ptx, &l->cubin_size);
+	return l->cubin ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle h, size_t *size)
+{
+	struct fake_link *l = (struct fake_link *)h;
+	*size = l->cubin_size;
+	return l->cubin ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle h, void *cubin)
+{
+	struct fake_link *l = (struct fake_link *)h;
+	if (!l->cubin)
+		return NVJITLINK_ERROR_INTERNAL;
+	memcpy(cubin, l->cubin, l->cubin_size);
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle *h)
+{
+	struct fake_link *l = (struct fake_link *)*h;
+	if (l) {
+		free(l->ptx);
+		free(l->cubin);
+		free(l);
+	}
+	*h = NULL;
+	return NVJITLINK_SUCCESS;
+}
+
+BOTH(nvJitLinkCreate, Create) nvJitLinkResult VERSIONED(Create)(nvJitLinkHandle *, uint32_t, const char *const *);
+BOTH(nvJitLinkAddData, AddData) nvJitLinkResult VERSIONED(AddData)(nvJitLinkHandle, nvJitLinkInputType,
+								   const void *, size_t, const char *);
+BOTH(nvJitLinkAddFile, AddFile) nvJitLinkResult VERSIONED(AddFile)(nvJitLinkHandle, nvJitLinkInputType,
+								   const char *);
+BOTH(nvJitLinkComplete, Complete) nvJitLinkResult VERSIONED(Complete)(nvJitLinkHandle);
+BOTH(nvJitLinkGetLinkedCubinSize, GetLinkedCubinSize) nvJitLinkResult
+	VERSIONED(GetLinkedCubinSize)(nvJitLinkHandle, size_t *);
+BOTH(nvJitLinkGetLinkedCubin, GetLinkedCubin) nvJitLinkResult VERSIONED(GetLinkedCubin)(nvJitLinkHandle, void *);
+BOTH(nvJitLinkDestroy, Destroy) nvJitLinkResult VERSIONED(Destroy)(nvJitLinkHandle *);

@@ -1,0 +1,87 @@
+#!/bin/bash
+# One device call that runs several GPU checks in a row, each under its own
+# time limit, and prints a table of what each step did last (the device
+# tool returns only the end of the output). Run from the repository root on
+# the GPU machine with the Release build carried as build-gpu/ (and, for
+# issue 11's "before" column, an older build as build-before/):
+#
+#   tests/gpu/batch.sh [STEP[:SECONDS]...]   default: suite issue11 app_cost dmat_session
+#
+# Steps:
+#   suite         tests/gpu/run.sh --no-ncu --apps "launch_modes fill memk"
+#                 (plain vs ntop record -p block_sched, checked)
+#   issue11       tests/gpu/issue11.sh (NTOP_BEFORE=build-before/bin/ntop
+#                 when that exists)
+#   app_cost      bench/app_cost.sh --quick with APP_COST_PROBES (default
+#                 "block_sched dmat"): the app's own cudaEvent time per launch
+#   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
+#                 `ntop record -p dmat`: a small trace, packed as
+#                 $OUT/dmat_session.tgz (for a bundled heatmap session)
+#
+# $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
+# batch.txt (the table), summary.txt, issue11.txt, app_cost.txt,
+# dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
+# (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+FINAL=${OUT:-$ROOT/gpu-out}
+mkdir -p "$FINAL"
+FINAL=$(cd "$FINAL" && pwd)
+export OUT=$FINAL/raw
+mkdir -p "$OUT"
+STEP_S=${BATCH_STEP_S:-300}
+TABLE=$FINAL/batch.txt
+: >"$TABLE"
+export PATH=$PATH:/usr/local/cuda/bin
+
+step_suite() {
+	tests/gpu/run.sh --no-ncu --apps "launch_modes fill memk"
+}
+
+step_issue11() {
+	if [ -x build-before/bin/ntop ]; then
+		NTOP_BEFORE=$ROOT/build-before/bin/ntop tests/gpu/issue11.sh
+	else
+		tests/gpu/issue11.sh
+	fi
+}
+
+step_app_cost() {
+	APP_COST_PROBES=${APP_COST_PROBES:-"block_sched dmat"} BUDGET_S=$((STEP_S - 30)) bench/app_cost.sh --quick
+}
+
+step_dmat_session() {
+	local ex=/tmp/ntop-batch-ex tr=/tmp/ntop-batch-dmat
+	rm -rf "$tr"
+	tests/gpu/build_examples.sh "$ex" patterns || return 1
+	build-gpu/bin/ntop record -p dmat -o "$tr" -- "$ex/patterns" --n 100000 \
+		--only dm_strided,dm_gather,dm_random || return 1
+	build-gpu/bin/ntop report "$tr" | tail -20
+	tar -C "$(dirname "$tr")" -czf "$FINAL/dmat_session.tgz" "$(basename "$tr")"
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(suite issue11 app_cost dmat_session)
+{
+	echo "batch $(date -u +%FT%TZ)"
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+	nvcc --version 2>/dev/null | tail -1
+} | tee -a "$TABLE"
+for arg in "${steps[@]}"; do
+	s=${arg%%:*} limit=$STEP_S
+	[ "$s" != "$arg" ] && limit=${arg#*:}
+	declare -F "step_$s" >/dev/null || { echo "unknown step $s" | tee -a "$TABLE"; continue; }
+	t0=$(date +%s)
+	echo "=== step $s (limit ${limit}s)"
+	FINAL=$FINAL ROOT=$ROOT STEP_S=$limit timeout -k 10 "$limit" bash -c "$(declare -f "step_$s"); step_$s" >"$OUT/step-$s.log" 2>&1
+	rc=$?
+	tail -40 "$OUT/step-$s.log"
+	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
+done
+for f in summary.txt issue11.txt app_cost.txt; do
+	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
+done
+tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
+echo "=== table"
+cat "$TABLE"
