@@ -374,8 +374,28 @@ static const char *ex_probe_name(const struct ex_args *a)
 	return a->view_id == EX_VIEW_DMAT ? "dmat" : a->view_id == EX_VIEW_RECORDS ? "PROBE" : "block_sched";
 }
 
-static int ex_never_probed(const struct td_kernel *k, const struct ex_args *a)
+/* Probed launches without a result: not "never probed", but why the
+ * results are missing. */
+static int ex_results_missing(const struct trace_dir *td, const struct td_kernel *k)
 {
+	const struct td_process *p = trace_dir_process(td, k->pid);
+	cli_err("kernel %s: %llu probed launch%s, but no result reached the trace", ex_kname(k),
+		(unsigned long long)k->probed_started, k->probed_started == 1 ? "" : "es");
+	if (p && td_process_results_lost(p))
+		fprintf(stderr, "  pid %u lost %llu results (write errors, or it ended before they were written)\n",
+			p->pid, (unsigned long long)td_process_results_lost(p));
+	else if (p && !p->exited)
+		fprintf(stderr, "  pid %u never reached its exit (killed or crashed) before writing them\n", p->pid);
+	else
+		fprintf(stderr, "  their result lines are missing from events.log (lost events: %llu)\n",
+			(unsigned long long)td->lost_events);
+	return 1;
+}
+
+static int ex_never_probed(const struct trace_dir *td, const struct td_kernel *k, const struct ex_args *a)
+{
+	if (k->probed_started)
+		return ex_results_missing(td, k);
 	cli_err("kernel %s was never probed (%llu launch%s, no results)", ex_kname(k),
 		(unsigned long long)k->launches, k->launches == 1 ? "" : "es");
 	if (k->instrument_status && strcmp(k->instrument_status, "failed") == 0)
@@ -767,7 +787,7 @@ int cmd_export(int argc, char **argv)
 	if (!a.kernel)
 		rc = ex_run(td, NULL, NULL, 0, &a, &th); /* the whole trace (perfetto) */
 	else if (k && k->n_results == 0)
-		rc = ex_never_probed(k, &a);
+		rc = ex_never_probed(td, k, &a);
 	else if (k && (r = ex_load_launch(td, k, &a, &which, &rc)) != NULL)
 		rc = ex_run(td, k, r, which, &a, &th);
 	result_free(r);

@@ -65,7 +65,8 @@ static void record_help(void)
 	       "                        mangled or demangled name, or a glob with * ? [ ];\n"
 	       "                        repeatable (default: every kernel with PTX)\n"
 	       "  -o, --output DIR      trace directory (default ./ntop-trace/DATE-TIME_PID);\n"
-	       "                        must not exist or be empty\n"
+	       "                        must not exist, or be an empty directory of yours\n"
+	       "                        (no link, not writable by group or others)\n"
 	       "      --every N         probe every Nth launch of a matching kernel (default 1)\n"
 	       "      --limit N         at most N probed launches per kernel (default 100)\n"
 	       "      --map-budget SIZE map memory, suffixes K M G (default 1G): one launch's\n"
@@ -424,13 +425,21 @@ static void rec_summary(const struct rec_session *s)
 		launches == 1 ? "" : "es", td->n_results, results, results == 1 ? "" : "s",
 		td->n_warnings, td->n_warnings == 1 ? "" : "s");
 	if (td->lost_events)
-		fprintf(stderr, "ntop: the hook dropped %llu events (buffer full)\n",
+		fprintf(stderr, "ntop: %llu events never reached the trace (the hook's buffer overflowed, a write "
+				"failed, or ntop stopped reading)\n",
 			(unsigned long long)td->lost_events);
 	rec_summary_probing(td);
 	if (td->n_procs == 0)
 		fprintf(stderr, "ntop: the hook was not loaded: the program made no CUDA driver calls "
 				"through libcuda.so.1\n");
-	fprintf(stderr, "ntop: trace in %s\nntop: next: ntop report %s\n", s->dir, s->dir);
+	if (session_dir_gone(s->sess))
+		fprintf(stderr, "ntop: the trace directory %s was removed or replaced while recording: no trace was "
+				"kept there\n", s->dir);
+	else if (session_events_error(s->sess))
+		fprintf(stderr, "ntop: trace in %s, incomplete: writing events.log failed (%s)\nntop: next: ntop report "
+				"%s\n", s->dir, strerror(session_events_error(s->sess)), s->dir);
+	else
+		fprintf(stderr, "ntop: trace in %s\nntop: next: ntop report %s\n", s->dir, s->dir);
 }
 
 static int rec_exit_status(const char *prog, int status)

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "cli/report_end.h"
 #include "trace/trace_dir.h"
 
 #define REP_TEXT_LAUNCHES 8 /* per kernel in text; JSON lists all */
@@ -21,7 +22,8 @@ static void report_help(void)
 	       "available and whether (or why not) it was probed; for block_sched results\n"
 	       "the per-launch line 'No.block:N Running:X Scheduling:Y (cycle)', waves per\n"
 	       "SM, SMs used, warps recorded/expected and records dropped. Warnings from the\n"
-	       "hook and corrupt result files are listed.\n"
+	       "hook and corrupt result files are listed, and how the recording ended: one\n"
+	       "INCOMPLETE line per reason it may miss data (a process killed, ntop killed).\n"
 	       "\n"
 	       "Options:\n"
 	       "  --json      one JSON document on stdout (all launches, mangled names too)\n"
@@ -236,8 +238,10 @@ static void rep_text(struct trace_dir *td)
 		printf(", last line cut short (recorder killed?)");
 	printf("\n");
 	if (td->lost_events)
-		printf("LOST: the hook dropped %llu events (its buffer overflowed); counts are low\n",
+		printf("LOST: %llu events never reached the trace (the hook's buffer overflowed, a write failed, or "
+		       "the reader stopped reading); counts are low\n",
 		       (unsigned long long)td->lost_events);
+	report_end_text(td, stdout);
 	for (int i = 0; i < td->n_procs; i++)
 		rep_text_process(td, &td->procs[i]);
 	if (td->n_procs == 0)
@@ -456,6 +460,7 @@ static void js_trace(struct strbuf *sb, const struct trace_dir *td)
 	cli_json_u64(&o, "unknown_lines", td->unknown_lines);
 	cli_json_bool(&o, "truncated_last_line", td->truncated_last_line);
 	cli_json_u64(&o, "lost_events", td->lost_events);
+	report_end_json(&o, td);
 	cli_json_key(&o, "warnings");
 	cli_json_array(&a, sb);
 	for (int i = 0; i < td->n_warnings; i++) {

@@ -36,9 +36,12 @@
 #include "common/cause.h"
 #include "common/fdio.h"
 #include "common/reallib.h"
+#include "common/safefs.h"
 #include "common/strbuf.h"
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
+#include "trace/events.h"
+#include "trace/trace_dir.h"
 
 extern char **environ;
 
@@ -51,6 +54,9 @@ extern char **environ;
 
 struct session {
 	char *dir;               /* absolute */
+	int dfd;                 /* the directory, opened once and checked (safefs.h): all below is
+				    opened relative to it */
+	unsigned long long dir_dev, dir_ino; /* its identity, handed to the hook (NTOP_TRACE_DIR_ID) */
 	int created_dir;
 	char *events_path;       /* set once events.log was created */
 	int events_fd;
@@ -97,6 +103,7 @@ struct session_pidlog {
 };
 
 static void session_sock_done(struct session *s);
+static void session_log_end(struct session *s, int detached);
 
 /* Where forwarded signals go: pid, -pgid, or 0 (none yet: remembered). */
 static volatile sig_atomic_t session_fwd_target;
@@ -129,20 +136,6 @@ static int session_mkdir_parents(char *path)
 	return 0;
 }
 
-static int session_dir_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	int empty = 1;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			empty = 0;
-	closedir(d);
-	return empty;
-}
-
 static char *session_default_dir(void)
 {
 	char stamp[32];
@@ -166,26 +159,46 @@ static int session_make_dir(struct session *s, const char *want, char **cause)
 		s->dir[--n] = 0;
 	if (session_mkdir_parents(s->dir) < 0)
 		return cause_set(cause, "cannot create the parents of %s: %s", s->dir, strerror(errno));
-	if (mkdir(s->dir, 0700) == 0) {
+	if (mkdir(s->dir, 0700) == 0)
 		s->created_dir = 1;
-		return 0;
-	}
-	int err = errno;
+	else if (errno != EEXIST)
+		return cause_set(cause, "cannot create trace directory %s: %s", s->dir, strerror(errno));
+	/* an existing one only when it is empty, ours, no link and closed to
+	 * others: a directory another user prepared could hold their control
+	 * file, or links the hook would write through */
+	s->dfd = safefs_open_dir(s->dir, !s->created_dir, cause);
+	if (s->dfd < 0)
+		return cause_wrap(cause, "trace directory");
 	struct stat st;
-	if (err != EEXIST || stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cause_set(cause, "cannot create trace directory %s: %s", s->dir,
-				 err == EEXIST ? "exists and is not a directory" : strerror(err));
-	if (!session_dir_empty(s->dir))
-		return cause_set(cause, "trace directory %s exists and is not empty; choose another", s->dir);
+	if (fstat(s->dfd, &st) < 0)
+		return cause_set(cause, "trace directory %s: %s", s->dir, strerror(errno));
+	s->dir_dev = (unsigned long long)st.st_dev;
+	s->dir_ino = (unsigned long long)st.st_ino;
 	return 0;
+}
+
+/* SIGXFSZ's disposition when ntop started: 1 default (the app gets it back). */
+static int session_xfsz_default = -1;
+
+/* A file past `ulimit -f` must not kill ntop (no summary, the app's status
+ * lost): ignored, a write fails with EFBIG and is reported like a full
+ * disk. The application gets the disposition ntop was started with. */
+static void session_ignore_xfsz(void)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGXFSZ, &sa, &old) == 0 && session_xfsz_default < 0)
+		session_xfsz_default = old.sa_handler == SIG_DFL;
 }
 
 int session_create(struct session **out, const char *dir, char **cause)
 {
+	session_ignore_xfsz();
 	struct session *s = calloc(1, sizeof *s);
 	if (!s)
 		return cause_set(cause, "out of memory");
-	s->events_fd = s->app_log_fd = s->out_rfd = s->ep = s->lfd = -1;
+	s->events_fd = s->app_log_fd = s->out_rfd = s->ep = s->lfd = s->dfd = -1;
 	if (session_make_dir(s, dir, cause) < 0) {
 		session_free(s);
 		return -1;
@@ -197,6 +210,15 @@ int session_create(struct session **out, const char *dir, char **cause)
 const char *session_dir(const struct session *s)
 {
 	return s->dir;
+}
+
+int session_dir_gone(const struct session *s)
+{
+	struct stat st, at;
+	if (s->dfd < 0 || fstat(s->dfd, &st) < 0 || st.st_nlink == 0)
+		return 1; /* removed (a directory keeps a link while it has a name) */
+	/* moved, or another directory put in its place */
+	return stat(s->dir, &at) < 0 || at.st_dev != st.st_dev || at.st_ino != st.st_ino;
 }
 
 char *session_path(const struct session *s, const char *name)
@@ -212,7 +234,7 @@ int session_open_events(struct session *s, const char *header, size_t len, char 
 	s->events_path = session_path(s, "events.log");
 	if (!s->events_path)
 		return cause_set(cause, "out of memory");
-	s->events_fd = open(s->events_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
+	s->events_fd = safefs_create(s->dfd, "events.log", O_WRONLY | O_APPEND);
 	if (s->events_fd < 0) {
 		cause_set(cause, "cannot create %s: %s", s->events_path, strerror(errno));
 		free(s->events_path);
@@ -227,15 +249,11 @@ int session_open_events(struct session *s, const char *header, size_t len, char 
 void session_abandon(struct session *s)
 {
 	if (s->events_path)
-		unlink(s->events_path);
+		unlinkat(s->dfd, "events.log", 0);
 	if (s->app_log_path)
-		unlink(s->app_log_path);
-	if (s->wrote_control) {
-		char *c = session_path(s, "control");
-		if (c)
-			unlink(c);
-		free(c);
-	}
+		unlinkat(s->dfd, "app.log", 0);
+	if (s->wrote_control)
+		unlinkat(s->dfd, "control", 0);
 	session_sock_done(s);
 	if (s->created_dir)
 		rmdir(s->dir);
@@ -246,7 +264,7 @@ void session_abandon(struct session *s)
 static int session_env_ours(const char *e)
 {
 	static const char *const ours[] = {
-		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_PROBES,
+		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
 		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, "LD_LIBRARY_PATH",
 		"TRITON_LIBCUDA_PATH"};
@@ -344,6 +362,9 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	session_env_libpath(&env, o->hook_dir);
 	session_env_set(&env, NTOP_ENV_EVENT_SOCK, s->sock_path);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
+	char id[64];
+	snprintf(id, sizeof id, "%llu:%llu", s->dir_dev, s->dir_ino);
+	session_env_set(&env, NTOP_ENV_TRACE_DIR_ID, id);
 	session_env_set(&env, "TRITON_LIBCUDA_PATH", o->hook_dir);
 	session_env_join(&env, NTOP_ENV_PROBES, o->probes, o->n_probes, ":");
 	session_env_join(&env, NTOP_ENV_KERNELS, o->kernels, o->n_kernels, "\n");
@@ -651,6 +672,8 @@ static int session_spawn_run(struct session *s, const struct session_spawn_opts 
 	sigaddset(&def, SIGPIPE);
 	sigaddset(&def, SIGTERM);
 	sigaddset(&def, SIGHUP);
+	if (session_xfsz_default == 1)
+		sigaddset(&def, SIGXFSZ);
 	sigemptyset(&none);
 	posix_spawnattr_setsigdefault(&at, &def);
 	posix_spawnattr_setsigmask(&at, &none);
@@ -671,7 +694,7 @@ static int session_open_app_log(struct session *s, char **cause)
 	s->app_log_path = session_path(s, "app.log");
 	if (!s->app_log_path)
 		return cause_set(cause, "out of memory");
-	s->app_log_fd = open(s->app_log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0600);
+	s->app_log_fd = safefs_create(s->dfd, "app.log", O_WRONLY | O_APPEND);
 	if (s->app_log_fd >= 0)
 		return 0;
 	cause_set(cause, "cannot create %s: %s", s->app_log_path, strerror(errno));
@@ -964,6 +987,7 @@ static void session_copier(struct session *s, int pidfd)
 		}
 	}
 	session_poll_pid_logs(s, NULL, NULL, 1);
+	session_log_end(s, 1);
 	session_sock_done(s);
 }
 
@@ -1057,20 +1081,6 @@ static int session_pidlog_read(struct session *s, int dfd, const char *name, ses
 	return lines;
 }
 
-/* events-<pid>.log or events-<pid>.<k>.log (the hook's names, hook_sink.c). */
-static int session_pidlog_name(const char *n)
-{
-	size_t len = strlen(n);
-	if (strncmp(n, "events-", 7) != 0 || len < 12 || len >= 64 || strcmp(n + len - 4, ".log") != 0)
-		return 0;
-	size_t d = strspn(n + 7, "0123456789");
-	if (d == 0)
-		return 0;
-	if (7 + d == len - 4)
-		return 1;
-	return n[7 + d] == '.' && strspn(n + 8 + d, "0123456789") == len - 4 - (8 + d) && len - 4 > 8 + d;
-}
-
 int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int final)
 {
 	/* processes on the socket leave no such files, as a rule: look now
@@ -1079,26 +1089,50 @@ int session_poll_pid_logs(struct session *s, session_line_fn fn, void *arg, int 
 	if (!final && s->pidlog_scan_ns && now - s->pidlog_scan_ns < SESSION_PIDLOG_EVERY_NS)
 		return 0;
 	s->pidlog_scan_ns = now;
-	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int dfd = dup(s->dfd);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
 		return 0;
 	}
+	rewinddir(d); /* the descriptor's position is shared with s->dfd's */
 	int lines = 0;
 	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		if (session_pidlog_name(e->d_name))
+		if (trace_pidlog_name(e->d_name))
 			lines += session_pidlog_read(s, dirfd(d), e->d_name, fn, arg, final);
 	}
 	closedir(d);
 	return lines;
 }
 
+/* The recorder's last line: it finished, and how the program ended (a
+ * trace without one was cut short: ntop killed, or still running). The
+ * copier of a detached session writes it without a status (the program
+ * is not its child). */
+static void session_log_end(struct session *s, int detached)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	event_begin(&sb, "end", time_wall_ns(), (int)getpid());
+	if (s->exited) {
+		event_add_int(&sb, "status", session_exit_code(s->status));
+		if (WIFSIGNALED(s->status))
+			event_add_int(&sb, "signal", WTERMSIG(s->status));
+	}
+	if (detached)
+		event_add_int(&sb, "detached", 1);
+	event_end(&sb);
+	if (!sb.failed)
+		session_log(s, sb.data, sb.len);
+	strbuf_done(&sb);
+}
+
 int session_finish_events(struct session *s, char **cause)
 {
 	if (s->events_fd < 0)
 		return 0;
+	session_log_end(s, 0);
 	int rc = 0;
 	if (fsync(s->events_fd) < 0 && !s->events_err)
 		rc = cause_set(cause, "fsync %s: %s", s->events_path, strerror(errno));
@@ -1110,29 +1144,13 @@ int session_finish_events(struct session *s, char **cause)
 
 int session_write_control_text(struct session *s, const char *text, size_t len, char **cause)
 {
-	char *tmp = NULL, *dst = session_path(s, "control");
-	if (!dst || asprintf(&tmp, "%s/.control-%d.tmp", s->dir, (int)getpid()) < 0) {
-		free(dst);
-		return cause_set(cause, "out of memory");
-	}
-	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		rc = cause_set(cause, "cannot create %s: %s", tmp, strerror(errno));
-	else if (fdio_write_all(fd, text, len) < 0)
-		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = cause_set(cause, "cannot write %s: %s", tmp, strerror(errno));
-	/* rename: a poller sees the old file or the new one, never half of one */
-	if (rc == 0 && rename(tmp, dst) < 0)
-		rc = cause_set(cause, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
-	if (rc < 0)
-		unlink(tmp);
-	else
-		s->wrote_control = 1;
-	free(tmp);
-	free(dst);
-	return rc;
+	/* a temporary made O_EXCL, then renameat: a poller sees the old file or
+	 * the new one, never half of one, and a link planted as `control` is
+	 * replaced, not written through */
+	if (safefs_replace(s->dfd, "control", text, len, cause) < 0)
+		return cause_wrap(cause, "%s", s->dir);
+	s->wrote_control = 1;
+	return 0;
 }
 
 int session_write_control(struct session *s, uint64_t gen, const struct control_entry *e, int n, char **cause)
@@ -1166,6 +1184,7 @@ void session_free(struct session *s)
 	session_close(&s->out_rfd);
 	session_close(&s->events_fd);
 	session_close(&s->app_log_fd);
+	session_close(&s->dfd);
 	if (s->pid > 0 && session_fwd_target == (s->own_group ? -s->pid : s->pid))
 		session_fwd_target = 0;
 	free(s->conns);

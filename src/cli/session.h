@@ -79,6 +79,9 @@ typedef void (*session_line_fn)(void *arg, const char *line, size_t len);
 int session_create(struct session **out, const char *dir, char **cause);
 /* Absolute path of the directory (lives as long as the session). */
 const char *session_dir(const struct session *s);
+/* 1 when the directory was removed, moved or replaced since it was made:
+ * what was written into it is gone from that path. */
+int session_dir_gone(const struct session *s);
 /* <dir>/NAME, malloc'd (NULL when out of memory). */
 char *session_path(const struct session *s, const char *name);
 /* Creates <dir>/events.log (0600, must not exist) and writes `header` (one
@@ -146,7 +149,8 @@ long session_read_output(struct session *s, char *buf, size_t cap);
  * events-<pid>.log files and removes the socket. The session then reads
  * nothing; session_poll_exit still works. */
 int session_detach(struct session *s, char **cause);
-/* Fsyncs and closes events.log. -1 when fsync fails. */
+/* Writes the recorder's `end` line (status= and signal= of the program
+ * when it was reaped), fsyncs and closes events.log. -1 when fsync fails. */
 int session_finish_events(struct session *s, char **cause);
 /* Processes whose hook could not reach the socket (another mount namespace,
  * the socket already gone) write events-<pid>.log in the trace directory:

@@ -31,7 +31,12 @@ static int reallib_pread(int fd, void *buf, size_t len, uint64_t off)
  * marker's name. */
 int reallib_is_ours(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return 0;
+	}
 	if (fd < 0)
 		return 0;
 	int found = 0;
@@ -82,6 +87,12 @@ static int reallib_try(struct reallib_search *r, const char *path)
 		return -1;
 	if (r->have_self && st.st_dev == r->self.st_dev && st.st_ino == r->self.st_ino) {
 		reallib_why(r, path, "is the stand-in itself");
+		return -1;
+	}
+	/* a FIFO (or a device) would block the open, here or in dlopen, and
+	 * hang the application at its first call */
+	if (!S_ISREG(st.st_mode)) {
+		reallib_why(r, path, "is not a regular file");
 		return -1;
 	}
 	if (reallib_is_ours(path)) {

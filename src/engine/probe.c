@@ -201,7 +201,23 @@ struct probe_hook *probe_add_hook(const struct probe_src *src, struct probe *p, 
 				  enum probe_tp_kind kind, int after, const struct toml_node *snippet)
 {
 	int flat = snippet->str_kind == TOML_STR_BASIC || snippet->str_kind == TOML_STR_LITERAL;
-	return probe_add_hook_text(src, p, name, kind, after, snippet->v.s, snippet->str_line, flat, snippet);
+	struct probe_hook *h = probe_add_hook_text(src, p, name, kind, after, snippet->v.s, snippet->str_line, flat,
+						   snippet);
+	if (!h || !snippet->str_pos)
+		return h;
+	/* where each byte was written, so the verifier can say LINE:COL */
+	size_t n = strlen(snippet->v.s) + 1;
+	h->snippet_pos = malloc(n * sizeof *h->snippet_pos);
+	if (!h->snippet_pos) {
+		probe_err(src, snippet, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		h->snippet_pos[i].line = snippet->str_pos[i].line;
+		h->snippet_pos[i].col = snippet->str_pos[i].col;
+	}
+	h->snippet_pos_of = h->snippet;
+	return h;
 }
 
 int probe_note(const struct probe_src *src, struct probe *p, const char *fmt, ...)
@@ -249,6 +265,7 @@ void probe_free(struct probe *p)
 			free(p->hooks[i].opcodes[j]);
 		free(p->hooks[i].opcodes);
 		free(p->hooks[i].snippet);
+		free(p->hooks[i].snippet_pos);
 	}
 	free(p->hooks);
 	free(p->path);

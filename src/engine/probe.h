@@ -45,6 +45,12 @@ enum probe_tp_kind {
 	PROBE_TP_INSN,  /* before or after instructions whose opcode matches */
 };
 
+/* Where a snippet byte was written in the probe file (1-based; columns count
+ * code points). */
+struct probe_pos {
+	int line, col;
+};
+
 struct probe_hook {
 	char name[PROBE_NAME_MAX]; /* TOML table it came from */
 	enum probe_tp_kind kind;
@@ -55,6 +61,12 @@ struct probe_hook {
 	int snippet_line;          /* line in the TOML file where the snippet text starts */
 	int snippet_flat;          /* 1: the snippet came from a one-line TOML string, its
 				      lines are \n escapes, so all of them sit on snippet_line */
+	struct probe_pos *snippet_pos; /* per snippet byte, strlen(snippet) + 1 entries; NULL when
+				      the snippet was not read from a file (errors then count
+				      lines and columns from snippet_line) */
+	const char *snippet_pos_of;    /* the text snippet_pos describes: a loader that replaces
+				      the snippet (NEUTRINO's SAVE [ NAME ]) leaves positions
+				      that no longer apply, and lines are counted instead */
 	/* NEUTRINO's meanings (probe_neutrino.c), 0 for ntop's schema: */
 	int anywhere;              /* PROBE_TP_INSN: a pattern may start at any dotted part of
 				      the opcode (NEUTRINO matches positions as substrings) */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "engine/snippet.h"
 
 #define INJECT_SAVE_MAX 32 /* values in one SAVE statement */
 
@@ -44,16 +45,11 @@ struct snip {
 	int uses_bytes;
 };
 
-struct rename {
-	char *name;  /* as declared, with '%' and without "<N>" */
-	int range;   /* declared as name<N>: uses are name followed by digits */
-};
-
 struct iprobe {
 	const struct probe *p;
 	int index;          /* in probes[] */
 	int map;            /* map number, -1 without a map */
-	struct rename *ren;
+	struct snippet_reg *ren; /* its registers (snippet.h), renamed %ntop_p<index>_<name> */
 	int n_ren;
 	struct snip *snips; /* one per hook */
 };

@@ -1,4 +1,5 @@
-/* Snippets, prepared once per probe: comments stripped, the probe's
+/* Snippets, prepared once per probe: read as the verifier reads them
+ * (snippet.h: canonical statements, comments gone), the probe's
  * registers renamed to %ntop_p<k>_<name> (declarations hoisted to the
  * prologue), each statement split into an instruction line or a parsed
  * SAVE, and every hook's SAVEs checked against the map's records. */
@@ -9,73 +10,19 @@
 
 #include "common/cause.h"
 #include "engine/ptx_int.h"
-
-/* Copy of a snippet with // and block comments blanked out. */
-static char *strip_comments(const char *s)
-{
-	size_t n = strlen(s);
-	char *r = malloc(n + 1);
-	if (!r)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < n;) {
-		if (s[i] == '/' && s[i + 1] == '/') {
-			while (i < n && s[i] != '\n')
-				i++;
-		} else if (s[i] == '/' && s[i + 1] == '*') {
-			i += 2;
-			while (i < n && !(s[i] == '*' && s[i + 1] == '/'))
-				i++;
-			i = i < n ? i + 2 : n;
-			r[o++] = ' ';
-		} else {
-			r[o++] = s[i++];
-		}
-	}
-	r[o] = 0;
-	return r;
-}
+#include "engine/snippet.h"
 
 /* ---- probe register renaming ------------------------------------------- */
 
-static int rename_add(struct iprobe *ip, const char *name, size_t len, int range)
-{
-	for (int i = 0; i < ip->n_ren; i++)
-		if (strlen(ip->ren[i].name) == len && !memcmp(ip->ren[i].name, name, len))
-			return 0; /* declared in two snippets: one register */
-	struct rename *r = realloc(ip->ren, (size_t)(ip->n_ren + 1) * sizeof *r);
-	if (!r)
-		return -1;
-	ip->ren = r;
-	r[ip->n_ren].name = ptx_dup_trim(name, len);
-	r[ip->n_ren].range = range;
-	if (!r[ip->n_ren].name)
-		return -1;
-	ip->n_ren++;
-	return 1;
-}
-
-/* Is %token (len bytes, with '%') one of the probe's registers? */
+/* Is %token (len bytes, with '%') one of the probe's registers? The same
+ * test the verifier makes (snippet_reg_find): what it let the probe write
+ * is exactly what gets renamed. */
 static int rename_match(const struct iprobe *ip, const char *tok, size_t len)
 {
-	for (int i = 0; i < ip->n_ren; i++) {
-		size_t n = strlen(ip->ren[i].name);
-		if (len < n || memcmp(tok, ip->ren[i].name, n))
-			continue;
-		if (len == n) /* a range's bare name appears only in its declaration */
-			return 1;
-		if (len > n && ip->ren[i].range) {
-			size_t k = n;
-			while (k < len && isdigit((unsigned char)tok[k]))
-				k++;
-			if (k == len)
-				return 1;
-		}
-	}
-	return 0;
+	return snippet_reg_find(ip->ren, ip->n_ren, tok, len) != NULL;
 }
 
-/* Appends text with the probe's registers renamed. */
+/* Appends canonical statement text with the probe's registers renamed. */
 static void rename_text(struct strbuf *sb, const struct iprobe *ip, const char *s)
 {
 	while (*s) {
@@ -108,84 +55,31 @@ static char *rename_dup(const struct iprobe *ip, const char *s)
 
 /* ---- statements --------------------------------------------------------- */
 
-static int is_reg_decl(const char *stmt)
+static int is_reg_decl(const struct snippet_stmt *st)
 {
-	return strncmp(stmt, ".reg", 4) == 0 && isspace((unsigned char)stmt[4]);
+	return snippet_tok_is(st, 0, ".reg");
 }
 
-/* ".reg .b32 %a, %b<4>" (without ';'): records names, appends renamed
- * declarations of names not seen before to inj->decls. */
-static int decl_collect(struct inj *in, struct iprobe *ip, const char *stmt)
+/* A `.reg` statement: records its names and declares those not seen
+ * before (renamed) in inj->decls. */
+static int decl_collect(struct inj *in, struct iprobe *ip, const struct snippet_stmt *st)
 {
-	const char *p = stmt + 4;
-	const char *names = strchr(p, '%');
-	if (!names)
-		return cause_set(in->cause, "probe '%s': register declaration without a name: %s",
-				 ip->p->name, stmt);
-	char *type = ptx_dup_trim(p, (size_t)(names - p));
-	if (!type)
-		return -1;
-	for (const char *q = names; *q;) {
-		q = inject_skip_ws(q);
-		size_t n = strcspn(q, ",");
-		size_t nl = strcspn(q, "<,");
-		while (nl && isspace((unsigned char)q[nl - 1]))
-			nl--;
-		int range = nl < n && q[nl] == '<';
-		if (nl < 2 || q[0] != '%') {
-			free(type);
-			return cause_set(in->cause, "probe '%s': bad register declaration: %s",
-					 ip->p->name, stmt);
-		}
-		int fresh = rename_add(ip, q, nl, range);
-		if (fresh < 0) {
-			free(type);
-			return -1;
-		}
-		if (fresh) {
-			char *one = ptx_dup_trim(q, n);
-			strbuf_printf(&in->decls, ".reg %s ", type);
-			if (one)
-				rename_text(&in->decls, ip, one);
-			strbuf_puts(&in->decls, ";\n");
-			free(one);
-		}
-		q += n;
-		if (*q == ',')
-			q++;
+	int n0 = ip->n_ren, bad = 0;
+	char why[160];
+	if (snippet_decl_parse(st, &ip->ren, &ip->n_ren, &bad, why, sizeof why) < 0)
+		return cause_set(in->cause, "probe '%s': %s: %s", ip->p->name, why, st->text);
+	for (int i = n0; i < ip->n_ren; i++) {
+		const struct snippet_reg *r = &ip->ren[i];
+		int seen = 0;
+		for (int k = 0; k < i && !seen; k++) /* declared in two snippets: one register */
+			seen = !strcmp(ip->ren[k].name, r->name) && ip->ren[k].count == r->count;
+		if (seen)
+			continue;
+		strbuf_printf(&in->decls, ".reg %s %%ntop_p%d_%s", r->type, ip->index, r->name + 1);
+		if (r->count)
+			strbuf_printf(&in->decls, "<%ld>", r->count);
+		strbuf_puts(&in->decls, ";\n");
 	}
-	free(type);
-	return 0;
-}
-
-/* Calls fn on each ';'-terminated statement of a comment-free snippet. */
-typedef int (*stmt_fn)(struct inj *in, struct iprobe *ip, struct snip *sn, const char *stmt);
-
-static int for_each_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const char *text,
-			 stmt_fn fn)
-{
-	const char *s = text;
-	while (*s) {
-		size_t n = strcspn(s, ";");
-		char *stmt = ptx_dup_trim(s, n);
-		if (!stmt)
-			return cause_set(in->cause, "out of memory");
-		int rc = *stmt ? fn(in, ip, sn, stmt) : 0;
-		free(stmt);
-		if (rc < 0)
-			return -1;
-		s += n;
-		if (*s == ';')
-			s++;
-	}
-	return 0;
-}
-
-static int decl_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const char *stmt)
-{
-	(void)sn;
-	if (is_reg_decl(stmt))
-		return decl_collect(in, ip, stmt);
 	return 0;
 }
 
@@ -234,9 +128,10 @@ static int save_parse(struct inj *in, struct iprobe *ip, struct snip *sn, const 
 	return 0;
 }
 
-static int line_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const char *stmt)
+static int line_stmt(struct inj *in, struct iprobe *ip, struct snip *sn, const struct snippet_stmt *st)
 {
-	if (is_reg_decl(stmt))
+	const char *stmt = st->text;
+	if (is_reg_decl(st))
 		return 0; /* hoisted to the prologue */
 	struct snip_line *l = realloc(sn->lines, (size_t)(sn->n + 1) * sizeof *l);
 	if (!l)
@@ -301,24 +196,55 @@ static int snip_check_saves(struct inj *in, const struct iprobe *ip, int h)
 	return 0;
 }
 
+/* Hook h's statements as the verifier read them. */
+static int snip_read(struct inj *in, const struct iprobe *ip, int h, struct snippet *out)
+{
+	struct probe_pos bad;
+	char why[160];
+	if (snippet_read(&ip->p->hooks[h], out, &bad, why, sizeof why) < 0)
+		return cause_set(in->cause, "probe '%s' hook '%s': line %d: %s", ip->p->name, ip->p->hooks[h].name,
+				 bad.line, why);
+	return 0;
+}
+
+/* The loader's declarations (p->decls: NEUTRINO's %NR registers, those its
+ * snippets write undeclared), read like a snippet. */
+static int snip_loader_decls(struct inj *in, struct iprobe *ip)
+{
+	struct probe_hook loader = { .name = "loader", .snippet = ip->p->decls, .snippet_flat = 1 };
+	struct probe_pos bad;
+	struct snippet sn;
+	char why[160];
+	if (snippet_read(&loader, &sn, &bad, why, sizeof why) < 0)
+		return cause_set(in->cause, "probe '%s': the loader's declarations: %s", ip->p->name, why);
+	int rc = 0;
+	for (int i = 0; i < sn.n && rc == 0; i++)
+		if (is_reg_decl(&sn.stmts[i]))
+			rc = decl_collect(in, ip, &sn.stmts[i]);
+	snippet_free(&sn);
+	return rc;
+}
+
 /* Every hook's declarations (and the loader's, p->decls) are collected
  * before any line is renamed: a register declared in the exit snippet may
  * be used at the entry. */
-static int snip_prepare_all(struct inj *in, struct iprobe *ip, char **clean)
+static int snip_prepare_all(struct inj *in, struct iprobe *ip, struct snippet *read)
 {
 	const struct probe *p = ip->p;
-	if (p->decls && for_each_stmt(in, ip, NULL, p->decls, decl_stmt) < 0)
+	if (p->decls && snip_loader_decls(in, ip) < 0)
 		return -1;
 	for (int h = 0; h < p->n_hooks; h++) {
-		clean[h] = strip_comments(p->hooks[h].snippet ? p->hooks[h].snippet : "");
-		if (!clean[h])
-			return cause_set(in->cause, "out of memory");
-		if (for_each_stmt(in, ip, NULL, clean[h], decl_stmt) < 0)
+		if (snip_read(in, ip, h, &read[h]) < 0)
 			return -1;
+		for (int i = 0; i < read[h].n; i++)
+			if (is_reg_decl(&read[h].stmts[i]) && decl_collect(in, ip, &read[h].stmts[i]) < 0)
+				return -1;
 	}
 	for (int h = 0; h < p->n_hooks; h++) {
 		struct snip *sn = &ip->snips[h];
-		int rc = for_each_stmt(in, ip, sn, clean[h], line_stmt);
+		int rc = 0;
+		for (int i = 0; i < read[h].n && rc == 0; i++)
+			rc = line_stmt(in, ip, sn, &read[h].stmts[i]);
 		if (rc < 0)
 			cause_wrap(in->cause, "hook '%s'", p->hooks[h].name);
 		snip_mark_saves(sn);
@@ -334,20 +260,18 @@ int ptx_inject_snip_prepare(struct inj *in, struct iprobe *ip)
 	ip->snips = calloc((size_t)(n_hooks ? n_hooks : 1), sizeof *ip->snips);
 	if (!ip->snips)
 		return cause_set(in->cause, "out of memory");
-	char **clean = calloc((size_t)(n_hooks ? n_hooks : 1), sizeof *clean);
-	if (!clean)
+	struct snippet *read = calloc((size_t)(n_hooks ? n_hooks : 1), sizeof *read);
+	if (!read)
 		return cause_set(in->cause, "out of memory");
-	int rc = snip_prepare_all(in, ip, clean);
+	int rc = snip_prepare_all(in, ip, read);
 	for (int h = 0; h < n_hooks; h++)
-		free(clean[h]);
-	free(clean);
+		snippet_free(&read[h]);
+	free(read);
 	return rc;
 }
 
 void ptx_inject_snip_free(struct iprobe *ip)
 {
-	for (int i = 0; i < ip->n_ren; i++)
-		free(ip->ren[i].name);
 	free(ip->ren);
 	for (int h = 0; ip->snips && h < ip->p->n_hooks; h++) {
 		struct snip *sn = &ip->snips[h];

@@ -149,8 +149,10 @@ void toml_free(struct toml_node *n)
 		toml_free(n->items[i]);
 	free(n->items);
 	free(n->key);
-	if (n->type == TOML_STRING)
+	if (n->type == TOML_STRING) {
 		free(n->v.s);
+		free(n->str_pos);
+	}
 	free(n);
 }
 
@@ -316,9 +318,17 @@ static int ml_quotes(struct tp *P, struct strbuf *sb, char q)
 	return 1;
 }
 
+/* Positions for the bytes sb gained since `from`: all at (line, col). */
+static void pos_fill(struct strbuf *pb, size_t from, size_t to, int line, int col)
+{
+	struct toml_pos at = { line, col };
+	for (size_t i = from; pb && i < to; i++)
+		strbuf_append(pb, (const char *)&at, sizeof at);
+}
+
 /* Any of the four string kinds; P sits on the opening quote. Sets the node's
- * str_kind and str_line. */
-static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int *str_line)
+ * str_kind and str_line; with pos, also the position of every byte. */
+static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int *str_line, struct toml_pos **pos)
 {
 	int line = P->line, col = P->col;
 	char q = (char)tp_peek(P, 0);
@@ -333,8 +343,13 @@ static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int 
 	*str_line = P->line;
 	strbuf_init(&sb);
 	strbuf_append(&sb, "", 0); /* NUL-terminated even when empty */
+	struct strbuf pbuf, *pb = pos ? &pbuf : NULL;
+	if (pb)
+		strbuf_init(pb);
 	for (;;) {
 		int c = tp_peek(P, 0);
+		int at_line = P->line, at_col = P->col;
+		size_t from = sb.len;
 		if (tp_eof(P)) {
 			tp_err(P, line, col, "unterminated string");
 			goto fail;
@@ -343,9 +358,13 @@ static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int 
 			int r = ml_quotes(P, &sb, q);
 			if (r < 0)
 				goto fail;
-			if (r == 1)
+			if (r == 1) { /* quotes before the closing three are content */
+				pos_fill(pb, from, sb.len, at_line, at_col);
+				pos_fill(pb, 0, 1, at_line, at_col + (int)(sb.len - from));
 				break;
+			}
 		} else if (c == q) {
+			pos_fill(pb, 0, 1, at_line, at_col);
 			tp_next(P);
 			break;
 		} else if (c == '\\' && escapes) {
@@ -367,13 +386,25 @@ static int parse_string(struct tp *P, char **out, enum toml_str_kind *kind, int 
 			strbuf_append(&sb, P->s + P->pos, 1);
 			tp_next(P);
 		}
+		pos_fill(pb, from, sb.len, at_line, at_col);
 	}
 	*out = strbuf_finish(&sb, NULL);
-	if (!*out)
+	if (pb)
+		*pos = (struct toml_pos *)strbuf_finish(pb, NULL);
+	if (!*out || (pb && !*pos)) {
+		free(*out);
+		*out = NULL;
+		if (pb) {
+			free(*pos);
+			*pos = NULL;
+		}
 		return tp_err(P, line, col, "out of memory");
+	}
 	return 0;
 fail:
 	strbuf_done(&sb);
+	if (pb)
+		strbuf_done(pb);
 	return -1;
 }
 
@@ -400,7 +431,7 @@ static int parse_key_part(struct tp *P, struct keypart *k)
 		int sl;
 		if (tp_peek(P, 1) == c && tp_peek(P, 2) == c)
 			return tp_err(P, k->line, k->col, "a multi-line string cannot be a key");
-		return parse_string(P, &k->s, &kind, &sl);
+		return parse_string(P, &k->s, &kind, &sl, NULL);
 	}
 	if (!is_bare(c)) {
 		if (tp_eof(P) || tp_at_newline(P))
@@ -690,7 +721,7 @@ static int parse_value(struct tp *P, struct toml_node **out)
 	}
 	P->depth++;
 	if (c == '"' || c == '\'')
-		r = parse_string(P, &n->v.s, &n->str_kind, &n->str_line);
+		r = parse_string(P, &n->v.s, &n->str_kind, &n->str_line, &n->str_pos);
 	else if (c == '[')
 		r = parse_array(P, n);
 	else if (c == '{')

@@ -38,6 +38,11 @@ enum toml_str_kind {
 	TOML_STR_ML_LITERAL, /* '''...''' */
 };
 
+/* Where one byte of a decoded string was written (an escape: its backslash). */
+struct toml_pos {
+	int line, col;
+};
+
 struct toml_node {
 	enum toml_type type;
 	int line, col;         /* where the value starts (its first character) */
@@ -51,6 +56,9 @@ struct toml_node {
 	} v;
 	enum toml_str_kind str_kind;
 	int str_line;          /* TOML_STRING: line where the text starts (after a trimmed newline) */
+	struct toml_pos *str_pos; /* TOML_STRING: position of each byte of v.s, strlen(v.s) + 1 entries
+				     (the last: the closing quote), so errors inside a string can
+				     name their line:col */
 	/* TOML_TABLE members or TOML_ARRAY items, in written order. */
 	struct toml_node **items;
 	int n_items, cap_items;

@@ -22,6 +22,7 @@
 #include "hook/hook_control.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_state.h"
 #include "trace/control.h"
 #include "trace/events.h"
@@ -227,28 +228,52 @@ static void control_apply(const char *text, size_t len)
 	}
 	struct hook_ctl_table *t = cf.gen > hook.ctl.applied_gen ? control_table_build(&cf) : NULL;
 	if (t) {
-		t->older = hook.ctl.table;
-		hook.ctl.applied_gen = t->gen;
-		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
-		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
+		/* the line is queued before the table is published: a launch that
+		 * already runs under the new generation comes after it in the
+		 * stream (the other order made a reader count it in the old one) */
 		struct strbuf sb;
 		hook_event_begin(&sb, "control");
 		event_add_int(&sb, "gen", (long long)t->gen);
 		event_add_int(&sb, "kernels", t->n);
 		hook_event_emit(&sb);
+		t->older = hook.ctl.table;
+		hook.ctl.applied_gen = t->gen;
+		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
+		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
 	}
 	control_file_done(&cf);
+}
+
+/* Why the control file may not steer this process, or NULL: it picks the
+ * probes that run in the app, so it must be a regular file of the caller's
+ * that nobody else can write (a directory another user can write into is
+ * refused by ntop; this also covers NTOP_CONTROL set by hand). */
+static const char *control_untrusted(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (st->st_uid != geteuid())
+		return "owned by another user";
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by group or others (chmod go-w)";
+	return NULL;
 }
 
 /* Reads the whole file (at most CONTROL_MAX_BYTES); st describes what was read. */
 static char *control_read(const char *path, size_t *len, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ELOOP && control_first_time(control_hash("link", 4, path)))
+			hook_event_warn("control file %s ignored: a symbolic link", path);
 		return NULL;
+	}
 	char *buf = NULL;
-	if (fstat(fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size <= (off_t)CONTROL_MAX_BYTES &&
-	    (buf = malloc((size_t)st->st_size + 1)) != NULL) {
+	const char *why = fstat(fd, st) == 0 ? control_untrusted(st) : "cannot stat it";
+	if (why) {
+		if (control_first_time(control_hash("trust", 5, path)))
+			hook_event_warn("control file %s ignored: %s", path, why);
+	} else if (st->st_size <= (off_t)CONTROL_MAX_BYTES && (buf = malloc((size_t)st->st_size + 1)) != NULL) {
 		size_t n = 0;
 		ssize_t r = 0;
 		while (n < (size_t)st->st_size && ((r = read(fd, buf + n, (size_t)st->st_size - n)) > 0 ||
@@ -271,7 +296,7 @@ void hook_control_poll(void)
 	struct hook_control *c = &hook.ctl;
 	pthread_mutex_lock(&c->poll_lock);
 	struct stat st;
-	if (stat(path, &st) == 0) {
+	if (lstat(path, &st) == 0) {
 		int64_t mt = control_mtime(&st), age = (int64_t)time_wall_ns() - mt;
 		int same = c->have_seen && c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
 			   c->mtime_ns == mt;
@@ -327,7 +352,7 @@ void hook_control_ensure_thread(void)
 	hook_control_poll();
 	pthread_mutex_lock(&c->lock);
 	if (!c->started && !c->stop) {
-		if (pthread_create(&c->thread, NULL, control_thread, NULL) == 0)
+		if (hook_thread_create(&c->thread, control_thread, NULL) == 0)
 			__atomic_store_n(&c->started, 1, __ATOMIC_RELEASE);
 		else
 			c->stop = 1;

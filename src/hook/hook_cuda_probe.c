@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/cause.h"
+#include "common/safefs.h"
 #include "common/timeutil.h"
 #include "engine/assemble.h"
 #include "engine/engine.h"
@@ -27,10 +28,12 @@
 #include "engine/verify.h"
 #include "hook/hook_config.h"
 #include "hook/hook_cuda.h"
+#include "hook/hook_dir.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_table.h"
 #include "trace/events.h"
 
@@ -187,27 +190,31 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 	return image_pick_ptx(m->image, m->size, cc, ptx, len, cause);
 }
 
+/* NTOP_KEEP_PTX: kernels/<pid>-<kid>/{pruned,probed}.ptx, made below the
+ * checked trace directory without following links (hook_dir.c). */
 static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_result *res)
 {
 	if (!hook.cfg.keep_ptx || !hook.cfg.trace_dir)
 		return;
-	char dir[4096], path[4200];
-	snprintf(dir, sizeof dir, "%s/kernels", hook.cfg.trace_dir);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof dir, "%s/kernels/%d-%u", hook.cfg.trace_dir, hook.pid, k->kid);
-	mkdir(dir, 0700);
+	char sub[64], *cause = NULL;
+	snprintf(sub, sizeof sub, "%d-%u", hook.pid, k->kid);
+	int kfd = hook_dir_sub("kernels", &cause);
+	int dfd = kfd >= 0 ? safefs_subdir(kfd, sub, &cause) : -1;
 	const char *names[2] = { "pruned.ptx", "probed.ptx" };
 	const char *texts[2] = { res->pruned_ptx, res->ptx };
-	for (int i = 0; i < 2; i++) {
-		if (!texts[i])
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		FILE *f = fopen(path, "we");
-		if (f) {
-			fputs(texts[i], f);
-			fclose(f);
-		}
-	}
+	struct hook_io_signals sig; /* an application thread: no SIGXFSZ for the app */
+	hook_io_signals_begin(&sig);
+	for (int i = 0; i < 2 && dfd >= 0; i++)
+		if (texts[i] && safefs_replace(dfd, names[i], texts[i], strlen(texts[i]), &cause) < 0)
+			break;
+	hook_io_signals_end(&sig);
+	if (cause)
+		hook_event_warn("NTOP_KEEP_PTX: kernels/%s: %s", sub, cause);
+	free(cause);
+	if (dfd >= 0)
+		close(dfd);
+	if (kfd >= 0)
+		close(kfd);
 }
 
 static int probe_jit(const char *ptx, CUmodule *mod, char **cause)

@@ -14,6 +14,7 @@
  * events; at exit every queued result is finished, for as long as results
  * keep coming out (RESULTS_STALL_NS without progress ends the wait, and the
  * results left are counted as lost). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,10 @@
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
+#include "hook/hook_dir.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "trace/events.h"
 #include "trace/result.h"
 
@@ -395,22 +398,24 @@ static int results_write(struct hook_job *j)
 		.sm_clock_khz = (uint32_t)j->device.clock_khz, .wall_ns = j->wall_ns,
 		.duration_ns = (uint64_t)((double)j->ms * 1e6), .n_maps = j->plan->n_maps, .maps = maps,
 	};
-	char name[64], path[4200], *cause = NULL;
+	char name[64], *cause = NULL;
 	snprintf(name, sizeof name, "%d-%llu.ntr", hook.pid, (unsigned long long)j->seq);
 	if (!hook.cfg.results_dir) {
 		hook_event_warn("probed launch %llu: NTOP_TRACE_DIR is not set, result not written",
 				(unsigned long long)j->seq);
 		return 0;
 	}
-	mkdir(hook.cfg.results_dir, 0700);
-	if (result_write(hook.cfg.results_dir, name, &r, &cause) < 0) {
+	int dfd = hook_dir_sub("results", &cause);
+	if (dfd < 0 || result_write_at(dfd, name, &r, &cause) < 0) {
 		hook_event_warn("result %s: %s", name, cause ? cause : "write failed");
 		free(cause);
+		if (dfd >= 0)
+			close(dfd);
 		return 0;
 	}
 	struct stat st;
-	snprintf(path, sizeof path, "%s/%s", hook.cfg.results_dir, name);
-	results_emit(j, name, maps, &r, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0);
+	results_emit(j, name, maps, &r, fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint64_t)st.st_size : 0);
+	close(dfd);
 	return 1;
 }
 
@@ -454,12 +459,12 @@ static void results_start_locked(struct hook_results *r)
 {
 	if (r->started)
 		return;
-	if (pthread_create(&r->collector, NULL, results_collector, NULL) != 0)
+	if (hook_thread_create(&r->collector, results_collector, NULL) != 0)
 		return;
 	r->n_writers = 0;
 	int want = results_writers_wanted();
 	for (int i = 0; i < want; i++)
-		if (pthread_create(&r->writers[r->n_writers], NULL, results_writer, NULL) == 0)
+		if (hook_thread_create(&r->writers[r->n_writers], results_writer, NULL) == 0)
 			r->n_writers++;
 	r->started = 1;
 }

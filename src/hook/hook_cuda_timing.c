@@ -11,6 +11,7 @@
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "trace/events.h"
 
 #define TIMING_SAMPLE_FIRST 8
@@ -290,7 +291,7 @@ void hook_timing_ensure_thread(void)
 	pthread_mutex_lock(&hook.timing.lock);
 	if (!hook.timing.started && !hook.timing.stop) {
 		hook.timing.last_stats_ns = time_mono_ns();
-		if (pthread_create(&hook.timing.thread, NULL, timing_thread, NULL) == 0)
+		if (hook_thread_create(&hook.timing.thread, timing_thread, NULL) == 0)
 			__atomic_store_n(&hook.timing.started, 1, __ATOMIC_RELEASE);
 		else
 			hook.timing.stop = 1;

@@ -12,6 +12,7 @@
 #include "hook/hook_config.h"
 #include "hook/hook_control.h"
 #include "hook/hook_dispatch.h"
+#include "hook/hook_dir.h"
 #include "hook/hook_events.h"
 #include "hook/hook_exports.h"
 #include "hook/hook_log.h"
@@ -95,6 +96,7 @@ static void dispatch_fork_child(void)
 	hook.pid = (int)getpid();
 	hook_state_init_locks();
 	hook_events_fork_child();
+	hook_dir_fork_child();
 	hook_sink_fork_child();
 	hook_cuda_backend.fork_child();
 	hook_log("forked");

@@ -17,7 +17,12 @@
  *                     When neither can be used: $NTOP_TRACE_DIR/events-<pid>.log,
  *                     made by the process 0600 with O_EXCL, never through a link
  *                     (the launcher follows those files too); else no events.
- *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700)
+ *   NTOP_TRACE_DIR    trace directory; results go to its results/ (created 0700).
+ *                     Used only while it is the caller's (owner, no group/other
+ *                     write); everything below it is opened relative to its
+ *                     descriptor, never through a link (hook_dir.c)
+ *   NTOP_TRACE_DIR_ID "<st_dev>:<st_ino>" the directory must be (the launcher's,
+ *                     not one swapped in under the same path)
  *   NTOP_PROBES       probe TOML paths separated by ':'; unset/empty: nothing probed
  *   NTOP_KERNELS      kernel patterns separated by '\n'; unset: every PTX kernel.
  *                     A pattern with * ? [ is an fnmatch glob on the mangled or
@@ -44,6 +49,8 @@
  *   NTOP_KEEP_PTX     "1": write kernels/<pid>-<kid>/{pruned,probed}.ptx
  *   NTOP_CONTROL      path of the live control file (doc/control.md); once it
  *                     exists it replaces NTOP_PROBES/NTOP_KERNELS selection
+ *                     (read only when it is a regular file of the caller's that
+ *                     group and others cannot write, never through a link)
  */
 #ifndef NTOP_HOOK_ENV_H
 #define NTOP_HOOK_ENV_H
@@ -52,6 +59,7 @@
 #define NTOP_ENV_EVENT_FD "NTOP_EVENT_FD"
 #define NTOP_ENV_EVENT_ID "NTOP_EVENT_ID"
 #define NTOP_ENV_TRACE_DIR "NTOP_TRACE_DIR"
+#define NTOP_ENV_TRACE_DIR_ID "NTOP_TRACE_DIR_ID"
 #define NTOP_ENV_PROBES "NTOP_PROBES"
 #define NTOP_ENV_KERNELS "NTOP_KERNELS"
 #define NTOP_ENV_PROBE_EVERY "NTOP_PROBE_EVERY"

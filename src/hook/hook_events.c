@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include "common/timeutil.h"
 #include "hook/hook_events.h"
+#include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_sink.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
@@ -27,37 +29,45 @@ void hook_event_begin(struct strbuf *sb, const char *type)
 	event_begin(sb, type, time_wall_ns(), hook.pid);
 }
 
-static void events_write_line(const char *line, size_t len)
+static enum hook_sink_rc events_write_line(const char *line, size_t len)
 {
-	hook_sink_write(line, len, 0);
+	return hook_sink_write(line, len, 0);
 }
 
-static void events_write_lost(uint64_t lost)
+static void events_lost_line(struct strbuf *sb, uint64_t lost)
+{
+	hook_event_begin(sb, "lost");
+	event_add_int(sb, "events", (long long)lost);
+	event_end(sb);
+}
+
+static enum hook_sink_rc events_write_lost(uint64_t lost)
 {
 	struct strbuf sb;
-	hook_event_begin(&sb, "lost");
-	event_add_int(&sb, "events", (long long)lost);
-	event_end(&sb);
-	if (!sb.failed)
-		events_write_line(sb.data, sb.len);
+	events_lost_line(&sb, lost);
+	enum hook_sink_rc rc = sb.failed ? HOOK_SINK_DROPPED : events_write_line(sb.data, sb.len);
 	strbuf_done(&sb);
+	return rc;
 }
 
+/* Something to do: lines, or a count to report that is not stuck. */
+static int events_work(const struct hook_queue *q)
+{
+	return q->count > 0 || (q->lost > 0 && !q->lost_stuck);
+}
+
+/* Every line that did not reach the sink is counted in q->lost and said in
+ * a `lost events=N` line once the sink takes lines again; a failed `lost`
+ * line waits for the next queued line (no spinning on a broken sink). */
 static void *events_writer(void *arg)
 {
-	(void)arg;
-	/* A reader that went away (ntop quit) must not kill the application
-	 * with SIGPIPE: blocked here, the write fails with EPIPE instead. */
-	sigset_t pipe_set;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	(void)arg; /* SIGPIPE and SIGXFSZ are blocked here (hook_thread_create) */
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		while (q->count == 0 && q->lost == 0 && !q->stop)
+		while (!events_work(q) && !q->stop)
 			pthread_cond_wait(&q->wake, &q->lock);
-		if (q->count == 0 && q->lost == 0 && q->stop)
+		if (!events_work(q) && q->stop)
 			break;
 		char *line = NULL;
 		uint64_t lost = 0;
@@ -71,14 +81,16 @@ static void *events_writer(void *arg)
 		}
 		q->writing = 1;
 		pthread_mutex_unlock(&q->lock);
-		if (line)
-			events_write_line(line, strlen(line));
-		else
-			events_write_lost(lost);
+		int was_line = line != NULL;
+		enum hook_sink_rc rc = line ? events_write_line(line, strlen(line)) : events_write_lost(lost);
 		free(line);
 		pthread_mutex_lock(&q->lock);
 		q->writing = 0;
-		if (q->count == 0 && q->lost == 0)
+		if (rc == HOOK_SINK_DROPPED) {
+			q->lost += was_line ? 1 : lost;
+			q->lost_stuck = !was_line;
+		}
+		if (!events_work(q))
 			pthread_cond_broadcast(&q->idle);
 	}
 	pthread_cond_broadcast(&q->idle);
@@ -109,6 +121,7 @@ static void events_queue(char *line, size_t len)
 		q->lost++;
 		free(line);
 	} else {
+		q->lost_stuck = 0; /* a new line: the count may get through with it */
 		struct strbuf tmp = { line, len, len + 1, 0 };
 		events_clip(&tmp);
 		q->lines[(q->head + q->count) % HOOK_QUEUE_SLOTS] = line;
@@ -116,7 +129,7 @@ static void events_queue(char *line, size_t len)
 	}
 	if (!q->started && !q->stop) {
 		q->started = 1;
-		if (pthread_create(&q->thread, NULL, events_writer, NULL) != 0)
+		if (hook_thread_create(&q->thread, events_writer, NULL) != 0)
 			q->started = -1; /* no thread: lines stay queued, nothing blocks */
 	}
 	pthread_cond_signal(&q->wake);
@@ -146,20 +159,13 @@ void hook_event_emit_sync(struct strbuf *sb)
 		strbuf_done(sb);
 		return;
 	}
-	/* An application thread: SIGPIPE blocked around the write (a pipe
-	 * given as NTOP_EVENT_FD), and one the write raised is taken back (not
-	 * one that was already due). */
-	sigset_t pipe_set, old, pending;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	/* An application thread: SIGPIPE (a pipe given as NTOP_EVENT_FD) and
+	 * SIGXFSZ (a file past ulimit -f) kept from the application */
+	struct hook_io_signals sig;
+	hook_io_signals_begin(&sig);
 	events_clip(sb);
 	enum hook_sink_rc rc = hook_sink_write(sb->data, sb->len, 1);
-	struct timespec zero = { 0, 0 };
-	if (!was_pending)
-		sigtimedwait(&pipe_set, NULL, &zero);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	hook_io_signals_end(&sig);
 	if (rc == HOOK_SINK_LATER) { /* the socket would make us wait: the writer thread will */
 		size_t len;
 		char *line = strbuf_finish(sb, &len);
@@ -184,24 +190,57 @@ void hook_event_warn(const char *fmt, ...)
 	hook_event_emit(&sb);
 }
 
+/* At exit, lines still queued, the count of lost ones and the line being
+ * written when the writer could not finish (a reader that stopped reading,
+ * a broken sink) go into a `lost` line of a file of the process's own:
+ * the trace says how many never arrived instead of nothing. The line in
+ * flight may still have arrived: the count is at most one too high. */
+static void events_report_undelivered(uint64_t n)
+{
+	struct strbuf sb;
+	events_lost_line(&sb, n);
+	if (sb.failed || hook_sink_write_aside(sb.data, sb.len) < 0)
+		hook_log("exit: %llu event lines were not delivered, and saying so failed too", (unsigned long long)n);
+	strbuf_done(&sb);
+}
+
+/* Under q->lock: lines that will not be delivered now, taken off the queue
+ * (the one being written counted once: it may still arrive). */
+static uint64_t events_take_undelivered(struct hook_queue *q)
+{
+	static int inflight_counted;
+	uint64_t n = q->count + q->lost;
+	if (q->writing && !inflight_counted) {
+		inflight_counted = 1;
+		n++;
+	}
+	for (; q->count > 0; q->count--, q->head = (q->head + 1) % HOOK_QUEUE_SLOTS)
+		free(q->lines[q->head]);
+	q->lost = 0;
+	q->lost_stuck = 1;
+	return n;
+}
+
 void hook_events_shutdown(int timeout_ms)
 {
 	struct hook_queue *q = &hook.q;
 	struct timespec until;
 	time_deadline(&until, timeout_ms * 1000000ll);
 	pthread_mutex_lock(&q->lock);
-	if (q->started != 1) {
-		pthread_mutex_unlock(&q->lock);
-		return;
+	int running = q->started == 1;
+	if (running) {
+		q->stop = 1;
+		pthread_cond_signal(&q->wake);
+		int rc = 0;
+		while ((events_work(q) || q->writing) && rc == 0)
+			rc = pthread_cond_timedwait(&q->idle, &q->lock, &until);
 	}
-	q->stop = 1;
-	pthread_cond_signal(&q->wake);
-	int rc = 0;
-	while ((q->count > 0 || q->lost > 0 || q->writing) && rc == 0)
-		rc = pthread_cond_timedwait(&q->idle, &q->lock, &until);
 	int drained = q->count == 0 && !q->writing;
+	uint64_t undelivered = hook_events_on() ? events_take_undelivered(q) : 0;
 	pthread_mutex_unlock(&q->lock);
-	if (drained)
+	if (undelivered) /* counted here, said here: nobody else will */
+		events_report_undelivered(undelivered);
+	if (running && drained)
 		pthread_join(q->thread, NULL);
 }
 
@@ -222,6 +261,7 @@ void hook_events_fork_child(void)
 	}
 	q->head = q->count = 0;
 	q->lost = 0;
+	q->lost_stuck = 0;
 	q->writing = 0;
 	q->started = 0;
 	q->stop = 0;

@@ -13,6 +13,7 @@
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
 #include "hook/hook_log.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_state.h"
 
 static char *log_path;
@@ -79,6 +80,9 @@ void hook_logf(const char *func, const char *fmt, ...)
 		return;
 	size_t len = (size_t)n + ((size_t)m < sizeof line - (size_t)n - 1 ? (size_t)m : sizeof line - (size_t)n - 2);
 	line[len++] = '\n';
+	struct hook_io_signals sig; /* any thread, the application's too */
+	hook_io_signals_begin(&sig);
 	ssize_t w = write(fd, line, len);
+	hook_io_signals_end(&sig);
 	(void)w;
 }

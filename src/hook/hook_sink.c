@@ -11,13 +11,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/fdio.h"
+#include "common/safefs.h"
 #include "common/timeutil.h"
+#include "hook/hook_dir.h"
 #include "hook/hook_log.h"
 #include "hook/hook_sink.h"
 #include "hook/hook_state.h"
@@ -105,49 +109,75 @@ static int sink_connect(void)
 	return 0;
 }
 
-static int sink_file_name(char *path, size_t cap, int k)
+static int sink_file_name(char *name, size_t cap, int k)
 {
-	int n = k ? snprintf(path, cap, "%s/events-%d.%d.log", hook.cfg.trace_dir, hook.pid, k)
-		  : snprintf(path, cap, "%s/events-%d.log", hook.cfg.trace_dir, hook.pid);
+	int n = k ? snprintf(name, cap, "events-%d.%d.log", hook.pid, k) : snprintf(name, cap, "events-%d.log", hook.pid);
 	return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
+/* A new events-<pid>[.<k>].log in dfd (O_EXCL, never through a link):
+ * its descriptor, *k its number; -1 when none could be made. */
+static int sink_create_file(int dfd, int *k)
+{
+	char name[64];
+	for (*k = 0; *k < SINK_FILE_TRIES; (*k)++) {
+		if (sink_file_name(name, sizeof name, *k) < 0)
+			return -1;
+		int fd = safefs_create(dfd, name, O_WRONLY | O_APPEND);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 /* events-<pid>.log, this process's own: made with O_EXCL (never another's,
- * never through a link), reopened (same file, checked) if the application
- * closed it. */
+ * never through a link) in the checked trace directory (hook_dir.c),
+ * reopened (same file, checked) if the application closed it. */
 static int sink_open_file(void)
 {
-	char path[4096];
-	if (sink.file_k >= 0) {
-		if (sink_file_name(path, sizeof path, sink.file_k) < 0)
-			return -1;
-		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	char name[64], *cause = NULL;
+	int dfd = hook_dir_open(&cause);
+	if (dfd < 0) {
+		hook_log("events file: %s", cause ? cause : "no trace directory");
+		free(cause);
+		return -1;
+	}
+	if (sink.file_k >= 0 && sink_file_name(name, sizeof name, sink.file_k) == 0) {
+		int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && sink_same(fd, sink.file_dev, sink.file_ino)) {
 			sink_set(SINK_FILE, fd);
+			close(dfd);
 			return 0;
 		}
 		if (fd >= 0)
 			close(fd);
 		/* removed or replaced: make a new one */
 	}
-	for (int k = 0; k < SINK_FILE_TRIES; k++) {
-		if (sink_file_name(path, sizeof path, k) < 0)
-			return -1;
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0 && errno == EEXIST)
-			continue;
-		if (fd < 0)
-			return -1;
-		sink_set(SINK_FILE, fd);
-		if (sink.fd < 0)
-			return -1;
-		sink.file_k = k;
-		sink.file_dev = sink.dev;
-		sink.file_ino = sink.ino;
-		hook_log("events go to %s", path);
-		return 0;
-	}
-	return -1;
+	int k, fd = sink_create_file(dfd, &k);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	sink_set(SINK_FILE, fd);
+	if (sink.fd < 0)
+		return -1;
+	sink.file_k = k;
+	sink.file_dev = sink.dev;
+	sink.file_ino = sink.ino;
+	if (sink_file_name(name, sizeof name, k) == 0)
+		hook_log("events go to %s/%s", hook.cfg.trace_dir, name);
+	return 0;
+}
+
+int hook_sink_write_aside(const char *line, size_t len)
+{
+	int dfd = hook_dir_open(NULL), k;
+	int fd = dfd >= 0 ? sink_create_file(dfd, &k) : -1;
+	int rc = fd >= 0 && fdio_write_all(fd, line, len) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
 }
 
 /* The NTOP_EVENT_FD descriptor, while it is the file it was at load. */
@@ -224,7 +254,7 @@ static int sink_put(const char *line, size_t len, int nowait)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return 2; /* reader gone, disk full: the application goes on regardless */
+			return 2; /* reader gone, disk full, past ulimit -f: the application goes on, the line is counted */
 		line += w;
 		len -= (size_t)w;
 	}
@@ -237,16 +267,18 @@ enum hook_sink_rc hook_sink_write(const char *line, size_t len, int nowait)
 		if (sink.fd < 0) {
 			int rc = sink_open(nowait);
 			if (rc != 0)
-				return rc == 1 ? HOOK_SINK_LATER : HOOK_SINK_DONE;
+				return rc == 1 ? HOOK_SINK_LATER : HOOK_SINK_DROPPED;
 		}
 		int rc = sink_put(line, len, nowait);
-		if (rc == 0 || rc == 2)
+		if (rc == 0)
 			return HOOK_SINK_DONE;
+		if (rc == 2)
+			return HOOK_SINK_DROPPED;
 		if (rc == 1)
 			return HOOK_SINK_LATER;
 		sink_drop();
 	}
-	return HOOK_SINK_DONE;
+	return HOOK_SINK_DROPPED;
 }
 
 void hook_sink_fork_child(void)

@@ -11,8 +11,9 @@
 #include <stddef.h>
 
 enum hook_sink_rc {
-	HOOK_SINK_DONE,  /* written, or dropped for good (nowhere to go, a write error) */
-	HOOK_SINK_LATER, /* nowait: it would have to wait (connect backlog, full socket) */
+	HOOK_SINK_DONE,    /* written */
+	HOOK_SINK_LATER,   /* nowait: it would have to wait (connect backlog, full socket) */
+	HOOK_SINK_DROPPED, /* not written (nowhere to go, a write error): the caller counts it */
 };
 
 /* At load, after hook.cfg was read: is there anywhere to write at all?
@@ -23,6 +24,11 @@ void hook_sink_init(void);
  * call it at a time (the events writer; a fork child before any thread).
  * `nowait`: an application thread, which never blocks. */
 enum hook_sink_rc hook_sink_write(const char *line, size_t len, int nowait);
+/* Writes one line to a new events-<pid>.<k>.log of its own, whatever the
+ * sink is (at exit, when the writer thread is stuck on a reader that does
+ * not read: the count of lines it could not deliver still reaches the
+ * trace). Any thread; 0 written, -1 not. */
+int hook_sink_write_aside(const char *line, size_t len);
 /* In a fork child: the parent's connection or file is closed (the child
  * never shares it); the child's next line opens its own. */
 void hook_sink_fork_child(void);

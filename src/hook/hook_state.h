@@ -44,7 +44,8 @@ struct hook_queue {
 	pthread_cond_t idle;       /* flushers: queue drained */
 	char *lines[HOOK_QUEUE_SLOTS];
 	unsigned head, count;
-	uint64_t lost;             /* dropped since the last `lost` line */
+	uint64_t lost;             /* dropped or not delivered since the last `lost` line */
+	int lost_stuck;            /* writing the `lost` line failed: wait for a new line to try again */
 	int writing;               /* writer holds a line outside the lock */
 	int started, stop;
 	pthread_t thread;

@@ -26,9 +26,11 @@
 #include <zstd.h>
 
 #include "common/cause.h"
+#include "common/safefs.h"
 #include "common/fdio.h"
 #include "common/strbuf.h"
 #include "trace/result_parse.h"
+#include "trace/trace_file.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "result files keep device records as raw little-endian bytes"
@@ -42,10 +44,16 @@
 #define RESULT_MAP_SHIFT_AT 8u     /* flags bits 8-12: block-sampling shift */
 #define RESULT_MAP_SHIFT_MASK (31u << RESULT_MAP_SHIFT_AT)
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
-/* zstd cannot expand one byte into more than ~32K (an RLE block is 4 bytes
- * for 128 KiB); a frame promising more is corrupt, and refusing it before
- * allocating keeps a forged size from asking malloc for a terabyte. */
-#define RESULT_MAX_RATIO 40000ull
+/* zstd can expand one byte into ~32K (an RLE block is 4 bytes for 128
+ * KiB), so a 57 KB file can ask for 1.9 GB and seconds of work. What ntop
+ * writes compresses 2-10x (block_sched, dmat records: clocks and
+ * addresses); only maps that are almost all zeros (counts of threads that
+ * saved nothing) go past 1000x, and those stay small. So the frames of one
+ * file that promise more than RESULT_MAX_RATIO times their size may
+ * together inflate to RESULT_MAX_INFLATED at most: anything beyond is
+ * refused before a byte is allocated or decompressed. */
+#define RESULT_MAX_RATIO 8192ull
+#define RESULT_MAX_INFLATED (256ull << 20)
 
 /* ---- writing ---- */
 
@@ -307,39 +315,28 @@ out:
 	return rc;
 }
 
-int result_write(const char *dir, const char *name, const struct result *r, char **cause)
+int result_write_at(int dfd, const char *name, const struct result *r, char **cause)
 {
 	if (result_check_for_write(r, cause) < 0)
 		return -1;
-	char *tmp = NULL, *dst = NULL;
-	int fd = -1, rc = -1;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
-		tmp = NULL;
-		cause_set(cause, "out of memory");
-		goto out;
-	}
-	if (asprintf(&dst, "%s/%s", dir, name) < 0) {
-		dst = NULL;
-		cause_set(cause, "out of memory");
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cause_set(cause, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
+	char tmp[256];
+	int fd = safefs_tmp(dfd, name, tmp, sizeof tmp), rc = -1;
+	if (fd < 0)
+		return cause_set(cause, "%s: cannot create a temporary: %s", name, strerror(errno));
 	if (result_write_body(fd, r, cause) < 0) {
-		cause_wrap(cause, "%s", dst);
+		cause_wrap(cause, "%s", name);
 		goto out;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		cause_set(cause, "%s: close: %s", dst, strerror(errno));
-		goto out;
-	}
+	int cfd = fd;
 	fd = -1;
-	if (rename(tmp, dst) < 0) {
-		cause_set(cause, "%s: rename: %s", dst, strerror(errno));
+	if (close(cfd) < 0) {
+		cause_set(cause, "%s: close: %s", name, strerror(errno));
+		goto out;
+	}
+	/* renameat replaces whatever sits at `name` (a planted link too)
+	 * without following it */
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		cause_set(cause, "%s: rename: %s", name, strerror(errno));
 		goto out;
 	}
 	/* No fsync: the rename makes the file appear whole or not at all, which
@@ -350,10 +347,20 @@ int result_write(const char *dir, const char *name, const struct result *r, char
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0 && tmp)
-		unlink(tmp);
-	free(tmp);
-	free(dst);
+	if (rc < 0)
+		unlinkat(dfd, tmp, 0);
+	return rc;
+}
+
+int result_write(const char *dir, const char *name, const struct result *r, char **cause)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return cause_set(cause, "%s: %s", dir, strerror(errno));
+	int rc = result_write_at(dfd, name, r, cause);
+	close(dfd);
+	if (rc < 0)
+		cause_wrap(cause, "%s", dir);
 	return rc;
 }
 
@@ -629,9 +636,14 @@ int result_rd_frame_head(struct result_rd *r, const struct result_map *m, const 
 	if (declared != total)
 		return cause_set(r->cause, "map %s: frame holds %llu bytes, descriptor says %llu",
 				 m->map.name, declared, (unsigned long long)total);
-	if (total / RESULT_MAX_RATIO > d->frame_bytes + 1)
-		return cause_set(r->cause, "map %s: %llu bytes cannot come from a %llu-byte frame",
-				 m->map.name, (unsigned long long)total, (unsigned long long)d->frame_bytes);
+	if (total / RESULT_MAX_RATIO > d->frame_bytes + 1) {
+		r->inflated += total;
+		if (r->inflated > RESULT_MAX_INFLATED)
+			return cause_set(r->cause, "map %s: a %llu-byte frame would inflate to %llu bytes (over %llux "
+					 "and %llu MiB in this file): refused as a decompression bomb", m->map.name,
+					 (unsigned long long)d->frame_bytes, (unsigned long long)total, RESULT_MAX_RATIO,
+					 RESULT_MAX_INFLATED >> 20);
+	}
 	return 0;
 }
 
@@ -744,13 +756,13 @@ static int result_parse(const uint8_t *buf, uint64_t len, struct result *res, ch
 
 static int result_slurp(const char *path, uint8_t **buf, uint64_t *len, char **cause)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = trace_file_open(AT_FDCWD, path, cause);
 	if (fd < 0)
-		return cause_set(cause, "%s", strerror(errno));
+		return -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return cause_set(cause, "not a regular file");
+		return cause_set(cause, "%s", strerror(errno));
 	}
 	uint64_t n = (uint64_t)st.st_size, got = 0;
 	uint8_t *b = malloc(n ? (size_t)n : 1);

@@ -72,6 +72,9 @@ struct result {
  * block) holding more than `stored` records. Compression level: zstd 1 (the
  * fastest; on dmat-like records 1.5x faster than level 3 at the same ratio). */
 int result_write(const char *dir, const char *name, const struct result *r, char **cause);
+/* The same in the directory open as dfd: an O_EXCL temporary, renameat
+ * (a link planted at `name` is replaced, never followed). */
+int result_write_at(int dfd, const char *name, const struct result *r, char **cause);
 int result_read(const char *path, struct result **out, char **cause);
 /* The same checks on a file image already in memory (tests, fuzzers). */
 int result_read_mem(const void *buf, size_t len, struct result **out, char **cause);

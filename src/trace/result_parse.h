@@ -21,6 +21,7 @@ struct result_rd {
 	uint64_t len, off;  /* file size, parse position */
 	char **cause;
 	int failed;         /* sticky: the first failure's cause is the one reported */
+	uint64_t inflated;  /* bytes declared by frames past RESULT_MAX_RATIO so far */
 };
 
 struct result_rd_desc {

@@ -17,6 +17,7 @@
 #include "common/cause.h"
 #include "trace/result.h"
 #include "trace/result_parse.h"
+#include "trace/trace_file.h"
 
 #define RESULT_CHUNK_BYTES (2u << 20)   /* records handed out at once, at most */
 #define RESULT_MAX_REC_BYTES (1u << 20) /* a record bigger than this is a forged size */
@@ -266,14 +267,14 @@ int result_stream_open(const char *path, struct result_stream **out, char **caus
 	struct result_stream *s = calloc(1, sizeof *s);
 	if (!s)
 		return cause_set(cause, "out of memory");
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	s->fd = trace_file_open(AT_FDCWD, path, cause); /* a FIFO would hang the reader */
 	s->res = calloc(1, sizeof *s->res);
 	s->mem = sizeof *s + sizeof *s->res;
 	struct stat st;
 	if (s->fd < 0)
+		;
+	else if (fstat(s->fd, &st) < 0)
 		cause_set(cause, "%s", strerror(errno));
-	else if (fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode))
-		cause_set(cause, "not a regular file");
 	else if (!s->res)
 		cause_set(cause, "out of memory");
 	else if (stream_parse(s, (uint64_t)st.st_size, cause) == 0) {

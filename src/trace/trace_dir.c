@@ -5,13 +5,16 @@
 #include "trace/trace_dir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cause.h"
 #include "common/demangle.h"
 #include "trace/events.h"
+#include "trace/trace_file.h"
 
 enum { CAP_PROCS, CAP_DEVICES, CAP_MODULES, CAP_KERNELS, CAP_RESULTS, CAP_WARNINGS };
 
@@ -561,6 +564,8 @@ void trace_dir_feed(struct trace_dir *td, const char *line, size_t len)
 		rc = -1;
 	else if (strcmp(ev.type, "record") == 0)
 		rc = td_on_record(td, &ev);
+	else if (strcmp(ev.type, "end") == 0)
+		rc = trace_dir_on_end(td, &ev);
 	else
 		rc = td_apply(td, &ev, (uint32_t)pid);
 	if (rc < 0)
@@ -589,22 +594,9 @@ struct trace_dir *trace_dir_create(const char *path)
 	return td;
 }
 
-static int td_read_log(struct trace_dir *td, FILE *f)
+static void td_feed_line(void *arg, const char *line, size_t len)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] != '\n') {
-			/* the writer died mid-line: a cut value would lie */
-			td->truncated_last_line = 1;
-			break;
-		}
-		trace_dir_feed(td, line, (size_t)n);
-	}
-	int err = ferror(f);
-	free(line);
-	return err ? -1 : 0;
+	trace_dir_feed(arg, line, len);
 }
 
 int trace_dir_load(const char *path, struct trace_dir **out, char **cause)
@@ -613,21 +605,26 @@ int trace_dir_load(const char *path, struct trace_dir **out, char **cause)
 	char *log;
 	if (asprintf(&log, "%s/events.log", path) < 0)
 		return cause_set(cause, "out of memory");
-	FILE *f = fopen(log, "r");
-	if (!f) {
-		cause_set(cause, "%s: %s", log, strerror(errno));
+	int fd = trace_file_open(AT_FDCWD, log, cause);
+	if (fd < 0) {
+		cause_wrap(cause, "%s", log);
 		free(log);
 		return -1;
 	}
 	struct trace_dir *td = trace_dir_create(path);
-	int rc = td ? td_read_log(td, f) : -1;
-	fclose(f);
+	struct trace_lines tl = { 0, 0, 0 };
+	int rc = td ? trace_lines_read(fd, td_feed_line, td, &tl) : -1;
+	close(fd);
 	if (rc < 0) {
 		cause_set(cause, "%s: %s", log, td ? "read error" : "out of memory");
 		free(log);
 		trace_dir_free(td);
 		return -1;
 	}
+	/* a line the writer did not finish would lie: not applied, but said */
+	td->truncated_last_line = tl.cut;
+	td->malformed_lines += tl.too_long;
+	trace_dir_recover(td);
 	free(log);
 	*out = td;
 	return 0;

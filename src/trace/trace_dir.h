@@ -127,6 +127,13 @@ struct trace_dir {
 	int n_live, cap_live;
 	uint64_t unpaired_frees;    /* frees of bases with no live allocation */
 
+	/* how the recording ended (trace_dir_end.c) */
+	int has_end;                /* ntop's `end` line was read: it finished the recording */
+	int end_status;             /* its status=: the program's exit status as ntop returned it, -1 unknown */
+	int end_signal;             /* its signal=: what killed the program, 0 none */
+	int leftover_logs;          /* events-<pid>.log files ntop never merged, read after events.log */
+	int unlisted_results;       /* result files no `result` line named, read from results/ */
+
 	uint64_t lines;             /* complete lines fed */
 	uint64_t malformed_lines;   /* did not parse, or missing ids */
 	uint64_t unknown_lines;     /* well-formed, type unknown */
@@ -140,8 +147,9 @@ struct trace_dir {
 struct trace_dir *trace_dir_create(const char *path);
 /* Applies one event line (with or without its '\n'). */
 void trace_dir_feed(struct trace_dir *td, const char *line, size_t len);
-/* Reads path/events.log into a new model. Fails only when the file cannot
- * be read at all; bad lines are counted. */
+/* Reads path/events.log into a new model, then what a recording cut short
+ * left beside it (trace_dir_recover). Fails only when events.log cannot be
+ * read at all (missing, not a regular file); bad lines are counted. */
 int trace_dir_load(const char *path, struct trace_dir **out, char **cause);
 void trace_dir_free(struct trace_dir *td);
 
@@ -155,9 +163,20 @@ double td_kernel_mean_ns(const struct td_kernel *k);
 /* The device a process used (first seen), or NULL. */
 const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pid);
 
+/* trace_dir_end.c: the recorder's `end` line (-1 malformed); events-<pid>.log
+ * and events-<pid>.<k>.log (the hook's per-process names); the lines of
+ * per-process files never merged and of result files no line names (a
+ * model with a path); why the trace is incomplete: the number of reasons,
+ * each a line appended to why (may be NULL). */
+struct event;
+struct strbuf;
+int trace_dir_on_end(struct trace_dir *td, const struct event *ev);
+int trace_pidlog_name(const char *name);
+void trace_dir_recover(struct trace_dir *td);
+int trace_dir_incomplete(const struct trace_dir *td, struct strbuf *why);
+
 /* trace_dir_alloc.c: `alloc`/`free` events (-1 malformed) and the copy of
  * a process's live allocations a probed launch keeps. */
-struct event;
 int trace_dir_on_alloc(struct trace_dir *td, const struct event *ev, uint32_t pid);
 int trace_dir_on_free(struct trace_dir *td, const struct event *ev, uint32_t pid);
 void trace_dir_snapshot_allocs(const struct trace_dir *td, uint32_t pid, struct td_result *r);

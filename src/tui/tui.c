@@ -4,6 +4,7 @@
  * with the terminal is in tui_loop.c. */
 #include "tui/tui.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "common/cause.h"
 #include "common/timeutil.h"
 #include "trace/events.h"
+#include "trace/trace_file.h"
 #include "tui/draw.h"
 #include "tui/export.h"
 #include "viz/textfit.h"
@@ -364,35 +366,44 @@ void tui_app_output(struct tui *t, int err, const char *line, size_t len)
 
 /* ---- creating ---- */
 
+static void tui_load_line(void *arg, const char *line, size_t len)
+{
+	tui_feed_line(arg, line, len);
+}
+
+/* events.log (a regular file only: a FIFO would hang the UI), then what a
+ * recording cut short left beside it (trace_dir_recover). */
 static int tui_load_trace(struct tui *t, char **cause)
 {
 	char *path;
 	if (asprintf(&path, "%s/events.log", t->o.trace_dir) < 0)
 		return cause_set(cause, "out of memory");
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		cause_set(cause, "%s: cannot open (%m); is %s a trace directory written by 'ntop record'?", path,
-			  t->o.trace_dir);
+	int fd = trace_file_open(AT_FDCWD, path, cause);
+	if (fd < 0) {
+		char *why = cause ? *cause : NULL;
+		if (cause)
+			*cause = NULL;
+		cause_set(cause, "%s: cannot open (%s); is %s a trace directory written by 'ntop record'?", path,
+			  why ? why : "?", t->o.trace_dir);
+		free(why);
 		free(path);
 		return -1;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] != '\n') {
-			t->td->truncated_last_line = 1; /* the recorder died mid-line */
-			msglog_add(t->log, MSG_WARN, 0, "events.log ends in a cut line (the recorder was killed?)");
-			break;
-		}
-		tui_feed_line(t, line, (size_t)n);
-	}
-	free(line);
-	fclose(f);
+	struct trace_lines tl;
+	trace_lines_read(fd, tui_load_line, t, &tl);
+	close(fd);
 	free(path);
+	if (tl.cut) {
+		t->td->truncated_last_line = 1; /* the recorder died mid-line */
+		msglog_add(t->log, MSG_WARN, 0, "events.log ends in a cut line (the recorder was killed?)");
+	}
+	t->td->malformed_lines += tl.too_long;
+	trace_dir_recover(t->td);
 	if (t->td->malformed_lines)
 		msglog_addf(t->log, MSG_WARN, "%llu malformed lines in events.log were skipped",
 			    (unsigned long long)t->td->malformed_lines);
+	if (trace_dir_incomplete(t->td, NULL))
+		msglog_add(t->log, MSG_WARN, 0, "this trace is incomplete: 'ntop report' says why");
 	return 0;
 }
 
@@ -667,7 +678,7 @@ static void tui_app_text(const struct tui *t, char *buf, size_t len)
 {
 	const struct tui_app_state *s = &t->app_state;
 	if (!t->o.app) {
-		snprintf(buf, len, "recorded");
+		snprintf(buf, len, trace_dir_incomplete(t->td, NULL) ? "recorded, incomplete" : "recorded");
 		return;
 	}
 	if (s->detached)

@@ -1,7 +1,6 @@
 #!/bin/bash
 # ntop check: good probes pass (exit 0), bad ones fail (exit 1) with
-# FILE:LINE:COL (schema) or FILE:LINE (verifier) in the message; usage errors
-# exit 2.
+# FILE:LINE:COL (schema and verifier) in the message; usage errors exit 2.
 set -u
 NTOP="${NTOP_BINARY_DIR:?}/bin/ntop"
 [ -x "$NTOP" ] || { echo "FAIL: $NTOP not built"; exit 1; }
@@ -55,7 +54,14 @@ bra.uni L1;
 TOML
 run "$NTOP" check "$T/branch.toml"
 [ "$rc" = 1 ] || bad "branching snippet: rc $rc"
-echo "$out" | grep -q "$T/branch.toml:9: .*bra" || bad "verifier message: $out"
+echo "$out" | grep -q "$T/branch.toml:9:1: .*bra" || bad "verifier message: $out"
+
+# A form feed inside an opcode: ptxas reads `st.global`, so must the verifier
+# (it passed `ntop check` as `st\f.global`, one token, before).
+printf 'ntop_probe = 1\nname = "ff"\n[[hook]]\nat = "entry"\nasm = "st\\f.global.u32 [%%rd1], 0;"\n' > "$T/ff.toml"
+run "$NTOP" check "$T/ff.toml"
+[ "$rc" = 1 ] || bad "form feed store: rc $rc: $out"
+echo "$out" | grep -q "$T/ff.toml:5:8: rule 5 .*st.global.u32 \[%rd1\], 0;" || bad "form feed message: $out"
 
 printf 'ntop_probe = 1\nname = "cut\n' > "$T/cut.toml"
 run "$NTOP" check "$T/cut.toml"

@@ -40,7 +40,9 @@ grep -q "ntop report $T/a/b/tr1" "$T/err" || bad "summary: $(cat "$T/err")"
 	{ sleep 0.5; echo "warn t=4 pid=$$ msg=from%20a%20child"; } | "$EV" &
 	exit 0' 2>"$T/err"
 [ $? = 0 ] || bad "tr2 rc"
-[ "$(wc -l < "$T/tr2/events.log")" = 5 ] || bad "tr2 events: $(cat "$T/tr2/events.log")"
+[ "$(wc -l < "$T/tr2/events.log")" = 6 ] || bad "tr2 events: $(cat "$T/tr2/events.log")"
+# the recorder's own last line: it finished, and how the program ended
+tail -1 "$T/tr2/events.log" | grep -Eq "^end t=[0-9]+ pid=[0-9]+ status=0$" || bad "end line: $(tail -1 "$T/tr2/events.log")"
 grep -q '^warn .*msg=from%20a%20child' "$T/tr2/events.log" || bad "late child line lost"
 grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning' "$T/err" || bad "summary: $(cat "$T/err")"
 [ -e "$T/tr2/events.sock" ] && bad "tr2: events.sock left behind"

@@ -87,7 +87,7 @@ echo "$out" | grep -q 'varied: 2 configs' || bad "varied configs"
 echo "$out" | grep -q 'mean 1.5 us over 2 timed' || bad "mean duration"
 echo "$out" | grep -q '1 declined (map budget exhausted)' || bad "declined"
 echo "$out" | grep -q 'registers 12 -> 16' || bad "registers"
-echo "$out" | grep -q 'LOST: the hook dropped 2 events' || bad "lost events"
+echo "$out" | grep -q 'LOST: 2 events never reached the trace' || bad "lost events"
 echo "$out" | grep -q 'Warnings (1)' || bad "warnings"
 [ "$fail" = 0 ] || echo "$out"
 

@@ -98,6 +98,47 @@ static void test_dirs(void)
 	CHECKF(cause && strstr(cause, "not empty"), "%s", cause ? cause : "(null)");
 	CHECK(s == NULL);
 	free(cause);
+	cause = NULL;
+	/* an empty one another user could write into, or a link to one: refused */
+	snprintf(path, sizeof path, "%s/open", tmpdir);
+	CHECK(mkdir(path, 0700) == 0 && chmod(path, 0777) == 0);
+	CHECK(session_create(&s, path, &cause) < 0);
+	CHECKF(cause && strstr(cause, "writable by everyone"), "%s", cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	char link[256];
+	snprintf(path, sizeof path, "%s/empty", tmpdir);
+	snprintf(link, sizeof link, "%s/link", tmpdir);
+	CHECK(mkdir(path, 0700) == 0 && symlink(path, link) == 0);
+	CHECK(session_create(&s, link, &cause) < 0);
+	CHECKF(cause && strstr(cause, "symbolic link"), "%s", cause ? cause : "(null)");
+	free(cause);
+	cause = NULL;
+	/* a link planted as `control` is replaced, never written through */
+	char victim[256];
+	snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+	FILE *f = fopen(victim, "w");
+	if (f) {
+		fputs("victim\n", f);
+		fclose(f);
+	}
+	CHECK(session_create(&s, path, &cause) == 0);
+	if (!s)
+		return;
+	char *ctl = session_path(s, "control");
+	CHECK(ctl && symlink(victim, ctl) == 0);
+	CHECKF(session_write_control_text(s, "control version=1 gen=1\n", 24, &cause) == 0, "%s", cause);
+	char *v = testlib_slurp(victim, NULL), *c = ctl ? testlib_slurp(ctl, NULL) : NULL;
+	CHECKF(v && strcmp(v, "victim\n") == 0, "the victim was written through the link: %s", v ? v : "?");
+	struct stat st;
+	CHECK(ctl && lstat(ctl, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	CHECK(c && strcmp(c, "control version=1 gen=1\n") == 0);
+	free(v);
+	free(c);
+	free(ctl);
+	session_abandon(s);
+	session_free(s);
+	free(cause);
 }
 
 static const char *capture_script =
@@ -144,7 +185,14 @@ static void test_capture(void)
 	CHECKF(strcmp(c.events.data, want_ev) == 0, "events: %s", c.events.data);
 	CHECK(session_finish_events(s, &cause) == 0);
 	char *log = slurp_path(s, "events.log");
-	CHECKF(strncmp(log, header, strlen(header)) == 0 && strcmp(log + strlen(header), want_ev) == 0, "log: %s", log);
+	/* what was read, then the recorder's end line with the program's status */
+	char *want_end;
+	CHECK(asprintf(&want_end, " pid=%d status=5\n", (int)getpid()) > 0);
+	size_t hl = strlen(header), wl = strlen(want_ev);
+	CHECKF(strncmp(log, header, hl) == 0 && strncmp(log + hl, want_ev, wl) == 0 &&
+	       strncmp(log + hl + wl, "end t=", 6) == 0 && strlen(log) > strlen(want_end) &&
+	       strcmp(log + strlen(log) - strlen(want_end), want_end) == 0, "log: %s", log);
+	free(want_end);
 	char *app = slurp_path(s, "app.log");
 	CHECKF(strcmp(app, c.output.data) == 0, "app.log differs from what was read: %s", app);
 	char want[512];
@@ -271,7 +319,10 @@ static void test_channel(void)
 	CHECKF(strstr(c.events.data, "late t=1 pid=97\n"), "the line of a writer still connected at the exit is lost");
 	CHECK(session_finish_events(s, &cause) == 0);
 	char *log = slurp_path(s, "events.log");
-	CHECKF(strcmp(log, c.events.data) == 0, "events.log differs from what was read");
+	size_t el = strlen(c.events.data);
+	const char *end_nl = strlen(log) >= el ? strchr(log + el, '\n') : NULL;
+	CHECKF(strncmp(log, c.events.data, el) == 0 && strncmp(log + el, "end t=", 6) == 0 && end_nl && !end_nl[1],
+	       "events.log differs from what was read (then one end line)");
 	char sock[300];
 	snprintf(sock, sizeof sock, "%s/events.sock", path);
 	CHECKF(access(sock, F_OK) != 0, "%s left behind", sock);
@@ -407,8 +458,12 @@ static void test_detach(void)
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
-	/* b and c came on the connection open at the detach, d on a new one */
-	CHECKF(strcmp(log, "a t=1\nb t=2\nc t=3\nd t=4\n") == 0, "events.log after detach: %s", log);
+	/* b and c came on the connection open at the detach, d on a new one;
+	 * the copier's end line last (no status: the app is not its child) */
+	const char *lines = "a t=1\nb t=2\nc t=3\nd t=4\nend t=", *tail = " detached=1\n";
+	size_t ll = strlen(log), tl = strlen(tail);
+	CHECKF(strncmp(log, lines, strlen(lines)) == 0 && ll > tl && strcmp(log + ll - tl, tail) == 0 &&
+	       !strstr(log, "status="), "events.log after detach: %s", log);
 	CHECKF(access(sock, F_OK) != 0, "the copier left %s", sock);
 	free(sock);
 	CHECKF(strcmp(app, "out-after\n") == 0, "app.log after detach: %s", app);

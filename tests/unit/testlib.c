@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int testlib_passed, testlib_failed;
 
@@ -65,4 +66,23 @@ const char *testlib_src(const char *rel)
 	const char *root = getenv("NTOP_SOURCE_DIR");
 	snprintf(path, sizeof path, "%s/%s", root ? root : NTOP_SOURCE_DIR, rel);
 	return path;
+}
+
+void testlib_u32(struct testlib_bytes *x, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		x->b[x->n++] = (uint8_t)(v >> (8 * i));
+}
+
+void testlib_u64(struct testlib_bytes *x, uint64_t v)
+{
+	testlib_u32(x, (uint32_t)v);
+	testlib_u32(x, (uint32_t)(v >> 32));
+}
+
+void testlib_str(struct testlib_bytes *x, const char *s)
+{
+	testlib_u32(x, (uint32_t)strlen(s));
+	memcpy(x->b + x->n, s, strlen(s));
+	x->n += strlen(s);
 }

@@ -3,6 +3,7 @@
 #ifndef NTOP_TESTLIB_H
 #define NTOP_TESTLIB_H
 #include <stddef.h>
+#include <stdint.h>
 
 extern int testlib_passed, testlib_failed;
 void testlib_check(int ok, const char *expr, const char *file, int line, const char *fmt, ...);
@@ -11,6 +12,17 @@ int testlib_report(void);
 char *testlib_slurp(const char *path, size_t *len);
 /* NTOP_SOURCE_DIR joined with rel, in a static buffer reused by each call. */
 const char *testlib_src(const char *rel);
+
+/* A file built byte by byte into the caller's buffer (b, room enough):
+ * little-endian integers, and strings as u32 length + bytes (the .ntr
+ * layout of doc/trace-format.md). */
+struct testlib_bytes {
+	uint8_t *b;
+	size_t n;
+};
+void testlib_u32(struct testlib_bytes *x, uint32_t v);
+void testlib_u64(struct testlib_bytes *x, uint64_t v);
+void testlib_str(struct testlib_bytes *x, const char *s);
 
 #define CHECK(c) testlib_check(!!(c), #c, __FILE__, __LINE__, NULL)
 /* The condition is evaluated before the message's arguments: a call in c

@@ -1,0 +1,68 @@
+/* How a trace ended, said by ntop report (report_end.h). */
+#include "cli/report_end.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+#include "trace/trace_dir.h"
+
+void report_end_text(const struct trace_dir *td, FILE *out)
+{
+	if (td->has_end && td->end_signal > 0)
+		fprintf(out, "Ended: ntop finished the recording; the program was killed by signal %d (%s)\n",
+			td->end_signal, strsignal(td->end_signal));
+	else if (td->has_end && td->end_status >= 0)
+		fprintf(out, "Ended: ntop finished the recording; the program exited with status %d\n", td->end_status);
+	else if (td->has_end)
+		fprintf(out, "Ended: ntop finished the recording\n");
+	else if (td->record_argv)
+		fprintf(out, "Ended: no end line from ntop: the recording was cut short (ntop killed, or still "
+			     "running) or made by an ntop that wrote none\n");
+	struct strbuf why;
+	strbuf_init(&why);
+	trace_dir_incomplete(td, &why);
+	for (char *l = why.data; l && *l;) {
+		char *nl = strchr(l, '\n');
+		fprintf(out, "INCOMPLETE: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+		l = nl ? nl + 1 : NULL;
+	}
+	strbuf_done(&why);
+}
+
+void report_end_json(struct cli_json *o, const struct trace_dir *td)
+{
+	if (td->has_end) {
+		struct cli_json e;
+		cli_json_key(o, "end");
+		cli_json_object(&e, o->sb);
+		if (td->end_status >= 0)
+			cli_json_int(&e, "status", td->end_status);
+		else
+			cli_json_null(&e, "status");
+		if (td->end_signal > 0)
+			cli_json_int(&e, "signal", td->end_signal);
+		else
+			cli_json_null(&e, "signal");
+		cli_json_end(&e);
+	} else {
+		cli_json_null(o, "end");
+	}
+	struct strbuf why;
+	strbuf_init(&why);
+	trace_dir_incomplete(td, &why);
+	struct cli_json a;
+	cli_json_key(o, "incomplete");
+	cli_json_array(&a, o->sb);
+	for (char *l = why.data; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = 0;
+		cli_json_item(&a);
+		cli_json_str(o->sb, l);
+		l = nl ? nl + 1 : NULL;
+	}
+	cli_json_end(&a);
+	strbuf_done(&why);
+}
