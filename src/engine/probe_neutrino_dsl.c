@@ -299,7 +299,7 @@ static int load_probe(const struct probe_src *src, struct probe *p, const struct
 		      const struct dsl_map *dm)
 {
 	const struct toml_node *pos, *alias, *snip[2], *no_pred = toml_get(t, "no_pred");
-	enum probe_level level;
+	enum probe_level level = PROBE_LEVEL_THREAD; /* set by level_of; gcc -O2 cannot tell */
 	if (t->type != TOML_TABLE || !probe_is_ident(t->key))
 		return probe_err_key(src, t, "probes are tables [probe.NAME] with NAME an identifier");
 	if (probe_check_keys(src, t, probe_keys, "a NEUTRINO probe") < 0 || level_of(src, t, &level) < 0 ||
