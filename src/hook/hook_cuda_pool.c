@@ -27,7 +27,9 @@
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
 #define POOL_SLAB ((uint64_t)64 << 20)  /* device memory comes in slabs of at least 64 MiB */
 #define POOL_SLAB_MAX_BUFS 64
-#define POOL_HOST_MIN ((uint64_t)1 << 20) /* pinned staging: powers of two from 1 MiB */
+#define POOL_HOST_MIN ((uint64_t)4 << 10)  /* pinned staging: powers of two from 4 KiB */
+#define POOL_HOST_SLAB ((uint64_t)16 << 20) /* pinned memory comes in slabs of up to 16 MiB */
+#define POOL_HOST_SLAB_BUFS 256
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
 
@@ -326,6 +328,52 @@ void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
 		hook_pool_put_dev(b);
 }
 
+/* New pinned buffers of the power of two that holds `bytes`, carved from
+ * one slab: a small result (a one-block launch's few records) takes a few
+ * KiB, not a MiB, and one cuMemAllocHost, which pins pages under driver
+ * locks the application waits on, serves many results. Returns one; the
+ * others go to the free list. */
+static struct hook_buf *pool_alloc_host(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	uint64_t size = POOL_HOST_MIN;
+	while (size < bytes)
+		size *= 2;
+	uint64_t n = POOL_HOST_SLAB / size;
+	n = n < 1 ? 1 : n > POOL_HOST_SLAB_BUFS ? POOL_HOST_SLAB_BUFS : n;
+	void *p = NULL;
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, size * n) : CUDA_ERROR_NOT_FOUND;
+	hook_cuda_relax_end(prev);
+	if (rc != CUDA_SUCCESS) {
+		cause_set(cause, "cuMemAllocHost of %llu staging bytes failed (CUDA error %d)",
+			  (unsigned long long)(size * n), (int)rc);
+		return NULL;
+	}
+	struct hook_results *r = &hook.res;
+	struct hook_buf *first = NULL;
+	pthread_mutex_lock(&r->lock);
+	for (uint64_t i = 0; i < n; i++) {
+		struct hook_buf *b = calloc(1, sizeof *b);
+		if (!b)
+			break; /* the rest of the slab stays unused */
+		b->ctx = ctx;
+		b->ptr = (uint64_t)(uintptr_t)p + i * size;
+		b->size = size;
+		r->host_pooled += size;
+		if (!first) {
+			first = b;
+			r->host_busy += size;
+		} else {
+			b->next = r->host_free;
+			r->host_free = b;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!first)
+		cause_set(cause, "out of host memory");
+	return first;
+}
+
 /* Pinned staging of at least `bytes` (collector thread only). */
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause)
 {
@@ -335,35 +383,7 @@ struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause
 	if (b)
 		r->host_busy += b->size;
 	pthread_mutex_unlock(&r->lock);
-	if (b)
-		return b;
-	b = calloc(1, sizeof *b);
-	if (!b) {
-		cause_set(cause, "out of host memory");
-		return NULL;
-	}
-	b->ctx = ctx;
-	/* Powers of two: staging sizes vary by launch, and every cuMemAllocHost
-	 * pins pages under driver locks the application waits on. */
-	b->size = POOL_HOST_MIN;
-	while (b->size < bytes)
-		b->size *= 2;
-	void *p = NULL;
-	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, b->size) : CUDA_ERROR_NOT_FOUND;
-	hook_cuda_relax_end(prev);
-	if (rc != CUDA_SUCCESS) {
-		cause_set(cause, "cuMemAllocHost of %llu staging bytes failed (CUDA error %d)",
-			  (unsigned long long)b->size, (int)rc);
-		free(b);
-		return NULL;
-	}
-	b->ptr = (uint64_t)(uintptr_t)p;
-	pthread_mutex_lock(&r->lock);
-	r->host_pooled += b->size;
-	r->host_busy += b->size;
-	pthread_mutex_unlock(&r->lock);
-	return b;
+	return b ? b : pool_alloc_host(ctx, bytes, cause);
 }
 
 void hook_pool_put_host(struct hook_buf *b)
