@@ -10,11 +10,20 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "${NTOP_SOURCE_DIR:?}" || exit 1
 fail=0
-args="examples/session -k lm_global_add --launch 1 --width 960 --height 540"
-grep -qF "ntop export $args" README.md || { echo "FAIL: the README no longer gives: ntop export $args"; fail=1; }
-grep -qF "(doc/img/timeline.png)" README.md || { echo "FAIL: the README does not show doc/img/timeline.png"; fail=1; }
-"$NTOP" export $args -o "$T/timeline.png" >/dev/null || { echo "FAIL: export"; exit 1; }
-cmp -s "$T/timeline.png" doc/img/timeline.png ||
-	{ echo "FAIL: doc/img/timeline.png is not what 'ntop export $args -o doc/img/timeline.png' writes now"; fail=1; }
+# check IMAGE ARGS...: the README gives the command and shows the image, and
+# the command writes it again byte for byte
+check() {
+	local img=$1
+	shift
+	local args="$*"
+	grep -qF "ntop export $args -o doc/img/$img" README.md ||
+		{ echo "FAIL: the README no longer gives: ntop export $args -o doc/img/$img"; fail=1; }
+	grep -qF "(doc/img/$img)" README.md || { echo "FAIL: the README does not show doc/img/$img"; fail=1; }
+	"$NTOP" export "$@" -o "$T/$img" >/dev/null || { echo "FAIL: export of $img"; fail=1; return; }
+	cmp -s "$T/$img" "doc/img/$img" ||
+		{ echo "FAIL: doc/img/$img is not what 'ntop export $args -o doc/img/$img' writes now"; fail=1; }
+}
+check timeline.png examples/session -k lm_global_add --launch 1 --width 960 --height 540
+check heatmap.png examples/session-dmat -k dm_gather --view dmat --width 960 --height 540
 [ "$fail" = 0 ] && echo "doc_images: all passed"
 exit "$fail"
