@@ -1,0 +1,32 @@
+/* Checks a probed code object against what was meant to be written: its
+ * kernel, disassembled again by llvm-objdump, is the original kernel's
+ * instructions plus exactly the inserted code. The inserted texts are
+ * assembled on their own (amdgpu_asm_blocks) and must appear byte for byte
+ * where they were inserted; every original instruction must follow, the
+ * same bytes, except branches (same instruction, reaching the code inserted
+ * ahead of the original target, or the target itself) and s_getpc_b64
+ * units (same instructions, still computing the original absolute address).
+ * Run by `ntop instrument` on every AMD object it writes, and by the
+ * tests. */
+#ifndef NTOP_AMDGPU_CHECK_H
+#define NTOP_AMDGPU_CHECK_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/amdgpu_asm.h"
+#include "engine/amdgpu_disasm.h"
+
+struct amdgpu_check_stats {
+	int original;   /* original instructions found again */
+	int inserted;   /* instructions found in inserted blocks */
+	int branches;   /* branches whose target was checked */
+	int units;      /* s_getpc_b64 units whose address was checked */
+};
+
+/* f (n instructions) is the original kernel, ins what was inserted,
+ * obj/len the written object, kernel the function symbol's name. */
+int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, const uint8_t *obj,
+			size_t len, const char *proc, const char *kernel, uint64_t code_len,
+			struct amdgpu_check_stats *st, char **cause);
+
+#endif
