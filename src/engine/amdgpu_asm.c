@@ -73,6 +73,10 @@ char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const struct amdgpu_as
 			strbuf_printf(&sb, "L%d:\n", in->label);
 		if (ins && ins->before && ins->before[i])
 			strbuf_printf(&sb, "%s\n", ins->before[i]);
+		if (ins && ins->replace && ins->replace[i]) {
+			strbuf_printf(&sb, "%s\n", ins->replace[i]);
+			continue;
+		}
 		switch (in->getpc) {
 		case AMDGPU_GETPC_GET:
 			strbuf_printf(&sb, "\t%s\nntop_pc%d:\n", in->text, in->unit);

@@ -28,6 +28,8 @@ enum amdgpu_asm_mode { AMDGPU_ASM_WORDS, AMDGPU_ASM_TEXT };
 struct amdgpu_asm_ins {
 	const char *prologue;        /* NULL: none */
 	const char *const *before;   /* NULL, or one entry (may be NULL) per instruction */
+	const char *const *replace;  /* NULL, or per instruction: text emitted instead of it
+					(a hint such as s_clause that inserted code would break) */
 };
 
 /* The assembly text llvm-mc gets for instructions [0, n) of f with ins

@@ -39,9 +39,14 @@ static size_t check_mnemonic_len(const char *t)
 	return strcspn(t, " ");
 }
 
-/* Original instruction i against the probed one at pos. */
+/* Original instruction i against the probed one at pos (or, when it was
+ * replaced, the replacement block 2 + 2i). */
 static int check_original(struct check *c, int i)
 {
+	if (c->off[2 + 2 * i] != c->off[3 + 2 * i]) {
+		c->st->replaced++;
+		return check_block(c, 2 + 2 * i);
+	}
 	const struct amdgpu_insn *a = &c->f->v[i], *b = c->pos < c->gn ? &c->g->v[c->pos] : NULL;
 	if (!b)
 		return cause_set(c->cause, "the probed code ends before '%s' (0x%llx)", a->text,
@@ -92,7 +97,7 @@ static int check_walk(struct check *c)
 	int r = check_block(c, 0);
 	for (int i = 0; r == 0 && i < c->n; i++) {
 		c->start[i] = c->pos;
-		r = check_block(c, 1 + i);
+		r = check_block(c, 1 + 2 * i);
 		at[i] = c->pos;
 		if (r == 0)
 			r = check_original(c, i);
@@ -109,20 +114,22 @@ int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_
 			size_t len, const char *proc, const char *kernel, uint64_t code_len,
 			struct amdgpu_check_stats *st, char **cause)
 {
-	const char **texts = calloc((size_t)n + 1, sizeof *texts);
-	size_t *off = calloc((size_t)n + 2, sizeof *off);
+	const char **texts = calloc(2 * (size_t)n + 1, sizeof *texts);
+	size_t *off = calloc(2 * (size_t)n + 2, sizeof *off);
 	int *start = calloc((size_t)n + 1, sizeof *start);
 	uint8_t *blocks = NULL;
 	size_t blen = 0;
 	struct amdgpu_disasm d = { 0 };
 	memset(st, 0, sizeof *st);
 	int r = texts && off && start ? 0 : cause_set(cause, "out of memory checking the probed code");
-	for (int i = 0; r == 0 && ins && i < n; i++)
-		texts[1 + i] = ins->before ? ins->before[i] : NULL;
+	for (int i = 0; r == 0 && ins && i < n; i++) {
+		texts[1 + 2 * i] = ins->before ? ins->before[i] : NULL;
+		texts[2 + 2 * i] = ins->replace ? ins->replace[i] : NULL;
+	}
 	if (r == 0 && ins)
 		texts[0] = ins->prologue;
 	if (r == 0)
-		r = amdgpu_asm_blocks(texts, n + 1, proc, &blocks, &blen, off, cause);
+		r = amdgpu_asm_blocks(texts, 2 * n + 1, proc, &blocks, &blen, off, cause);
 	if (r == 0)
 		r = amdgpu_disasm_object(obj, len, proc, &d, cause);
 	const struct amdgpu_func *g = r == 0 ? amdgpu_disasm_func(&d, kernel) : NULL;

@@ -3,7 +3,7 @@
  * instructions plus exactly the inserted code. The inserted texts are
  * assembled on their own (amdgpu_asm_blocks) and must appear byte for byte
  * where they were inserted; every original instruction must follow, the
- * same bytes, except branches (same instruction, reaching the code inserted
+ * same bytes (or the replacement asked for, assembled alone), except branches (same instruction, reaching the code inserted
  * ahead of the original target, or the target itself) and s_getpc_b64
  * units (same instructions, still computing the original absolute address).
  * Run by `ntop instrument` on every AMD object it writes, and by the
@@ -21,6 +21,7 @@ struct amdgpu_check_stats {
 	int inserted;   /* instructions found in inserted blocks */
 	int branches;   /* branches whose target was checked */
 	int units;      /* s_getpc_b64 units whose address was checked */
+	int replaced;   /* instructions replaced as asked (ins->replace) */
 };
 
 /* f (n instructions) is the original kernel, ins what was inserted,

@@ -19,6 +19,9 @@
 #include <stdint.h>
 
 enum probe_level { PROBE_LEVEL_THREAD = 1, PROBE_LEVEL_WARP = 2 };
+/* What the snippets are written in: PTX (NVIDIA), or AMDGPU assembly
+ * (isa = "gcn" in the ntop schema; doc/amdgpu.md has its dialect). */
+enum probe_isa { PROBE_ISA_PTX, PROBE_ISA_GCN };
 enum probe_type { PROBE_U32 = 4, PROBE_U64 = 8 }; /* value = size in bytes */
 
 #define PROBE_NAME_MAX 64
@@ -62,6 +65,7 @@ struct probe {
 	char *path;        /* file it came from ("<string>" otherwise) */
 	char *description;
 	char *analysis;    /* built-in analysis to run on results ("block_sched"), or NULL */
+	enum probe_isa isa; /* PTX unless the ntop schema says isa = "gcn" */
 	int has_map;
 	struct probe_map map;
 	struct probe_hook *hooks;

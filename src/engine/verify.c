@@ -28,6 +28,8 @@
 
 #include "common/cause.h"
 #include "common/strbuf.h"
+#include "engine/amdgpu_verify.h"
+#include "engine/verify_save.h"
 
 #define VERIFY_MAX_OPS 32
 #define VERIFY_SAVE_MAX 32 /* values in one SAVE (the instrumenter's limit) */
@@ -422,17 +424,6 @@ static int check_helpers(struct vctx *V, struct stmt *s, const char *full)
 	return 0;
 }
 
-static const char *field_at(const struct probe_map *m, uint32_t off, enum probe_type *type)
-{
-	for (int i = 0; i < m->n_fields; i++) {
-		if (m->fields[i].offset == off) {
-			*type = m->fields[i].type;
-			return m->fields[i].name;
-		}
-	}
-	return NULL;
-}
-
 /* One SAVE.u32/.u64 {a, b, ...}: size, alignment and field types. */
 static int check_save(struct vctx *V, struct stmt *s, const struct insn *in)
 {
@@ -455,21 +446,9 @@ static int check_save(struct vctx *V, struct stmt *s, const struct insn *in)
 		return verr(V, s, RULE_HELPER, "SAVE takes at most %d values", VERIFY_SAVE_MAX);
 	if (s->text[0] == '@')
 		return verr(V, s, RULE_HELPER, "a SAVE cannot be guarded: it always writes whole records");
-	if (t == PROBE_U64 && V->saved % 8)
-		return verr(V, s, RULE_HELPER, "SAVE.u64 starts at byte %u of what this snippet saves; u64 values must "
-			    "be 8-byte aligned (save u64 values first)", V->saved);
-	if (t == PROBE_U64 && m->rec_size % 8)
-		return verr(V, s, RULE_HELPER, "SAVE.u64 needs records whose size is a multiple of 8, the map's are %u "
-			    "bytes", m->rec_size);
-	for (int i = 0; i < n && m->n_fields > 0; i++) {
-		uint32_t off = (V->saved + (uint32_t)i * (uint32_t)t) % m->rec_size;
-		enum probe_type ft = 0;
-		const char *f = field_at(m, off, &ft);
-		if (!f || ft != t)
-			return verr(V, s, RULE_HELPER, "value %d lands at byte %u of the record, where %s%s%s%s", i + 1, off,
-				    f ? "field '" : "no field starts", f ? f : "", f ? "' is " : "",
-				    f ? (ft == PROBE_U64 ? "u64" : "u32") : "");
-	}
+	char msg[256];
+	if (verify_save_values(m, V->saved, t, n, msg, sizeof msg) < 0)
+		return verr(V, s, RULE_HELPER, "%s", msg);
 	V->saved += (uint32_t)n * (uint32_t)t;
 	V->last_save_line = s->line;
 	free(V->last_save_text);
@@ -587,18 +566,16 @@ static int check_hook(struct vctx *V, const struct probe_hook *h)
 	const struct probe_map *m = &V->p->map;
 	struct stmt s = { .text = V->last_save_text ? V->last_save_text : (char *)"SAVE", .line = V->last_save_line,
 			  .terminated = 1 };
-	if (V->p->has_map && m->rec_size && V->saved % m->rec_size)
-		return verr(V, &s, RULE_HELPER, "this snippet saves %u bytes; it must save whole %u-byte records "
-			    "(0, %u, %u, ...)", V->saved, m->rec_size, m->rec_size, 2 * m->rec_size);
-	if (V->p->has_map && (uint64_t)V->saved > (uint64_t)m->rec_size * m->cap)
-		return verr(V, &s, RULE_HELPER, "this snippet saves %u bytes, more than the map holds per %s (%u records of "
-			    "%u bytes): raise cap", V->saved, m->level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap,
-			    m->rec_size);
+	char msg[256];
+	if (V->p->has_map && verify_save_total(m, V->saved, msg, sizeof msg) < 0)
+		return verr(V, &s, RULE_HELPER, "%s", msg);
 	return 0;
 }
 
 int verify_probe(const struct probe *p, char **cause)
 {
+	if (p->isa == PROBE_ISA_GCN)
+		return amdgpu_verify_probe(p, cause);
 	struct vctx V = { .p = p, .cause = cause };
 	int r = 0;
 	for (int i = 0; i < p->n_hooks && r == 0; i++)

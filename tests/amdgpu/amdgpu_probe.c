@@ -10,7 +10,16 @@
  *       for the regress script's checks with LLVM's tools. Kernels the
  *       engine refuses are printed with their reason ("refused KERNEL:
  *       cause") and counted. With --every N first, only every Nth kernel
- *       (a sample of big libraries). Exit 1 when any kernel fails. */
+ *       (a sample of big libraries). Exit 1 when any kernel fails.
+ *   amdgpu_probe run [--every N] OUTDIR PROBES FILE...   every kernel
+ *       probed with the GCN probes PROBES (comma-separated .toml files)
+ *       through amdgpu_instrument (inject, write, check), saved and listed
+ *       as for write; prints "run: K kernels: W probed and checked (...),
+ *       R refused, F failed" and one "refused KERNEL: cause" line per
+ *       refusal. A refusal is one of the engine's named reasons (no free
+ *       registers, a family it does not probe, a branch out of the
+ *       kernel...); anything else (our code not assembling, the check
+ *       failing) is a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +27,20 @@
 #include "common/strbuf.h"
 #include "engine/amdgpu_check.h"
 #include "engine/amdgpu_co.h"
+#include "engine/amdgpu_instrument.h"
 #include "engine/amdgpu_isa.h"
 #include "engine/amdgpu_regs.h"
 #include "engine/amdgpu_write.h"
+#include "engine/probe.h"
+#include "engine/verify.h"
 #include "amdgpu_files.h"
 
 struct wr_tally {
 	int kernels, written, refused, failed;
 	int every, seen;
+	struct probe **probes;   /* run: the probes */
+	int n_probes;
+	struct amdgpu_inject_stats sites;
 	struct amdgpu_check_stats sum;
 	FILE *list;
 	const char *dir;
@@ -136,6 +151,37 @@ static int wr_kernel(struct wr_tally *t, const struct amdgpu_co *co, const struc
 	return r;
 }
 
+/* Named refusals of the engine; any other failure is a defect. */
+static int wr_refusal(const char *cause)
+{
+	static const char *const named[] = { "no free SGPRs", "no free VGPRs", "no kernarg pointer", "is not probed",
+					     "branch out of the function", "relocation patches", "branch lands inside",
+					     NULL };
+	for (int i = 0; cause && named[i]; i++)
+		if (strstr(cause, named[i]))
+			return 1;
+	return 0;
+}
+
+/* Probes one kernel through amdgpu_instrument: 0, 1 refused, -1. */
+static int run_kernel(struct wr_tally *t, const struct amdgpu_object *obj, const struct amdgpu_co_kernel *k,
+		      char **cause)
+{
+	struct amdgpu_instrumented out;
+	if (amdgpu_instrument(obj->data, obj->size, k->sym->name, t->probes, t->n_probes, &out, cause) < 0)
+		return wr_refusal(*cause) ? 1 : -1;
+	int r = wr_save(t, &out.obj, out.proc, k->sym->name);
+	if (r == 0) {
+		wr_sum(&t->sum, &out.check);
+		t->sites.sites += out.inj.stats.sites;
+		t->sites.sites_no_addr += out.inj.stats.sites_no_addr;
+		t->sites.exits += out.inj.stats.exits;
+		t->sites.clauses_dropped += out.inj.stats.clauses_dropped;
+	}
+	amdgpu_instrumented_done(&out);
+	return r;
+}
+
 static void wr_object(struct wr_tally *t, const struct amdgpu_object *obj)
 {
 	struct amdgpu_co co;
@@ -147,7 +193,7 @@ static void wr_object(struct wr_tally *t, const struct amdgpu_object *obj)
 		return;
 	}
 	amdgpu_co_proc(&co, proc);
-	if (amdgpu_disasm_object(obj->data, obj->size, proc, &d, &cause) < 0) {
+	if (!t->probes && amdgpu_disasm_object(obj->data, obj->size, proc, &d, &cause) < 0) {
 		wr_fail(t, obj->id, cause);
 		free(cause);
 		amdgpu_co_done(&co);
@@ -156,9 +202,14 @@ static void wr_object(struct wr_tally *t, const struct amdgpu_object *obj)
 	for (int i = 0; i < co.n; i++) {
 		if (t->seen++ % t->every)
 			continue;
-		const struct amdgpu_func *f = amdgpu_disasm_func(&d, co.k[i].sym->name);
 		t->kernels++;
-		int r = f ? wr_kernel(t, &co, &co.k[i], f, proc, &cause) : -1;
+		int r;
+		if (t->probes) {
+			r = run_kernel(t, obj, &co.k[i], &cause);
+		} else {
+			const struct amdgpu_func *f = amdgpu_disasm_func(&d, co.k[i].sym->name);
+			r = f ? wr_kernel(t, &co, &co.k[i], f, proc, &cause) : -1;
+		}
 		if (r == 0)
 			t->written++;
 		else if (r > 0 && ++t->refused)
@@ -168,33 +219,78 @@ static void wr_object(struct wr_tally *t, const struct amdgpu_object *obj)
 		free(cause);
 		cause = NULL;
 	}
-	amdgpu_disasm_done(&d);
+	if (!t->probes)
+		amdgpu_disasm_done(&d);
 	amdgpu_co_done(&co);
 }
 
-static int cmd_write(const char *dir, int every, int argc, char **argv)
+static int wr_files(struct wr_tally *t, int argc, char **argv)
 {
 	char path[4096];
-	struct wr_tally t = { .dir = dir, .every = every > 0 ? every : 1 };
-	snprintf(path, sizeof path, "%s/list", dir);
-	t.list = fopen(path, "w");
-	if (!t.list) {
+	snprintf(path, sizeof path, "%s/list", t->dir);
+	t->list = fopen(path, "w");
+	if (!t->list) {
 		printf("FAIL cannot write %s\n", path);
-		return 1;
+		return -1;
 	}
 	for (int a = 0; a < argc; a++) {
 		struct amdgpu_files fo;
 		if (amdgpu_files_open(argv[a], &fo) < 0)
-			return 1;
+			return -1;
 		for (int i = 0; i < fo.o.n; i++)
-			wr_object(&t, &fo.o.v[i]);
+			wr_object(t, &fo.o.v[i]);
 		amdgpu_files_close(&fo);
 	}
-	fclose(t.list);
+	fclose(t->list);
+	return 0;
+}
+
+static int cmd_write(const char *dir, int every, int argc, char **argv)
+{
+	struct wr_tally t = { .dir = dir, .every = every > 0 ? every : 1 };
+	if (wr_files(&t, argc, argv) < 0)
+		return 1;
 	printf("write: %d kernels: %d written and checked (%d original instructions, %d inserted, %d branches, "
 	       "%d s_getpc_b64 units), %d refused, %d failed\n", t.kernels, t.written, t.sum.original, t.sum.inserted,
 	       t.sum.branches, t.sum.units, t.refused, t.failed);
 	return t.failed || !t.written ? 1 : 0;
+}
+
+/* "a.toml,b.toml": loaded and verified. */
+static int run_load(struct wr_tally *t, char *list)
+{
+	for (char *p = strtok(list, ","); p; p = strtok(NULL, ",")) {
+		char *cause = NULL;
+		struct probe *pr = NULL;
+		struct probe **v = realloc(t->probes, (size_t)(t->n_probes + 1) * sizeof *v);
+		if (!v || probe_load_file(p, &pr, &cause) < 0 || verify_probe(pr, &cause) < 0) {
+			printf("FAIL probe %s: %s\n", p, cause ? cause : "out of memory");
+			free(cause);
+			if (v)
+				t->probes = v;
+			probe_free(pr);
+			return -1;
+		}
+		t->probes = v;
+		t->probes[t->n_probes++] = pr;
+	}
+	return 0;
+}
+
+static int cmd_run(const char *dir, int every, char *probes, int argc, char **argv)
+{
+	struct wr_tally t = { .dir = dir, .every = every > 0 ? every : 1 };
+	int rc = run_load(&t, probes) < 0 || wr_files(&t, argc, argv) < 0;
+	if (!rc)
+		printf("run: %d kernels: %d probed and checked (%d sites, %d without a plain address, %d exits, "
+		       "%d clause hints dropped; %d original instructions, %d inserted, %d branches, %d s_getpc_b64 "
+		       "units), %d refused, %d failed\n", t.kernels, t.written, t.sites.sites, t.sites.sites_no_addr,
+		       t.sites.exits, t.sites.clauses_dropped, t.sum.original, t.sum.inserted, t.sum.branches,
+		       t.sum.units, t.refused, t.failed);
+	for (int i = 0; i < t.n_probes; i++)
+		probe_free(t.probes[i]);
+	free(t.probes);
+	return rc || t.failed || !t.kernels ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -203,6 +299,11 @@ int main(int argc, char **argv)
 		return cmd_write(argv[4], atoi(argv[3]), argc - 5, argv + 5);
 	if (argc >= 4 && strcmp(argv[1], "write") == 0)
 		return cmd_write(argv[2], 1, argc - 3, argv + 3);
-	fprintf(stderr, "usage: amdgpu_probe write [--every N] OUTDIR FILE...\n");
+	if (argc >= 7 && strcmp(argv[1], "run") == 0 && strcmp(argv[2], "--every") == 0)
+		return cmd_run(argv[4], atoi(argv[3]), argv[5], argc - 6, argv + 6);
+	if (argc >= 5 && strcmp(argv[1], "run") == 0)
+		return cmd_run(argv[2], 1, argv[3], argc - 4, argv + 4);
+	fprintf(stderr, "usage: amdgpu_probe write [--every N] OUTDIR FILE...\n"
+			"       amdgpu_probe run [--every N] OUTDIR PROBE[,PROBE...] FILE...\n");
 	return 2;
 }
