@@ -149,6 +149,8 @@ static int vfind(const char *mn)
 static int vrefuse(struct vctx *V, const struct amdgpu_stmt *st)
 {
 	const char *mn = st->mnemonic;
+	if (strstr(mn, "_dpp") || strstr(mn, "_sdwa"))
+		return verr(V, st, VR_LANES, "DPP and SDWA forms read other lanes or parts of registers");
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
 		if (amdgpu_isa_match(mn, refused[i].prefix) ||
 		    (refused[i].prefix[strlen(refused[i].prefix) - 1] == '_' &&

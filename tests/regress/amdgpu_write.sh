@@ -27,35 +27,13 @@ fail=0 objects=0
 bad() { echo "FAIL: $*"; fail=1; }
 . "$SRC/tests/regress/amdgpu_lib.inc"
 
-check_written() { # dir
-	local dir=$1 n proc kernel mcpu mattr before
-	while read -r n proc kernel; do
-		local co="$dir/$n.co" label="$kernel ($proc)"
-		objects=$((objects + 1))
-		"$READELF" --all "$co" >/dev/null 2>"$T/err" || bad "$label: llvm-readelf --all failed"
-		[ -s "$T/err" ] && bad "$label: llvm-readelf --all warns: $(head -3 "$T/err")"
-		mcpu=--mcpu=${proc%+w64} mattr=
-		[ "$proc" != "${proc%+w64}" ] && mattr=--mattr=+wavefrontsize64
-		"$OBJDUMP" -d $mcpu $mattr "$co" >"$T/dis" 2>"$T/err" || bad "$label: llvm-objdump -d failed"
-		[ -s "$T/err" ] && bad "$label: llvm-objdump -d warns: $(head -3 "$T/err")"
-		awk '/^Disassembly of section /{s=$4} /^[0-9a-f]+ <.*>:$/{print s, $2}' "$T/dis" |
-			grep -qxF ".ntop.text: <$kernel>:" || bad "$label: not disassembled in .ntop.text"
-		amdgpu_check_notes "$co" "$label"
-		grep -q '^\.name: ntop_map0$' "$T/ours.notes" || bad "$label: no ntop_map0 argument in the metadata"
-		before=$kds
-		amdgpu_check_kd "$co" "$label" "$kernel"
-		[ "$kds" -gt "$before" ] || grep -q '^; error decoding' "$T/theirs.kd" ||
-			bad "$label: its descriptor was not compared"
-	done <"$dir/list"
-}
-
 C="$SRC/tests/corpus/amdgpu"
 mkdir -p "$T/c"
 out=$("$PROBE" write "$T/c" "$C"/*.z.hipfb "$C"/reduce.gfx1100w64.co) || bad "corpus: amdgpu_probe write failed"
 echo "corpus: $out" | grep -v '^corpus: refused'
 echo "$out" | grep -Eq '^write: 29 kernels: 29 written and checked \([0-9]+ original instructions, [1-9][0-9]* inserted, [1-9][0-9]* branches, [1-9][0-9]* s_getpc_b64 units\), 0 refused, 0 failed' ||
 	bad "corpus counts"
-check_written "$T/c"
+check_written "$T/c" ntop_map0
 corpus=$objects
 ROCRAND=/usr/lib/x86_64-linux-gnu/librocrand.so.1
 if [ -f "$ROCRAND" ]; then
@@ -67,7 +45,7 @@ if [ -f "$ROCRAND" ]; then
 		bad "rocRAND counts"
 	# the only refusals: gfx803 (not a probed family) and kernels using s0-s105
 	echo "$out" | grep '^refused' | grep -v 'gfx8 code is not probed' | grep -v 'no free SGPRs' && bad "other refusals"
-	check_written "$T/r"
+	check_written "$T/r" ntop_map0
 else
 	echo "note: $ROCRAND not installed: rocRAND not written"
 fi
