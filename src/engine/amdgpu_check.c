@@ -12,6 +12,7 @@ struct check {
 	const uint8_t *blocks;              /* inserted code assembled alone */
 	const size_t *off;
 	int *start;                         /* per original instruction: where its region starts in g */
+	int *owner;                         /* per instruction of g: its block, or AMDGPU_CHECK_ORIGINAL */
 	struct amdgpu_check_stats *st;
 	char **cause;
 };
@@ -28,7 +29,7 @@ static int check_block(struct check *c, int b)
 			return cause_set(c->cause, "'%s' at 0x%llx is not the inserted code assembled alone", in->text,
 					 (unsigned long long)in->addr);
 		at += in->size;
-		c->pos++;
+		c->owner[c->pos++] = b;
 		c->st->inserted++;
 	}
 	return 0;
@@ -64,7 +65,7 @@ static int check_original(struct check *c, int i)
 				 b->text, (unsigned long long)b->addr);
 	c->st->original++;
 	c->st->units += a->getpc == AMDGPU_GETPC_LO;
-	c->pos++;
+	c->owner[c->pos++] = AMDGPU_CHECK_ORIGINAL;
 	return 0;
 }
 
@@ -110,17 +111,17 @@ static int check_walk(struct check *c)
 	return r;
 }
 
-int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, const uint8_t *obj,
-			size_t len, const char *proc, const char *kernel, uint64_t code_len,
-			struct amdgpu_check_stats *st, char **cause)
+int amdgpu_check_regions(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, const uint8_t *obj,
+			 size_t len, const char *proc, const char *kernel, uint64_t code_len,
+			 struct amdgpu_check_stats *st, struct amdgpu_regions *rg, char **cause)
 {
 	const char **texts = calloc(2 * (size_t)n + 1, sizeof *texts);
 	size_t *off = calloc(2 * (size_t)n + 2, sizeof *off);
 	int *start = calloc((size_t)n + 1, sizeof *start);
 	uint8_t *blocks = NULL;
 	size_t blen = 0;
-	struct amdgpu_disasm d = { 0 };
 	memset(st, 0, sizeof *st);
+	memset(rg, 0, sizeof *rg);
 	int r = texts && off && start ? 0 : cause_set(cause, "out of memory checking the probed code");
 	for (int i = 0; r == 0 && ins && i < n; i++) {
 		texts[1 + 2 * i] = ins->before ? ins->before[i] : NULL;
@@ -131,19 +132,42 @@ int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_
 	if (r == 0)
 		r = amdgpu_asm_blocks(texts, 2 * n + 1, proc, &blocks, &blen, off, cause);
 	if (r == 0)
-		r = amdgpu_disasm_object(obj, len, proc, &d, cause);
-	const struct amdgpu_func *g = r == 0 ? amdgpu_disasm_func(&d, kernel) : NULL;
-	if (r == 0 && !g)
+		r = amdgpu_disasm_object(obj, len, proc, &rg->d, cause);
+	rg->g = r == 0 ? amdgpu_disasm_func(&rg->d, kernel) : NULL;
+	if (r == 0 && !rg->g)
 		r = cause_set(cause, "the probed object does not disassemble kernel %s", kernel);
 	if (r == 0) {
-		struct check c = { .f = f, .g = g, .n = n, .gn = amdgpu_asm_count(g, code_len), .blocks = blocks,
-				   .off = off, .start = start, .st = st, .cause = cause };
-		r = check_walk(&c);
+		rg->gn = amdgpu_asm_count(rg->g, code_len);
+		rg->owner = calloc((size_t)rg->gn + 1, sizeof *rg->owner);
+		struct check c = { .f = f, .g = rg->g, .n = n, .gn = rg->gn, .blocks = blocks, .off = off,
+				   .start = start, .owner = rg->owner, .st = st, .cause = cause };
+		r = rg->owner ? check_walk(&c) : cause_set(cause, "out of memory checking the probed code");
 	}
-	amdgpu_disasm_done(&d);
 	free(blocks);
 	free(texts);
 	free(off);
 	free(start);
-	return r < 0 ? cause_wrap(cause, "probed kernel %s", kernel) : 0;
+	if (r < 0) {
+		amdgpu_regions_done(rg);
+		return cause_wrap(cause, "probed kernel %s", kernel);
+	}
+	return 0;
+}
+
+void amdgpu_regions_done(struct amdgpu_regions *rg)
+{
+	amdgpu_disasm_done(&rg->d);
+	free(rg->owner);
+	memset(rg, 0, sizeof *rg);
+}
+
+int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, const uint8_t *obj,
+			size_t len, const char *proc, const char *kernel, uint64_t code_len,
+			struct amdgpu_check_stats *st, char **cause)
+{
+	struct amdgpu_regions rg;
+	int r = amdgpu_check_regions(f, n, ins, obj, len, proc, kernel, code_len, st, &rg, cause);
+	if (r == 0)
+		amdgpu_regions_done(&rg);
+	return r;
 }

@@ -30,4 +30,21 @@ int amdgpu_check_probed(const struct amdgpu_func *f, int n, const struct amdgpu_
 			size_t len, const char *proc, const char *kernel, uint64_t code_len,
 			struct amdgpu_check_stats *st, char **cause);
 
+/* The same check, keeping what it found: the probed kernel's disassembly
+ * (d, its function g) and, per instruction of g, where it came from:
+ * AMDGPU_CHECK_ORIGINAL, 0 the prologue, 1 + 2i code inserted before
+ * original instruction i, 2 + 2i its replacement. *owner is malloc'd;
+ * amdgpu_disasm_done(d) frees the rest. */
+#define AMDGPU_CHECK_ORIGINAL (-1)
+struct amdgpu_regions {
+	struct amdgpu_disasm d;
+	const struct amdgpu_func *g;
+	int gn;          /* instructions of g that are the kernel's code */
+	int *owner;
+};
+int amdgpu_check_regions(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, const uint8_t *obj,
+			 size_t len, const char *proc, const char *kernel, uint64_t code_len,
+			 struct amdgpu_check_stats *st, struct amdgpu_regions *rg, char **cause);
+void amdgpu_regions_done(struct amdgpu_regions *rg);
+
 #endif

@@ -122,13 +122,12 @@ int amdgpu_code_split(const char *line, char *buf, unsigned len, char **mnemonic
 		depth -= *p == ']' || *p == ')';
 		int end = !*p;
 		if ((*p == ',' && depth == 0) || end || (*p == ' ' && depth == 0 && p > start && p[-1] != ',')) {
-			int stop = end || *p == ' ';
 			*p = 0;
 			while (*start == ' ')
 				start++;
-			if (n < max)
+			if (n < max && *start)
 				ops[n++] = start;
-			if (stop)
+			if (end)
 				break;
 			start = p + 1;
 		}

@@ -28,7 +28,8 @@ struct amdgpu_reg {
  * 0, or -1 when op is not a register. */
 int amdgpu_code_reg(const char *op, struct amdgpu_reg *r);
 /* Splits an instruction line into its mnemonic and operands (copies into
- * buf): returns the operand count (at most max). */
+ * buf), then the modifiers after the last operand, one entry each
+ * ("offset:16", "glc"): returns the count (at most max). */
 int amdgpu_code_split(const char *line, char *buf, unsigned len, char **mnemonic, char **ops, int max);
 
 #endif

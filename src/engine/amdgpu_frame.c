@@ -1,7 +1,7 @@
 /* The injector's registers (struct amdgpu_frame): SGPRs kept for the whole
  * kernel first (the launch EXEC, per map its buffer and record base), then
- * the 4-aligned scratch block, then single SGPRs (unit index, cursors,
- * strides) and the probes' own; VGPRs: ADDR and data pairs, an offset, the
+ * single SGPRs (unit index, cursors, strides), then the 4-aligned scratch
+ * block and the probes' own (the prologue's registers overlap both); VGPRs: ADDR and data pairs, an offset, the
  * unit index, per thread map a cursor and a record offset, then the
  * probes' own. Pairs are even-aligned. All of it sits above what the
  * kernel uses (amdgpu_regs_alloc, with the launch SGPRs the patched
@@ -44,18 +44,28 @@ static int frame_probe_regs(struct amdgpu_ictx *c, int vector, int *at)
 	return 0;
 }
 
-/* Offsets from 0; the base is added once the allocation is known. */
+/* Offsets from 0; the base is added once the allocation is known. The
+ * prologue's registers (the launch block, workgroup ids, temporaries) are
+ * dead before the first hook runs, so they share the block that holds the
+ * hooks' scratch and the probes' own SGPRs. */
 static void frame_layout(struct amdgpu_ictx *c, int *n_s, int *n_v)
 {
 	struct amdgpu_frame *fr = &c->fr;
 	const struct amdgpu_inject *o = c->out;
-	int s = 0, v = 0, wave_maps = 0, thread_maps = 0, m = c->isa.mask_sgprs;
+	int s = 0, v = 0, wave_maps = 0, thread_maps = 0;
 	fr->exec0 = frame_take(&s, 2, 2);
 	for (int i = 0; i < o->n_maps; i++) {
 		fr->map[i] = frame_take(&s, 2, 2);
 		fr->rb[i] = frame_take(&s, 2, 2);
 		wave_maps += o->maps[i].map.level == PROBE_LEVEL_WARP;
 		thread_maps += o->maps[i].map.level == PROBE_LEVEL_THREAD;
+	}
+	fr->wunit = wave_maps ? frame_take(&s, 1, 1) : -1;
+	for (int i = 0; i < o->n_maps; i++) {
+		int wave = o->maps[i].map.level == PROBE_LEVEL_WARP;
+		fr->cur[i] = wave ? frame_take(&s, 1, 1) : -1;
+		fr->stride[i] = !wave && o->maps[i].map.cap > 1 ? frame_take(&s, 1, 1) : -1;
+		fr->tcur[i] = fr->next[i] = -1;
 	}
 	fr->scratch = frame_take(&s, FRAME_SCRATCH, 4);
 	fr->esave = fr->scratch;
@@ -68,15 +78,9 @@ static void frame_layout(struct amdgpu_ictx *c, int *n_s, int *n_v)
 	fr->launch = fr->scratch;
 	fr->wg = fr->scratch + 8;
 	fr->pt = fr->scratch + 11;
-	(void)m;
-	fr->wunit = wave_maps ? frame_take(&s, 1, 1) : -1;
-	for (int i = 0; i < o->n_maps; i++) {
-		int wave = o->maps[i].map.level == PROBE_LEVEL_WARP;
-		fr->cur[i] = wave ? frame_take(&s, 1, 1) : -1;
-		fr->stride[i] = !wave && o->maps[i].map.cap > 1 ? frame_take(&s, 1, 1) : -1;
-		fr->tcur[i] = fr->next[i] = -1;
-	}
 	frame_probe_regs(c, 0, &s);
+	if (s < fr->scratch + FRAME_PROLOGUE)
+		s = fr->scratch + FRAME_PROLOGUE;
 	fr->va = frame_take(&v, 2, 2);
 	fr->vd = frame_take(&v, 2, 2);
 	fr->vo = frame_take(&v, 1, 1);

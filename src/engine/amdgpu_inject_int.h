@@ -8,7 +8,8 @@
 #include "engine/amdgpu_isa.h"
 #include "engine/amdgpu_snippet.h"
 
-#define FRAME_SCRATCH 16 /* SGPRs, 4-aligned: per-snippet temporaries, or the prologue's */
+#define FRAME_SCRATCH 10  /* SGPRs, 4-aligned: the hooks' temporaries */
+#define FRAME_PROLOGUE 14 /* SGPRs from the same place: the prologue's (launch block, ids, temporaries) */
 
 /* Every register the inserted code uses (-1: not needed). */
 struct amdgpu_frame {

@@ -30,8 +30,8 @@ static int instr_kernel(const struct amdgpu_co *co, const struct amdgpu_co_kerne
 		return cause_wrap(cause, "writing the probed %s", k->meta->name);
 	out->ms_write = instr_ms(&t);
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (amdgpu_check_probed(f, n, &out->inj.ins, out->obj.elf, out->obj.len, out->proc, k->sym->name,
-				out->obj.code_len, &out->check, cause) < 0)
+	if (amdgpu_check_regions(f, n, &out->inj.ins, out->obj.elf, out->obj.len, out->proc, k->sym->name,
+				 out->obj.code_len, &out->check, &out->regions, cause) < 0)
 		return -1;
 	out->ms_check = instr_ms(&t);
 	return 0;
@@ -71,5 +71,6 @@ void amdgpu_instrumented_done(struct amdgpu_instrumented *out)
 {
 	amdgpu_written_done(&out->obj);
 	amdgpu_inject_done(&out->inj);
+	amdgpu_regions_done(&out->regions);
 	memset(out, 0, sizeof *out);
 }

@@ -17,6 +17,7 @@ struct amdgpu_instrumented {
 	struct amdgpu_written obj;        /* the probed code object */
 	struct amdgpu_inject inj;         /* arguments, maps, registers, statistics */
 	struct amdgpu_check_stats check;
+	struct amdgpu_regions regions;    /* the probed kernel disassembled, each instruction's origin */
 	char proc[32];                    /* as the LLVM tools were told ("gfx1100+w64") */
 	int n_insns;                      /* the kernel's instructions */
 	double ms_disasm, ms_inject, ms_write, ms_check;

@@ -19,7 +19,11 @@
  *       refusal. A refusal is one of the engine's named reasons (no free
  *       registers, a family it does not probe, a branch out of the
  *       kernel...); anything else (our code not assembling, the check
- *       failing) is a failure. */
+ *       failing) is a failure.
+ *   amdgpu_probe sim [--every N] PROBES FILE...   every kernel probed as for run,
+ *       then its inserted code run per simulated wave over three small
+ *       launches (amdgpu_simrun.h): prints "sim: K kernels: W waves, S
+ *       sites, U units, R records checked, F differences". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,7 @@
 #include "engine/probe.h"
 #include "engine/verify.h"
 #include "amdgpu_files.h"
+#include "amdgpu_simrun.h"
 
 struct wr_tally {
 	int kernels, written, refused, failed;
@@ -41,6 +46,8 @@ struct wr_tally {
 	struct probe **probes;   /* run: the probes */
 	int n_probes;
 	struct amdgpu_inject_stats sites;
+	int sim;                 /* sim: run the probed code too */
+	struct simrun_tally simt;
 	struct amdgpu_check_stats sum;
 	FILE *list;
 	const char *dir;
@@ -170,6 +177,17 @@ static int run_kernel(struct wr_tally *t, const struct amdgpu_object *obj, const
 	struct amdgpu_instrumented out;
 	if (amdgpu_instrument(obj->data, obj->size, k->sym->name, t->probes, t->n_probes, &out, cause) < 0)
 		return wr_refusal(*cause) ? 1 : -1;
+	if (t->sim) {
+		const char *names[AMDGPU_MAX_MAPS];
+		for (int i = 0; i < t->n_probes && i < AMDGPU_MAX_MAPS; i++)
+			names[i] = t->probes[i]->name;
+		long before = t->simt.failed;
+		int s = simrun_kernel(&out, names, t->n_probes, &t->simt);
+		amdgpu_instrumented_done(&out);
+		if (s < 0 || t->simt.failed > before)
+			*cause = strdup(s < 0 ? "the simulation could not run" : "records differ (above)");
+		return s < 0 || t->simt.failed > before ? -1 : 0;
+	}
 	int r = wr_save(t, &out.obj, out.proc, k->sym->name);
 	if (r == 0) {
 		wr_sum(&t->sum, &out.check);
@@ -199,7 +217,10 @@ static void wr_object(struct wr_tally *t, const struct amdgpu_object *obj)
 		amdgpu_co_done(&co);
 		return;
 	}
+	const char *only = getenv("AMDGPU_PROBE_KERNEL"); /* debugging: one kernel */
 	for (int i = 0; i < co.n; i++) {
+		if (only && !strstr(co.k[i].sym->name, only))
+			continue;
 		if (t->seen++ % t->every)
 			continue;
 		t->kernels++;
@@ -277,6 +298,27 @@ static int run_load(struct wr_tally *t, char *list)
 	return 0;
 }
 
+static int cmd_sim(int every, char *probes, int argc, char **argv)
+{
+	struct wr_tally t = { .dir = "/dev/null", .every = every > 0 ? every : 1, .sim = 1 };
+	int rc = run_load(&t, probes) < 0;
+	for (int a = 0; !rc && a < argc; a++) {
+		struct amdgpu_files fo;
+		if (amdgpu_files_open(argv[a], &fo) < 0)
+			return 1;
+		for (int i = 0; i < fo.o.n; i++)
+			wr_object(&t, &fo.o.v[i]);
+		amdgpu_files_close(&fo);
+	}
+	printf("sim: %d kernels: %d simulated, %d refused, %d failed; %ld waves, %ld sites, %ld units, %ld records "
+	       "checked, %ld differences\n", t.kernels, t.written, t.refused, t.failed, t.simt.waves, t.simt.sites,
+	       t.simt.units, t.simt.records, t.simt.failed);
+	for (int i = 0; i < t.n_probes; i++)
+		probe_free(t.probes[i]);
+	free(t.probes);
+	return rc || t.failed || t.simt.failed || !t.written ? 1 : 0;
+}
+
 static int cmd_run(const char *dir, int every, char *probes, int argc, char **argv)
 {
 	struct wr_tally t = { .dir = dir, .every = every > 0 ? every : 1 };
@@ -303,7 +345,12 @@ int main(int argc, char **argv)
 		return cmd_run(argv[4], atoi(argv[3]), argv[5], argc - 6, argv + 6);
 	if (argc >= 5 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argv[2], 1, argv[3], argc - 4, argv + 4);
+	if (argc >= 6 && strcmp(argv[1], "sim") == 0 && strcmp(argv[2], "--every") == 0)
+		return cmd_sim(atoi(argv[3]), argv[4], argc - 5, argv + 5);
+	if (argc >= 4 && strcmp(argv[1], "sim") == 0)
+		return cmd_sim(1, argv[2], argc - 3, argv + 3);
 	fprintf(stderr, "usage: amdgpu_probe write [--every N] OUTDIR FILE...\n"
-			"       amdgpu_probe run [--every N] OUTDIR PROBE[,PROBE...] FILE...\n");
+			"       amdgpu_probe run [--every N] OUTDIR PROBE[,PROBE...] FILE...\n"
+			"       amdgpu_probe sim [--every N] PROBE[,PROBE...] FILE...\n");
 	return 2;
 }
