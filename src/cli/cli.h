@@ -65,7 +65,8 @@ int cli_probe_load_verified(const char *path, struct probe **out, char **cause);
 
 /* cmd_instrument.c: the kernel NAME means among names: an exact mangled,
  * demangled or base-name match, else the single substring match. Returns a
- * borrowed name, or NULL after printing why and the candidates (*rc 2). */
+ * borrowed name after printing "kernel: NAME" (and the mangled name under
+ * it), or NULL after printing why and the candidates (*rc 2). */
 const char *cli_match_kernel(const char *want, const char **names, int n, int *rc);
 
 /* cmd_instrument_amd.c: `ntop instrument` on AMD images. */

@@ -187,6 +187,13 @@ const char *cli_match_kernel(const char *want, const char **names, int n, int *r
 		pick = names[exact];
 	else if (n_exact == 0 && n_sub == 1)
 		pick = names[sub[0]];
+	if (pick) {
+		char *dem = demangle(pick);
+		printf("kernel: %s\n", dem ? dem : pick);
+		if (dem && strcmp(dem, pick))
+			printf("        %s\n", pick);
+		free(dem);
+	}
 	if (!pick && n_sub == 0) {
 		cli_err("no kernel matches '%s'; the image has %d kernel%s:", want, n, n == 1 ? "" : "s");
 		*rc = 2;
@@ -296,11 +303,6 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 	const char *kernel = cli_match_kernel(o->kernel, names, n, &rc);
 	if (!kernel)
 		goto out;
-	char *dem = demangle(kernel);
-	printf("kernel: %s\n", dem ? dem : kernel);
-	if (dem && strcmp(dem, kernel))
-		printf("        %s\n", kernel);
-	free(dem);
 	struct engine_result res;
 	memset(&res, 0, sizeof res);
 	if (engine_instrument(ptx, len, kernel, probes, o->n_probes, &res, &cause) < 0) {

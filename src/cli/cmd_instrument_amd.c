@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/demangle.h"
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_instrument.h"
 #include "engine/elf_image.h"
@@ -124,11 +123,6 @@ static int amd_run(const struct cli_amd_instrument *o, const struct amdgpu_objec
 		names[i] = co.k[i].sym->name;
 	const char *kernel = names ? cli_match_kernel(o->kernel, names, co.n, &rc) : NULL;
 	if (kernel) {
-		char *dem = demangle(kernel);
-		printf("kernel: %s\n", dem ? dem : kernel);
-		if (dem && strcmp(dem, kernel))
-			printf("        %s\n", kernel);
-		free(dem);
 		struct amdgpu_instrumented r;
 		if (amdgpu_instrument(obj->data, obj->size, kernel, probes, o->n_probes, &r, &cause) < 0) {
 			cli_err("instrumenting %s failed: %s", kernel, cause ? cause : "?");
