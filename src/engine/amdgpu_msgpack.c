@@ -36,7 +36,7 @@ static int mp_read_value(struct mp_in *in, struct msgpack_node *node, int depth,
 
 static int mp_read_bytes(struct mp_in *in, struct msgpack_node *node, uint64_t len, char **cause)
 {
-	const uint8_t *src;
+	const uint8_t *src = NULL;
 	if (len > UINT32_MAX || mp_take(in, (size_t)len, &src, cause) < 0)
 		return len > UINT32_MAX ? cause_set(cause, "msgpack string too long") : -1;
 	node->str = malloc((size_t)len + 1);
@@ -73,7 +73,7 @@ static int mp_read_items(struct mp_in *in, struct msgpack_node *node, uint64_t c
 /* Reads an n-byte big-endian length or number following the type byte. */
 static int mp_read_num(struct mp_in *in, int bytes, uint64_t *v, char **cause)
 {
-	const uint8_t *q;
+	const uint8_t *q = NULL;
 	if (mp_take(in, (size_t)bytes, &q, cause) < 0)
 		return -1;
 	*v = mp_be(q, bytes);
@@ -149,7 +149,7 @@ static int mp_read_tagged(struct mp_in *in, struct msgpack_node *node, uint8_t t
 
 static int mp_read_value(struct mp_in *in, struct msgpack_node *node, int depth, char **cause)
 {
-	const uint8_t *q;
+	const uint8_t *q = NULL;
 	if (mp_take(in, 1, &q, cause) < 0)
 		return -1;
 	uint8_t t = *q;
