@@ -8,7 +8,7 @@
 
 #include "common/strbuf.h"
 
-static void code_push(struct amdgpu_code *c, char *s)
+static void code_push(struct amdgpu_code *c, char *s, int origin)
 {
 	if (!s) {
 		c->oom = 1;
@@ -17,14 +17,18 @@ static void code_push(struct amdgpu_code *c, char *s)
 	if (c->n == c->cap) {
 		int cap = c->cap ? c->cap * 2 : 16;
 		char **v = realloc(c->line, (size_t)cap * sizeof *v);
-		if (!v) {
+		int *o = v ? realloc(c->origin, (size_t)cap * sizeof *o) : NULL;
+		if (v)
+			c->line = v;
+		if (!o) {
 			free(s);
 			c->oom = 1;
 			return;
 		}
-		c->line = v;
+		c->origin = o;
 		c->cap = cap;
 	}
+	c->origin[c->n] = origin;
 	c->line[c->n++] = s;
 }
 
@@ -36,13 +40,13 @@ void amdgpu_code_add(struct amdgpu_code *c, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	code_push(c, s);
+	code_push(c, s, c->cur);
 }
 
 void amdgpu_code_cat(struct amdgpu_code *c, const struct amdgpu_code *src)
 {
 	for (int i = 0; i < src->n; i++)
-		code_push(c, strdup(src->line[i]));
+		code_push(c, strdup(src->line[i]), src->origin[i]);
 	c->oom |= src->oom;
 }
 
@@ -62,6 +66,7 @@ void amdgpu_code_done(struct amdgpu_code *c)
 	for (int i = 0; i < c->n; i++)
 		free(c->line[i]);
 	free(c->line);
+	free(c->origin);
 	memset(c, 0, sizeof *c);
 }
 

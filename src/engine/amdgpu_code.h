@@ -6,12 +6,14 @@
 
 struct amdgpu_code {
 	char **line;
+	int *origin;      /* per line: the probe file's line it came from, 0 for the engine's own */
 	int n, cap;
+	int cur;          /* the origin lines added now get */
 	int oom;          /* an allocation failed: the code is incomplete */
 };
 
 void amdgpu_code_add(struct amdgpu_code *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends every line of src. */
+/* Appends every line of src, with its origin. */
 void amdgpu_code_cat(struct amdgpu_code *c, const struct amdgpu_code *src);
 /* The lines joined as "\tLINE\n..." (malloc'd; NULL when empty or oom). */
 char *amdgpu_code_text(const struct amdgpu_code *c);

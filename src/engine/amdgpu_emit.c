@@ -460,6 +460,7 @@ int amdgpu_emit_hook(struct amdgpu_ictx *c, const struct amdgpu_iprobe *ip, int 
 	int head = 0;
 	for (int i = 0; i < hk->n; i++) {
 		const struct amdgpu_stmt *stm = &hk->v[i];
+		code->cur = stm->line;
 		if (stm->kind != AMDGPU_STMT_SAVE) {
 			emit_insn(c, ip, stm, st, code);
 			continue;
@@ -471,6 +472,7 @@ int amdgpu_emit_hook(struct amdgpu_ictx *c, const struct amdgpu_iprobe *ip, int 
 		if (i == last)
 			emit_save_tail(c, &ss, code);
 	}
+	code->cur = 0;
 	return code->oom ? cause_set(c->cause, "out of memory emitting probe code") : 0;
 }
 

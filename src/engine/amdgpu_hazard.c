@@ -158,8 +158,11 @@ void amdgpu_hazard_fix(const struct amdgpu_ictx *c, const struct amdgpu_code *in
 		amdgpu_code_add(out, "s_wait_alu depctr_va_vdst(0)");
 	if (scc)
 		amdgpu_code_add(out, "s_cselect_b32 s%d, -1, 0", c->fr.scc);
-	for (int i = 0; i < in->n; i++)
+	for (int i = 0; i < in->n; i++) {
+		out->cur = in->origin[i];
 		haz_line(c, h, in->line[i], out);
+	}
+	out->cur = 0;
 	if (scc)
 		amdgpu_code_add(out, "s_cmp_lg_u32 s%d, 0", c->fr.scc);
 	out->oom |= in->oom;

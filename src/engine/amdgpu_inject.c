@@ -158,6 +158,61 @@ static int inject_counts(struct amdgpu_ictx *c, struct amdgpu_meta *m)
 
 /* --- sites ------------------------------------------------------------- */
 
+/* The message llvm-mc gave for line N of its input ("in.s:N:C: error:
+ * MSG"): N, and MSG into msg; 0 when the cause holds none. */
+static int inject_mc_line(const char *cause, char *msg, size_t len)
+{
+	const char *at = cause ? strstr(cause, ".s:") : NULL;
+	if (!at)
+		return 0;
+	int line = atoi(at + 3);
+	const char *err = strstr(at, "error: ");
+	snprintf(msg, len, "%.*s", err ? (int)strcspn(err + 7, "\n") : 0, err ? err + 7 : "");
+	return line;
+}
+
+/* A hook's code the first time it is placed, assembled alone: an error is
+ * reported at the probe file's line it came from. */
+static int inject_trial(struct amdgpu_ictx *c, const struct amdgpu_iprobe *ip, const struct amdgpu_code *one)
+{
+	char *text = amdgpu_code_text(one), *cause = NULL, msg[256];
+	uint8_t *bytes = NULL;
+	size_t len, off[2];
+	const char *t[1] = { text };
+	if (!text)
+		return one->n ? cause_set(c->cause, "out of memory checking probe code") : 0;
+	int r = amdgpu_asm_blocks(t, 1, c->proc, &bytes, &len, off, &cause);
+	free(text);
+	free(bytes);
+	if (r == 0)
+		return 0;
+	/* the text llvm-mc read: ".text", "ntop_block0:", then our lines */
+	int line = inject_mc_line(cause, msg, sizeof msg) - 3;
+	if (line >= 0 && line < one->n && one->origin[line] > 0) {
+		cause_set(c->cause, "%s:%d: the assembler refuses this for %s: %s: %s",
+			  ip->p->path ? ip->p->path : "<string>", one->origin[line], c->proc, msg, one->line[line]);
+		free(cause);
+		return -1;
+	}
+	*c->cause = cause;
+	return cause_wrap(c->cause, "probe %s", ip->p->name);
+}
+
+/* Hook h of probe p at a site, appended to raw. */
+static int inject_hook(struct amdgpu_ictx *c, int p, int h, const struct amdgpu_site *st, struct amdgpu_code *raw)
+{
+	struct amdgpu_code one = { 0 };
+	int r = amdgpu_emit_hook(c, &c->probes[p], h, st, &one);
+	if (r == 0 && h < 64 && !c->tried[p][h]) {
+		c->tried[p][h] = 1;
+		r = inject_trial(c, &c->probes[p], &one);
+	}
+	if (r == 0)
+		amdgpu_code_cat(raw, &one);
+	amdgpu_code_done(&one);
+	return r;
+}
+
 /* The instruction exit code goes before, for the s_endpgm at e; -1 when a
  * branch lands inside gfx11's epilogue. */
 static int inject_exit_site(const struct amdgpu_ictx *c, int e)
@@ -210,7 +265,7 @@ static int inject_opcode_hooks(struct amdgpu_ictx *c, int i, struct amdgpu_code 
 			}
 			*kvg |= addr;
 			c->out->stats.sites++;
-			if (amdgpu_emit_hook(c, ip, h, &st, raw) < 0)
+			if (inject_hook(c, p, h, &st, raw) < 0)
 				return -1;
 		}
 	}
@@ -223,8 +278,7 @@ static int inject_exit(struct amdgpu_ictx *c, struct amdgpu_code *raw)
 	amdgpu_emit_exit_head(c, raw);
 	for (int p = 0; p < c->n_probes; p++)
 		for (int h = 0; h < c->probes[p].p->n_hooks; h++)
-			if (c->probes[p].p->hooks[h].kind == PROBE_TP_EXIT &&
-			    amdgpu_emit_hook(c, &c->probes[p], h, &st, raw) < 0)
+			if (c->probes[p].p->hooks[h].kind == PROBE_TP_EXIT && inject_hook(c, p, h, &st, raw) < 0)
 				return -1;
 	amdgpu_emit_exit_tail(c, raw);
 	c->out->stats.exits++;
@@ -314,8 +368,7 @@ static int inject_prologue(struct amdgpu_ictx *c)
 	amdgpu_emit_prologue(c, &raw);
 	for (int p = 0; p < c->n_probes; p++)
 		for (int h = 0; h < c->probes[p].p->n_hooks; h++)
-			if (c->probes[p].p->hooks[h].kind == PROBE_TP_ENTRY &&
-			    amdgpu_emit_hook(c, &c->probes[p], h, &st, &raw) < 0) {
+			if (c->probes[p].p->hooks[h].kind == PROBE_TP_ENTRY && inject_hook(c, p, h, &st, &raw) < 0) {
 				amdgpu_code_done(&raw);
 				return -1;
 			}
@@ -362,6 +415,7 @@ int amdgpu_inject_kernel(const struct amdgpu_co *co, const struct amdgpu_co_kern
 	int r = out->before && out->replace ? 0 : cause_set(cause, "out of memory instrumenting");
 	if (r == 0)
 		r = amdgpu_isa_init(&c.isa, co->elf.family, k->kd.wave32, cause);
+	amdgpu_co_proc(co, c.proc);
 	if (r == 0)
 		r = inject_run(&c, probes, n_probes);
 	out->wave = c.isa.wave64 ? 64 : 32;

@@ -59,6 +59,8 @@ struct amdgpu_ictx {
 	int n_moves;
 	unsigned tid_ids_orig;             /* the kernel's own vgpr_workitem_ids */
 	int packed_tid;
+	char proc[32];                     /* for the LLVM tools (amdgpu_co_proc) */
+	unsigned char tried[AMDGPU_MAX_MAPS][64]; /* hooks whose code was assembled alone once */
 	char **cause;
 };
 

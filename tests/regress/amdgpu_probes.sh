@@ -9,7 +9,8 @@
 # llvm-objdump-19 without a warning, its metadata equals llvm-readelf's
 # (with ntop_launch and the maps' arguments), its descriptor llvm-objdump's.
 # Then `ntop instrument` on AMD images: a bundle, a HIP library, --arch,
-# ambiguous names, PTX probes refused. Skips (77) without llvm-19.
+# ambiguous names, PTX probes refused, an assembler error reported at the
+# probe's line. Skips (77) without llvm-19.
 set -u
 BIN="${NTOP_BINARY_DIR:?}"
 SRC="${NTOP_SOURCE_DIR:?}"
@@ -96,5 +97,24 @@ echo "$out" | grep -q 'probing the first; --arch picks another' || bad "several 
 "$NTOP" instrument -p block_sched -k vecadd --arch gfx90a "$SRC/tests/corpus/ptx/vecadd.sm_80.ptx" -o "$T/x.ptx" \
 	>"$T/out" 2>&1
 [ $? = 2 ] && grep -q 'names an AMD GPU' "$T/out" || bad "--arch gfx on PTX must exit 2: $(cat "$T/out")"
+# what the verifier cannot know (a lane mask is a pair in wave64, one SGPR
+# in wave32): llvm-mc's refusal, at the probe file's line, for that target
+cat >"$T/mask.toml" <<'TOML'
+ntop_probe = 1
+name = "mask"
+isa = "gcn"
+[[hook]]
+at = "entry"
+asm = """
+.sgpr %a:2, %m
+.vgpr %v:2
+v_mad_u64_u32 %v, %m, v0, 1, %a
+"""
+TOML
+"$NTOP" instrument -p "$T/mask.toml" -k vecadd --arch gfx90a "$C/vecadd.z.hipfb" -o "$T/x.co" >"$T/out" 2>&1
+[ $? = 1 ] && grep -q "mask.toml:9: the assembler refuses this for gfx90a: invalid operand" "$T/out" ||
+	bad "an assembler error must name the probe's line: $(cat "$T/out")"
+"$NTOP" instrument -p "$T/mask.toml" -k vecadd --arch gfx1100 "$C/vecadd.z.hipfb" -o "$T/x.co" >"$T/out" 2>&1 ||
+	bad "the same snippet is wave32 code on gfx1100: $(cat "$T/out")"
 [ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
