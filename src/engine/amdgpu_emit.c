@@ -86,7 +86,7 @@ static void emit_tids(struct amdgpu_ictx *c, struct amdgpu_code *code)
 static void emit_units(struct amdgpu_ictx *c, struct amdgpu_code *code)
 {
 	const struct amdgpu_frame *fr = &c->fr;
-	char b1[24], b2[24], b3[24];
+	char b1[24], b3[24];
 	int L = fr->launch, pt = fr->pt;
 	amdgpu_code_add(code, "s_mul_i32 %s, s%d, s%d", S(pt), L + 1, fr->wg + 2);
 	amdgpu_code_add(code, "s_add_u32 %s, s%d, s%d", S(pt), pt, fr->wg + 1);
@@ -102,7 +102,6 @@ static void emit_units(struct amdgpu_ictx *c, struct amdgpu_code *code)
 		amdgpu_code_add(code, "s_mul_i32 %s, s%d, s%d", S(pt + 2), pt, L + 5);
 		amdgpu_code_add(code, "s_add_u32 %s, s%d, s%d", S(fr->wunit), pt + 2, pt + 1);
 	}
-	(void)b2;
 }
 
 /* Per map: record base, cursors, strides. */
@@ -137,7 +136,7 @@ void amdgpu_emit_prologue(struct amdgpu_ictx *c, struct amdgpu_code *code)
 	const struct amdgpu_frame *fr = &c->fr;
 	const struct amdgpu_inject *o = c->out;
 	const struct amdgpu_isa *isa = &c->isa;
-	char b1[24], b2[24];
+	char b2[24];
 	int K = o->alloc.kernarg_sgpr;
 	emit_wg_ids(c, code);
 	amdgpu_code_add(code, "%s %s, s[%d:%d], 0x%x", isa->sload4, amdgpu_frame_reg('s', fr->launch, 4, b2), K, K + 1,
@@ -154,7 +153,6 @@ void amdgpu_emit_prologue(struct amdgpu_ictx *c, struct amdgpu_code *code)
 		emit_map_init(c, i, code);
 	amdgpu_code_add(code, "%s %s, %s", isa->mov_mask, amdgpu_frame_reg('s', fr->exec0, isa->mask_sgprs, b2),
 			isa->exec);
-	(void)b1;
 }
 
 /* --- helpers ------------------------------------------------------------ */
@@ -223,7 +221,7 @@ static void emit_addr(const struct amdgpu_ictx *c, const struct amdgpu_site *st,
 {
 	const struct amdgpu_frame *fr = &c->fr;
 	const struct amdgpu_mem *m = &st->mem;
-	char b1[24], b2[24], b3[24], b4[24], sd[24];
+	char b2[24], b3[24], b4[24], sd[24];
 	if (c->isa.vop3_null_sdst)
 		snprintf(sd, sizeof sd, "null");
 	else
@@ -238,7 +236,6 @@ static void emit_addr(const struct amdgpu_ictx *c, const struct amdgpu_site *st,
 		amdgpu_code_add(code, "v_mov_b32_e32 %s, %d", V(fr->vo), m->offset);
 		amdgpu_code_add(code, "v_mad_i64_i32 %s, %s, v%d, 1, %s", V2(fr->va), sd, fr->vo, V2(fr->va));
 	}
-	(void)b1;
 }
 
 /* --- SAVE ------------------------------------------------------------- */
@@ -278,7 +275,6 @@ static void emit_save_head(const struct amdgpu_ictx *c, const struct save_state 
 		amdgpu_code_add(code, "v_cmp_ge_u32_e64 %s, s%d, v%d", mk, fr->k, fr->tcur[ss->map]);
 	}
 	amdgpu_code_add(code, "%s %s, %s", isa->and_saveexec, es, mk);
-	(void)b3;
 }
 
 /* One value of a SAVE into vd (and vd+1 for 64-bit values). */
@@ -513,5 +509,4 @@ void amdgpu_emit_exit_tail(struct amdgpu_ictx *c, struct amdgpu_code *code)
 		}
 	}
 	amdgpu_code_add(code, "%s %s, %s", isa->mov_mask, isa->exec, xs);
-	(void)b1;
 }

@@ -39,7 +39,7 @@ int sim_fail(struct sim_ctx *c, const char *fmt, ...)
 
 /* --- operands ----------------------------------------------------------- */
 
-static int sim_hwreg_id(const char *name, enum amdgpu_family f)
+static int sim_hwreg_id(const char *name)
 {
 	static const struct {
 		const char *name;
@@ -50,12 +50,11 @@ static int sim_hwreg_id(const char *name, enum amdgpu_family f)
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (!strcmp(name, ids[i].name))
 			return ids[i].id;
-	(void)f;
 	return (int)strtol(name, NULL, 0);
 }
 
 /* "hwreg(NAME[, off, size])" */
-static int sim_hwreg(const char *s, struct sim_op *o, enum amdgpu_family f)
+static int sim_hwreg(const char *s, struct sim_op *o)
 {
 	char name[40] = "";
 	int off = 0, size = 32;
@@ -64,13 +63,13 @@ static int sim_hwreg(const char *s, struct sim_op *o, enum amdgpu_family f)
 		return -1;
 	o->kind = SO_HWREG;
 	snprintf(o->name, sizeof o->name, "%s", name);
-	o->imm = sim_hwreg_id(name, f);
+	o->imm = sim_hwreg_id(name);
 	o->hw_off = got == 3 ? off : 0;
 	o->hw_size = got == 3 ? size : 32;
 	return 0;
 }
 
-static int sim_operand(const char *s, struct sim_op *o, enum amdgpu_family f)
+static int sim_operand(const char *s, struct sim_op *o)
 {
 	struct amdgpu_reg r;
 	memset(o, 0, sizeof *o);
@@ -84,7 +83,7 @@ static int sim_operand(const char *s, struct sim_op *o, enum amdgpu_family f)
 		return 0;
 	}
 	if (!strncmp(s, "hwreg(", 6))
-		return sim_hwreg(s, o, f);
+		return sim_hwreg(s, o);
 	if (!strncmp(s, "sendmsg(", 8)) {
 		o->kind = SO_MSG;
 		snprintf(o->name, sizeof o->name, "%s", s + 8);
@@ -131,7 +130,7 @@ static int sim_decode(struct sim_ctx *c, struct sim_insn *in)
 		if (in->n == SIM_OPS)
 			return sim_fail(c, "too many operands");
 		struct sim_op *o = &in->op[in->n++];
-		if (sim_operand(ops[i], o, c->w->family) < 0) { /* fails only if an instruction reads it */
+		if (sim_operand(ops[i], o) < 0) { /* fails only if an instruction reads it */
 			memset(o, 0, sizeof *o);
 			snprintf(o->name, sizeof o->name, "%s", ops[i]);
 		}

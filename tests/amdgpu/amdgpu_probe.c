@@ -178,11 +178,8 @@ static int run_kernel(struct wr_tally *t, const struct amdgpu_object *obj, const
 	if (amdgpu_instrument(obj->data, obj->size, k->sym->name, t->probes, t->n_probes, &out, cause) < 0)
 		return wr_refusal(*cause) ? 1 : -1;
 	if (t->sim) {
-		const char *names[AMDGPU_MAX_MAPS];
-		for (int i = 0; i < t->n_probes && i < AMDGPU_MAX_MAPS; i++)
-			names[i] = t->probes[i]->name;
 		long before = t->simt.failed;
-		int s = simrun_kernel(&out, names, t->n_probes, &t->simt);
+		int s = simrun_kernel(&out, &t->simt);
 		amdgpu_instrumented_done(&out);
 		if (s < 0 || t->simt.failed > before)
 			*cause = strdup(s < 0 ? "the simulation could not run" : "records differ (above)");

@@ -431,21 +431,19 @@ static void sr_done(struct sr *s)
 	s->thr = s->wav = NULL;
 }
 
-int simrun_kernel(const struct amdgpu_instrumented *r, const char *const *probes, int n_probes,
-		  struct simrun_tally *t)
+int simrun_kernel(const struct amdgpu_instrumented *r, struct simrun_tally *t)
 {
 	static const uint32_t configs[][6] = { { 2, 2, 1, 100, 1, 1 }, { 2, 1, 2, 8, 4, 2 }, { 1, 1, 1, 33, 1, 1 } };
 	struct sr s = { .r = r, .t = t, .rng = 12345, .m_dmat = -1, .m_gmem = -1, .m_bs = -1 };
 	if (amdgpu_co_open(r->obj.elf, r->obj.len, &s.co, NULL) < 0)
 		return -1;
 	s.k = amdgpu_co_kernel(&s.co, r->regions.g->name);
-	for (int i = 0; i < r->inj.n_maps && i < n_probes; i++) {
+	for (int i = 0; i < r->inj.n_maps; i++) {
 		const char *p = r->inj.maps[i].probe;
 		s.m_dmat = strcmp(p, "dmat") ? s.m_dmat : i;
 		s.m_gmem = strcmp(p, "gmem_bytes") ? s.m_gmem : i;
 		s.m_bs = strcmp(p, "block_sched") ? s.m_bs : i;
 	}
-	(void)probes;
 	s.orig = calloc((size_t)r->regions.gn + 1, sizeof *s.orig);
 	/* original instruction i: itself, or the first of its replacement */
 	for (int x = 0; s.orig && x < r->regions.gn; x++) {

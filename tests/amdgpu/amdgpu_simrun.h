@@ -24,8 +24,7 @@ struct simrun_tally {
 	long waves, sites, units, records, failed;
 };
 
-/* probes: the probe names the object was instrumented with, in order. */
-int simrun_kernel(const struct amdgpu_instrumented *r, const char *const *probes, int n_probes,
-		  struct simrun_tally *t);
+/* r: a kernel amdgpu_instrument probed; its maps name their probes. */
+int simrun_kernel(const struct amdgpu_instrumented *r, struct simrun_tally *t);
 
 #endif
