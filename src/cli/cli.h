@@ -63,6 +63,23 @@ void cli_probe_map_summary(struct strbuf *sb, const struct probe *p);
  * FILE:LINE:COL form. */
 int cli_probe_load_verified(const char *path, struct probe **out, char **cause);
 
+/* cmd_instrument.c: the kernel NAME means among names: an exact mangled,
+ * demangled or base-name match, else the single substring match. Returns a
+ * borrowed name after printing "kernel: NAME" (and the mangled name under
+ * it), or NULL after printing why and the candidates (*rc 2). */
+const char *cli_match_kernel(const char *want, const char **names, int n, int *rc);
+
+/* cmd_instrument_amd.c: `ntop instrument` on AMD images. */
+struct cli_amd_instrument {
+	const char *image, *kernel, *out, *arch;
+	const char **probes;
+	int n_probes;
+};
+/* 1 for a code object, an offload bundle, a HIPF wrapper or a host ELF with
+ * a .hip_fatbin section. */
+int cli_is_amd_image(const void *img, size_t size);
+int cmd_instrument_amd(const struct cli_amd_instrument *o, const void *img, size_t size);
+
 /* cli_json.c: JSON string literal (escaped, invalid UTF-8 replaced), or
  * null for NULL. */
 void cli_json_str(struct strbuf *sb, const char *s);

@@ -2,7 +2,8 @@
  * application. Takes what the hook would see (PTX text, a fatbin, a cubin, or
  * a host binary with an embedded .nv_fatbin), picks the PTX, finds the kernel
  * by a forgiving name match, and writes the probed PTX so it can be read,
- * diffed or assembled with ptxas. */
+ * diffed or assembled with ptxas. AMD inputs (code objects, offload bundles,
+ * HIP binaries) go to cmd_instrument_amd.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +25,28 @@ struct ins_opts {
 
 static void instrument_help(void)
 {
-	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT.ptx\n"
-	       "                       [--arch sm_XX] [--assemble]\n"
+	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT\n"
+	       "                       [--arch sm_XX|gfxNNN] [--assemble]\n"
 	       "\n"
 	       "Runs the probe engine on one kernel of IMAGE without a GPU: IMAGE is a PTX\n"
 	       "file, a fatbin, or an executable/shared library with embedded PTX (.nv_fatbin).\n"
 	       "A cubin holds SASS only and cannot be probed. Writes the probed PTX to OUT and\n"
 	       "prints line counts, instrumented sites, time per phase and the maps.\n"
 	       "\n"
+	       "AMD GPUs: IMAGE may also be a code object, an offload bundle (plain or\n"
+	       "compressed) or a HIP executable/library (.hip_fatbin); OUT is then the probed\n"
+	       "code object, checked to disassemble to the kernel plus exactly the inserted\n"
+	       "code. Probes are the GCN ones (probes/amd/, isa = \"gcn\"); --arch gfxNNN\n"
+	       "picks the code object (default: the first). Needs LLVM 19 (llvm-mc-19,\n"
+	       "llvm-objdump-19). Nothing here was run on an AMD GPU (doc/amdgpu.md).\n"
+	       "\n"
 	       "Options:\n"
 	       "  -p, --probe PROBE   built-in probe name or .toml file (repeatable)\n"
 	       "  -k, --kernel NAME   kernel to probe: exact or partial mangled or demangled\n"
 	       "                      name; several matches are listed and nothing is written\n"
 	       "  -o, --output FILE   where to write the probed PTX\n"
-	       "      --arch sm_XX    device to pick PTX for (default: the highest PTX in IMAGE)\n"
+	       "      --arch sm_XX    device to pick PTX for (default: the highest PTX in IMAGE);\n"
+	       "                      gfxNNN[:xnack-...] for AMD images\n"
 	       "      --assemble      also run ptxas on the pruned and probed PTX and print the\n"
 	       "                      registers each uses ($NTOP_PTXAS, else ptxas on PATH)\n"
 	       "  -h, --help          this text\n"
@@ -93,8 +102,8 @@ static int ins_parse(int argc, char **argv, struct ins_opts *o)
 		} else if ((r = cli_opt("instrument", argc, argv, &i, NULL, "--arch", &v)) != 0) {
 			if (r < 0)
 				return 2;
-			if (ins_parse_arch(v, &o->sm) < 0)
-				return cli_usage("instrument", "--arch wants sm_XX (e.g. sm_90), not '%s'", v);
+			if (strncmp(v, "gfx", 3) && ins_parse_arch(v, &o->sm) < 0)
+				return cli_usage("instrument", "--arch wants sm_XX (e.g. sm_90) or gfxNNN, not '%s'", v);
 			o->arch = v;
 		} else if (strcmp(a, "--assemble") == 0) {
 			o->assemble = 1;
@@ -157,10 +166,7 @@ static int ins_pick_ptx(const struct ins_opts *o, const void *img, size_t size, 
 	return 0;
 }
 
-/* Finds the entry NAME means: an exact mangled/demangled/base-name match,
- * else the single substring match. Returns a borrowed name, or NULL after
- * printing why (no match: 1; ambiguous: 2 in *rc). */
-static const char *ins_match(const char *want, const char **names, int n, int *rc)
+const char *cli_match_kernel(const char *want, const char **names, int n, int *rc)
 {
 	int exact = -1, n_exact = 0, n_sub = 0;
 	int *sub = calloc((size_t)n + 1, sizeof *sub);
@@ -181,6 +187,13 @@ static const char *ins_match(const char *want, const char **names, int n, int *r
 		pick = names[exact];
 	else if (n_exact == 0 && n_sub == 1)
 		pick = names[sub[0]];
+	if (pick) {
+		char *dem = demangle(pick);
+		printf("kernel: %s\n", dem ? dem : pick);
+		if (dem && strcmp(dem, pick))
+			printf("        %s\n", pick);
+		free(dem);
+	}
 	if (!pick && n_sub == 0) {
 		cli_err("no kernel matches '%s'; the image has %d kernel%s:", want, n, n == 1 ? "" : "s");
 		*rc = 2;
@@ -287,14 +300,9 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 		cli_err("%s: %s", o->image, cause ? cause : "cannot list kernels");
 		goto out;
 	}
-	const char *kernel = ins_match(o->kernel, names, n, &rc);
+	const char *kernel = cli_match_kernel(o->kernel, names, n, &rc);
 	if (!kernel)
 		goto out;
-	char *dem = demangle(kernel);
-	printf("kernel: %s\n", dem ? dem : kernel);
-	if (dem && strcmp(dem, kernel))
-		printf("        %s\n", kernel);
-	free(dem);
 	struct engine_result res;
 	memset(&res, 0, sizeof res);
 	if (engine_instrument(ptx, len, kernel, probes, o->n_probes, &res, &cause) < 0) {
@@ -328,7 +336,7 @@ int cmd_instrument(int argc, char **argv)
 	char *img = NULL, *ptx = NULL;
 	size_t size = 0, len = 0;
 	rc = 2;
-	if (!probes || ins_load_probes(&o, probes) < 0)
+	if (!probes)
 		goto out;
 	FILE *f = fopen(o.image, "rb");
 	if (!f) {
@@ -344,7 +352,19 @@ int cmd_instrument(int argc, char **argv)
 		strbuf_append(&sb, buf, got);
 	fclose(f);
 	img = strbuf_finish(&sb, &size);
+	if (img && cli_is_amd_image(img, size)) {
+		rc = cmd_instrument_amd(&(struct cli_amd_instrument){ o.image, o.kernel, o.out, o.arch, o.probes,
+								       o.n_probes }, img, size);
+		goto out;
+	}
+	if (img && o.arch && !o.sm) {
+		rc = cli_usage("instrument", "--arch %s names an AMD GPU, and %s is no AMD image", o.arch, o.image);
+		goto out;
+	}
 	if (!img || ins_pick_ptx(&o, img, size, &ptx, &len) < 0)
+		goto out;
+	rc = 2;
+	if (ins_load_probes(&o, probes) < 0)
 		goto out;
 	rc = ins_run(&o, probes, ptx, len);
 out:

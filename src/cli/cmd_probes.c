@@ -10,7 +10,8 @@ static void probes_help(void)
 	printf("Usage: ntop probes\n"
 	       "\n"
 	       "Lists the built-in probes (NAME.toml in the probes directory beside the\n"
-	       "ntop binary, or $NTOP_PROBES_DIR): name, what it records, its map.\n"
+	       "ntop binary, or $NTOP_PROBES_DIR): name, what it records, its map; then\n"
+	       "the AMD GPU probes in its amd/ folder (GCN assembly, doc/amdgpu.md).\n"
 	       "Use a name with 'ntop record -p NAME', or copy the file and edit it:\n"
 	       "  ntop probes\n"
 	       "  ntop record -p block_sched -- ./app\n");
@@ -103,6 +104,16 @@ int cmd_probes(int argc, char **argv)
 	if (n == 0)
 		printf("(none)\n");
 	free(names);
+	char *amd = NULL;
+	if (asprintf(&amd, "%s/amd", dir) >= 0 && probes_list(amd, &names, &n) == 0 && n) {
+		printf("\nAMD GPU probes (isa = \"gcn\", for AMD code objects) in %s:\n", amd);
+		for (int i = 0; i < n; i++) {
+			probes_show(amd, names[i]);
+			free(names[i]);
+		}
+		free(names);
+	}
+	free(amd);
 	free(dir);
 	return 0;
 }

@@ -59,17 +59,24 @@ const char *amdgpu_asm_diff_field(const struct amdgpu_insn *in, const uint8_t *g
 	return "";
 }
 
-char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode)
+char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins,
+		      enum amdgpu_asm_mode mode)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_puts(&sb, "\t.text\n");
+	if (ins && ins->prologue)
+		strbuf_printf(&sb, "%s\n", ins->prologue);
 	for (int i = 0; i < n; i++) {
 		const struct amdgpu_insn *in = &f->v[i];
 		if (in->label >= 0)
 			strbuf_printf(&sb, "L%d:\n", in->label);
-		if (before && before[i])
-			strbuf_printf(&sb, "%s\n", before[i]);
+		if (ins && ins->before && ins->before[i])
+			strbuf_printf(&sb, "%s\n", ins->before[i]);
+		if (ins && ins->replace && ins->replace[i]) {
+			strbuf_printf(&sb, "%s\n", ins->replace[i]);
+			continue;
+		}
 		switch (in->getpc) {
 		case AMDGPU_GETPC_GET:
 			strbuf_printf(&sb, "\t%s\nntop_pc%d:\n", in->text, in->unit);
@@ -118,29 +125,20 @@ static int asm_patch_units(const struct amdgpu_func *f, int n, const uint8_t *ob
 	return 0;
 }
 
-static int asm_extract(const struct amdgpu_func *f, int n, const char *obj_path, uint64_t base, uint8_t **code,
-		       size_t *len, char **cause)
+static int asm_extract(const struct amdgpu_func *f, int n, const uint8_t *obj, size_t obj_len, uint64_t base,
+		       uint8_t **code, size_t *len, char **cause)
 {
-	size_t obj_len = 0;
-	uint8_t *obj = (uint8_t *)llvm_tool_slurp(obj_path, &obj_len);
 	const uint8_t *text;
 	size_t text_len;
-	if (!obj)
-		return cause_set(cause, "cannot read llvm-mc's output");
 	int r = elf_image_section(obj, obj_len, ".text", &text, &text_len, cause);
-	if (r != 0) {
-		free(obj);
+	if (r != 0)
 		return r < 0 ? -1 : cause_set(cause, "llvm-mc's output has no .text");
-	}
 	*code = malloc(text_len ? text_len : 1);
-	if (!*code) {
-		free(obj);
+	if (!*code)
 		return cause_set(cause, "out of memory reassembling");
-	}
 	memcpy(*code, text, text_len);
 	*len = text_len;
 	r = asm_patch_units(f, n, obj, obj_len, *code, text_len, base, cause);
-	free(obj);
 	if (r < 0) {
 		free(*code);
 		*code = NULL;
@@ -148,30 +146,87 @@ static int asm_extract(const struct amdgpu_func *f, int n, const char *obj_path,
 	return r;
 }
 
-int amdgpu_asm_func(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode,
-		    const char *proc, uint64_t base, uint8_t **code, size_t *len, char **cause)
+/* llvm-mc on `text` for `proc`: the object file's bytes (malloc'd). */
+static uint8_t *asm_run(const char *text, const char *proc, size_t *obj_len, char **cause)
 {
 	char dir[LLVM_TOOL_DIR_MAX], src[LLVM_TOOL_DIR_MAX + 16], obj[LLVM_TOOL_DIR_MAX + 16],
-		err[LLVM_TOOL_DIR_MAX + 16], mcpu[48], out_opt[LLVM_TOOL_DIR_MAX + 32];
-	char *text = amdgpu_asm_text(f, n, before, mode);
-	if (!text)
-		return cause_set(cause, "out of memory reassembling");
-	if (llvm_tool_tmpdir(dir, cause) < 0) {
-		free(text);
-		return -1;
-	}
+		err[LLVM_TOOL_DIR_MAX + 16], mcpu[48], mattr[48], out_opt[LLVM_TOOL_DIR_MAX + 32];
+	if (llvm_tool_tmpdir(dir, cause) < 0)
+		return NULL;
 	snprintf(src, sizeof src, "%s/in.s", dir);
 	snprintf(obj, sizeof obj, "%s/out.o", dir);
 	snprintf(err, sizeof err, "%s/err", dir);
-	snprintf(mcpu, sizeof mcpu, "-mcpu=%s", proc);
+	amdgpu_target_tool_args(proc, mcpu, mattr);
 	snprintf(out_opt, sizeof out_opt, "-o=%s", obj);
-	char *argv[] = { "llvm-mc", "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", out_opt, src, NULL };
-	int r = llvm_tool_write(src, text, strlen(text), cause);
-	if (r == 0)
-		r = llvm_tool_run("llvm-mc", argv, err, err, cause);
-	if (r == 0)
-		r = asm_extract(f, n, obj, base, code, len, cause);
-	free(text);
+	char *argv[] = { "llvm-mc", "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", out_opt, src,
+			 mattr[0] ? mattr : NULL, NULL };
+	uint8_t *bytes = NULL;
+	if (llvm_tool_write(src, text, strlen(text), cause) == 0 && llvm_tool_run("llvm-mc", argv, err, err, cause) == 0) {
+		bytes = (uint8_t *)llvm_tool_slurp(obj, obj_len);
+		if (!bytes)
+			cause_set(cause, "cannot read llvm-mc's output");
+	}
 	llvm_tool_rmdir(dir);
+	return bytes;
+}
+
+int amdgpu_asm_func(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, enum amdgpu_asm_mode mode,
+		    const char *proc, uint64_t base, uint8_t **code, size_t *len, char **cause)
+{
+	char *text = amdgpu_asm_text(f, n, ins, mode);
+	if (!text)
+		return cause_set(cause, "out of memory reassembling");
+	size_t obj_len = 0;
+	uint8_t *obj = asm_run(text, proc, &obj_len, cause);
+	free(text);
+	if (!obj)
+		return -1;
+	int r = asm_extract(f, n, obj, obj_len, base, code, len, cause);
+	free(obj);
 	return r;
+}
+
+int amdgpu_asm_blocks(const char *const *texts, int n, const char *proc, uint8_t **code, size_t *len, size_t *off,
+		      char **cause)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "\t.text\n");
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&sb, "ntop_block%d:\n%s\n", i, texts[i] ? texts[i] : "");
+	strbuf_printf(&sb, "ntop_block%d:\n", n);
+	char *text = strbuf_finish(&sb, NULL);
+	if (!text)
+		return cause_set(cause, "out of memory assembling");
+	size_t obj_len = 0;
+	uint8_t *obj = asm_run(text, proc, &obj_len, cause);
+	free(text);
+	if (!obj)
+		return -1;
+	const uint8_t *t = NULL;
+	size_t t_len = 0;
+	int r = elf_image_section(obj, obj_len, ".text", &t, &t_len, cause);
+	if (r > 0) { /* nothing assembled: no .text */
+		r = 0;
+		t_len = 0;
+	}
+	for (int i = 0; r >= 0 && i <= n; i++) {
+		char name[32];
+		uint64_t v;
+		snprintf(name, sizeof name, "ntop_block%d", i);
+		if (amdgpu_elf_symbol(obj, obj_len, name, &v, cause) != 0 || v > t_len)
+			r = cause_set(cause, "assembler output lacks block %d", i);
+		else
+			off[i] = (size_t)v;
+	}
+	if (r >= 0) {
+		*code = malloc(t_len ? t_len : 1);
+		if (!*code)
+			r = cause_set(cause, "out of memory assembling");
+		else if (t_len)
+			memcpy(*code, t, t_len);
+		*len = t_len;
+	}
+	free(obj);
+	return r < 0 ? -1 : 0;
 }

@@ -22,14 +22,29 @@
  *         the engine reads re-encodes to the same instruction). */
 enum amdgpu_asm_mode { AMDGPU_ASM_WORDS, AMDGPU_ASM_TEXT };
 
-/* The assembly text llvm-mc gets for instructions [0, n) of f, with
- * before[i] (may be NULL, or NULL entries) ahead of instruction i (after
- * its label). malloc'd. */
-char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode);
+/* Code inserted into a function. A branch to instruction i lands on its
+ * label, ahead of before[i], so inserted code runs however i is reached;
+ * the prologue sits ahead of instruction 0's label and runs once. */
+struct amdgpu_asm_ins {
+	const char *prologue;        /* NULL: none */
+	const char *const *before;   /* NULL, or one entry (may be NULL) per instruction */
+	const char *const *replace;  /* NULL, or per instruction: text emitted instead of it
+					(a hint such as s_clause that inserted code would break) */
+};
+
+/* The assembly text llvm-mc gets for instructions [0, n) of f with ins
+ * (may be NULL) inserted. malloc'd. */
+char *amdgpu_asm_text(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins,
+		      enum amdgpu_asm_mode mode);
 /* Assembles that text for processor `proc`, as code to be placed at
  * address `base`: *code gets the bytes (malloc'd). */
-int amdgpu_asm_func(const struct amdgpu_func *f, int n, const char *const *before, enum amdgpu_asm_mode mode,
+int amdgpu_asm_func(const struct amdgpu_func *f, int n, const struct amdgpu_asm_ins *ins, enum amdgpu_asm_mode mode,
 		    const char *proc, uint64_t base, uint8_t **code, size_t *len, char **cause);
+/* Assembles n independent blocks of text back to back in one llvm-mc run
+ * (position-independent code only: no branches): *code gets all bytes,
+ * off[i] where block i starts (off[n] = *len). off has n + 1 entries. */
+int amdgpu_asm_blocks(const char *const *texts, int n, const char *proc, uint8_t **code, size_t *len, size_t *off,
+		      char **cause);
 /* k when the instruction is a SOPP branch (s_branch, s_cbranch_*) to label
  * Lk of its function, else -1. */
 int amdgpu_asm_branch_label(const struct amdgpu_insn *in);

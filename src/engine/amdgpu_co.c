@@ -1,6 +1,7 @@
 /* A code object opened whole and its consistency checks (amdgpu_co.h). */
 #include "engine/amdgpu_co.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,14 @@ const struct amdgpu_co_kernel *amdgpu_co_kernel(const struct amdgpu_co *co, cons
 		if (co->k[i].meta == mk)
 			return &co->k[i];
 	return NULL;
+}
+
+void amdgpu_co_proc(const struct amdgpu_co *co, char buf[32])
+{
+	int w64 = 0;
+	for (int i = 0; i < co->n && co->elf.family >= AMDGPU_FAMILY_GFX10_1; i++)
+		w64 |= !co->k[i].kd.wave32;
+	snprintf(buf, 32, "%s%s", co->elf.target.proc, w64 ? "+w64" : "");
 }
 
 /* VGPRs a lane needs as the descriptor counts them: on gfx90a/gfx94 the

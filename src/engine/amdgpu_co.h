@@ -28,6 +28,9 @@ struct amdgpu_co {
 int amdgpu_co_open(const uint8_t *p, size_t size, struct amdgpu_co *co, char **cause);
 void amdgpu_co_done(struct amdgpu_co *co);
 const struct amdgpu_co_kernel *amdgpu_co_kernel(const struct amdgpu_co *co, const char *name);
+/* The processor as the LLVM tools should be told (amdgpu_target_tool_args):
+ * its name, with "+w64" on gfx10+ when a kernel runs in wave64. */
+void amdgpu_co_proc(const struct amdgpu_co *co, char buf[32]);
 /* Checks that descriptor and metadata agree: kernarg size, LDS and
  * scratch sizes, wave size, the code entry, and register granules (the
  * descriptor's allocation holds the metadata's counts, and is the one

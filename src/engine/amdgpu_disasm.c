@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/cause.h"
+#include "engine/amdgpu_target.h"
 #include "engine/llvm_tool.h"
 
 #define GETPC_WINDOW 6 /* instructions after s_getpc_b64 searched for its adds */
@@ -182,14 +183,14 @@ int amdgpu_disasm_object(const uint8_t *co, size_t size, const char *proc, struc
 	memset(d, 0, sizeof *d);
 	snprintf(d->mcpu, sizeof d->mcpu, "%s", proc);
 	char dir[LLVM_TOOL_DIR_MAX], in[LLVM_TOOL_DIR_MAX + 16], out[LLVM_TOOL_DIR_MAX + 16],
-		err[LLVM_TOOL_DIR_MAX + 16], mcpu[48];
+		err[LLVM_TOOL_DIR_MAX + 16], mcpu[48], mattr[48];
 	if (llvm_tool_tmpdir(dir, cause) < 0)
 		return -1;
 	snprintf(in, sizeof in, "%s/in.co", dir);
 	snprintf(out, sizeof out, "%s/out.s", dir);
 	snprintf(err, sizeof err, "%s/err", dir);
-	snprintf(mcpu, sizeof mcpu, "--mcpu=%s", proc);
-	char *argv[] = { "llvm-objdump", "-d", "--symbolize-operands", mcpu, in, NULL };
+	amdgpu_target_tool_args(proc, mcpu, mattr);
+	char *argv[] = { "llvm-objdump", "-d", "--symbolize-operands", mcpu, in, mattr[0] ? mattr : NULL, NULL };
 	int r = llvm_tool_write(in, co, size, cause);
 	if (r == 0)
 		r = llvm_tool_run("llvm-objdump", argv, out, err, cause);

@@ -181,12 +181,13 @@ const struct amdgpu_meta_kernel *amdgpu_meta_kernel(const struct amdgpu_meta *m,
 	return i < 0 ? NULL : &m->kernels[i];
 }
 
-/* Fills a fresh argument map the way LLVM writes one (keys sorted). */
-static int meta_fill_buffer_arg(struct msgpack_node *a, const char *name, uint32_t offset)
+/* Fills a fresh argument map the way LLVM writes one (keys sorted;
+ * by_value arguments have no address space). */
+static int meta_fill_arg(struct msgpack_node *a, const char *name, uint32_t offset, uint32_t size, int buffer)
 {
 	struct msgpack_node *v;
 	a->type = MSGPACK_MAP;
-	if (!(v = msgpack_map_put(a, ".address_space")) || msgpack_set_str(v, "global") < 0)
+	if (buffer && (!(v = msgpack_map_put(a, ".address_space")) || msgpack_set_str(v, "global") < 0))
 		return -1;
 	if (!(v = msgpack_map_put(a, ".name")) || msgpack_set_str(v, name) < 0)
 		return -1;
@@ -195,34 +196,64 @@ static int meta_fill_buffer_arg(struct msgpack_node *a, const char *name, uint32
 	msgpack_set_uint(v, offset);
 	if (!(v = msgpack_map_put(a, ".size")))
 		return -1;
-	msgpack_set_uint(v, 8);
-	if (!(v = msgpack_map_put(a, ".value_kind")) || msgpack_set_str(v, "global_buffer") < 0)
+	msgpack_set_uint(v, size);
+	if (!(v = msgpack_map_put(a, ".value_kind")) || msgpack_set_str(v, buffer ? "global_buffer" : "by_value") < 0)
 		return -1;
 	return 0;
 }
 
-int amdgpu_meta_append_buffer(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t *offset,
-			      char **cause)
+static int meta_append(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t size, int buffer,
+		       uint32_t *offset, char **cause)
 {
 	int i = meta_kernel_index(m, kernel);
 	if (i < 0)
 		return cause_set(cause, "AMDGPU metadata has no kernel %s", kernel);
 	struct msgpack_node *k = &msgpack_map_get_mut(&m->root, "amdhsa.kernels")->kids[i];
 	struct amdgpu_meta_kernel *mk = &m->kernels[i];
-	if (mk->kernarg_size > UINT32_MAX - 16)
+	if (size == 0 || size > 1024 || mk->kernarg_size > UINT32_MAX - 2048)
 		return cause_set(cause, "kernel %s's kernarg segment is too large to extend", kernel);
 	uint32_t off = (mk->kernarg_size + 7u) & ~7u;
 	struct msgpack_node *args = msgpack_map_put(k, ".args");
 	if (args && args->type == MSGPACK_NIL)
 		args->type = MSGPACK_ARRAY;
 	struct msgpack_node *a = args && args->type == MSGPACK_ARRAY ? msgpack_array_push(args) : NULL;
-	struct msgpack_node *size = msgpack_map_put(k, ".kernarg_segment_size");
-	if (!a || !size || meta_fill_buffer_arg(a, name, off) < 0)
+	struct msgpack_node *sz = msgpack_map_put(k, ".kernarg_segment_size");
+	if (!a || !sz || meta_fill_arg(a, name, off, size, buffer) < 0)
 		return cause_set(cause, "out of memory extending kernel %s's metadata", kernel);
-	msgpack_set_uint(size, (uint64_t)off + 8);
-	mk->kernarg_size = off + 8;
+	msgpack_set_uint(sz, (uint64_t)off + size);
+	mk->kernarg_size = off + size;
 	*offset = off;
 	return meta_args(k, mk, cause);
+}
+
+int amdgpu_meta_append_buffer(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t *offset,
+			      char **cause)
+{
+	return meta_append(m, kernel, name, 8, 1, offset, cause);
+}
+
+int amdgpu_meta_append_value(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t size,
+			     uint32_t *offset, char **cause)
+{
+	return meta_append(m, kernel, name, size, 0, offset, cause);
+}
+
+int amdgpu_meta_set_count(struct amdgpu_meta *m, const char *kernel, const char *key, uint32_t value,
+			  char **cause)
+{
+	int i = meta_kernel_index(m, kernel);
+	if (i < 0)
+		return cause_set(cause, "AMDGPU metadata has no kernel %s", kernel);
+	struct msgpack_node *k = &msgpack_map_get_mut(&m->root, "amdhsa.kernels")->kids[i];
+	struct msgpack_node *v = msgpack_map_put(k, key);
+	if (!v)
+		return cause_set(cause, "out of memory editing kernel %s's metadata", kernel);
+	msgpack_set_uint(v, value);
+	struct amdgpu_meta_kernel *mk = &m->kernels[i];
+	mk->sgpr_count = meta_u32(k, ".sgpr_count");
+	mk->vgpr_count = meta_u32(k, ".vgpr_count");
+	mk->agpr_count = meta_u32(k, ".agpr_count");
+	return 0;
 }
 
 int amdgpu_meta_write(const struct amdgpu_meta *m, uint8_t **out, size_t *len, char **cause)

@@ -49,6 +49,13 @@ const struct amdgpu_meta_kernel *amdgpu_meta_kernel(const struct amdgpu_meta *m,
  * decoded view. */
 int amdgpu_meta_append_buffer(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t *offset,
 			      char **cause);
+/* The same for a by_value argument of `size` bytes (8-aligned). */
+int amdgpu_meta_append_value(struct amdgpu_meta *m, const char *kernel, const char *name, uint32_t size,
+			     uint32_t *offset, char **cause);
+/* Sets an unsigned key of the kernel's map (".sgpr_count", ".vgpr_count")
+ * in the tree and the decoded view. */
+int amdgpu_meta_set_count(struct amdgpu_meta *m, const char *kernel, const char *key, uint32_t value,
+			  char **cause);
 /* The tree as msgpack bytes (malloc'd). */
 int amdgpu_meta_write(const struct amdgpu_meta *m, uint8_t **out, size_t *len, char **cause);
 

@@ -150,3 +150,10 @@ int amdgpu_target_match(const struct amdgpu_target *dev, const struct amdgpu_tar
 	int x = amdgpu_feature_fits(dev->xnack, code->xnack), s = amdgpu_feature_fits(dev->sramecc, code->sramecc);
 	return x < 0 || s < 0 ? -1 : x + s;
 }
+
+void amdgpu_target_tool_args(const char *proc, char mcpu[48], char mattr[48])
+{
+	size_t n = strcspn(proc, "+");
+	snprintf(mcpu, 48, "--mcpu=%.*s", (int)(n < 24 ? n : 24), proc);
+	snprintf(mattr, 48, "%s", strcmp(proc + n, "+w64") == 0 ? "--mattr=+wavefrontsize64" : "");
+}

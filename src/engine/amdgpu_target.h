@@ -41,6 +41,12 @@ const char *amdgpu_family_name(enum amdgpu_family f);
 /* Has the family AGPRs (the accumulation registers of MFMA)? */
 int amdgpu_family_has_agprs(enum amdgpu_family f);
 
+/* LLVM tool options for a processor name as the AMDGPU path passes it
+ * around: "gfx1100", or "gfx1100+w64" for wave64 code on gfx10+ (where
+ * wave32 is the default and the disassembly names masks differently):
+ * mcpu gets "--mcpu=gfx1100", mattr "--mattr=+wavefrontsize64" or "". */
+void amdgpu_target_tool_args(const char *proc, char mcpu[48], char mattr[48]);
+
 /* Parses "gfx90a", "gfx90a:xnack-", "gfx942:sramecc+:xnack+", also with a
  * bundle prefix ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", "hip-amdgcn-
  * amd-amdhsa-gfx906"). 0, or -1 with a cause. */

@@ -75,6 +75,9 @@ static int engine_verify(struct probe *const *probes, int n_probes, char **cause
 	for (int i = 0; i < n_probes; i++) {
 		if (!probes[i])
 			return cause_set(cause, "verify: probe %d is missing", i);
+		if (probes[i]->isa != PROBE_ISA_PTX)
+			return cause_set(cause, "probe %s is written for AMD GPUs (isa = \"gcn\"), not for PTX",
+					 probes[i]->name);
 		if (verify_probe(probes[i], cause) < 0)
 			return cause_wrap(cause, "verify");
 	}

@@ -19,6 +19,9 @@
 #include <stdint.h>
 
 enum probe_level { PROBE_LEVEL_THREAD = 1, PROBE_LEVEL_WARP = 2 };
+/* What the snippets are written in: PTX (NVIDIA), or AMDGPU assembly
+ * (isa = "gcn" in the ntop schema; doc/amdgpu.md has its dialect). */
+enum probe_isa { PROBE_ISA_PTX, PROBE_ISA_GCN };
 enum probe_type { PROBE_U32 = 4, PROBE_U64 = 8 }; /* value = size in bytes */
 
 #define PROBE_NAME_MAX 64
@@ -85,6 +88,7 @@ struct probe {
 			      %NR registers, registers its snippets write undeclared), or NULL */
 	char *notes;       /* what loading decided that the file does not say, one line
 			      each ("...\n"), shown by ntop check; NULL when nothing */
+	enum probe_isa isa; /* PTX unless the ntop schema says isa = "gcn" */
 	int has_map;
 	struct probe_map map;
 	struct probe_hook *hooks;

@@ -4,6 +4,7 @@
  *   name = "block_sched"            identifier; also the map's name
  *   description = "..."             shown by `ntop probes`
  *   analysis = "block_sched"        built-in analysis for the results (optional)
+ *   isa = "ptx" | "gcn"             what the snippets are written in (default ptx)
  *   [map]                           optional: where SAVE writes
  *   level = "warp" | "thread"
  *   cap = 1                         records per warp/thread (default 1)
@@ -23,7 +24,8 @@
 
 #include "common/strbuf.h"
 
-static const char *const top_keys[] = { "ntop_probe", "name", "description", "analysis", "map", "hook", NULL };
+static const char *const top_keys[] = { "ntop_probe", "name", "description", "analysis", "isa", "map", "hook",
+					 NULL };
 static const char *const map_keys[] = { "level", "cap", "fields", NULL };
 static const char *const hook_keys[] = { "at", "when", "asm", NULL };
 
@@ -164,7 +166,7 @@ static int load_opcodes(const struct probe_src *src, const struct toml_node *at,
 		const struct toml_node *op = at->items[i];
 		if (op->type != TOML_STRING || !probe_is_opcode(op->v.s, strlen(op->v.s), 1))
 			return probe_err(src, op, "opcodes are dotted PTX opcode prefixes such as \"ld.global\" or "
-					 "\"cp.async.bulk\"");
+					 "\"cp.async.bulk\" (AMD: mnemonic prefixes such as \"global_load\")");
 		if (probe_hook_add_opcode(src, h, op, op->v.s, strlen(op->v.s)) < 0)
 			return -1;
 	}
@@ -190,6 +192,8 @@ static int load_hook(const struct probe_src *src, const struct toml_node *t, int
 				     "first instruction, exit before each ret/exit)");
 	if (kind == PROBE_TP_INSN && !when)
 		return probe_err(src, t, "an opcode hook needs when = \"before\" or \"after\"");
+	if (when && strcmp(when->v.s, "after") == 0 && p->isa == PROBE_ISA_GCN)
+		return probe_err(src, when, "AMD probes run before the traced instruction: when = \"before\"");
 	if (when && strcmp(when->v.s, "after") == 0)
 		after = 1;
 	else if (when && strcmp(when->v.s, "before") != 0)
@@ -206,14 +210,19 @@ static int load_hook(const struct probe_src *src, const struct toml_node *t, int
 
 static int load_header(const struct probe_src *src, const struct toml_node *root, struct probe *p)
 {
-	const struct toml_node *ver = toml_get(root, "ntop_probe"), *name, *desc, *analysis;
+	const struct toml_node *ver = toml_get(root, "ntop_probe"), *name, *desc, *analysis, *isa;
 	if (ver->type != TOML_INT || ver->v.i != 1)
 		return probe_err(src, ver, "ntop_probe must be 1 (the only schema version this ntop reads)");
 	if (probe_check_keys(src, root, top_keys, "an ntop probe") < 0 ||
 	    probe_get_string(src, root, "name", 1, &name) < 0 ||
 	    probe_get_string(src, root, "description", 0, &desc) < 0 ||
-	    probe_get_string(src, root, "analysis", 0, &analysis) < 0)
+	    probe_get_string(src, root, "analysis", 0, &analysis) < 0 ||
+	    probe_get_string(src, root, "isa", 0, &isa) < 0)
 		return -1;
+	if (isa && strcmp(isa->v.s, "gcn") == 0)
+		p->isa = PROBE_ISA_GCN;
+	else if (isa && strcmp(isa->v.s, "ptx") != 0)
+		return probe_err(src, isa, "isa must be \"ptx\" (NVIDIA) or \"gcn\" (AMD), not \"%s\"", isa->v.s);
 	if (!probe_is_ident(name->v.s))
 		return probe_err(src, name, "name must be an identifier ([A-Za-z_][A-Za-z0-9_]*, under %d characters)",
 				 PROBE_NAME_MAX);

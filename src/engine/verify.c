@@ -25,6 +25,8 @@
 
 #include "common/cause.h"
 #include "common/strbuf.h"
+#include "engine/amdgpu_verify.h"
+#include "engine/verify_save.h"
 
 static const char *const rule_names[] = {
 	[RULE_REGS] = "rule 1 (writes only its own registers)",
@@ -178,6 +180,8 @@ int verify_undeclared_writes(const struct probe *p, char **decls, char **cause)
 
 int verify_probe(const struct probe *p, char **cause)
 {
+	if (p->isa == PROBE_ISA_GCN)
+		return amdgpu_verify_probe(p, cause);
 	struct vctx V = { .p = p, .cause = cause };
 	int r = collect_decls(&V);
 	for (int i = 0; i < p->n_hooks && r == 0; i++)

@@ -5,7 +5,9 @@
  * collectives, (7) use any instruction or operand form not on its allow-list.
  * It reads the snippet as ptxas does (snippet.h). Also checks helper use
  * (SAVE sizes/alignment against the map, ADDR/BYTES only on memory
- * tracepoints). Errors read "FILE:LINE:COL: rule: what: instruction;". */
+ * tracepoints). Errors read "FILE:LINE:COL: rule: what: instruction;".
+ * Probes with isa = "gcn" are checked by amdgpu_verify.c under the same
+ * rules. */
 #ifndef NTOP_VERIFY_H
 #define NTOP_VERIFY_H
 #include "engine/probe.h"

@@ -26,9 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "engine/amdgpu_asm.h"
 #include "engine/amdgpu_co.h"
@@ -36,22 +33,7 @@
 #include "engine/amdgpu_image.h"
 #include "engine/amdgpu_msgpack.h"
 #include "engine/amdgpu_regs.h"
-
-static uint8_t *map_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
-		fprintf(stderr, "amdgpu_dump: cannot read %s\n", path);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return p == MAP_FAILED ? NULL : p;
-}
+#include "amdgpu_files.h"
 
 static void print_scalar(const struct msgpack_node *n)
 {
@@ -194,12 +176,8 @@ static int cmd_extract(const uint8_t *p, size_t len, const char *dir)
 	for (int i = 0; i < o.n; i++) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%d.co", dir, i);
-		FILE *f = fopen(path, "wb");
-		if (!f || fwrite(o.v[i].data, 1, o.v[i].size, f) != o.v[i].size) {
-			fprintf(stderr, "amdgpu_dump: cannot write %s\n", path);
+		if (amdgpu_files_write(path, o.v[i].data, o.v[i].size) < 0)
 			return 1;
-		}
-		fclose(f);
 		printf("%d %s\n", i, o.v[i].id);
 	}
 	amdgpu_image_objects_done(&o);
@@ -248,38 +226,12 @@ static void summary_object(struct tally *t, const char *file, int i, const struc
 	amdgpu_co_done(&co);
 }
 
-/* A file mapped and its code objects listed; failures printed. */
-struct file_objects {
-	uint8_t *p;
-	size_t len;
-	struct amdgpu_objects o;
-};
-
-static int file_objects_open(const char *path, struct file_objects *fo)
-{
-	char *cause = NULL;
-	fo->p = map_file(path, &fo->len);
-	if (fo->p && amdgpu_image_objects(fo->p, fo->len, &fo->o, &cause) == 0)
-		return 0;
-	printf("FAIL %s: %s\n", path, cause ? cause : "unreadable");
-	free(cause);
-	if (fo->p)
-		munmap(fo->p, fo->len);
-	return -1;
-}
-
-static void file_objects_close(struct file_objects *fo)
-{
-	amdgpu_image_objects_done(&fo->o);
-	munmap(fo->p, fo->len);
-}
-
 static int cmd_summary(int argc, char **argv)
 {
 	struct tally all = { 0 };
 	for (int a = 0; a < argc; a++) {
-		struct file_objects fo;
-		if (file_objects_open(argv[a], &fo) < 0) {
+		struct amdgpu_files fo;
+		if (amdgpu_files_open(argv[a], &fo) < 0) {
 			all.failed++;
 			continue;
 		}
@@ -291,7 +243,7 @@ static int cmd_summary(int argc, char **argv)
 		all.objects += t.objects;
 		all.kernels += t.kernels;
 		all.failed += t.failed;
-		file_objects_close(&fo);
+		amdgpu_files_close(&fo);
 	}
 	printf("total: %d objects, %d kernels, %d failed\n", all.objects, all.kernels, all.failed);
 	return all.failed ? 1 : 0;
@@ -365,12 +317,12 @@ static const char *rt_check_moved(const struct amdgpu_func *f, int n, const uint
 /* Text mode: every instruction re-encoded from objdump's text, compared
  * one by one (sizes must hold; listed don't-care fields are counted). */
 static void rt_text(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
-		    const struct amdgpu_co_kernel *k, const struct amdgpu_func *f, int n)
+		    const struct amdgpu_co_kernel *k, const struct amdgpu_func *f, int n, const char *proc)
 {
 	char *cause = NULL, why[320];
 	uint8_t *code = NULL;
 	size_t len = 0, at = 0;
-	if (amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_TEXT, co->elf.target.proc, f->addr, &code, &len, &cause) < 0) {
+	if (amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_TEXT, proc, f->addr, &code, &len, &cause) < 0) {
 		rt_fail(t, what, k->meta->name, cause);
 		free(cause);
 		return;
@@ -442,7 +394,7 @@ static void rt_regs(struct rt_tally *t, const char *what, const struct amdgpu_co
 }
 
 static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_co *co,
-		      const struct amdgpu_co_kernel *k, const struct amdgpu_func *f)
+		      const struct amdgpu_co_kernel *k, const struct amdgpu_func *f, const char *proc)
 {
 	char *cause = NULL, why[256];
 	uint8_t *code = NULL;
@@ -451,7 +403,7 @@ static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_
 	t->kernels++;
 	t->units += f->units;
 	if (amdgpu_asm_movable(f, n, &cause) < 0 ||
-	    amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_WORDS, co->elf.target.proc, f->addr, &code, &len, &cause) < 0) {
+	    amdgpu_asm_func(f, n, NULL, AMDGPU_ASM_WORDS, proc, f->addr, &code, &len, &cause) < 0) {
 		rt_fail(t, what, k->meta->name, cause);
 		free(cause);
 		return;
@@ -468,13 +420,14 @@ static void rt_kernel(struct rt_tally *t, const char *what, const struct amdgpu_
 		rt_fail(t, what, k->meta->name, why);
 	}
 	free(code);
-	rt_text(t, what, co, k, f, n);
+	rt_text(t, what, co, k, f, n, proc);
 	rt_regs(t, what, co, k, f, n);
 	const char **nops = calloc((size_t)n + 1, sizeof *nops);
 	for (int i = 0; i < n; i++)
 		nops[i] = "\ts_nop 0";
 	uint64_t base = f->addr + 0x10000;
-	if (amdgpu_asm_func(f, n, nops, AMDGPU_ASM_WORDS, co->elf.target.proc, base, &code, &len, &cause) < 0) {
+	struct amdgpu_asm_ins ins = { .before = nops };
+	if (amdgpu_asm_func(f, n, &ins, AMDGPU_ASM_WORDS, proc, base, &code, &len, &cause) < 0) {
 		rt_fail(t, what, k->meta->name, cause);
 		free(cause);
 	} else {
@@ -498,7 +451,9 @@ static void rt_object(struct rt_tally *t, const char *file, const struct amdgpu_
 		free(cause);
 		return;
 	}
-	if (amdgpu_disasm_object(obj->data, obj->size, co.elf.target.proc, &d, &cause) < 0) {
+	char proc[32];
+	amdgpu_co_proc(&co, proc);
+	if (amdgpu_disasm_object(obj->data, obj->size, proc, &d, &cause) < 0) {
 		rt_fail(t, file, obj->id, cause);
 		free(cause);
 		amdgpu_co_done(&co);
@@ -509,7 +464,7 @@ static void rt_object(struct rt_tally *t, const char *file, const struct amdgpu_
 		if (!f || !co.k[k].sym->code_size)
 			rt_fail(t, obj->id, co.k[k].meta->name, "not disassembled");
 		else
-			rt_kernel(t, obj->id, &co, &co.k[k], f);
+			rt_kernel(t, obj->id, &co, &co.k[k], f, proc);
 	}
 	amdgpu_disasm_done(&d);
 	amdgpu_co_done(&co);
@@ -519,12 +474,12 @@ static int cmd_roundtrip(int argc, char **argv)
 {
 	struct rt_tally t = { 0 };
 	for (int a = 0; a < argc; a++) {
-		struct file_objects fo;
-		if (file_objects_open(argv[a], &fo) < 0)
+		struct amdgpu_files fo;
+		if (amdgpu_files_open(argv[a], &fo) < 0)
 			return 1;
 		for (int i = 0; i < fo.o.n; i++)
 			rt_object(&t, argv[a], &fo.o.v[i]);
-		file_objects_close(&fo);
+		amdgpu_files_close(&fo);
 	}
 	printf("roundtrip: %d kernels: %d identical as words, %d with s_nop inserted correct (%d s_getpc_b64 "
 	       "units); from text %d identical, %d differing only in vopc_cmpx_vdst; %d failed\n", t.kernels,
@@ -545,7 +500,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size_t len;
-	uint8_t *p = map_file(argv[2], &len);
+	uint8_t *p = amdgpu_files_map(argv[2], &len);
 	if (!p)
 		return 1;
 	if (strcmp(argv[1], "notes") == 0)

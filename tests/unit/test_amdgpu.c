@@ -489,9 +489,13 @@ static void test_disasm_parse(void)
 		CHECK_EQ_INT(amdgpu_asm_count(f, 0x20), 6); /* the s_nop is padding */
 		CHECK(amdgpu_asm_movable(f, 6, NULL) == 0);
 		const char *before[7] = { NULL, "\ts_nop 1" };
-		char *w = amdgpu_asm_text(f, 6, before, AMDGPU_ASM_WORDS), *t = amdgpu_asm_text(f, 6, NULL, AMDGPU_ASM_TEXT);
+		struct amdgpu_asm_ins ins = { .prologue = "\ts_nop 2", .before = before };
+		char *w = amdgpu_asm_text(f, 6, &ins, AMDGPU_ASM_WORDS), *t = amdgpu_asm_text(f, 6, NULL, AMDGPU_ASM_TEXT);
 		/* words mode: the label before the inserted code, the app's
 		 * instructions as words, the branch as text */
+		/* the prologue ahead of everything, instruction 0 included */
+		static const char head[] = "\t.text\n\ts_nop 2\n\t.long 0xbe840180\n";
+		CHECK(w && strncmp(w, head, sizeof head - 1) == 0);
 		CHECK(w && strstr(w, "\t.long 0xbe840180\nL0:\n\ts_nop 1\n\ts_getpc_b64 s[6:7]\nntop_pc0:\nntop_lo0:\n"
 				   "\t.long 0x8006ff06\n\t.long 0xfffffd50\n"));
 		CHECK(w && strstr(w, "\ts_cbranch_execnz L0\n\t.long 0xbf810000\n") && !strstr(w, "0xbf800000"));

@@ -299,7 +299,7 @@ static void test_ntop_errors(void)
 	load_err(NTOP_HEAD "descripton = \"x\"\n" HOOK_ENTRY, "p.toml:3:1: ",
 		 "unknown key 'descripton' in an ntop probe (did you mean 'description'?)");
 	load_err(NTOP_HEAD "colour = 1\n" HOOK_ENTRY, "p.toml:3:1: ", "unknown key 'colour' in an ntop probe (known keys: "
-		 "ntop_probe, name, description, analysis, map, hook)");
+		 "ntop_probe, name, description, analysis, isa, map, hook)");
 	load_err("ntop_probe = 2\nname = \"t\"\n", "p.toml:1:14: ", "ntop_probe must be 1");
 	load_err("ntop_probe = 1\n" HOOK_ENTRY, "p.toml:1:1: ", "missing key 'name'");
 	load_err("ntop_probe = 1\nname = \"a-b\"\n" HOOK_ENTRY, "p.toml:2:8: ", "name must be an identifier");
