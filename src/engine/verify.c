@@ -143,13 +143,9 @@ static int check_hook(struct vctx *V, const struct probe_hook *h)
 	for (int i = 0; i < sn.n && rc == 0; i++)
 		rc = check_stmt(V, &sn.stmts[i]);
 	const struct probe_map *m = &V->p->map;
-	if (rc == 0 && V->p->has_map && m->rec_size && V->saved % m->rec_size)
-		rc = verr(V, V->last_save, V->last_save_tok, RULE_HELPER, "this snippet saves %u bytes; it must save whole "
-			  "%u-byte records (0, %u, %u, ...)", V->saved, m->rec_size, m->rec_size, 2 * m->rec_size);
-	else if (rc == 0 && V->p->has_map && (uint64_t)V->saved > (uint64_t)m->rec_size * m->cap)
-		rc = verr(V, V->last_save, V->last_save_tok, RULE_HELPER, "this snippet saves %u bytes, more than the map "
-			  "holds per %s (%u records of %u bytes): raise cap", V->saved,
-			  m->level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap, m->rec_size);
+	char msg[256];
+	if (rc == 0 && V->p->has_map && verify_save_total(m, V->saved, msg, sizeof msg) < 0)
+		rc = verr(V, V->last_save, V->last_save_tok, RULE_HELPER, "%s", msg);
 	snippet_free(&sn);
 	return rc;
 }

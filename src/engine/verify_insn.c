@@ -8,6 +8,7 @@
  * else is refused; the rules 2-6 name the families a probe author is most
  * likely to try and say why. */
 #include "engine/verify_int.h"
+#include "engine/verify_save.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,36 +255,13 @@ static int check_helpers(struct vctx *V, const struct snippet_stmt *st)
 
 /* ---- SAVE ---- */
 
-static const char *field_at(const struct probe_map *m, uint32_t off, enum probe_type *type)
-{
-	for (int i = 0; i < m->n_fields; i++) {
-		if (m->fields[i].offset == off) {
-			*type = m->fields[i].type;
-			return m->fields[i].name;
-		}
-	}
-	return NULL;
-}
-
-/* SAVE.u32/.u64 {a, b, ...}: each value's place in the record. */
+/* SAVE.u32/.u64 {a, b, ...}: each value's place in the record (the rules
+ * verify_save.c holds for both dialects). */
 static int check_save_layout(struct vctx *V, const struct vinsn *in, enum probe_type t, int n)
 {
-	const struct probe_map *m = &V->p->map;
-	if (t == PROBE_U64 && V->saved % 8)
-		return verr(V, in->st, in->op, RULE_HELPER, "SAVE.u64 starts at byte %u of what this snippet saves; u64 "
-			    "values must be 8-byte aligned (save u64 values first)", V->saved);
-	if (t == PROBE_U64 && m->rec_size % 8)
-		return verr(V, in->st, in->op, RULE_HELPER, "SAVE.u64 needs records whose size is a multiple of 8, the "
-			    "map's are %u bytes", m->rec_size);
-	for (int i = 0; i < n && m->n_fields > 0; i++) {
-		uint32_t off = (V->saved + (uint32_t)i * (uint32_t)t) % m->rec_size;
-		enum probe_type ft = 0;
-		const char *f = field_at(m, off, &ft);
-		if (!f || ft != t)
-			return verr(V, in->st, in->op, RULE_HELPER, "value %d lands at byte %u of the record, where %s%s%s%s",
-				    i + 1, off, f ? "field '" : "no field starts", f ? f : "", f ? "' is " : "",
-				    f ? (ft == PROBE_U64 ? "u64" : "u32") : "");
-	}
+	char msg[256];
+	if (verify_save_values(&V->p->map, V->saved, t, n, msg, sizeof msg) < 0)
+		return verr(V, in->st, in->op, RULE_HELPER, "%s", msg);
 	return 0;
 }
 
