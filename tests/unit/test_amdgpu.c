@@ -19,20 +19,9 @@
 
 static uint8_t *load(const char *name, size_t *len)
 {
-	char rel[256];
-	snprintf(rel, sizeof rel, "tests/corpus/amdgpu/%s", name);
-	uint8_t *p = (uint8_t *)testlib_slurp(testlib_src(rel), len);
-	CHECKF(p != NULL, "cannot read %s", rel);
-	return p;
+	return testlib_corpus("amdgpu", name, len);
 }
 
-static uint8_t *dup_exact(const uint8_t *p, size_t n)
-{
-	uint8_t *q = malloc(n ? n : 1);
-	if (n)
-		memcpy(q, p, n);
-	return q;
-}
 
 /* ---- msgpack ---- */
 
@@ -40,7 +29,7 @@ static void roundtrip_bytes(const uint8_t *in, size_t n, const char *what)
 {
 	struct msgpack_node root;
 	char *cause = NULL;
-	uint8_t *q = dup_exact(in, n);
+	uint8_t *q = testlib_dup_exact(in, n);
 	int r = msgpack_read(q, n, &root, &cause);
 	CHECKF(r == 0, "%s: %s", what, cause ? cause : "");
 	if (r == 0) {
@@ -90,7 +79,7 @@ static void test_msgpack_forms(void)
 	memset(a + 3, 0x01, 16);
 	roundtrip_bytes(a, 19, "array16");
 	struct msgpack_node root;
-	uint8_t *q = dup_exact(s, 34);
+	uint8_t *q = testlib_dup_exact(s, 34);
 	CHECK(msgpack_read(q, 34, &root, NULL) == 0 && root.type == MSGPACK_STR && root.len == 32);
 	msgpack_free(&root);
 	free(q);
@@ -100,7 +89,7 @@ static void expect_read_fail(const uint8_t *b, size_t n, const char *want, const
 {
 	struct msgpack_node root;
 	char *cause = NULL;
-	uint8_t *q = dup_exact(b, n);
+	uint8_t *q = testlib_dup_exact(b, n);
 	CHECKF(msgpack_read(q, n, &root, &cause) < 0, "%s accepted", what);
 	CHECKF(cause && strstr(cause, want), "%s: cause '%s' lacks '%s'", what, cause ? cause : "", want);
 	free(cause);
@@ -127,7 +116,7 @@ static void test_msgpack_edit(void)
 	/* {"b": 1}: put "a" lands first, "c" last, "b" replaced in place */
 	static const uint8_t in[] = { 0x81, 0xa1, 'b', 0x01 };
 	struct msgpack_node root;
-	uint8_t *q = dup_exact(in, sizeof in);
+	uint8_t *q = testlib_dup_exact(in, sizeof in);
 	CHECK(msgpack_read(q, sizeof in, &root, NULL) == 0);
 	msgpack_set_uint(msgpack_map_put(&root, "c"), 3);
 	msgpack_set_uint(msgpack_map_put(&root, "a"), 300);
@@ -253,7 +242,7 @@ static void test_truncated(void)
 		int failed_ok = 0, tried = 0;
 		size_t step = len > 4096 ? 97 : 1;
 		for (size_t n = 1; n < len; n += step) {
-			uint8_t *q = dup_exact(p, n);
+			uint8_t *q = testlib_dup_exact(p, n);
 			struct amdgpu_objects o;
 			char *cause = NULL;
 			int r = amdgpu_image_objects(q, n, &o, &cause);

@@ -21,21 +21,9 @@
 
 static uint8_t *load(const char *name, size_t *len)
 {
-	char rel[256];
-	snprintf(rel, sizeof rel, "tests/corpus/images/%s", name);
-	uint8_t *p = (uint8_t *)testlib_slurp(testlib_src(rel), len);
-	CHECKF(p != NULL, "cannot read %s", rel);
-	return p;
+	return testlib_corpus("images", name, len);
 }
 
-/* Exact-size heap copy so ASan sees any read past the end. */
-static uint8_t *dup_exact(const uint8_t *p, size_t n)
-{
-	uint8_t *q = malloc(n ? n : 1);
-	if (n)
-		memcpy(q, p, n);
-	return q;
-}
 
 /* What the fatbin tool keeps of nvcc's PTX: comments dropped, blank runs
  * collapsed to one space, lines trimmed (line count kept). */
@@ -384,7 +372,7 @@ static void test_truncated(void)
 		uint8_t *p = load(files[f], &n);
 		int wrongly_ok = 0;
 		for (size_t cut = 1; p && cut < n; cut += cut < 256 ? 1 : 8) {
-			uint8_t *q = dup_exact(p, cut);
+			uint8_t *q = testlib_dup_exact(p, cut);
 			wrongly_ok += exercise(q, cut);
 			free(q);
 		}
@@ -396,7 +384,7 @@ static void test_truncated(void)
 		size_t n;
 		uint8_t *p = load(others[f], &n);
 		for (size_t cut = 1; p && cut < n; cut += cut < 128 ? 1 : 16) {
-			uint8_t *q = dup_exact(p, cut);
+			uint8_t *q = testlib_dup_exact(p, cut);
 			exercise(q, cut);
 			free(q);
 		}
@@ -432,7 +420,7 @@ static void test_huge_sizes(void)
 	size_t n;
 	uint8_t *p = load("vec_lz4.fatbin", &n);
 	for (size_t i = 0; p && i < sizeof cases / sizeof cases[0]; i++) {
-		uint8_t *q = dup_exact(p, n);
+		uint8_t *q = testlib_dup_exact(p, n);
 		if (cases[i].width == 8)
 			put64(q + cases[i].off, cases[i].value);
 		else
@@ -468,7 +456,7 @@ static void test_mutations(void)
 		size_t n;
 		uint8_t *p = load(files[f], &n);
 		for (int round = 0; p && round < 1000; round++) {
-			uint8_t *q = dup_exact(p, n);
+			uint8_t *q = testlib_dup_exact(p, n);
 			int flips = 1 + (int)(rng() % 4);
 			for (int k = 0; k < flips; k++) {
 				size_t at = rng() % 3 ? rng() % (n < 512 ? n : 512) : rng() % n;
@@ -629,7 +617,7 @@ static void test_triton_cache(void)
 	if (!cubin || !mkdtemp(root))
 		return;
 	/* Same size, one byte off: must be passed over. */
-	uint8_t *other = dup_exact(cubin, n);
+	uint8_t *other = testlib_dup_exact(cubin, n);
 	other[n / 2] ^= 1;
 	snprintf(path, sizeof path, "%s/aaa", root);
 	mkdir(path, 0700);

@@ -68,6 +68,23 @@ const char *testlib_src(const char *rel)
 	return path;
 }
 
+uint8_t *testlib_corpus(const char *dir, const char *name, size_t *len)
+{
+	char rel[512];
+	snprintf(rel, sizeof rel, "tests/corpus/%s/%s", dir, name);
+	uint8_t *p = (uint8_t *)testlib_slurp(testlib_src(rel), len);
+	CHECKF(p != NULL, "cannot read %s", rel);
+	return p;
+}
+
+uint8_t *testlib_dup_exact(const void *p, size_t n)
+{
+	uint8_t *q = malloc(n ? n : 1);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
 void testlib_u32(struct testlib_bytes *x, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)

@@ -12,6 +12,10 @@ int testlib_report(void);
 char *testlib_slurp(const char *path, size_t *len);
 /* NTOP_SOURCE_DIR joined with rel, in a static buffer reused by each call. */
 const char *testlib_src(const char *rel);
+/* tests/corpus/DIR/NAME, whole (a failed check when it cannot be read). */
+uint8_t *testlib_corpus(const char *dir, const char *name, size_t *len);
+/* An exact-size heap copy, so ASan sees any read past the end. */
+uint8_t *testlib_dup_exact(const void *p, size_t n);
 
 /* A file built byte by byte into the caller's buffer (b, room enough):
  * little-endian integers, and strings as u32 length + bytes (the .ntr
