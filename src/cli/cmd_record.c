@@ -37,6 +37,7 @@ struct rec_opts {
 	const char *every, *limit;
 	char budget[24];     /* --map-budget in bytes, "" when not given */
 	const char *sample;  /* --sample-blocks: auto, off, N */
+	int no_audit;        /* --no-audit */
 	char **prog; /* NULL-terminated argv of the program */
 };
 
@@ -52,7 +53,8 @@ struct rec_session {
 static void record_help(void)
 {
 	printf("Usage: ntop record [-p PROBE]... [-k PATTERN]... [-o DIR] [--every N] [--limit N]\n"
-	       "                   [--map-budget SIZE] [--sample-blocks N|auto|off] [--] PROGRAM [ARGS...]\n"
+	       "                   [--map-budget SIZE] [--sample-blocks N|auto|off] [--no-audit]\n"
+	       "                   [--] PROGRAM [ARGS...]\n"
 	       "\n"
 	       "Runs PROGRAM with ntop's driver hook and records every GPU module, kernel and\n"
 	       "launch it makes into a trace directory. With -p, matching kernels run an\n"
@@ -78,6 +80,10 @@ static void record_help(void)
 	       "                        (default) samples only launches that would not fit the\n"
 	       "                        budget, as few blocks skipped as fit; off declines them.\n"
 	       "                        Skipped blocks' accesses are still counted (report)\n"
+	       "      --no-audit        no loader audit module in PROGRAM's LD_AUDIT: libraries\n"
+	       "                        it opens by absolute path (the driver, NVRTC, nvJitLink)\n"
+	       "                        then bypass ntop's stand-ins (for an app that misbehaves\n"
+	       "                        under LD_AUDIT; doc/hook.md)\n"
 	       "  -h, --help            this text\n"
 	       "\n"
 	       "Ctrl-C goes to PROGRAM; ntop keeps recording until it exits, then prints a\n"
@@ -124,6 +130,10 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 		if (cli_is_help(a)) {
 			record_help();
 			return 1;
+		}
+		if (strcmp(a, "--no-audit") == 0) {
+			o->no_audit = 1;
+			continue;
 		}
 		if ((r = cli_opt("record", argc, argv, &i, "-p", "--probe", &v)) != 0) {
 			if (r < 0 || rec_push(&o->probes, &o->n_probes, v) < 0)
@@ -473,7 +483,7 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		.argv = o->prog, .hook_dir = hook_dir, .probes = s->copies, .n_probes = s->n_copies,
 		.kernels = (char *const *)o->kernels, .n_kernels = o->n_kernels, .every = o->every,
 		.limit = o->limit, .output = SESSION_OUTPUT_INHERIT,
-		.map_budget = o->budget[0] ? o->budget : NULL, .sample = o->sample,
+		.map_budget = o->budget[0] ? o->budget : NULL, .sample = o->sample, .no_audit = o->no_audit,
 	};
 	char *cause = NULL;
 	session_signals_install();

@@ -32,6 +32,7 @@ struct view_args {
 	const char **probes; /* -p, live mode */
 	int n_probes;
 	const char *out;     /* -o, live mode */
+	int no_audit;        /* --no-audit, live mode */
 	char **prog;         /* live mode */
 };
 
@@ -68,6 +69,8 @@ static void view_help(void)
 	       "  -p, --probe PROBE      offer PROBE (a .toml file) in the probe picker besides\n"
 	       "                         the built-ins and ~/.config/ntop/probes/*.toml\n"
 	       "  -o, --output DIR       session directory (default ./ntop-trace/DATE-TIME_PID)\n"
+	       "      --no-audit         no loader audit module in PROGRAM's LD_AUDIT: libraries\n"
+	       "                         it opens by absolute path bypass ntop's stand-ins\n"
 	       "  -h, --help             this text\n"
 	       "\n"
 	       "Settings (theme, sort column, mangled names, log pane) are saved on exit in\n"
@@ -118,6 +121,8 @@ static int view_opt(const char *cmd, struct view_args *a, int argc, char **argv,
 	}
 	if (!live)
 		return 0;
+	if (!strcmp(arg, "--no-audit"))
+		return a->no_audit = 1;
 	if ((r = cli_opt(cmd, argc, argv, i, "-p", "--probe", &v)) != 0)
 		return r < 0 || view_push(&a->probes, &a->n_probes, v) < 0 ? 2 : 1;
 	if ((r = cli_opt(cmd, argc, argv, i, "-o", "--output", &v)) != 0) {
@@ -681,6 +686,7 @@ static int view_live_run(struct view_args *a, struct view_probes *p)
 	so.argv = a->prog;
 	so.hook_dir = hook_dir;
 	so.output = SESSION_OUTPUT_CAPTURE;
+	so.no_audit = a->no_audit;
 	if (session_spawn(l.s, &so, &cause) < 0) {
 		cli_err("%s", cause ? cause : "cannot run the program");
 		session_abandon(l.s);

@@ -46,6 +46,7 @@
 extern char **environ;
 
 #define SESSION_SOCK_NAME "events.sock"
+#define SESSION_AUDIT_FILE "libntop_audit.so" /* in the hook directory (src/hook/rtld_audit.c) */
 #define SESSION_MSG_MAX 65536        /* one message (an event line is at most 4096 bytes); longer: cut */
 #define SESSION_READ_MAX (1u << 20)  /* bytes per session_read_events call: keep the caller responsive */
 #define SESSION_CONN_BURST 256       /* messages from one connection before the others get a turn */
@@ -266,8 +267,8 @@ static int session_env_ours(const char *e)
 	static const char *const ours[] = {
 		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
-		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, "LD_LIBRARY_PATH",
-		"TRITON_LIBCUDA_PATH"};
+		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, NTOP_ENV_AUDIT_MAP,
+		"LD_LIBRARY_PATH", "LD_AUDIT", "TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
 		if (strncmp(e, ours[i], n) == 0 && e[n] == '=')
@@ -320,36 +321,92 @@ static void session_env_free(char **v)
 	free(v);
 }
 
-/* LD_LIBRARY_PATH: the driver stand-in's directory first, then each JIT
- * stand-in's whose real library ntop found (a stand-in with nothing to
- * forward to would break the app's compiles), with that library's path for
- * the stand-in; then what ntop inherited. */
-static void session_env_libpath(struct session_env *env, const char *hook_dir)
+/* Where the application is sent to ntop's stand-ins: LD_LIBRARY_PATH (opens
+ * by name) and, unless no_audit, the loader audit module's rules (opens by
+ * any path, src/hook/rtld_audit.c). */
+struct session_redirect {
+	struct strbuf ld;    /* LD_LIBRARY_PATH */
+	struct strbuf rules; /* NTOP_AUDIT_MAP: "PATTERN=STAND-IN" lines */
+};
+
+static void session_redirect_rule(struct session_redirect *r, const char *pattern, const char *hook_dir,
+				  const char *sub, const char *file)
+{
+	strbuf_printf(&r->rules, "%s%s=%s%s%s/%s", r->rules.len ? "\n" : "", pattern, hook_dir, *sub ? "/" : "", sub,
+		      file);
+}
+
+/* The driver stand-in's directory first, then each JIT stand-in's whose
+ * real library ntop found (a stand-in with nothing to forward to would
+ * break the app's compiles), with that library's path for the stand-in;
+ * then what ntop inherited. The driver stand-in takes every libcuda.so.*
+ * (one ABI whatever the file's version); a JIT stand-in its own major only
+ * (libnvrtc.so.12 is another library). */
+static void session_redirects(struct session_env *env, struct session_redirect *r, const char *hook_dir)
 {
 	static const struct {
 		const struct reallib_spec *spec;
 		const char *dir;
 	} jits[] = { { &reallib_nvrtc, "nvrtc" }, { &reallib_nvjitlink, "nvjitlink" } };
-	struct strbuf ld;
-	strbuf_init(&ld);
-	strbuf_puts(&ld, hook_dir);
+	strbuf_puts(&r->ld, hook_dir);
+	session_redirect_rule(r, "libcuda.so.*", hook_dir, "", "libcuda.so.1");
 	for (size_t i = 0; i < sizeof jits / sizeof jits[0]; i++) {
-		char real[4096], stand_in[4096];
-		snprintf(stand_in, sizeof stand_in, "%s/%s/%s", hook_dir, jits[i].dir, jits[i].spec->file);
+		const char *file = jits[i].spec->file;
+		char real[4096], stand_in[4096], pattern[256];
+		snprintf(stand_in, sizeof stand_in, "%s/%s/%s", hook_dir, jits[i].dir, file);
 		if (access(stand_in, R_OK) != 0 || reallib_find(jits[i].spec, real, sizeof real) < 0)
 			continue;
-		strbuf_printf(&ld, ":%s/%s", hook_dir, jits[i].dir);
+		strbuf_printf(&r->ld, ":%s/%s", hook_dir, jits[i].dir);
 		session_env_set(env, jits[i].spec->env, real);
+		session_redirect_rule(r, file, hook_dir, jits[i].dir, file);
+		snprintf(pattern, sizeof pattern, "%s.*", file);
+		session_redirect_rule(r, pattern, hook_dir, jits[i].dir, file);
 	}
 	const char *old = getenv("LD_LIBRARY_PATH");
 	if (old && *old)
-		strbuf_printf(&ld, ":%s", old);
-	char *v = strbuf_finish(&ld, NULL);
+		strbuf_printf(&r->ld, ":%s", old);
+}
+
+/* LD_AUDIT: the user's list, then ntop's audit module (a path with ':' or
+ * a newline cannot be listed and is left out, as is a missing module). */
+static void session_env_audit(struct session_env *env, struct session_redirect *r, const char *hook_dir,
+			      int no_audit)
+{
+	const char *user = getenv("LD_AUDIT");
+	char module[4096];
+	int n = snprintf(module, sizeof module, "%s/%s", hook_dir, SESSION_AUDIT_FILE);
+	int usable = !no_audit && n > 0 && (size_t)n < sizeof module && !strpbrk(hook_dir, ":\n") &&
+		     access(module, R_OK) == 0;
+	if (usable && user && *user) {
+		char *v;
+		session_env_push(env, asprintf(&v, "LD_AUDIT=%s:%s", user, module) < 0 ? NULL : v);
+	} else if (usable) {
+		session_env_set(env, "LD_AUDIT", module);
+	} else if (user) {
+		session_env_set(env, "LD_AUDIT", user);
+	}
+	char *rules = usable ? strbuf_finish(&r->rules, NULL) : NULL;
+	if (rules)
+		session_env_set(env, NTOP_ENV_AUDIT_MAP, rules);
+	else if (usable)
+		env->failed = 1;
+	free(rules);
+}
+
+static void session_env_redirect(struct session_env *env, const char *hook_dir, int no_audit)
+{
+	struct session_redirect r;
+	strbuf_init(&r.ld);
+	strbuf_init(&r.rules);
+	session_redirects(env, &r, hook_dir);
+	char *v = strbuf_finish(&r.ld, NULL);
 	if (v)
 		session_env_set(env, "LD_LIBRARY_PATH", v);
 	else
 		env->failed = 1;
 	free(v);
+	session_env_audit(env, &r, hook_dir, no_audit);
+	strbuf_done(&r.rules);
 }
 
 /* ntop's environment without our variables, then ours. */
@@ -359,7 +416,7 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	for (char **e = environ; *e; e++)
 		if (!session_env_ours(*e))
 			session_env_push(&env, strdup(*e));
-	session_env_libpath(&env, o->hook_dir);
+	session_env_redirect(&env, o->hook_dir, o->no_audit);
 	session_env_set(&env, NTOP_ENV_EVENT_SOCK, s->sock_path);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR, s->dir);
 	char id[64];

@@ -12,7 +12,8 @@
  *                     for a socket: session_note says where)
  *
  * and the child process: its environment (the hook first on
- * LD_LIBRARY_PATH, NTOP_* variables, TRITON_LIBCUDA_PATH, NTOP_CONTROL), the
+ * LD_LIBRARY_PATH, ntop's loader audit module last on LD_AUDIT, NTOP_*
+ * variables, TRITON_LIBCUDA_PATH, NTOP_CONTROL), the
  * event socket, the optional output pipe, signal forwarding, reaping.
  *
  * Nothing here blocks except session_wait(): a caller's loop polls the
@@ -67,6 +68,8 @@ struct session_spawn_opts {
 	const char *map_budget;     /* NTOP_MAP_BUDGET (bytes, decimal), NULL: hook default */
 	const char *sample;         /* NTOP_SAMPLE ("auto", "off", power of two), NULL: hook default */
 	int no_control;             /* 1: no NTOP_CONTROL (default: <dir>/control, live control on) */
+	int no_audit;               /* 1: no loader audit module (LD_AUDIT stays the user's): opens
+				       by path bypass the stand-ins */
 	enum session_output output;
 };
 

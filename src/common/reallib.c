@@ -79,6 +79,20 @@ static void reallib_why(struct reallib_search *r, const char *path, const char *
 	strbuf_printf(&r->why, "%s%s %s", r->why.len ? "; " : "", path, what);
 }
 
+int reallib_pass_through(const char *path, char *out, size_t out_len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) : 0;
+	int n;
+	if (slash && dir >= 2 && memcmp(slash - 2, "/.", 2) == 0)
+		n = snprintf(out, out_len, "%s", path);
+	else if (slash)
+		n = snprintf(out, out_len, "%.*s/.%s", (int)dir, path, slash);
+	else
+		n = snprintf(out, out_len, "./%s", path);
+	return n > 0 && (size_t)n < out_len ? 0 : -1;
+}
+
 /* 0 when path is a real library (opened when r->load). */
 static int reallib_try(struct reallib_search *r, const char *path)
 {
@@ -101,7 +115,12 @@ static int reallib_try(struct reallib_search *r, const char *path)
 	}
 	if (!r->load)
 		return 0;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	char marked[4096];
+	if (reallib_pass_through(path, marked, sizeof marked) < 0) {
+		reallib_why(r, path, "has too long a path");
+		return -1;
+	}
+	void *h = dlopen(marked, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
 		reallib_why(r, path, e ? e : "cannot be opened");

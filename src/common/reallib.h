@@ -5,7 +5,8 @@
  * skipped, and a file whose dynamic symbols name ntop_hook_marker (a copy of
  * a stand-in) is rejected before it is opened, so its constructor never
  * runs. NEUTRINO's driver found itself this way and recursed until the app
- * crashed. Nobody intercepts dlopen. */
+ * crashed. Each is opened in the form ntop's loader audit module passes
+ * through (reallib_pass_through). */
 #ifndef NTOP_REALLIB_H
 #define NTOP_REALLIB_H
 #include <stddef.h>
@@ -35,6 +36,12 @@ int reallib_open(const struct reallib_spec *s, const void *self, void **handle, 
  * whether a stand-in has a real library to forward to): 0 and the path of the
  * first candidate that exists and is not ours, else -1. */
 int reallib_find(const struct reallib_spec *s, char *path, size_t path_len);
+
+/* path as the stand-ins dlopen it: "DIR/./FILE" ("./FILE" for a bare
+ * name), the form ntop's loader audit module (src/hook/rtld_audit.c) never
+ * redirects, so a stand-in's open of its real library cannot come back to
+ * the stand-in. -1 when it does not fit. */
+int reallib_pass_through(const char *path, char *out, size_t out_len);
 
 /* The JIT libraries ntop stands in for (src/jit), for the toolkit's major
  * version: libnvrtc.so.N ($NTOP_REAL_LIBNVRTC) and libnvJitLink.so.N

@@ -2,7 +2,8 @@
  * LD_LIBRARY_PATH directory, else the distributions' driver directories, each
  * opened by full path (common/reallib.c: never ourselves). We never intercept
  * dlopen: the application's own dlopen("libcuda.so.1") finds us through
- * LD_LIBRARY_PATH, and ours goes by path. */
+ * LD_LIBRARY_PATH, one by path through ntop's loader audit module
+ * (rtld_audit.c), and ours goes by a path form that module passes through. */
 #include "common/reallib.h"
 #include "hook/hook_driver.h"
 #include "hook/hook_env.h"

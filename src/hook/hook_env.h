@@ -43,6 +43,11 @@
  *                     and libnvJitLink for ntop's stand-ins (src/jit); the
  *                     launcher sets them, and puts the stand-ins' directories
  *                     on LD_LIBRARY_PATH, only when it found those libraries
+ *   LD_AUDIT, NTOP_AUDIT_MAP  ntop's loader audit module (lib/ntop/libntop_audit.so,
+ *                     after the user's own LD_AUDIT) and its rules, lines of
+ *                     "PATTERN=STAND-IN": a library opened by a path whose file
+ *                     name matches PATTERN (fnmatch) loads STAND-IN instead
+ *                     (src/hook/rtld_audit.c); not set with --no-audit
  *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
  *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)
@@ -69,6 +74,7 @@
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"
 #define NTOP_ENV_REAL_LIBNVJITLINK "NTOP_REAL_LIBNVJITLINK"
+#define NTOP_ENV_AUDIT_MAP "NTOP_AUDIT_MAP"
 #define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"
 #define NTOP_ENV_LOG "NTOP_LOG"

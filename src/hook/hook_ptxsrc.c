@@ -105,6 +105,18 @@ static int ptxsrc_jit_find(struct hook_module *m)
 	return found;
 }
 
+/* Did the launcher have ntop's loader audit module send opens of this
+ * library by any path to the stand-in (hook_env.h)? */
+static int ptxsrc_audited(const char *file)
+{
+	const char *map = getenv(NTOP_ENV_AUDIT_MAP);
+	size_t n = strlen(file);
+	for (const char *p = map; p && (p = strstr(p, file)) != NULL; p += n)
+		if ((p == map || p[-1] == '\n') && p[n] == '.')
+			return 1;
+	return 0;
+}
+
 /* What a stand-in saw, for the reason of a cubin nobody matched. */
 static void ptxsrc_jit_why(struct strbuf *why)
 {
@@ -116,9 +128,12 @@ static void ptxsrc_jit_why(struct strbuf *why)
 		if (s->loaded[j])
 			strbuf_printf(why, "%u cubin%s produced, none with these bytes", s->outputs[j],
 				      s->outputs[j] == 1 ? "" : "s");
+		else if (real && *real && ptxsrc_audited(jit_files[j]))
+			strbuf_printf(why, "no call reached the stand-in (the app never called %s, or has it linked in "
+				      "statically)", jit_files[j]);
 		else if (real && *real)
-			strbuf_printf(why, "no call reached the stand-in (the app did not load %s by name, or never "
-				      "called it)", jit_files[j]);
+			strbuf_printf(why, "no call reached the stand-in (the app did not load %s by name and ntop's "
+				      "loader audit was off (--no-audit), or never called it)", jit_files[j]);
 		else
 			strbuf_printf(why, "not watched (ntop found no real %s to forward to)", jit_files[j]);
 	}

@@ -45,7 +45,8 @@ void jit_init(const struct jit_lib *lib)
 }
 
 /* The driver stand-in's entry, when the process's libcuda.so.1 is ours:
- * the loaded one, else the one the search path gives (ntop's). */
+ * the loaded one, else the one the search path (or ntop's loader audit
+ * module) gives, ntop's. */
 static void jit_find_output(void)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cuda.h>
 
@@ -40,12 +41,18 @@ static inline char *slurp(const char *path)
 }
 
 /* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
- * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). */
+ * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). The
+ * path goes in the form the hook opened it, DIR/./FILE: under ntop's loader
+ * audit module the plain path names the hook (src/hook/rtld_audit.c). */
 static inline void *fake_sym(const char *name)
 {
 	void *p = dlsym(RTLD_DEFAULT, name);
 	const char *path = getenv("NTOP_REAL_LIBCUDA");
-	void *h = !p && path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char form[4096];
+	if (p || !slash || snprintf(form, sizeof form, "%.*s/.%s", (int)(slash - path), path, slash) >= (int)sizeof form)
+		return p;
+	void *h = dlopen(form, RTLD_NOW | RTLD_NOLOAD);
 	if (h)
 		p = dlsym(h, name); /* the handle stays open: the fake stays loaded anyway */
 	return p;

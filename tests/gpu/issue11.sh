@@ -7,9 +7,12 @@
 #                 linked fatbin; rdc_cross calls a device function of the
 #                 other unit: linked with it when probed)
 #   graph_nodes   a captured launch and an explicit kernel node, 100 replays each
-#   cupy_kernels  CuPy RawKernel and ElementwiseKernel (NVRTC), if cupy imports
+#   cupy_kernels  CuPy RawKernel and ElementwiseKernel (NVRTC, which CuPy 14
+#                 opens by absolute path: reached through ntop's loader audit
+#                 module), if cupy imports
 #   cupy_ptx      the same with CUPY_COMPILE_WITH_PTX=1 (CuPy loads PTX)
-#   numba_kernel  a Numba kernel (nvJitLink), if numba imports
+#   numba_kernel  a Numba kernel (nvJitLink, opened by absolute path too), if
+#                 numba imports
 #   triton_add    Triton (examples/python/triton_add.py), if triton imports
 #   torch_compile torch.compile default and reduce-overhead (CUDA graphs) of
 #                 tests/gpu/apps/torch_compile.py, if torch imports
@@ -18,7 +21,12 @@
 # plain run's, each of the program's own kernels has PTX, is instrumented and
 # every probed launch has one record per warp, and counts the share of
 # launched kernels with PTX (with NTOP_BEFORE=<an older ntop binary> the
-# same programs also run under it, unprobed, for the share before).
+# same programs also run under it, unprobed, for the share before). For
+# cupy_kernels and numba_kernel the check also wants the PTX from the
+# nvrtc / nvjitlink stand-in (source=), the share before is that of
+# `ntop record --no-audit` (when no NTOP_BEFORE), and the JIT library files
+# the process mapped, plain and under ntop, are printed (the programs write
+# them to stderr).
 # Prints a table last. Output: $OUT/issue11.txt (all printed) and
 # $OUT/issue11-logs.tgz (outputs, events.log and report JSON of every run).
 #
@@ -86,7 +94,9 @@ build() {
 	[ -s "$LOGS/build.log" ] && tail -5 "$LOGS/build.log" | tee -a "$SUMMARY"
 }
 
-# app NAME USER-REGEX LIMIT-REGEX CMD...: plain, probed (and before) runs, checks
+# app NAME USER-REGEX LIMIT-REGEX CMD...: plain, probed (and before) runs,
+# checks. SOURCE=S (environment of the call): the PTX must come from S;
+# NOAUDIT_BEFORE=1: without NTOP_BEFORE, `ntop record --no-audit` is the before.
 app() {
 	local name=$1 user=$2 limit=$3
 	shift 3
@@ -110,17 +120,25 @@ app() {
 	local rc2=$?
 	run "$NTOP" report "$L.trace" --json >"$L.report.json" 2>"$L.report.err"
 	cp "$L.trace/events.log" "$L.events.log" 2>/dev/null
-	local before=()
+	local before=() bcmd=()
 	if [ -n "$BEFORE" ]; then
-		run timeout -k 5 "$STEP_S" "$BEFORE" record -o "$L.before" -- "$@" >/dev/null 2>&1
-		run "$BEFORE" report "$L.before" --json >"$L.before.json" 2>/dev/null
+		bcmd=("$BEFORE" record)
+	elif [ "${NOAUDIT_BEFORE:-0}" = 1 ]; then
+		bcmd=("$NTOP" record --no-audit)
+	fi
+	if [ ${#bcmd[@]} -gt 0 ]; then
+		run timeout -k 5 "$STEP_S" "${bcmd[@]}" -o "$L.before" -- "$@" >/dev/null 2>&1
+		run "${bcmd[0]}" report "$L.before" --json >"$L.before.json" 2>/dev/null
 		before=(--before "$L.before.json")
 	fi
+	[ -n "${SOURCE:-}" ] && before+=(--source "$SOURCE")
 	log "  exit: plain $rc1, under ntop $rc2 ($(($(date +%s) - t0)) s)"
 	[ "$DRY" = 1 ] && return
 	python3 tests/gpu/issue11_check.py app "$name" --plain-out "$L.plain.out" --plain-rc "$rc1" \
 		--probed-out "$L.probed.out" --probed-rc "$rc2" --report "$L.report.json" --events "$L.events.log" \
 		--user "$user" --limit-kernels "$limit" "${before[@]}" --rows "$ROWS" 2>&1 | tee -a "$SUMMARY"
+	sed -n 's/^mapped: /    plain:    /p' "$L.plain.err" 2>/dev/null | tee -a "$SUMMARY"
+	sed -n 's/^mapped: /    ntop:     /p' "$L.probed.err" 2>/dev/null | tee -a "$SUMMARY"
 	grep -h 'reason=' "$L.events.log" 2>/dev/null | grep -E '^(kernel|probe|instrument) ' | sort -u |
 		python3 -c 'import sys, urllib.parse; [print("    " + urllib.parse.unquote(l.rstrip())[:400]) for l in list(sys.stdin)[:8]]' |
 		tee -a "$SUMMARY"
@@ -137,14 +155,17 @@ app nvrtc_saxpy 'i11_saxpy' '' "$BIN/nvrtc_saxpy"
 app rdc 'rdc_scale|rdc_cross' '' "$BIN/rdc"
 app graph_nodes 'g_fill|g_axpy|g_count' '' "$BIN/graph_nodes" 100
 if have cupy; then
-	app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"
-	# CuPy loads NVRTC by absolute path (past the stand-in); asked for PTX,
-	# it hands the driver PTX (the workaround the README gives)
+	SOURCE=nvrtc NOAUDIT_BEFORE=1 app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"
+	# asked for PTX, CuPy hands the driver PTX (no NVRTC cubin at all)
 	app cupy_ptx 'i11_raw|i11_elem' '' env CUPY_COMPILE_WITH_PTX=1 python3 "$SRC/cupy_kernels.py"
 else
 	log "SKIP cupy_kernels: no cupy"
 fi
-if have numba; then app numba_kernel 'i11_numba' '' python3 "$SRC/numba_kernel.py"; else log "SKIP numba_kernel: no numba"; fi
+if have numba; then
+	SOURCE=nvjitlink NOAUDIT_BEFORE=1 app numba_kernel 'i11_numba' '' python3 "$SRC/numba_kernel.py"
+else
+	log "SKIP numba_kernel: no numba"
+fi
 if have triton; then app triton_add 'triton_' '' python3 examples/python/triton_add.py; else log "SKIP triton_add: no triton"; fi
 if have torch; then
 	# Inductor's cache warm from the plain run: the run under ntop loads

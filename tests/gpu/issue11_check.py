@@ -7,7 +7,7 @@ its plain run, its run under `ntop record -p block_sched` and that run's
 Sub-commands:
   app NAME --plain-out F --plain-rc N --probed-out F --probed-rc N
            --report JSON --events LOG --user REGEX [--limit-kernels REGEX]
-           [--before JSON] --rows ROWS
+           [--before JSON] [--source S] --rows ROWS
       PASS/FAIL lines for one program and one row (JSON) appended to ROWS.
       --user: the program's own kernels (searched in the mangled and the
       demangled name); each must have PTX, be instrumented (status ok) and
@@ -15,7 +15,9 @@ Sub-commands:
       dropped. --limit-kernels: kernels that hit a documented limit; listed
       with their reasons, not counted as failures. --before: the report of
       the same program under the ntop of before the change (the share of
-      launched kernels with PTX, before and after). Exit 0 = no FAIL.
+      launched kernels with PTX, before and after). --source: a PTX
+      source (nvrtc, nvjitlink) at least one module must have (a `module`
+      line's source=). Exit 0 = no FAIL.
   table ROWS     the summary table
   selftest       this script's checks on synthetic data (no GPU)
 """
@@ -78,9 +80,12 @@ def check_kernel(k):
     return problems, len(probed), good
 
 
-def analyse(name, plain_out, plain_rc, probed_out, probed_rc, report, events_text, user, limit, before):
+def analyse(name, plain_out, plain_rc, probed_out, probed_rc, report, events_text, user, limit, before,
+            source=""):
     """The checks of one program: (row dict, list of FAIL strings, list of notes)."""
     fails, notes = [], []
+    if source and source not in sources(events_text):
+        fails.append(f"no module's PTX came from {source}")
     same = plain_rc == 0 and probed_rc == 0 and plain_out == probed_out
     if plain_rc != 0:
         fails.append(f"plain run exit {plain_rc}")
@@ -136,7 +141,8 @@ def cmd_app(argv):
 
     row, fails, notes = analyse(name, text("--plain-out"), int(opts.get("--plain-rc", "1")), text("--probed-out"),
                                 int(opts.get("--probed-rc", "1")), load("--report"), text("--events"),
-                                opts.get("--user", ""), opts.get("--limit-kernels", ""), load("--before") or None)
+                                opts.get("--user", ""), opts.get("--limit-kernels", ""), load("--before") or None,
+                                opts.get("--source", ""))
     for f in fails:
         print(f"  FAIL {name}: {f}")
     for n in notes:
@@ -193,6 +199,11 @@ def selftest():
     assert len(fails) == 3 and row["same"] is False and row["warps_ok"] == "0/1", fails
     assert row["before"] == "2/3" and row["own"] == "0/2", row
     assert any("never probed" in f for f in fails) and any("warps 7/8" in f for f in fails), fails
+    # the PTX source asked for: there, or a FAIL
+    _, fails, _ = analyse("t", "a\n", 0, "a\n", 0, rep, ev, "kernel|rdc_", "rdc_cross", None, "nvrtc")
+    assert not fails, fails
+    _, fails, _ = analyse("t", "a\n", 0, "a\n", 0, rep, ev, "kernel|rdc_", "rdc_cross", None, "nvjitlink")
+    assert fails == ["no module's PTX came from nvjitlink"], fails
     # nothing of the program listed
     _, fails, _ = analyse("t", "", 0, "", 0, {"processes": []}, "", "kernel", "", None)
     assert fails == ["no kernel of the program (/kernel/) was listed"], fails

@@ -87,6 +87,11 @@ for a in nvrtc_saxpy rdc graph_nodes; do
 		"$tmp/issue11/issue11.txt" || fail "issue11.sh: no run of $a under ntop"
 done
 grep -q "\[dry-run\] nvcc -O2 -rdc=true .*rdc_main\.cu .*rdc_dev\.cu" "$tmp/issue11/issue11.txt" || fail "issue11.sh: rdc not built"
+# CuPy and Numba: the share before is that of ntop without its loader audit module
+for a in cupy_kernels numba_kernel; do
+	grep -q "\[dry-run\] timeout -k 5 150 $tmp/no-ntop record --no-audit -o .*/$a\.before -- python3 " \
+		"$tmp/issue11/issue11.txt" || fail "issue11.sh: no --no-audit run of $a"
+done
 
 # batch.sh: a step per argument under its own limit, a table, few files back
 mkdir -p "$tmp/batch"

@@ -6,9 +6,9 @@
 # (bin/ntop, lib/ntop/libcuda.so.1 and its libcuda.so link, share/ntop/probes,
 # share/ntop/themes, share/man/man1/ntop.1), --version, probes, check, report,
 # view (a few frames in tmux), record (the hook dir put first on the app's
-# LD_LIBRARY_PATH and the hook the loader actually loads, over the fake
-# driver) and export with a theme that only exists in the installed themes
-# directory. Writes only under its temporary directory (and cmake's
+# LD_LIBRARY_PATH, the loader audit module on its LD_AUDIT, and the hook and
+# module the loader actually loads, over the fake driver) and export with a
+# theme that only exists in the installed themes directory. Writes only under its temporary directory (and cmake's
 # install_manifest.txt in the build tree, which `cmake --install` always writes).
 set -u
 B="${NTOP_BINARY_DIR:?}"
@@ -36,6 +36,7 @@ cmake --install "$B" --prefix "$P" >"$TMP/install.log" 2>&1 || { cat "$TMP/insta
 [ "$(readlink "$P/lib/ntop/libcuda.so" 2>/dev/null)" = libcuda.so.1 ] || fail "lib/ntop/libcuda.so is not a link to libcuda.so.1"
 objdump -p "$P/lib/ntop/libcuda.so.1" 2>/dev/null | grep -q 'SONAME *libcuda.so.1' ||
 	{ command -v objdump >/dev/null && fail "installed hook's SONAME is not libcuda.so.1"; }
+[ -f "$P/lib/ntop/libntop_audit.so" ] || fail "no lib/ntop/libntop_audit.so (the loader audit module)"
 # the JIT stand-ins, each in its own directory, when the toolkit had them
 for j in nvrtc/libnvrtc nvjitlink/libnvJitLink; do
 	if ls "$B/lib/ntop/$j".so.* >/dev/null 2>&1; then
@@ -88,10 +89,12 @@ cmp -s "$TMP/light.png" "$TMP/installed.png" || fail "the installed copy of ligh
 # ---- record: the installed hook ----
 "$NTOP" record -o "$TMP/rec" -- /bin/true >"$TMP/out" 2>&1 || fail "record /bin/true: $(cat "$TMP/out")"
 [ -s "$TMP/rec/events.log" ] || fail "record wrote no events.log"
-"$NTOP" record -o "$TMP/rec2" -- /bin/sh -c 'echo "LDP=$LD_LIBRARY_PATH"' >"$TMP/out" 2>&1 ||
+"$NTOP" record -o "$TMP/rec2" -- /bin/sh -c 'echo "LDP=$LD_LIBRARY_PATH"; echo "LDA=$LD_AUDIT"' >"$TMP/out" 2>&1 ||
 	fail "record sh: $(cat "$TMP/out")"
 ldp=$(sed -n 's/^LDP=//p' "$TMP/out" "$TMP/rec2/app.log" 2>/dev/null | head -1)
 [ "${ldp%%:*}" = "$(cd "$P/lib/ntop" && pwd -P)" ] || fail "hook dir on LD_LIBRARY_PATH is '${ldp%%:*}', not $P/lib/ntop"
+lda=$(sed -n 's/^LDA=//p' "$TMP/out" 2>/dev/null | head -1)
+[ "$lda" = "$(cd "$P/lib/ntop" && pwd -P)/libntop_audit.so" ] || fail "LD_AUDIT is '$lda', not the installed module"
 APP="$B/tests/fakecuda/app_launch"
 FAKE="$B/tests/fakecuda/driver/libcuda.so.1"
 if [ -x "$APP" ] && [ -f "$FAKE" ]; then
@@ -102,6 +105,8 @@ if [ -x "$APP" ] && [ -f "$FAKE" ]; then
 	grep -q '^kernel .*name=fill' "$TMP/rec3/events.log" 2>/dev/null || fail "no kernels recorded through the installed hook"
 	grep -hq "calling init: $(cd "$P/lib/ntop" && pwd -P)/libcuda.so.1\$" "$TMP"/ld.* 2>/dev/null ||
 		fail "the loader did not load $P/lib/ntop/libcuda.so.1: $(grep -h 'init: .*libcuda' "$TMP"/ld.* 2>/dev/null | head -3)"
+	grep -hq "calling init: $(cd "$P/lib/ntop" && pwd -P)/libntop_audit.so\$" "$TMP"/ld.* 2>/dev/null ||
+		fail "the loader did not load $P/lib/ntop/libntop_audit.so"
 else
 	echo "note: fake driver apps not built; the hook load itself is not checked"
 fi

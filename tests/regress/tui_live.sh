@@ -4,7 +4,8 @@
 # parent's kernels), a probe picked on a kernel writes the control file and
 # brings results and a timeline, the app's output goes to the log pane and
 # app.log and never across the screen, exit status and a crash (killed by a
-# signal) are reported, quitting while the app runs asks (kill / detach /
+# signal) are reported, the loader audit module is in the app's LD_AUDIT
+# unless --no-audit, quitting while the app runs asks (kill / detach /
 # cancel), SIGTERM ends both politely, and the terminal is restored.
 source "$(dirname "$0")/hook_lib.inc"
 . "$(dirname "$0")/tui_lib.inc"
@@ -88,6 +89,19 @@ wait_for 'killed by signal 11' 15 || fail "crash not reported: $(screen | tail -
 wait_for 'vec|fill' || fail "kernels of the crashed app not listed"
 keys q
 restored 139 "crashed app"
+
+# ---- the loader audit module: on by default, --no-audit leaves LD_AUDIT alone ----
+printf '#!/bin/sh\necho "[$LD_AUDIT]" > "$1"\n' > "$TMP/audit.sh"
+chmod +x "$TMP/audit.sh"
+for mode in on off; do
+	[ $mode = off ] && opt=--no-audit || opt=
+	start $opt -o "$TMP/a-$mode" -- "$TMP/audit.sh" "$TMP/audit-$mode.txt"
+	wait_for 'exited with status 0' 15 || fail "audit $mode: exit not reported: $(screen | tail -2)"
+	keys q
+	restored 0 "audit $mode"
+done
+[ "$(cat "$TMP/audit-on.txt")" = "[$HOOKDIR/libntop_audit.so]" ] || fail "live LD_AUDIT: $(cat "$TMP/audit-on.txt")"
+[ "$(cat "$TMP/audit-off.txt")" = "[]" ] || fail "live --no-audit LD_AUDIT: $(cat "$TMP/audit-off.txt")"
 
 # ---- quit while running: cancel, then kill ----
 rm -f "$TMP/stop"

@@ -3,6 +3,7 @@ ElementwiseKernel, each launched 10 times (with a fresh CUPY_CACHE_DIR, so
 they are compiled, not read back from CuPy's cache). Prints exact sums."""
 import os
 import shutil
+import sys
 import tempfile
 
 cache = tempfile.mkdtemp(prefix="i11-cupy-")
@@ -32,3 +33,8 @@ print("raw sum", float(y.sum()), "ok", bool((y == 20 * x).all()))
 print("elem sum", float(z.sum()), "ok", bool((z == 30 * x).all()))
 shutil.rmtree(cache, ignore_errors=True)
 print("cupy_kernels done")
+# which nvrtc files the process mapped (stderr: stdout must equal the plain
+# run's); under ntop the stand-in and the real library it forwards to
+with open("/proc/self/maps") as maps:
+    for path in sorted({line.split()[-1] for line in maps if "libnvrtc" in line}):
+        print("mapped:", path, file=sys.stderr)

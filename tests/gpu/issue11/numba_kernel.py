@@ -1,5 +1,7 @@
 """Issue 11: a Numba kernel (numba-cuda links its PTX with nvJitLink and
 loads a cubin), launched 10 times. Prints an exact sum."""
+import sys
+
 import numpy as np
 
 if not hasattr(np, "row_stack"):  # numba 0.68 still names it; NumPy 2.4 removed it
@@ -22,3 +24,8 @@ for _ in range(10):
 h = y.copy_to_host()
 print("numba sum", float(h.sum()), "ok", bool((h == 20 * (np.arange(n) % 7)).all()))
 print("numba_kernel done")
+# which nvJitLink files the process mapped (stderr: stdout must equal the plain
+# run's); under ntop the stand-in and the real library it forwards to
+with open("/proc/self/maps") as maps:
+    for path in sorted({line.split()[-1] for line in maps if "libnvJitLink" in line}):
+        print("mapped:", path, file=sys.stderr)
