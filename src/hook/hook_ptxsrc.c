@@ -58,8 +58,10 @@ __attribute__((visibility("default"))) void ntop_hook_jit_output(const char *jit
 		hook_log("%s stand-in loaded", jit_names[j]);
 		return;
 	}
-	if (image_classify(cubin, size, &real) != IMAGE_CUBIN || !ptx || !ptx_len)
+	if (image_classify(cubin, size, &real) != IMAGE_CUBIN || !ptx || !ptx_len) {
+		hook_log("%s: an output of %zu bytes is not a cubin with PTX, ignored", jit_names[j], size);
 		return;
+	}
 	struct hook_jit_output o = { ptxsrc_hash(cubin, real), real, j, malloc(ptx_len + 1), ptx_len };
 	if (!o.ptx)
 		return;
@@ -81,6 +83,11 @@ __attribute__((visibility("default"))) void ntop_hook_jit_output(const char *jit
 	else
 		free(o.ptx);
 	pthread_mutex_unlock(&s->lock);
+}
+
+__attribute__((visibility("default"))) void ntop_hook_jit_note(const char *jit, const char *msg)
+{
+	hook_log("%s: %s", jit ? jit : "?", msg ? msg : "");
 }
 
 /* The JIT output with these bytes: 1 and m->link_ptx set, else 0. */

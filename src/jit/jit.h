@@ -37,5 +37,9 @@ void *jit_real(const char *name);
  * NUL-terminated, len bytes in all) to the driver stand-in, when it is the
  * libcuda.so.1 this process uses. */
 void jit_output(const void *cubin, size_t size, const char *ptx, size_t len);
+/* A line for the hook's debug log (NTOP_LOG), when the driver stand-in is
+ * this process's: what the stand-in saw, for finding why a cubin came
+ * through without its PTX. */
+void jit_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

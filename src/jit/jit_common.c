@@ -7,10 +7,13 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef void (*jit_output_fn)(const char *jit, const void *cubin, size_t size, const char *ptx, size_t len);
+typedef void (*jit_note_fn)(const char *jit, const char *msg);
 
 static struct {
 	const struct jit_lib *lib;
@@ -18,6 +21,7 @@ static struct {
 	char real_path[4096];
 	pthread_once_t once;
 	jit_output_fn out;
+	jit_note_fn note;
 } jit = { .once = PTHREAD_ONCE_INIT };
 
 void *jit_real(const char *name)
@@ -53,6 +57,7 @@ static void jit_find_output(void)
 	if (!h)
 		h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	jit.out = h ? (jit_output_fn)dlsym(h, "ntop_hook_jit_output") : NULL;
+	jit.note = jit.out ? (jit_note_fn)dlsym(h, "ntop_hook_jit_note") : NULL;
 	if (jit.out)
 		jit.out(jit.lib->name, NULL, 0, NULL, 0); /* hello: the stand-in is in use */
 }
@@ -62,4 +67,17 @@ void jit_output(const void *cubin, size_t size, const char *ptx, size_t len)
 	pthread_once(&jit.once, jit_find_output);
 	if (jit.out && cubin && size && ptx && len)
 		jit.out(jit.lib->name, cubin, size, ptx, len);
+}
+
+void jit_note(const char *fmt, ...)
+{
+	pthread_once(&jit.once, jit_find_output);
+	if (!jit.note)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	jit.note(jit.lib->name, msg);
 }

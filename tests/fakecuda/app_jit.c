@@ -1,15 +1,17 @@
 /* Test application for the JIT stand-ins: "compiles" tests/fakecuda/
- * kernels.ptx with NVRTC (nvrtc) or links it with nvJitLink (nvjitlink),
+ * kernels.ptx with NVRTC (nvrtc) or links it with nvJitLink (nvjitlink, or
+ * nvjitlink-lto: as the fake's LTO-IR with -lto, the way Numba links),
  * linked against the toolkit's libraries as real programs are (versioned
  * symbols, DT_NEEDED libnvrtc.so.N / libnvJitLink.so.N), loads the cubin
  * with cuModuleLoadData and launches `fill` LAUNCHES times. The test
  * doubles (tests/fakecuda/jit) make the cubin. Prints a fixed summary.
- * Usage: app_jit nvrtc|nvjitlink KERNELS.ptx LAUNCHES */
+ * Usage: app_jit nvrtc|nvjitlink|nvjitlink-lto KERNELS.ptx LAUNCHES */
 #define NVJITLINK_NO_INLINE
 #include <nvJitLink.h>
 #include <nvrtc.h>
 #include <string.h>
 #include "app_util.h"
+#include "fake_cubin.h"
 
 /* The cubin NVRTC makes from ptx ("compiling" the fake's way). */
 static void *via_nvrtc(const char *ptx)
@@ -29,16 +31,21 @@ static void *via_nvrtc(const char *ptx)
 	return cubin;
 }
 
-static void *via_nvjitlink(const char *ptx)
+static void *via_nvjitlink(const char *ptx, int lto)
 {
 	nvJitLinkHandle h;
-	const char *opts[] = { "-arch=sm_80" };
-	size_t size = 0;
+	const char *opts[] = { "-arch=sm_80", "-lto" };
+	size_t size = 0, magic = strlen(FAKE_LTOIR_MAGIC), n = strlen(ptx);
 	void *cubin = NULL;
-	if (__nvJitLinkCreate_13_0(&h, 1, opts) != NVJITLINK_SUCCESS)
-		return NULL;
-	if (__nvJitLinkAddData_13_0(h, NVJITLINK_INPUT_PTX, ptx, strlen(ptx), "kernels.ptx") == NVJITLINK_SUCCESS &&
-	    __nvJitLinkComplete_13_0(h) == NVJITLINK_SUCCESS &&
+	char *ir = malloc(magic + n);
+	if (!ir || __nvJitLinkCreate_13_0(&h, lto ? 2 : 1, opts) != NVJITLINK_SUCCESS)
+		return free(ir), NULL;
+	memcpy(ir, FAKE_LTOIR_MAGIC, magic);
+	memcpy(ir + magic, ptx, n);
+	nvJitLinkResult rc = lto ? __nvJitLinkAddData_13_0(h, NVJITLINK_INPUT_LTOIR, ir, magic + n, "kernels.ltoir")
+				 : __nvJitLinkAddData_13_0(h, NVJITLINK_INPUT_PTX, ptx, n, "kernels.ptx");
+	free(ir);
+	if (rc == NVJITLINK_SUCCESS && __nvJitLinkComplete_13_0(h) == NVJITLINK_SUCCESS &&
 	    __nvJitLinkGetLinkedCubinSize_13_0(h, &size) == NVJITLINK_SUCCESS && (cubin = malloc(size)) != NULL &&
 	    __nvJitLinkGetLinkedCubin_13_0(h, cubin) != NVJITLINK_SUCCESS) {
 		free(cubin);
@@ -50,14 +57,14 @@ static void *via_nvjitlink(const char *ptx)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4 || (strcmp(argv[1], "nvrtc") && strcmp(argv[1], "nvjitlink"))) {
-		fprintf(stderr, "usage: app_jit nvrtc|nvjitlink KERNELS.ptx LAUNCHES\n");
+	if (argc != 4 || (strcmp(argv[1], "nvrtc") && strcmp(argv[1], "nvjitlink") && strcmp(argv[1], "nvjitlink-lto"))) {
+		fprintf(stderr, "usage: app_jit nvrtc|nvjitlink|nvjitlink-lto KERNELS.ptx LAUNCHES\n");
 		return 2;
 	}
 	char *ptx = slurp(argv[2]);
 	if (!ptx)
 		return printf("FAIL cannot read %s\n", argv[2]), 1;
-	void *cubin = strcmp(argv[1], "nvrtc") == 0 ? via_nvrtc(ptx) : via_nvjitlink(ptx);
+	void *cubin = strcmp(argv[1], "nvrtc") == 0 ? via_nvrtc(ptx) : via_nvjitlink(ptx, strcmp(argv[1], "nvjitlink-lto") == 0);
 	if (!cubin)
 		return printf("FAIL %s gave no cubin\n", argv[1]), 1;
 	CUdevice dev;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #define FAKE_CUBIN_PTX 192
+/* The fake nvJitLink's "LTO-IR": this, then PTX. */
+#define FAKE_LTOIR_MAGIC "FAKE-LTOIR\n"
 
 static inline void fake_cubin_put64(uint8_t *p, uint64_t v)
 {

@@ -11,7 +11,7 @@ if [ -f "$STUB" ]; then
 	diff "$LIST" "$TMP/stub.txt" > "$TMP/diff.txt" || { fail "cuda_exports.txt differs from $STUB"; cat "$TMP/diff.txt"; }
 fi
 nm -D --defined-only "$HOOKDIR/libcuda.so.1" | awk '{print $3}' | sort -u > "$TMP/hook.txt"
-(cat "$LIST"; echo ntop_hook_marker; echo ntop_hook_jit_output) | sort -u > "$TMP/want.txt"
+(cat "$LIST"; echo ntop_hook_marker; echo ntop_hook_jit_output; echo ntop_hook_jit_note) | sort -u > "$TMP/want.txt"
 diff "$TMP/want.txt" "$TMP/hook.txt" > "$TMP/diff2.txt" || { fail "hook exports differ"; head -20 "$TMP/diff2.txt"; }
 readelf -d "$HOOKDIR/libcuda.so.1" | grep -q 'SONAME.*\[libcuda.so.1\]' || fail "SONAME is not libcuda.so.1"
 exit $((fails != 0))

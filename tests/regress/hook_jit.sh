@@ -18,17 +18,24 @@ export NTOP_HOOK_DIR=$HOOKDIR NTOP_REAL_LIBCUDA=$FAKE
 FNVRTC=$(ls "$B"/tests/fakecuda/jit/nvrtc/libnvrtc.so.* | grep -v '\.so$' | head -1)
 FNJL=$(ls "$B"/tests/fakecuda/jit/nvjitlink/libnvJitLink.so.* | grep -v '\.so$' | head -1)
 
-for j in nvrtc nvjitlink; do
-	NTOP_REAL_LIBNVRTC=$FNVRTC NTOP_REAL_LIBNVJITLINK=$FNJL "$NTOP" record -o "$TMP/$j" -p block_sched -- \
-		"$JIT" "$j" "$PTX" 3 > "$TMP/$j.out" 2> "$TMP/$j.err" || fail "$j: exit $?: $(cat "$TMP/$j.out")"
+# nvjitlink-lto: the input is (the fake's) LTO-IR, as Numba gives it; the
+# stand-in links it again with -ptx for the PTX
+for j in nvrtc nvjitlink nvjitlink-lto; do
+	NTOP_LOG=$TMP/$j.log NTOP_REAL_LIBNVRTC=$FNVRTC NTOP_REAL_LIBNVJITLINK=$FNJL "$NTOP" record -o "$TMP/$j" \
+		-p block_sched -- "$JIT" "$j" "$PTX" 3 > "$TMP/$j.out" 2> "$TMP/$j.err" ||
+		fail "$j: exit $?: $(cat "$TMP/$j.out")"
 	expect "$TMP/$j.out" "^app_jit $j: 3 launches, 0 failures$" "$j: app output"
 	E=$TMP/$j/events.log
-	expect "$E" "^module .*api=cuModuleLoadData kind=cubin .*ptx=1 .*source=$j" "$j: cubin tied to its PTX"
+	expect "$E" "^module .*api=cuModuleLoadData kind=cubin .*ptx=1 .*source=${j%-lto}" "$j: cubin tied to its PTX"
 	expect "$E" "^kernel .*ptx=1 name=fill$" "$j: kernel with PTX"
 	expect "$E" "^instrument .*status=ok probes=block_sched" "$j: instrumented from the PTX"
 	[ "$(grep -c '^result ' "$E")" = 3 ] || fail "$j: $(grep -c '^result ' "$E") results, want 3"
 	grep -q '^probe .*status=declined' "$E" && fail "$j: declined: $(grep '^probe .*declined' "$E" | head -1)"
 done
+expect "$TMP/nvjitlink-lto.log" "nvjitlink: link .*: input type 3, [0-9]+ bytes, rc 0: LTO-IR kept" "lto: input kept"
+expect "$TMP/nvjitlink-lto.log" "nvjitlink: link .*: PTX of its LTO-IR: made" "lto: PTX made by a relink"
+expect "$TMP/nvjitlink.log" "nvjitlink: link .*: cubin of [0-9]+ bytes taken, handed over with its PTX" \
+	"nvjitlink: cubin handed over"
 
 # no real library: no stand-in on the search path (the app reaches the
 # double directly here), the kernel says what was looked at

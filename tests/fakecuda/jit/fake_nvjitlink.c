@@ -1,5 +1,9 @@
 /* nvJitLink's test double (libnvJitLink.so.N): a "link" of PTX inputs
  * gives a cubin of the fake driver's kind made from the first (fake_cubin.h).
+ * Its "LTO-IR" is FAKE_LTOIR_MAGIC followed by PTX: linked with -lto it
+ * gives the cubin of that PTX, with -lto -ptx the PTX itself (the real
+ * library's -ptx output), and without -lto it is refused as the real one
+ * refuses LTO-IR.
  * Both names of each call are exported, as the real library does (the
  * header's inline wrappers call the versioned ones). */
 #define NVJITLINK_NO_INLINE
@@ -18,6 +22,7 @@ struct fake_link {
 	char *ptx;
 	uint8_t *cubin;
 	size_t cubin_size;
+	int lto, want_ptx, has_lto;
 };
 
 FAKE_EXPORT nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)
@@ -29,9 +34,15 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *
 
 FAKE_EXPORT nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle *h, uint32_t n, const char *const *opts)
 {
-	(void)n, (void)opts;
-	*h = calloc(1, sizeof(struct fake_link));
-	return *h ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
+	struct fake_link *l = calloc(1, sizeof *l);
+	*h = (nvJitLinkHandle)l;
+	if (!l)
+		return NVJITLINK_ERROR_INTERNAL;
+	for (uint32_t i = 0; i < n; i++) {
+		l->lto |= strcmp(opts[i], "-lto") == 0;
+		l->want_ptx |= strcmp(opts[i], "-ptx") == 0;
+	}
+	return l->want_ptx && !l->lto ? NVJITLINK_ERROR_UNRECOGNIZED_OPTION : NVJITLINK_SUCCESS;
 }
 
 FAKE_EXPORT nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle h, nvJitLinkInputType type, const void *data,
@@ -39,6 +50,15 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle h, nvJitLinkInputTy
 {
 	(void)name;
 	struct fake_link *l = (struct fake_link *)h;
+	size_t magic = strlen(FAKE_LTOIR_MAGIC);
+	if (type == NVJITLINK_INPUT_LTOIR) {
+		if (!l->lto || size < magic || memcmp(data, FAKE_LTOIR_MAGIC, magic) != 0)
+			return NVJITLINK_ERROR_INVALID_INPUT;
+		l->has_lto = 1;
+		data = (const char *)data + magic;
+		size -= magic;
+		type = NVJITLINK_INPUT_PTX;
+	}
 	if (type == NVJITLINK_INPUT_PTX && !l->ptx)
 		l->ptx = strndup(data, size);
 	return NVJITLINK_SUCCESS;
@@ -59,6 +79,8 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle h, nvJitLinkInputTy
 FAKE_EXPORT nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle h)
 {
 	struct fake_link *l = (struct fake_link *)h;
+	if (l->want_ptx)
+		return l->has_lto && l->ptx ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_PTX_COMPILE;
 	free(l->cubin);
 	l->cubin = fake_cubin_make(l->ptx, &l->cubin_size);
 	return l->cubin ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
@@ -77,6 +99,24 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle h, void *cub
 	if (!l->cubin)
 		return NVJITLINK_ERROR_INTERNAL;
 	memcpy(cubin, l->cubin, l->cubin_size);
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle h, size_t *size)
+{
+	struct fake_link *l = (struct fake_link *)h;
+	if (!l->want_ptx || !l->ptx)
+		return NVJITLINK_ERROR_INTERNAL;
+	*size = strlen(l->ptx) + 1;
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle h, char *ptx)
+{
+	struct fake_link *l = (struct fake_link *)h;
+	if (!l->want_ptx || !l->ptx)
+		return NVJITLINK_ERROR_INTERNAL;
+	memcpy(ptx, l->ptx, strlen(l->ptx) + 1);
 	return NVJITLINK_SUCCESS;
 }
 
@@ -101,4 +141,7 @@ BOTH(nvJitLinkComplete, Complete) nvJitLinkResult VERSIONED(Complete)(nvJitLinkH
 BOTH(nvJitLinkGetLinkedCubinSize, GetLinkedCubinSize) nvJitLinkResult
 	VERSIONED(GetLinkedCubinSize)(nvJitLinkHandle, size_t *);
 BOTH(nvJitLinkGetLinkedCubin, GetLinkedCubin) nvJitLinkResult VERSIONED(GetLinkedCubin)(nvJitLinkHandle, void *);
+BOTH(nvJitLinkGetLinkedPtxSize, GetLinkedPtxSize) nvJitLinkResult
+	VERSIONED(GetLinkedPtxSize)(nvJitLinkHandle, size_t *);
+BOTH(nvJitLinkGetLinkedPtx, GetLinkedPtx) nvJitLinkResult VERSIONED(GetLinkedPtx)(nvJitLinkHandle, char *);
 BOTH(nvJitLinkDestroy, Destroy) nvJitLinkResult VERSIONED(Destroy)(nvJitLinkHandle *);
