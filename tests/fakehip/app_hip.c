@@ -5,8 +5,9 @@
  * __hipRegisterFatBinary/__hipRegisterFunction, its stub
  * __device_stub__vecadd pops the <<<>>> configuration and calls
  * hipLaunchKernel); the module kernel from a bundle or code object file
- * given to hipModuleLoadData.
- *   app_hip LIBHIPVEC CODE_OBJECT [ROUNDS]
+ * given to hipModuleLoadData ("-": no module, so that the trace has one
+ * kernel named vecadd).
+ *   app_hip LIBHIPVEC CODE_OBJECT|- [ROUNDS]
  * Prints one line per entry point and "app_hip: N launches, all correct";
  * exits 1 when a launch fails or computes a wrong sum. */
 #include <dlfcn.h>
@@ -117,7 +118,7 @@ static void launch_graph(struct app *x, hipFunction_t f, hipStream_t s)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: app_hip LIBHIPVEC CODE_OBJECT [ROUNDS]\n");
+		fprintf(stderr, "usage: app_hip LIBHIPVEC CODE_OBJECT|- [ROUNDS]\n");
 		return 2;
 	}
 	int rounds = argc > 3 ? atoi(argv[3]) : 1;
@@ -133,21 +134,25 @@ int main(int argc, char **argv)
 		x.a[i] = (float)i, x.b[i] = (float)(2 * i + 1);
 	x.args[0] = &x.c, x.args[1] = &x.a, x.args[2] = &x.b, x.args[3] = &x.n;
 	void *dl = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
-	void *image = read_file(argv[2]);
+	int no_module = strcmp(argv[2], "-") == 0;
+	void *image = no_module ? NULL : read_file(argv[2]);
 	hipModule_t mod = NULL;
 	hipFunction_t f = NULL;
-	if (!dl || !image || hipModuleLoadData(&mod, image) != hipSuccess ||
-	    hipModuleGetFunction(&f, mod, "vecadd") != hipSuccess) {
+	if (!dl || (!no_module && (!image || hipModuleLoadData(&mod, image) != hipSuccess ||
+				   hipModuleGetFunction(&f, mod, "vecadd") != hipSuccess))) {
 		fprintf(stderr, "app_hip: cannot load %s or %s: %s\n", argv[1], argv[2], dl ? "module" : dlerror());
 		return 1;
 	}
 	for (int r = 0; r < rounds; r++) {
 		launch_registered(&x, dl, s);
-		launch_module(&x, f, s);
+		if (f)
+			launch_module(&x, f, s);
 	}
-	launch_graph(&x, f, s);
+	if (f) {
+		launch_graph(&x, f, s);
+		hipModuleUnload(mod);
+	}
 	hipStreamSynchronize(s);
-	hipModuleUnload(mod);
 	hipStreamDestroy(s);
 	hipFree(x.a);
 	hipFree(x.b);
