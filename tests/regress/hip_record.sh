@@ -32,6 +32,21 @@ export XDG_CONFIG_HOME="$T/cfg" HOME="$T" NTOP_THEMES_DIR="$S/themes"
 # expect FILE REGEX WHAT
 expect() { grep -Eq -- "$2" "$1" || bad "$3 (no line matching '$2' in $(basename "$1"))"; }
 
+# ---- the stand-in's exports: HIP 5.2.3's, versioned alike ----
+syms() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && $4 == "FUNC" {print $8}' | sed 's/@@*/ /' | grep -v '^ntop_hook_marker' | sort; }
+SI=$B/lib/ntop/hip/libamdhip64.so.5
+syms "$SI" >"$T/ours"
+grep -v '^#' "$S/src/hook/hip_exports.txt" | sort >"$T/list"
+cmp -s "$T/ours" "$T/list" || bad "stand-in exports differ from hip_exports.txt: $(diff "$T/ours" "$T/list" | head -5)"
+readelf -d "$SI" | grep -q 'SONAME.*\[libamdhip64.so.5\]' || bad "stand-in SONAME"
+REAL=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5
+if [ -f "$REAL" ]; then
+	syms "$REAL" >"$T/real"
+	cmp -s "$T/ours" "$T/real" || bad "stand-in exports differ from $REAL: $(diff "$T/ours" "$T/real" | head -5)"
+else
+	echo "note: $REAL not installed: exports held against hip_exports.txt only"
+fi
+
 # ---- record: every entry point, 2 rounds ----
 "$NTOP" record -p block_sched -o "$T/tr" -- "$F/app_hip" "$C/libhipvec.so" "$C/vecadd.hipfb" 2 >"$T/out" 2>"$T/err"
 rc=$?
