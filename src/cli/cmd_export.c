@@ -491,7 +491,8 @@ static void ex_titles(const struct trace_dir *td, const struct td_kernel *k, con
 	const struct td_device *d = trace_dir_device(td, k->pid);
 	char dev[160] = "";
 	if (d && d->name)
-		snprintf(dev, sizeof dev, "  %s (%d SMs, %.2f GHz)", d->name, d->sms, d->clock_khz / 1e6);
+		snprintf(dev, sizeof dev, "  %s (%d %s, %.2f GHz)", d->name, d->sms, d->arch ? "CUs" : "SMs",
+			 d->clock_khz / 1e6);
 	else if (r->device_sms)
 		snprintf(dev, sizeof dev, "  sm_%u, %u SMs", r->device_cc, r->device_sms);
 	snprintf(sub, slen,

@@ -46,6 +46,8 @@ struct rec_session {
 	const char *dir;      /* absolute trace directory (the session's) */
 	char **copies;        /* absolute paths of the probe copies */
 	int n_copies;
+	char **twins;         /* their GCN versions' copies, dir/probes/amd/NAME */
+	int n_twins;
 	char *probes_dir;     /* dir/probes when created */
 	struct trace_dir *model;
 };
@@ -58,7 +60,9 @@ static void record_help(void)
 	       "\n"
 	       "Runs PROGRAM with ntop's driver hook and records every GPU module, kernel and\n"
 	       "launch it makes into a trace directory. With -p, matching kernels run an\n"
-	       "instrumented copy and each probed launch leaves a result file.\n"
+	       "instrumented copy and each probed launch leaves a result file. HIP 5\n"
+	       "programs go through ntop's HIP stand-in when a real libamdhip64.so.5 is found;\n"
+	       "a built-in probe then also takes its GCN version (probes/amd/) for AMD kernels.\n"
 	       "\n"
 	       "Options:\n"
 	       "  -p, --probe PROBE     probe to apply: a built-in name (see 'ntop probes') or a\n"
@@ -91,7 +95,8 @@ static void record_help(void)
 	       "it could not be started; 2 for ntop's own usage errors).\n"
 	       "\n"
 	       "Environment: NTOP_HOOK_DIR (directory holding the hook's libcuda.so.1),\n"
-	       "NTOP_PROBES_DIR (built-in probes), and the hook's NTOP_TIME_LAUNCHES,\n"
+	       "NTOP_PROBES_DIR (built-in probes), NTOP_REAL_LIBAMDHIP64 (the real HIP\n"
+	       "runtime), and the hook's NTOP_TIME_LAUNCHES,\n"
 	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/hook.md). To change the\n"
 	       "probes while PROGRAM runs, write DIR/control (see doc/control.md).\n"
 	       "\n"
@@ -258,6 +263,35 @@ static char *rec_copy_probe(const struct rec_session *s, const char *path)
 	return NULL;
 }
 
+/* A probe's GCN version beside it (DIR/amd/NAME: the built-in ones have
+ * one), copied as probes/amd/ + the copy's name: HIP's stand-in runs it on
+ * AMD kernels in place of the PTX probe (doc/amdgpu.md). */
+static int rec_copy_twin(struct rec_session *s, const char *path, const char *copy)
+{
+	const char *slash = strrchr(path, '/'), *base = strrchr(copy, '/') + 1;
+	char *twin = NULL, *dir = NULL, *dst = NULL;
+	int rc = 0;
+	if (!slash || asprintf(&twin, "%.*s/amd/%s", (int)(slash - path), path, slash + 1) < 0)
+		return 0;
+	if (access(twin, R_OK) == 0 && asprintf(&dir, "%s/amd", s->probes_dir) >= 0 &&
+	    asprintf(&dst, "%s/%s", dir, base) >= 0) {
+		char **v = realloc(s->twins, (size_t)(s->n_twins + 1) * sizeof *v);
+		if (v)
+			s->twins = v;
+		if (!v || (mkdir(dir, 0700) < 0 && errno != EEXIST) || rec_copy_file(twin, dst) < 0) {
+			cli_err("cannot copy %s into %s: %s", twin, dir, v ? strerror(errno) : "out of memory");
+			rc = -1;
+		} else {
+			s->twins[s->n_twins++] = dst;
+			dst = NULL;
+		}
+	}
+	free(twin);
+	free(dir);
+	free(dst);
+	return rc;
+}
+
 /* The hook reads the copies: the trace keeps exactly what was probed. */
 static int rec_copy_probes(struct rec_session *s, const struct rec_opts *o, char **paths)
 {
@@ -279,6 +313,8 @@ static int rec_copy_probes(struct rec_session *s, const struct rec_opts *o, char
 		if (!dst)
 			return -1;
 		s->copies[s->n_copies++] = dst;
+		if (rec_copy_twin(s, paths[i], dst) < 0)
+			return -1;
 		if (strchr(dst, ':')) {
 			cli_err("probe path %s contains ':', which NTOP_PROBES cannot carry", dst);
 			return -1;
@@ -292,8 +328,15 @@ static void rec_cleanup(struct rec_session *s)
 {
 	for (int i = 0; i < s->n_copies; i++)
 		unlink(s->copies[i]);
-	if (s->probes_dir)
+	for (int i = 0; i < s->n_twins; i++)
+		unlink(s->twins[i]);
+	if (s->probes_dir) {
+		char *amd = NULL;
+		if (s->n_twins && asprintf(&amd, "%s/amd", s->probes_dir) >= 0)
+			rmdir(amd);
+		free(amd);
 		rmdir(s->probes_dir);
+	}
 	if (s->sess)
 		session_abandon(s->sess);
 }
@@ -543,6 +586,9 @@ out:
 	for (int i = 0; i < s.n_copies; i++)
 		free(s.copies[i]);
 	free(s.copies);
+	for (int i = 0; i < s.n_twins; i++)
+		free(s.twins[i]);
+	free(s.twins);
 	free(s.probes_dir);
 	trace_dir_free(s.model);
 	free(hook_dir);

@@ -90,9 +90,25 @@ static void rep_duration(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.0f ns", ns);
 }
 
-static void rep_text_probe_status(const struct td_kernel *k)
+/* AMD kernels come from modules of these kinds (the HIP stand-in's). */
+static int rep_amd_kernel(const struct trace_dir *td, const struct td_kernel *k)
 {
-	printf("      PTX: %s%s%s", k->has_ptx ? "yes" : "no", k->has_ptx ? "" : " (",
+	static const char *const kinds[] = { "hipfb", "bundle", "co", "file" };
+	for (int i = 0; i < td->n_modules; i++) {
+		const struct td_module *m = &td->modules[i];
+		if (m->pid != k->pid || m->mid != k->mid || !m->kind)
+			continue;
+		for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++)
+			if (strcmp(m->kind, kinds[j]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static void rep_text_probe_status(const struct trace_dir *td, const struct td_kernel *k)
+{
+	printf("      %s: %s%s%s", rep_amd_kernel(td, k) ? "code object" : "PTX", k->has_ptx ? "yes" : "no",
+	       k->has_ptx ? "" : " (",
 	       k->has_ptx ? "" : (k->ptx_reason ? k->ptx_reason : "reason unknown"));
 	if (!k->has_ptx)
 		printf(")");
@@ -168,7 +184,7 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 	if (k->graph_nodes)
 		printf("  in graphs: %llu", (unsigned long long)k->graph_nodes);
 	printf("\n");
-	rep_text_probe_status(k);
+	rep_text_probe_status(td, k);
 	struct rep_result *rr = rep_results(td, k);
 	int shown = 0, n_bs = 0;
 	double run = 0, sched = 0;
@@ -206,7 +222,11 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 		       (unsigned long long)p->results_pending_max);
 	for (int i = 0; i < td->n_devices; i++) {
 		const struct td_device *d = &td->devices[i];
-		if (d->pid == p->pid)
+		if (d->pid != p->pid)
+			continue;
+		if (d->arch)
+			printf("  device %d: %s, %s, %d CUs\n", d->ordinal, d->name ? d->name : "?", d->arch, d->sms);
+		else
 			printf("  device %d: %s, sm_%d, %d SMs\n", d->ordinal, d->name ? d->name : "?", d->cc, d->sms);
 	}
 	int n = 0;
@@ -385,6 +405,8 @@ static void js_device(struct strbuf *sb, const struct td_device *d)
 	cli_json_int(&o, "ordinal", d->ordinal);
 	cli_json_string(&o, "name", d->name);
 	cli_json_int(&o, "cc", d->cc);
+	if (d->arch)
+		cli_json_string(&o, "arch", d->arch);
 	cli_json_int(&o, "sms", d->sms);
 	cli_json_int(&o, "clock_khz", d->clock_khz);
 	cli_json_end(&o);

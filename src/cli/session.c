@@ -267,7 +267,8 @@ static int session_env_ours(const char *e)
 	static const char *const ours[] = {
 		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
-		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, NTOP_ENV_AUDIT_MAP,
+		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, NTOP_ENV_REAL_LIBAMDHIP64,
+		NTOP_ENV_AUDIT_MAP,
 		"LD_LIBRARY_PATH", "LD_AUDIT", "TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
@@ -336,18 +337,19 @@ static void session_redirect_rule(struct session_redirect *r, const char *patter
 		      file);
 }
 
-/* The driver stand-in's directory first, then each JIT stand-in's whose
- * real library ntop found (a stand-in with nothing to forward to would
- * break the app's compiles), with that library's path for the stand-in;
- * then what ntop inherited. The driver stand-in takes every libcuda.so.*
- * (one ABI whatever the file's version); a JIT stand-in its own major only
- * (libnvrtc.so.12 is another library). */
+/* The driver stand-in's directory first, then each other stand-in's (the
+ * JIT compilers', the HIP runtime's) whose real library ntop found (a
+ * stand-in with nothing to forward to would break the app), with that
+ * library's path for the stand-in; then what ntop inherited. The driver
+ * stand-in takes every libcuda.so.* (one ABI whatever the file's version);
+ * the others their own major only (libnvrtc.so.12 and libamdhip64.so.6 are
+ * other libraries). */
 static void session_redirects(struct session_env *env, struct session_redirect *r, const char *hook_dir)
 {
 	static const struct {
 		const struct reallib_spec *spec;
 		const char *dir;
-	} jits[] = { { &reallib_nvrtc, "nvrtc" }, { &reallib_nvjitlink, "nvjitlink" } };
+	} jits[] = { { &reallib_nvrtc, "nvrtc" }, { &reallib_nvjitlink, "nvjitlink" }, { &reallib_amdhip64, "hip" } };
 	strbuf_puts(&r->ld, hook_dir);
 	session_redirect_rule(r, "libcuda.so.*", hook_dir, "", "libcuda.so.1");
 	for (size_t i = 0; i < sizeof jits / sizeof jits[0]; i++) {

@@ -2,7 +2,7 @@
  * (llvm-objdump-19), inject (amdgpu_inject.c), write the probed object
  * (amdgpu_write.c, llvm-mc-19), and check it (amdgpu_check.c: the written
  * kernel disassembles to the original plus exactly the inserted code).
- * What `ntop instrument` runs on AMD inputs; the HIP hook will run the same
+ * What `ntop instrument` runs on AMD inputs; the HIP stand-in runs the same
  * at a kernel's first probed launch. */
 #ifndef NTOP_AMDGPU_INSTRUMENT_H
 #define NTOP_AMDGPU_INSTRUMENT_H

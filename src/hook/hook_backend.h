@@ -1,14 +1,20 @@
-/* The seam between the vendor-neutral hook (exports, events, registry) and a
- * vendor driver (nvtop's struct gpu_vendor). Only CUDA exists; a HIP backend
- * would add hook_hip*.c and its own export list. */
+/* The seam between the vendor-neutral hook (load-time set-up and process
+ * lifetime in hook_dispatch.c, events, sink, control file) and a vendor
+ * runtime (nvtop's struct gpu_vendor). Each stand-in library links one
+ * backend: libcuda.so.1 the CUDA one (hook_cuda*.c), libamdhip64.so.5 the
+ * HIP one (hook_hip*.c), each with its own export list and dispatch. */
 #ifndef NTOP_HOOK_BACKEND_H
 #define NTOP_HOOK_BACKEND_H
 
 struct hook_backend {
 	const char *name;
+	const char *what;          /* "CUDA driver", for `no real ...` */
 	/* Opens the real driver and fills the dispatch table; -1 with a cause
 	 * when there is none (the exports then return the backend's error). */
 	int (*init)(char **cause);
+	/* Points every export at a handler, the real function or a stub
+	 * (after init, also when it failed). */
+	void (*fill)(void);
 	/* Process exit: finish pending work (bounded), emit final stats. */
 	void (*shutdown)(void);
 	/* In a fork child: forget the parent's threads and in-flight work. */
@@ -17,6 +23,7 @@ struct hook_backend {
 	const char *(*driver_path)(void);
 };
 
-extern const struct hook_backend hook_cuda_backend;
+/* The library's backend (defined by the backend's own file). */
+extern const struct hook_backend *const hook_backend_in_use;
 
 #endif

@@ -7,6 +7,7 @@
 #include "hook/hook_backend.h"
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
+#include "hook/hook_dispatch.h"
 #include "hook/hook_driver.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
@@ -56,13 +57,17 @@ static const char *cuda_driver_path(void)
 	return hook.driver ? hook.real_path : NULL;
 }
 
-const struct hook_backend hook_cuda_backend = {
+static const struct hook_backend hook_cuda_backend = {
 	.name = "cuda",
+	.what = "CUDA driver",
 	.init = cuda_init,
+	.fill = hook_dispatch_fill,
 	.shutdown = cuda_shutdown,
 	.fork_child = cuda_fork_child,
 	.driver_path = cuda_driver_path,
 };
+
+const struct hook_backend *const hook_backend_in_use = &hook_cuda_backend;
 
 static int cuda_attr(CUdevice dev, CUdevice_attribute a)
 {

@@ -3,6 +3,7 @@
 #define NTOP_HOOK_CUDA_H
 #include <stdint.h>
 #include <cuda.h>
+#include "hook/hook_probe_sel.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"
 
@@ -81,9 +82,6 @@ void hook_timing_ensure_thread(void);
 
 /* hook_cuda_probe.c */
 struct hook_job;
-/* 1 when the launch should be probed (the live control file's selection once
- * it exists, else NTOP_PROBES/NTOP_KERNELS; budget left); fills pick. */
-int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
 /* Runs the probed copy; 1 when it launched (rc set), 0 when the original
  * must run (reason emitted, pick's reservation given back). */
 int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
@@ -98,8 +96,6 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps);
 /* Does the probed copy share module globals with the app's module? */
 int hook_probe_uses_globals(const struct hook_inst *in);
-/* Declines (reason said once per kernel) and gives the reservation back; 0. */
-int hook_probe_give_up(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, const char *reason);
 /* A prepared job never queued: its events and buffer go back. */
 void hook_probe_job_free(struct hook_job *j);
 

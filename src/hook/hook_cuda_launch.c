@@ -9,6 +9,7 @@
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_dispatch.h"
 #include "hook/hook_events.h"
+#include "hook/hook_kernel_events.h"
 #include "hook/hook_table.h"
 #include "trace/events.h"
 
@@ -27,34 +28,6 @@ CUresult hook_cuda_forward(const struct hook_launch *l, CUfunction f, void **par
 	__typeof__(&hook_cuLaunchKernel) lk = fn;
 	return lk(f, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->smem, l->stream,
 		  params, extra);
-}
-
-static uint64_t launch_cfg_hash(const struct hook_launch_cfg *c)
-{
-	uint64_t h = 1469598103934665603ull;
-	const uint32_t v[] = { c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->smem,
-			       (uint32_t)(uintptr_t)c->api, (uint32_t)((uintptr_t)c->api >> 32) };
-	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		h = (h ^ v[i]) * 1099511628211ull;
-	return h | 1; /* never 0: 0 means "no launch line yet" */
-}
-
-/* Lock-free when the hash matches the last config shown (the usual case);
- * a collision only costs a `launch` line. */
-static int launch_cfg_changed(struct hook_kernel *k, const struct hook_launch *l)
-{
-	struct hook_launch_cfg c = { { l->grid[0], l->grid[1], l->grid[2] },
-				     { l->block[0], l->block[1], l->block[2] }, l->smem, l->api };
-	uint64_t h = launch_cfg_hash(&c);
-	if (__atomic_load_n(&k->last_hash, __ATOMIC_RELAXED) == h)
-		return 0;
-	__atomic_store_n(&k->last_hash, h, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&hook.reg.lock);
-	int changed = !k->launched || memcmp(&c, &k->last, sizeof c) != 0;
-	k->last = c;
-	k->launched = 1;
-	pthread_mutex_unlock(&hook.reg.lock);
-	return changed;
 }
 
 /* Blocks per SM of the original function, asked once per (threads, smem):
@@ -122,7 +95,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		struct hook_probe_pick pick;
 		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
 			return rc;
-		if (launch_cfg_changed(k, l))
+		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->api))
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
 	}
 	struct hook_timed *t = NULL;

@@ -28,6 +28,7 @@
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_dir.h"
 #include "hook/hook_events.h"
+#include "hook/hook_result_file.h"
 #include "hook/hook_log.h"
 #include "hook/hook_signals.h"
 #include "trace/events.h"
@@ -353,33 +354,6 @@ static void results_probe_names(const struct engine_result *plan, char *buf, siz
 	}
 }
 
-static void results_emit(const struct hook_job *j, const char *name, const struct result_map *maps,
-			 const struct result *r, uint64_t disk_bytes)
-{
-	uint64_t written = 0, dropped = 0, unsampled = 0;
-	for (int i = 0; i < j->plan->n_maps; i++) {
-		written += maps[i].records_written;
-		dropped += maps[i].records_dropped;
-		unsampled += maps[i].records_unsampled;
-	}
-	struct strbuf sb;
-	hook_event_begin(&sb, "result");
-	event_add_int(&sb, "kid", j->k->kid);
-	event_add_int(&sb, "seq", (long long)j->seq);
-	event_addf(&sb, "file", "results/%s", name);
-	event_add_int(&sb, "maps", j->plan->n_maps);
-	event_add_int(&sb, "records", (long long)written);
-	event_add_int(&sb, "dropped", (long long)dropped);
-	if (j->sample_shift) {
-		event_add_int(&sb, "sampled", 1ll << j->sample_shift);
-		event_add_int(&sb, "unsampled", (long long)unsampled);
-	}
-	event_add_int(&sb, "bytes", (long long)j->bytes);
-	event_add_int(&sb, "disk", (long long)disk_bytes);
-	event_add_int(&sb, "ns", (long long)r->duration_ns);
-	hook_event_emit(&sb);
-}
-
 /* 1 when the result file was written. */
 static int results_write(struct hook_job *j)
 {
@@ -398,25 +372,7 @@ static int results_write(struct hook_job *j)
 		.sm_clock_khz = (uint32_t)j->device.clock_khz, .wall_ns = j->wall_ns,
 		.duration_ns = (uint64_t)((double)j->ms * 1e6), .n_maps = j->plan->n_maps, .maps = maps,
 	};
-	char name[64], *cause = NULL;
-	snprintf(name, sizeof name, "%d-%llu.ntr", hook.pid, (unsigned long long)j->seq);
-	if (!hook.cfg.results_dir) {
-		hook_event_warn("probed launch %llu: NTOP_TRACE_DIR is not set, result not written",
-				(unsigned long long)j->seq);
-		return 0;
-	}
-	int dfd = hook_dir_sub("results", &cause);
-	if (dfd < 0 || result_write_at(dfd, name, &r, &cause) < 0) {
-		hook_event_warn("result %s: %s", name, cause ? cause : "write failed");
-		free(cause);
-		if (dfd >= 0)
-			close(dfd);
-		return 0;
-	}
-	struct stat st;
-	results_emit(j, name, maps, &r, fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint64_t)st.st_size : 0);
-	close(dfd);
-	return 1;
+	return hook_result_publish(&r, j->bytes, j->sample_shift);
 }
 
 static void *results_writer(void *arg)

@@ -10,6 +10,7 @@
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_events.h"
+#include "hook/hook_kernel_events.h"
 #include "hook/hook_log.h"
 #include "hook/hook_signals.h"
 #include "trace/events.h"
@@ -231,21 +232,7 @@ void hook_timing_stats(int final)
 			continue;
 		k->stats_launches = launches;
 		k->stats_timed = k->timed;
-		struct strbuf sb;
-		hook_event_begin(&sb, "stats");
-		event_add_int(&sb, "kid", k->kid);
-		event_add_int(&sb, "launches", (long long)launches);
-		event_add_int(&sb, "timed", (long long)k->timed);
-		event_add_int(&sb, "total_ns", (long long)k->total_ns);
-		event_add_int(&sb, "min_ns", (long long)(k->timed ? k->min_ns : 0));
-		event_add_int(&sb, "max_ns", (long long)k->max_ns);
-		uint64_t probed = __atomic_load_n(&k->probed, __ATOMIC_RELAXED);
-		if (probed)
-			event_add_int(&sb, "probed", (long long)probed);
-		uint64_t declined = __atomic_load_n(&k->declined, __ATOMIC_RELAXED);
-		if (declined)
-			event_add_int(&sb, "declined", (long long)declined);
-		hook_event_emit(&sb);
+		hook_stats_line(k, launches);
 	}
 	free(all);
 }

@@ -1,4 +1,5 @@
-/* Dispatch table setup and process-lifetime hooks (hook_dispatch.c). */
+/* The CUDA stand-in's dispatch (hook_cuda_dispatch.c) and the process-
+ * lifetime hooks every stand-in shares (hook_dispatch.c). */
 #ifndef NTOP_HOOK_DISPATCH_H
 #define NTOP_HOOK_DISPATCH_H
 

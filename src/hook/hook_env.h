@@ -43,6 +43,10 @@
  *                     and libnvJitLink for ntop's stand-ins (src/jit); the
  *                     launcher sets them, and puts the stand-ins' directories
  *                     on LD_LIBRARY_PATH, only when it found those libraries
+ *   NTOP_REAL_LIBAMDHIP64  full path of the real HIP runtime (libamdhip64.so.5)
+ *                     for ntop's HIP stand-in; the launcher sets it, and puts
+ *                     the stand-in's directory (lib/ntop/hip) on
+ *                     LD_LIBRARY_PATH, only when it found the real one
  *   LD_AUDIT, NTOP_AUDIT_MAP  ntop's loader audit module (lib/ntop/libntop_audit.so,
  *                     after the user's own LD_AUDIT) and its rules, lines of
  *                     "PATTERN=STAND-IN": a library opened by a path whose file
@@ -74,6 +78,7 @@
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"
 #define NTOP_ENV_REAL_LIBNVJITLINK "NTOP_REAL_LIBNVJITLINK"
+#define NTOP_ENV_REAL_LIBAMDHIP64 "NTOP_REAL_LIBAMDHIP64"
 #define NTOP_ENV_AUDIT_MAP "NTOP_AUDIT_MAP"
 #define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"

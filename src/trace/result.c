@@ -2,7 +2,8 @@
  * in doc/trace-format.md):
  *
  *   fixed header (RESULT_HEADER_BYTES, v1 = 104 bytes; readers skip to the
- *   header_bytes the file declares, so later versions may append fields)
+ *   header_bytes the file declares, so later versions may append fields:
+ *   version 5 appends the u32 warp size)
  *   str kernel, str probes            (str = u32 length + bytes, no NUL)
  *   per map: descriptor (desc_bytes, level, cap, rec_size, n_fields, flags, units,
  *            counts/records/frame byte counts, str name, fields) then one
@@ -108,8 +109,7 @@ static int flush_sb(int fd, struct strbuf *sb, uint64_t *off, char **cause)
 /* Units per block of a map (engine.h): threads, or warps of a thread block. */
 static uint64_t map_units_per_block(const struct result *r, const struct result_map *m)
 {
-	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
-	return m->map.level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
+	return result_units_per_block(r, &m->map);
 }
 
 /* Units with records: all of them, or those of the sampled blocks; 0 with
@@ -238,9 +238,16 @@ static int result_check_for_write(const struct result *r, char **cause)
 	return 0;
 }
 
+static int result_warp_other(const struct result *r)
+{
+	return r->warp_size && r->warp_size != 32;
+}
+
 static uint32_t result_file_version(const struct result *r)
 {
 	uint32_t v = 1;
+	if (result_warp_other(r))
+		return 5;
 	for (int i = 0; i < r->n_maps; i++)
 		if (r->maps[i].stored < r->maps[i].map.cap)
 			return 4;
@@ -257,7 +264,8 @@ static void put_header(struct strbuf *sb, const struct result *r)
 {
 	strbuf_append(sb, RESULT_MAGIC, 8); /* includes the NUL */
 	put_u32(sb, result_file_version(r));
-	put_u32(sb, RESULT_HEADER_BYTES);
+	/* version 5 appends the warp size to the fixed header */
+	put_u32(sb, RESULT_HEADER_BYTES + (result_warp_other(r) ? 4u : 0u));
 	put_u64(sb, 0); /* file_bytes, patched at the end */
 	put_u32(sb, r->pid);
 	put_u32(sb, r->kernel_id);
@@ -274,6 +282,8 @@ static void put_header(struct strbuf *sb, const struct result *r)
 	put_u64(sb, r->duration_ns);
 	put_u32(sb, (uint32_t)r->n_maps);
 	put_u32(sb, 0); /* flags */
+	if (result_warp_other(r))
+		put_u32(sb, r->warp_size);
 	put_str(sb, r->kernel);
 	put_str(sb, r->probes);
 }
@@ -532,6 +542,15 @@ int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 		return -1;
 	if (*n_maps > RESULT_MAX_MAPS)
 		return cause_set(r->cause, "map count %u is implausible", *n_maps);
+	res->warp_size = 32;
+	if (version >= 5) {
+		if (hdr < RESULT_HEADER_BYTES + 4)
+			return cause_set(r->cause, "version %u header of %u bytes has no warp size", version, hdr);
+		if (rd_u32(r, &res->warp_size, "warp size") < 0)
+			return -1;
+		if (res->warp_size != 32 && res->warp_size != 64)
+			return cause_set(r->cause, "warp size %u (32 or 64 expected)", res->warp_size);
+	}
 	r->off = hdr;
 	if (rd_str(r, &res->kernel, "kernel name") < 0 || rd_str(r, &res->probes, "probe names") < 0)
 		return -1;

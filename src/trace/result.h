@@ -16,10 +16,11 @@
 #define RESULT_MAGIC "NTOPRES"
 /* Version 2 files may hold slot-major maps, version 3 block-sampled ones,
  * version 4 maps that store fewer record slots per unit than their cap
- * (stored < cap); a file is written with the lowest version that describes
+ * (stored < cap), version 5 warp-level units of other than 32 lanes (AMD
+ * waves of 64); a file is written with the lowest version that describes
  * it, so older readers still take what they can read and refuse (rather
  * than misread) the others. */
-#define RESULT_VERSION 4
+#define RESULT_VERSION 5
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
@@ -61,6 +62,8 @@ struct result {
 	uint32_t device_sms;   /* multiprocessor count of the device */
 	uint32_t device_cc;    /* e.g. 90 */
 	uint32_t sm_clock_khz; /* device clock rate, 0 if unknown */
+	uint32_t warp_size;    /* lanes of a warp-level unit: 32 (CUDA warps; also
+				  when 0), 64 or 32 (AMD waves); read: 32 before version 5 */
 	uint64_t wall_ns;      /* host wall clock at launch */
 	uint64_t duration_ns;  /* probed launch duration by driver events, 0 if unknown */
 	int n_maps;
@@ -87,6 +90,14 @@ void result_map_derive_counts(struct result_map *m);
 /* The most records any unit with records holds, min(count, cap * rec_size)
  * / rec_size: the least `stored` that keeps them all (0 when none wrote). */
 uint32_t result_map_most_records(const struct result_map *m);
+
+/* Units per block of a map: threads, or warps (waves) of a block. */
+static inline uint64_t result_units_per_block(const struct result *r, const struct probe_map *m)
+{
+	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
+	uint64_t lanes = r->warp_size ? r->warp_size : 32;
+	return m->level == PROBE_LEVEL_WARP ? (threads + lanes - 1) / lanes : threads;
+}
 
 /* Does unit `unit` have records (its block sampled)? */
 static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit)

@@ -290,6 +290,7 @@ static int td_on_device(struct trace_dir *td, const struct event *ev, uint32_t p
 	d->ordinal = ord;
 	td_set_str(&d->name, event_get(ev, "name"));
 	d->cc = (int)event_get_int(ev, "cc", 0);
+	td_set_str(&d->arch, event_get(ev, "arch"));
 	d->sms = (int)event_get_int(ev, "sms", 0);
 	d->clock_khz = (int)event_get_int(ev, "clock_khz", 0);
 	return 0;
@@ -639,8 +640,10 @@ void trace_dir_free(struct trace_dir *td)
 		free(td->procs[i].hook_version);
 		free(td->procs[i].driver);
 	}
-	for (int i = 0; i < td->n_devices; i++)
+	for (int i = 0; i < td->n_devices; i++) {
 		free(td->devices[i].name);
+		free(td->devices[i].arch);
+	}
 	for (int i = 0; i < td->n_modules; i++) {
 		free(td->modules[i].api);
 		free(td->modules[i].kind);

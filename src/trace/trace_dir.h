@@ -29,8 +29,9 @@ struct td_device {
 	uint32_t pid;
 	int ordinal;
 	char *name;
-	int cc;             /* 90 for sm_90 */
-	int sms;
+	int cc;             /* 90 for sm_90 (0 on AMD GPUs) */
+	char *arch;         /* AMD GPUs: the target ID ("gfx90a:sramecc+:xnack-"), else NULL */
+	int sms;            /* multiprocessors (compute units on AMD GPUs) */
 	int clock_khz;
 };
 

@@ -258,7 +258,7 @@ static int bs_check_shape(const struct result *r, const struct result_map *m, st
 	if (bs_dims(r->grid, blocks) < 0 || bs_dims(r->block, &threads) < 0 || !*blocks || !threads)
 		return cause_set(cause, "bad launch shape %ux%ux%u blocks of %ux%ux%u threads",
 				 r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);
-	c->upb = m->map.level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
+	c->upb = result_units_per_block(r, &m->map);
 	if (*blocks > UINT64_MAX / c->upb || m->units != *blocks * c->upb)
 		return cause_set(cause, "map %s holds %llu units, a launch of %llu blocks needs %llu per block",
 				 m->map.name, (unsigned long long)m->units, (unsigned long long)*blocks,

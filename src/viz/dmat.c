@@ -620,8 +620,7 @@ static int dm_layout(struct dmat *m, const struct dmat_opts *o, char **cause)
 		m->time = DMAT_TIME_GLOBAL;
 		snprintf(m->note, sizeof m->note, "no SM clock in the records: showing global timer ns");
 	}
-	uint64_t threads = (uint64_t)m->r->block[0] * m->r->block[1] * m->r->block[2];
-	m->units_per_block = pm->level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
+	m->units_per_block = result_units_per_block(m->r, pm);
 	if (!m->units_per_block)
 		m->units_per_block = mp->units ? mp->units : 1; /* unknown block: one origin */
 	if (!mp->counts || (!m->st && !mp->records && mp->units))

@@ -1,6 +1,6 @@
 /* Prints a summary of one result file for the regress scripts:
  *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
- *   [sampled=N unsampled=N] version=N slots=STORED/CAP,... probes=A,B
+ *   [sampled=N unsampled=N] version=N warp=N slots=STORED/CAP,... probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none; slots: per map, record slots stored per unit / cap; probes:
  * the rest of the line). Exit 1 when the file cannot be read. */
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)r->grid[0] * r->grid[1] * r->grid[2]);
 	if (shift)
 		printf(" sampled=%llu unsampled=%llu", 1ull << shift, (unsigned long long)unsampled);
-	printf(" version=%u slots=", r->version);
+	printf(" version=%u warp=%u slots=", r->version, r->warp_size);
 	for (int i = 0; i < r->n_maps; i++)
 		printf("%s%u/%u", i ? "," : "", r->maps[i].stored, r->maps[i].map.cap);
 	printf(" probes=%s\n", r->probes ? r->probes : "");

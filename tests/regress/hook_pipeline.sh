@@ -53,7 +53,7 @@ disk=$(sed -nE 's/^result .* bytes=([0-9]+) disk=([0-9]+).*/\2/p' "$TMP/burst.lo
 run dmat 5 NTOP_PROBES=$S/probes/dmat.toml FAKECUDA_MAP=thread:16
 f=$(find "$TMP/dmat/results" -name '*.ntr' | head -1)
 out=$("$DUMP" "$f") || fail "ntr_dump $f"
-echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
+echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 warp=32 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
 every_result dmat 10
 
 # 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the

@@ -246,8 +246,31 @@ static void test_cap(void)
 	}
 }
 
+/* AMD waves of 64 lanes: a 64-work-item block is one wave, so 3 blocks
+ * are 3 units (a 32-lane reading would want 6 and refuse the map). */
+static void test_wave64(void)
+{
+	const struct warp_rec w[] = { { 0, 100, 1, 0, 0 }, { 10, 50, 2, 0, 0 }, { 120, 30, 1, 0, 0 } };
+	struct result *r = make(1, 3, 32, w);
+	r->block[0] = 64;
+	r->warp_size = 64;
+	struct block_sched *bs = NULL;
+	char *cause = NULL;
+	CHECKF(block_sched_analyze(r, 0, 2, &bs, &cause) == 0, "%s", cause);
+	if (bs) {
+		CHECK_EQ_INT(bs->n_blocks, 3);
+		CHECK_EQ_INT(bs->warps_expected, 3);
+		CHECK_EQ_INT(bs->warps_recorded, 3);
+		CHECK_EQ_INT(bs->n_sms, 2);
+	}
+	block_sched_free(bs);
+	free(cause);
+	free_result(r);
+}
+
 int main(void)
 {
+	test_wave64();
 	test_one_sm();
 	test_two_sms();
 	test_errors();

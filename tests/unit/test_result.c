@@ -428,9 +428,9 @@ static void test_magic_version(void)
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "magic"));
 	b[0] = 'N';
-	b[8] = 5;
+	b[8] = 6;
 	write_bytes(p, b, n);
-	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 5"));
+	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 6"));
 	b[8] = 0;
 	write_bytes(p, b, n);
 	CHECK(result_read(p, &g, &cause) < 0 && strstr(cause, "version 0"));
@@ -444,6 +444,52 @@ static void test_magic_version(void)
 	free(cause);
 	free(p);
 	free(b);
+}
+
+/* AMD waves of 64 lanes: version 5 carries the warp size after the fixed
+ * header; warp maps count ceil(threads / 64) units per block; 32-lane
+ * files stay at the version that describes them and read back as 32. */
+static void test_warp_size(void)
+{
+	struct result *r = make_result(8 * 1, 64 * 8); /* 8 blocks of 64 work-items: one wave each */
+	r->warp_size = 64;
+	char *cause = NULL, *path = path_of("wave64.ntr");
+	CHECKF(result_write(dir, "wave64.ntr", r, &cause) == 0, "%s", cause);
+	struct result *g = NULL;
+	CHECKF(result_read(path, &g, &cause) == 0, "%s", cause);
+	if (g) {
+		CHECK_EQ_INT(g->version, 5);
+		CHECK_EQ_INT(g->warp_size, 64);
+		CHECK_EQ_INT(result_units_per_block(g, &g->maps[0].map), 1);
+		CHECK(same_map(&r->maps[0], &g->maps[0]) && same_map(&r->maps[1], &g->maps[1]));
+	}
+	result_free(g);
+	g = NULL;
+	struct result *h = NULL;
+	CHECKF(result_read_head(path, &h, &cause) == 0 && h->warp_size == 64, "%s", cause ? cause : "warp size");
+	result_free(h);
+	size_t n;
+	uint8_t *b = load("wave64.ntr", &n);
+	uint32_t hdr, warp;
+	memcpy(&hdr, b + 12, 4);
+	memcpy(&warp, b + hdr - 4, 4);
+	CHECK_EQ_INT(hdr, 108);
+	CHECK_EQ_INT(warp, 64);
+	warp = 48;
+	memcpy(b + hdr - 4, &warp, 4);
+	write_bytes(path, b, n);
+	CHECK(result_read(path, &g, &cause) < 0 && strstr(cause, "warp size 48"));
+	free(b);
+	r->warp_size = 32;
+	CHECKF(result_write(dir, "wave32.ntr", r, &cause) == 0, "%s", cause);
+	free(path);
+	path = path_of("wave32.ntr");
+	CHECKF(result_read(path, &g, &cause) == 0, "%s", cause);
+	CHECK(g && g->version < 5 && g->warp_size == 32);
+	result_free(g);
+	free(cause);
+	free(path);
+	result_free(r);
 }
 
 /* All-zero records compress at zstd's maximum ratio: must still read back. */
@@ -1022,7 +1068,7 @@ static void write_small_v4(void)
 static void cleanup(void)
 {
 	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
-				      "mv.ntr", "zeros.ntr", "small.ntr", "small4.ntr"};
+				      "mv.ntr", "zeros.ntr", "small.ntr", "small4.ntr", "wave64.ntr", "wave32.ntr"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *p = path_of(names[i]);
 		unlink(p);
@@ -1042,6 +1088,7 @@ int main(void)
 	test_truncation();
 	test_corruption();
 	test_magic_version();
+	test_warp_size();
 	test_compressible();
 	test_forged_size();
 	test_stream_layouts();

@@ -1,0 +1,188 @@
+/* The HIP backend (hook_backend.h): finding the real libamdhip64.so.5, the
+ * dispatch of every export (our handler, the real function or a stub), the
+ * device facts the probe path needs, and process exit / fork handling. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/reallib.h"
+#include "hook/hook_backend.h"
+#include "hook/hook_control.h"
+#include "hook/hook_events.h"
+#include "hook/hook_hip.h"
+#include "hook/hook_hip_exports.h"
+#include "hook/hook_kernel_events.h"
+#include "hook/hook_log.h"
+#include "trace/events.h"
+
+struct hip_real hipr;
+void *hip_real_rows[HIP_N_ROWS];
+
+const struct hip_row hip_table[HIP_N_ROWS] = {
+#define HIP_ROW_INIT(id, name) [HIP_ROW_##id] = { name, (void *)hook_hip_##id },
+	HIP_ROWS(HIP_ROW_INIT)
+#undef HIP_ROW_INIT
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct hip_device dev[HOOK_MAX_DEVICES];
+	int known[HOOK_MAX_DEVICES]; /* atomic */
+} hipdev = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void hook_hip_api_load(void *real)
+{
+#define HIP_API_LOAD(name, ret, args) hipr.name = real ? (ret(*) args)dlsym(real, #name) : NULL;
+	HIP_API(HIP_API_LOAD)
+#undef HIP_API_LOAD
+}
+
+/* Stubs take no arguments: they are reached through signature-free
+ * trampolines and only set the return register. */
+static hipError_t hip_missing(void)
+{
+	return HIP_ERROR_NOT_FOUND;
+}
+
+static hipError_t hip_no_runtime(void)
+{
+	return HIP_ERROR_NOT_INITIALIZED;
+}
+
+static void *hip_stub(void)
+{
+	return hook.driver ? (void *)hip_missing : (void *)hip_no_runtime;
+}
+
+static void hip_fill(void)
+{
+	for (int r = 0; r < HIP_N_ROWS; r++) {
+		void *fn = hook.driver ? dlsym(hook.driver, hip_table[r].name) : NULL;
+		hip_real_rows[r] = fn ? fn : hip_stub();
+	}
+	for (int i = 0; i < hip_export_count; i++) {
+		void *fn = NULL;
+		for (int r = 0; r < HIP_N_ROWS && !fn; r++)
+			if (strcmp(hip_table[r].name, hip_export_names[i]) == 0)
+				fn = hip_table[r].handler;
+		if (!fn && hook.driver)
+			fn = dlsym(hook.driver, hip_export_names[i]);
+		hip_dispatch[i] = fn ? fn : hip_stub();
+	}
+}
+
+static int hip_init(char **cause)
+{
+	if (reallib_open(&reallib_amdhip64, (const void *)ntop_hook_marker, &hook.driver, hook.real_path,
+			 sizeof hook.real_path, cause) < 0)
+		return -1;
+	hook_log("real HIP runtime %s", hook.real_path);
+	hook_hip_api_load(hook.driver);
+	return 0;
+}
+
+static void hip_exit_event(void)
+{
+	uint64_t launches = __atomic_load_n(&hook.launches, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&hook.reg.lock);
+	uint32_t n = hook.reg.n_kernels;
+	for (uint32_t i = 0; i < n; i++) {
+		struct hook_kernel *k = hook.reg.all[i];
+		uint64_t kl = __atomic_load_n(&k->launches, __ATOMIC_RELAXED);
+		launches += kl;
+		if (kl)
+			hook_stats_line(k, kl);
+	}
+	pthread_mutex_unlock(&hook.reg.lock);
+	struct strbuf sb;
+	hook_event_begin(&sb, "exit");
+	event_add_int(&sb, "launches", (long long)launches);
+	hook_event_emit(&sb);
+}
+
+static void hip_shutdown(void)
+{
+	hook_control_shutdown();
+	hook_hip_results_shutdown();
+	hip_exit_event();
+}
+
+static void hip_fork_child(void)
+{
+	pthread_mutex_init(&hipdev.lock, NULL);
+	for (uint32_t i = 0; i < hook.reg.n_kernels; i++) {
+		__atomic_store_n(&hook.reg.all[i]->last_hash, 0, __ATOMIC_RELAXED);
+		hook.reg.all[i]->launched = 0;
+	}
+	hook_hip_results_fork_child();
+	hook_control_fork_child();
+}
+
+static const char *hip_driver_path(void)
+{
+	return hook.driver ? hook.real_path : NULL;
+}
+
+static const struct hook_backend hook_hip_backend = {
+	.name = "hip",
+	.what = "HIP runtime",
+	.init = hip_init,
+	.fill = hip_fill,
+	.shutdown = hip_shutdown,
+	.fork_child = hip_fork_child,
+	.driver_path = hip_driver_path,
+};
+
+const struct hook_backend *const hook_backend_in_use = &hook_hip_backend;
+
+static void hip_prop_str(const uint8_t *props, size_t off, char *out, size_t len)
+{
+	snprintf(out, len, "%.*s", (int)strnlen((const char *)props + off, HIP_PROPS_STR), (const char *)props + off);
+}
+
+/* Fills the device's facts once (hipGetDeviceProperties, the R0000 layout)
+ * and emits `device`. */
+static void hip_device_fill(struct hip_device *hd, int ordinal)
+{
+	struct hook_device *d = &hook.dev[ordinal];
+	uint8_t props[HIP_PROPS_SIZE + 1024]; /* room for a runtime that writes more */
+	memset(props, 0, sizeof props);
+	hd->ordinal = ordinal;
+	hd->d = d;
+	if (hipr.hipGetDeviceProperties && hipr.hipGetDeviceProperties(props, ordinal) == HIP_SUCCESS) {
+		hip_prop_str(props, HIP_PROPS_NAME, d->name, sizeof d->name);
+		hip_prop_str(props, HIP_PROPS_ARCH_NAME, hd->arch, sizeof hd->arch);
+		memcpy(&d->clock_khz, props + HIP_PROPS_CLOCK_KHZ, sizeof d->clock_khz);
+		memcpy(&d->sms, props + HIP_PROPS_CUS, sizeof d->sms);
+	}
+	if (!d->name[0])
+		snprintf(d->name, sizeof d->name, "device %d", ordinal);
+	struct strbuf sb;
+	hook_event_begin(&sb, "device");
+	event_add_int(&sb, "ordinal", ordinal);
+	event_add(&sb, "name", d->name);
+	event_add_int(&sb, "cc", 0);
+	event_add(&sb, "arch", hd->arch[0] ? hd->arch : "unknown");
+	event_add_int(&sb, "sms", d->sms);
+	event_add_int(&sb, "clock_khz", d->clock_khz);
+	hook_event_emit(&sb);
+	d->known = 1;
+}
+
+const struct hip_device *hook_hip_device(void)
+{
+	int ordinal = -1;
+	if (!hipr.hipGetDevice || hipr.hipGetDevice(&ordinal) != HIP_SUCCESS || ordinal < 0 ||
+	    ordinal >= HOOK_MAX_DEVICES)
+		return NULL;
+	struct hip_device *hd = &hipdev.dev[ordinal];
+	if (__atomic_load_n(&hipdev.known[ordinal], __ATOMIC_ACQUIRE))
+		return hd;
+	pthread_mutex_lock(&hipdev.lock);
+	if (!hipdev.known[ordinal]) {
+		hip_device_fill(hd, ordinal);
+		__atomic_store_n(&hipdev.known[ordinal], 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&hipdev.lock);
+	return hd;
+}

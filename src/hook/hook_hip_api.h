@@ -1,0 +1,87 @@
+/* The HIP runtime as the HIP stand-in (libamdhip64.so.5) sees it: the few
+ * types, values and layouts it needs, declared here (no ROCm headers), as
+ * HIP 5.2 (Debian's libamdhip64-dev 5.2.3) has them, and `hipr`, typed
+ * pointers to the real runtime's functions for the hook's own calls (never
+ * through our exports, which would register the hook's own modules). */
+#ifndef NTOP_HOOK_HIP_API_H
+#define NTOP_HOOK_HIP_API_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int hipError_t;
+#define HIP_SUCCESS 0
+#define HIP_ERROR_INVALID_VALUE 1
+#define HIP_ERROR_NOT_INITIALIZED 3
+#define HIP_ERROR_NOT_FOUND 500
+
+typedef struct {
+	uint32_t x, y, z;
+} hip_dim3;
+
+typedef void *hipStream_t, *hipEvent_t, *hipModule_t, *hipFunction_t, *hipGraph_t, *hipGraphExec_t,
+	*hipGraphNode_t;
+
+/* hipStreamPerThread: the _spt entry points' stream 0 */
+#define HIP_STREAM_PER_THREAD ((hipStream_t)2)
+#define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define HIP_LAUNCH_PARAM_END ((void *)0x03)
+#define HIP_MEMCPY_DEVICE_TO_HOST 2
+#define HIP_STREAM_NON_BLOCKING 1
+#define HIP_CAPTURE_STATUS_NONE 0
+
+/* hipDeviceProp_t of HIP 5.x (792 bytes), the layout the unversioned
+ * hipGetDeviceProperties export keeps in ROCm 6 (R0000): read by offset.
+ * tests/fakehip declares the struct field by field; regress hip_record
+ * checks the hook reads name, CUs, clock and gcnArchName from it. */
+#define HIP_PROPS_SIZE 792
+#define HIP_PROPS_NAME 0
+#define HIP_PROPS_CLOCK_KHZ 308
+#define HIP_PROPS_CUS 336
+#define HIP_PROPS_ARCH_NAME 396
+#define HIP_PROPS_STR 256
+
+typedef struct {
+	hip_dim3 blockDim;
+	void **extra;
+	void *func;
+	hip_dim3 gridDim;
+	void **kernelParams;
+	unsigned int sharedMemBytes;
+} hip_kernel_node_params;
+
+/* The runtime's own functions the hook calls: X(name, return, arguments). */
+#define HIP_API(X) \
+	X(hipGetDevice, hipError_t, (int *)) \
+	X(hipSetDevice, hipError_t, (int)) \
+	X(hipGetDeviceProperties, hipError_t, (void *, int)) \
+	X(hipMalloc, hipError_t, (void **, size_t)) \
+	X(hipMemcpyAsync, hipError_t, (void *, const void *, size_t, int, hipStream_t)) \
+	X(hipMemsetAsync, hipError_t, (void *, int, size_t, hipStream_t)) \
+	X(hipStreamCreateWithFlags, hipError_t, (hipStream_t *, unsigned)) \
+	X(hipStreamSynchronize, hipError_t, (hipStream_t)) \
+	X(hipStreamIsCapturing, hipError_t, (hipStream_t, int *)) \
+	X(hipEventCreate, hipError_t, (hipEvent_t *)) \
+	X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t)) \
+	X(hipEventSynchronize, hipError_t, (hipEvent_t)) \
+	X(hipEventElapsedTime, hipError_t, (float *, hipEvent_t, hipEvent_t)) \
+	X(hipEventDestroy, hipError_t, (hipEvent_t)) \
+	X(hipModuleLoadData, hipError_t, (hipModule_t *, const void *)) \
+	X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *)) \
+	X(hipModuleLaunchKernel, hipError_t, \
+	  (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **, \
+	   void **)) \
+	X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t, (int *, hipFunction_t, int, size_t))
+
+struct hip_real {
+#define HIP_API_FIELD(name, ret, args) ret(*name) args;
+	HIP_API(HIP_API_FIELD)
+#undef HIP_API_FIELD
+};
+
+extern struct hip_real hipr;
+
+/* Fills hipr from the real runtime (missing functions stay NULL). */
+void hook_hip_api_load(void *real);
+
+#endif

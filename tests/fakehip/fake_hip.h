@@ -1,0 +1,98 @@
+/* Internals of the HIP runtime test double (libamdhip64.so.5, built from
+ * tests/fakehip/fake_hip_*.c). It runs on the CPU: device memory is host
+ * memory, streams run at once, a code object's kernels are read from its
+ * metadata note (its own small ELF and msgpack reader, not ntop's), a
+ * launch lays the arguments out in a kernarg segment as the metadata
+ * says, and "runs" the kernel: vecadd adds its vectors, every other kernel
+ * does nothing. A probed copy (a kernel with an ntop_launch argument)
+ * checks that block against the launch and fills each ntop_map_* buffer
+ * with block_sched-style records (FAKEHIP_MAP, default "warp:24"). The
+ * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). */
+#ifndef FAKEHIP_FAKE_HIP_H
+#define FAKEHIP_FAKE_HIP_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hip_mini_api.h"
+
+#define FH_CUS 104
+#define FH_CLOCK_KHZ 1700000
+#define FH_MAX_ARGS 64
+
+struct fh_arg {
+	uint32_t offset, size;
+	char kind[40];           /* .value_kind */
+	char name[64];           /* .name, "" when absent */
+};
+
+struct fh_kernel {
+	char name[256];          /* .name */
+	uint32_t kernarg_size;
+	int wave;                /* .wavefront_size */
+	struct fh_arg args[FH_MAX_ARGS];
+	int n_args;
+};
+
+struct ihipModuleSymbol_t;
+
+struct fh_module {
+	struct fh_module *next;
+	uint8_t *co;             /* the code object (a private copy) */
+	size_t size;
+	struct fh_kernel *k;
+	int n;
+	struct ihipModuleSymbol_t *funcs; /* one per kernel: what hipModuleGetFunction hands out */
+	int unloaded;
+};
+
+struct ihipModuleSymbol_t {
+	struct fh_module *mod;
+	struct fh_kernel *k;
+};
+
+/* A launch recorded by a capturing stream, replayed by hipGraphLaunch. */
+struct fh_node {
+	struct ihipModuleSymbol_t *f;
+	unsigned grid[3], block[3];
+	uint8_t *kernarg;
+};
+
+struct ihipGraph {
+	struct fh_node *nodes;
+	int n;
+};
+
+struct ihipStream_t {
+	int capturing;
+	int invalidated;
+	struct ihipGraph *graph;
+};
+
+struct ihipEvent_t {
+	uint64_t ns;
+	int recorded;
+};
+
+extern pthread_mutex_t fh_lock;
+
+/* fake_hip_meta.c: the kernels of a code object (ELF64, AMDGPU metadata
+ * note); -1 when it is not one the fake can read. */
+int fh_meta_read(const uint8_t *co, size_t size, struct fh_kernel **out, int *n);
+/* fake_hip_bundle.c: the code object for the fake's device inside a
+ * HIPF wrapper, an offload bundle (plain or zstd CCOB), or a bare object;
+ * malloc'd copy. */
+int fh_bundle_pick(const void *image, uint8_t **co, size_t *size);
+/* fake_hip_module.c */
+struct fh_module *fh_module_load(const void *image);
+struct ihipModuleSymbol_t *fh_module_func(struct fh_module *m, const char *name);
+struct ihipModuleSymbol_t *fh_host_func(const void *host);
+/* fake_hip_launch.c */
+hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
+		     hipStream_t s, void **params, void **extra);
+hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3],
+		  const uint8_t *kernarg);
+/* fake_hip_core.c: the device's target ID and processor ("gfx90a"). */
+const char *fh_arch(void);
+void fh_arch_proc(char *buf, size_t len);
+
+#endif

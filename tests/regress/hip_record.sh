@@ -1,0 +1,136 @@
+#!/bin/bash
+# ntop on a HIP application, end to end, over the HIP test double
+# (tests/fakehip: kernels "run" on the CPU; plumbing only, no AMD GPU):
+# `ntop record -p block_sched` runs app_hip (vecadd through every launch
+# entry point, each sum checked) with ntop's HIP stand-in in front of the
+# fake runtime: the app's output and status are unchanged; the events name
+# the runtime, the modules, the device as hipGetDeviceProperties describes
+# it, the instrumented kernels (the GCN version of block_sched, assembled
+# with LLVM 19), every probed launch and result, and the reasons
+# cooperative and captured launches ran unprobed; the fake checked the
+# ntop_launch block and read the map pointers from the probed kernarg
+# segment (a wrong argument fails the probed launch, which would show as a
+# decline). Then `ntop report`, `ntop export --view timeline` (the PNG read
+# back), `ntop view` in tmux (kernel list, launches, timeline), a wave32
+# device (gfx1100), the launcher without a real HIP runtime (no stand-in),
+# and an open of libamdhip64 by absolute path (the loader audit module
+# sends it to the stand-in; --no-audit does not). Skips (77) without
+# llvm-19, which instrumenting AMD code needs.
+. "${NTOP_SOURCE_DIR:?}/tests/regress/tui_lib.inc"
+B=${NTOP_BINARY_DIR:?}
+S=${NTOP_SOURCE_DIR:?}
+F=$B/tests/fakehip
+C=$S/tests/corpus/amdgpu
+DUMP=$B/tests/fakecuda/ntr_dump
+[ -x "$F/app_hip" ] && [ -x "$F/app_hip_dlopen" ] && [ -f "$B/lib/ntop/hip/libamdhip64.so.5" ] ||
+	{ echo "FAIL: HIP stand-in or its test double not built"; exit 1; }
+command -v llvm-mc-19 >/dev/null && command -v llvm-objdump-19 >/dev/null ||
+	{ echo "skip: llvm-19 not installed (./setup.sh installs it)"; exit 77; }
+export NTOP_REAL_LIBAMDHIP64=$F/runtime/libamdhip64.so.5
+mkdir -p "$T/cfg"
+export XDG_CONFIG_HOME="$T/cfg" HOME="$T" NTOP_THEMES_DIR="$S/themes"
+# expect FILE REGEX WHAT
+expect() { grep -Eq -- "$2" "$1" || bad "$3 (no line matching '$2' in $(basename "$1"))"; }
+
+# ---- the stand-in's exports: HIP 5.2.3's, versioned alike ----
+syms() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && $4 == "FUNC" {print $8}' | sed 's/@@*/ /' | grep -v '^ntop_hook_marker' | sort; }
+SI=$B/lib/ntop/hip/libamdhip64.so.5
+syms "$SI" >"$T/ours"
+grep -v '^#' "$S/src/hook/hip_exports.txt" | sort >"$T/list"
+cmp -s "$T/ours" "$T/list" || bad "stand-in exports differ from hip_exports.txt: $(diff "$T/ours" "$T/list" | head -5)"
+readelf -d "$SI" | grep -q 'SONAME.*\[libamdhip64.so.5\]' || bad "stand-in SONAME"
+REAL=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5
+if [ -f "$REAL" ]; then
+	syms "$REAL" >"$T/real"
+	cmp -s "$T/ours" "$T/real" || bad "stand-in exports differ from $REAL: $(diff "$T/ours" "$T/real" | head -5)"
+else
+	echo "note: $REAL not installed: exports held against hip_exports.txt only"
+fi
+
+# ---- record: every entry point, 2 rounds ----
+"$NTOP" record -p block_sched -o "$T/tr" -- "$F/app_hip" "$C/libhipvec.so" "$C/vecadd.hipfb" 2 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || bad "record: exit status $rc: $(tail -3 "$T/err")"
+grep -qx "app_hip: 16 launches, all correct" "$T/out" || bad "record: the app's output changed: $(cat "$T/out")"
+E=$T/tr/events.log
+expect "$E" "^hello .* driver=$F/runtime/\\./libamdhip64.so.5|^hello .* driver=$F/runtime/libamdhip64.so.5" "hello names the real runtime"
+expect "$E" '^module .* api=__hipRegisterFatBinary kind=hipfb .* co=2 ' "registered bundle: 2 code objects"
+expect "$E" '^module .* api=hipModuleLoadData kind=bundle .* co=4 ' "loaded bundle: 4 code objects"
+expect "$E" '^device .* name=AMD%20fake%20gfx90a cc=0 arch=gfx90a:sramecc\+:xnack- sms=104 clock_khz=1700000' \
+	"device facts from hipGetDeviceProperties"
+[ "$(grep -c '^instrument .* status=ok probes=block_sched .* target=gfx90a ' "$E")" = 2 ] ||
+	bad "two instrumented copies (registered and module vecadd): $(grep '^instrument' "$E" | cut -c1-200)"
+for api in hipLaunchKernel hipExtLaunchKernel hipModuleLaunchKernel hipExtModuleLaunchKernel; do
+	expect "$E" "^launch .* api=$api .* probed=1 " "a probed $api launch"
+done
+# seq 1-4 registered (<<<>>>, hipLaunchKernel, hipExtLaunchKernel, cooperative), 5-7 module; per round
+expect "$E" '^launch .* seq=6 api=hipModuleLaunchKernel .* probed=1' "the extra-buffer launch probed"
+expect "$E" '^probe .* status=declined reason=cooperative%20launch' "cooperative launch declined with the reason"
+expect "$E" '^probe .* status=declined reason=stream%20capture%20active' "captured launch declined with the reason"
+expect "$E" '^graph .* api=capture ' "captured launch listed"
+expect "$E" '^graph .* api=hipGraphLaunch .* launches=2' "graph replays counted"
+grep '^probe .*declined' "$E" | grep -v 'cooperative\|capture' && bad "other declines"
+n=$(grep -c '^result ' "$E")
+[ "$n" = 12 ] || bad "12 results (2 rounds x 6 probed launches), got $n"
+[ "$(ls "$T/tr/results" | wc -l)" = 12 ] || bad "12 result files"
+expect "$E" '^stats .* kid=1 launches=8 .* probed=6 declined=2' "stats of the registered vecadd"
+# wave64: 4 workgroups of 256 work-items are 16 waves, one record each
+first=$(ls "$T/tr/results" | sort -t- -k2 -n | head -1)
+d=$("$DUMP" "$T/tr/results/$first")
+echo "result: $d"
+echo "$d" | grep -Eq 'kernel=vecadd .* units=16 records=16 dropped=0 .*blocks=4 version=5 warp=64 ' ||
+	bad "result file: 16 wave64 records, version 5"
+[ -f "$T/tr/probes/amd/block_sched.toml" ] || bad "the GCN probe's copy is not in the trace"
+
+# ---- report, export ----
+"$NTOP" report "$T/tr" >"$T/rep" 2>&1 || bad "report failed"
+expect "$T/rep" 'device 0: AMD fake gfx90a, gfx90a:sramecc\+:xnack-, 104 CUs' "report: the device"
+expect "$T/rep" 'code object: yes; probed: yes \(block_sched\)' "report: probed kernel"
+expect "$T/rep" 'No.block:4 Running:4070 Scheduling:0 \(cycle\)  SMs 4  warps 16/16' "report: block_sched of a launch"
+"$NTOP" record -p block_sched -o "$T/one" -- "$F/app_hip" "$C/libhipvec.so" - 1 >/dev/null 2>&1 ||
+	bad "record without a module failed"
+"$NTOP" export "$T/one" -k vecadd --view timeline -o "$T/t.png" >"$T/exp" 2>&1 || bad "export: $(cat "$T/exp")"
+python3 - "$T/t.png" <<'PY' || bad "export: not a 1600x900 PNG"
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+sys.exit(0 if b[:8] == b'\x89PNG\r\n\x1a\n' and struct.unpack('>II', b[16:24]) == (1600, 900) else 1)
+PY
+expect "$T/exp" '4 blocks on 4 SMs' "export: 4 blocks"
+
+# ---- the UI on the recorded trace ----
+run_ntop 120 30 view "$T/one"
+wait_for 'KERNEL' || bad "view did not start: $(screen)"
+wait_for 'vecadd' || bad "view: vecadd not listed"
+keys / v e c a d d Enter Enter
+wait_for 'No.block:4 Running:' || bad "view: launches of vecadd: $(screen)"
+keys Enter
+wait_for 'waves/SM' || bad "view: timeline header: $(screen | head -4)"
+screen | grep -q '4 blocks' || bad "view: timeline block count: $(screen | head -3)"
+[ "$(screen | grep -Ec '^ +[0-9]+ [ ▀▄█]')" -ge 2 ] || bad "view: fewer than 2 CU lanes"
+keys q q q
+wait_for 'NTOP-EXIT=0' 15 || bad "view: did not quit: $(screen | tail -3)"
+
+# ---- a wave32 device ----
+FAKEHIP_ARCH=gfx1100 "$NTOP" record -p block_sched -o "$T/w32" -- "$F/app_hip" "$C/libhipvec.so" - 1 >/dev/null 2>&1 ||
+	bad "gfx1100: record failed"
+expect "$T/w32/events.log" '^instrument .* status=ok .* target=gfx1100 ' "gfx1100: instrumented"
+r=$(ls "$T/w32/results" | head -1)
+d=$([ -n "$r" ] && "$DUMP" "$T/w32/results/$r")
+echo "gfx1100 result: $d"
+echo "$d" | grep -Eq 'units=32 records=32 .* warp=32 ' || bad "gfx1100: 32 wave32 records"
+
+# ---- no real HIP runtime: no stand-in, the app as it is ----
+NTOP_REAL_LIBAMDHIP64=$T/nope LD_LIBRARY_PATH=$F/runtime "$NTOP" record -o "$T/none" -- \
+	"$F/app_hip" "$C/libhipvec.so" - 1 >"$T/out" 2>&1
+grep -q "app_hip: 4 launches, all correct" "$T/out" || bad "no runtime: the app failed: $(cat "$T/out")"
+grep -q '^hello ' "$T/none/events.log" && bad "no runtime: the stand-in was loaded"
+
+# ---- libamdhip64 opened by absolute path ----
+out=$("$NTOP" record -o "$T/dl" -- "$F/app_hip_dlopen" "$F/runtime/libamdhip64.so.5" 2>/dev/null)
+echo "$out" | grep -q "hipInit from $B/lib/ntop/hip/libamdhip64.so.5" || bad "audit: not the stand-in: $out"
+grep -q '^hello ' "$T/dl/events.log" || bad "audit: no hello"
+out=$("$NTOP" record --no-audit -o "$T/dl2" -- "$F/app_hip_dlopen" "$F/runtime/libamdhip64.so.5" 2>/dev/null)
+echo "$out" | grep -q "hipInit from $F/runtime/libamdhip64.so.5" || bad "--no-audit: $out"
+
+[ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+exit $fail
