@@ -113,13 +113,14 @@ def parse_events(text):
     time ns, the kernel's first launch in the process left out); plus the
     processes' final results lines summed and lost event counts."""
     names, first, per, stats = {}, {}, {}, {}
-    final = {"written": 0, "failed": 0, "pending": 0, "procs": 0}
+    final = {"written": 0, "failed": 0, "pending": 0, "procs": 0, "probed": 0, "cpu_pre_us": 0, "cpu_post_us": 0,
+             "zero_waits": 0}
     lost_events, warns = 0, {}
 
     def k(pk):
         return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
             "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
-            "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": []})
+            "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": []})
     for line in text.splitlines():
         typ = line.split(" ", 1)[0]
         f = fields(line)
@@ -131,6 +132,8 @@ def parse_events(text):
             first[pk] = min(first.get(pk, seq), seq)
             if f.get("probed") == "1":
                 k(pk)["probed"] += 1
+                if seq != first[pk] and "cpu_ns" in f:
+                    k(pk)["cpu"].append(num(f, "cpu_ns"))
         elif typ == "result":
             e = k(pk)
             e["written"] += 1
@@ -153,7 +156,7 @@ def parse_events(text):
             s[1] = max(s[1], num(f, "declined"))
         elif typ == "results" and f.get("at") == "final":
             final["procs"] += 1
-            for key in ("written", "failed", "pending"):
+            for key in ("written", "failed", "pending", "probed", "cpu_pre_us", "cpu_post_us", "zero_waits"):
                 final[key] += num(f, key)
         elif typ == "lost":
             lost_events += num(f, "events")
@@ -208,7 +211,8 @@ def summary(w, probes):
                "pwall_x": ratio(med([r["wall"] for r in rs]), plain_pwall),
                "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
                "lost": 0, "failed": 0, "pending": 0, "lost_events": 0, "records": 0, "disk": 0,
-               "disk_ev": 0, "disk_known": bool(rs), "warns": {}}
+               "disk_ev": 0, "disk_known": bool(rs), "warns": {}, "cpu_n": 0, "cpu_pre_us": 0,
+               "cpu_post_us": 0, "zero_waits": 0}
         for r in rs:
             chk = r["app"]["check"]
             if ref and chk:
@@ -220,6 +224,9 @@ def summary(w, probes):
             ev = r["ev"]
             agg["failed"] += ev["final"]["failed"]
             agg["pending"] += ev["final"]["pending"]
+            agg["cpu_n"] += ev["final"]["probed"]
+            for key in ("cpu_pre_us", "cpu_post_us", "zero_waits"):
+                agg[key] += ev["final"][key]
             agg["lost_events"] += ev["lost_events"]
             for msg, n in ev["warns"].items():
                 agg["warns"][msg] = agg["warns"].get(msg, 0) + n
@@ -233,11 +240,12 @@ def summary(w, probes):
                 agg["disk_ev"] += e["disk"]
                 kk = s["kern"].setdefault(mode, {}).setdefault(kern, {
                     "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
-                    "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": []})
+                    "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "cpu": []})
                 for key in ("requested", "probed", "written", "declined", "records", "dropped", "unsampled", "disk"):
                     kk[key] += e[key]
                 kk["sampled"] |= e["sampled"]
                 kk["rns"].extend(e["rns"])
+                kk["cpu"].extend(e["cpu"])
                 for reason, n in e["reasons"].items():
                     kk["reasons"][reason] = kk["reasons"].get(reason, 0) + n
         agg["lost"] = agg["probed"] - agg["written"]
@@ -281,6 +289,17 @@ def render(s):
         u = s["unprobed_us"].get(k)
         rows.append([k, f"{u:.1f} ({s['unprobed_n'][k]})" if u else "-"] + [fx(s["ink"][m][k]) for m in probes])
     L += table(["kernel", "unprobed us (n)"] + probes, rows)
+    L += ["", "## The hook's time on the app's thread per probed launch, until the probed kernel is queued", "",
+          "median us of the launch lines' cpu_ns, each kernel's first (instrumenting) launch left out; with",
+          "the app's stream empty the GPU idles for this long, and the app's clock sees it", ""]
+    rows = []
+    for k in KERNELS:
+        row = [k]
+        for m in probes:
+            c = s["kern"].get(m, {}).get(k, {}).get("cpu", [])
+            row.append(f"{med(c) / 1e3:.1f} (p90 {sorted(c)[int(0.9 * (len(c) - 1))] / 1e3:.1f})" if c else "-")
+        rows.append(row)
+    L += table(["kernel"] + probes, rows)
     L += ["", "## Results written / probed launches requested, per kernel", "",
           "requested = launches (--every 1); d = declined (ran unprobed), l = probed without a result", ""]
     rows = []
@@ -362,6 +381,12 @@ def render(s):
         + (f" +{per[m]['lost_events']} events" if per[m]["lost_events"] else "") for m in probes])
     rows.append(["B/record (results/ on disk)", "", "-"]
                 + [f"{per[m]['b_per_record']:.2f}" if per[m]["b_per_record"] is not None else "-" for m in probes])
+    rows.append(["hook CPU per probed launch, mean us: to queued / after"
+                 " (first launches' instrumenting included)", "", "-"] + [
+        f"{per[m]['cpu_pre_us'] / per[m]['cpu_n']:.1f} / {per[m]['cpu_post_us'] / per[m]['cpu_n']:.1f}"
+        if per[m]["cpu_n"] else "-" for m in probes])
+    rows.append(["probed launches that waited for zeroing", "", "-"] + [
+        f"{per[m]['zero_waits']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
         for m in modes[1:]])

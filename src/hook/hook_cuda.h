@@ -19,6 +19,8 @@ struct hook_launch {
 	const CUlaunchConfig *config; /* cuLaunchKernelEx only */
 	int cooperative;
 	uint64_t seq;
+	uint64_t entry_ns;          /* probed: when the hook took the launch (time_mono_ns) */
+	uint64_t submit_ns;         /* probed: when the probed kernel was queued */
 };
 
 /* hook_cuda.c */
@@ -77,6 +79,8 @@ void hook_timing_fork_child(void);
 void hook_timing_ctx_gone(CUcontext ctx);
 /* Event pool shared with the result path. */
 CUevent hook_event_get(CUcontext ctx);
+/* n pooled events at once (one lock); NULL where none could be made. */
+void hook_event_get_n(CUcontext ctx, CUevent *ev, int n);
 void hook_event_put(CUcontext ctx, CUevent e);
 void hook_timing_ensure_thread(void);
 
@@ -102,6 +106,8 @@ void hook_probe_job_free(struct hook_job *j);
 /* hook_cuda_results.c */
 /* Queues a probed launch (already on its stream) for the collector. */
 void hook_results_submit(struct hook_job *job);
+/* A probed launch's time on the app's thread (hook_state.h: cpu_pre_ns...). */
+void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited);
 /* Timing thread, every stats tick: a `results` line while a backlog moves. */
 void hook_results_tick(void);
 /* Exit: finishes every queued result while they keep coming out. */

@@ -66,6 +66,8 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 	event_add_int(&sb, "capture", capturing);
 	event_add_int(&sb, "probed", probed);
 	event_add_int(&sb, "occ", occ);
+	if (probed)
+		event_add_int(&sb, "cpu_ns", (long long)(l->submit_ns - l->entry_ns));
 	hook_event_emit(&sb);
 	if (capturing) {
 		hook_event_begin(&sb, "graph");

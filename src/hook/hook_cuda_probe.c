@@ -33,6 +33,7 @@
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
+
 #include "hook/hook_probe_sel.h"
 #include "hook/hook_signals.h"
 #include "hook/hook_table.h"
@@ -480,8 +481,10 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
-	j->start = hook_event_get(j->ctx);
-	j->end = hook_event_get(j->ctx);
+	CUevent ev[2];
+	hook_event_get_n(j->ctx, ev, 2);
+	j->start = ev[0];
+	j->end = ev[1];
 	int rc = -1;
 	CUresult r;
 	if (!j->start || !j->end || !cu.cuStreamWaitEvent)
@@ -496,6 +499,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 		cause_set(cause, "probed launch failed (CUDA error %d); the original ran", (int)r);
 	else
 		rc = 0;
+	l->submit_ns = time_mono_ns();
 	probe_args_done(&a);
 	if (rc < 0)
 		return -1;
@@ -582,6 +586,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	char *cause = NULL;
 	struct hook_inst *in = NULL;
 	struct hook_job *j = NULL;
+	l->entry_ns = time_mono_ns();
 	if (!k->has_ptx)
 		return hook_probe_give_up(k, l->seq, pick, k->reason);
 	if (hook_cuda_capturing(l->ostream))
@@ -595,6 +600,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	/* In launch order with the app's other launches (readers count on it);
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
+	hook_results_count_launch(l->submit_ns - l->entry_ns, time_mono_ns() - l->submit_ns, !j->dev_ready);
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */

@@ -51,7 +51,8 @@ static void results_emit_backlog(const char *why)
 		return;
 	pthread_mutex_lock(&r->lock);
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
-			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs };
+			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
+			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -65,6 +66,10 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
 	event_add_int(&sb, "collect_ms", (long long)v[6]);
 	event_add_int(&sb, "write_ms", (long long)v[7]);
+	event_add_int(&sb, "probed", (long long)v[9]);
+	event_add_int(&sb, "cpu_pre_us", (long long)v[10]);
+	event_add_int(&sb, "cpu_post_us", (long long)v[11]);
+	event_add_int(&sb, "zero_waits", (long long)v[12]);
 	hook_event_emit(&sb);
 }
 
@@ -209,10 +214,18 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)
 		if ((rc = results_copy_records(j, i, s)) != CUDA_SUCCESS)
 			return cause_set(cause, "copying map %d back failed (CUDA error %d)", i, (int)rc);
-	/* Stream order: the zeroing runs after the copies it must not spoil. */
-	hook_pool_recycle_dev(j->dev, &j->zero);
+	/* Stream order: the zeroing runs after the copies it must not spoil;
+	 * the wait for the copies then proves it done, and the buffer goes back
+	 * known zeroed. */
+	struct hook_buf *dev = j->dev;
 	j->dev = NULL;
-	if ((rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
+	int cleared = hook_pool_clear_dev(dev, &j->zero) == 0;
+	rc = results_wait(j->ctx, s);
+	if (cleared && rc == CUDA_SUCCESS)
+		hook_pool_put_cleared(dev);
+	else if (cleared)
+		hook_pool_put_dev(dev); /* its event says when it is zeroed */
+	if (rc != CUDA_SUCCESS)
 		return cause_set(cause, "copying the records back failed (CUDA error %d)", (int)rc);
 	for (int i = 0; i < j->plan->n_maps; i++)
 		results_compact(j, i);
@@ -425,6 +438,16 @@ static void results_start_locked(struct hook_results *r)
 	r->started = 1;
 }
 
+void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited)
+{
+	struct hook_results *r = &hook.res;
+	__atomic_add_fetch(&r->cpu_pre_ns, pre_ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->cpu_post_ns, post_ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->cpu_launches, 1, __ATOMIC_RELAXED);
+	if (waited)
+		__atomic_add_fetch(&r->zero_waits, 1, __ATOMIC_RELAXED);
+}
+
 void hook_results_submit(struct hook_job *job)
 {
 	struct hook_results *r = &hook.res;
@@ -563,6 +586,7 @@ void hook_results_fork_child(void)
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = 0;
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
+	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;
 	r->spare_ctx = NULL;
 	r->spare_bytes = r->spare_n = 0;

@@ -38,16 +38,22 @@ static struct hook_event_pool *timing_pool(CUcontext ctx, int create)
 	return p;
 }
 
-CUevent hook_event_get(CUcontext ctx)
+void hook_event_get_n(CUcontext ctx, CUevent *ev, int n)
 {
-	CUevent e = NULL;
 	pthread_mutex_lock(&hook.timing.lock);
 	struct hook_event_pool *p = timing_pool(ctx, 1);
-	if (p && p->n > 0)
-		e = p->free[--p->n];
+	for (int i = 0; i < n; i++)
+		ev[i] = p && p->n > 0 ? p->free[--p->n] : NULL;
 	pthread_mutex_unlock(&hook.timing.lock);
-	if (!e && (!cu.cuEventCreate || cu.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS))
-		e = NULL;
+	for (int i = 0; i < n; i++)
+		if (!ev[i] && (!cu.cuEventCreate || cu.cuEventCreate(&ev[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS))
+			ev[i] = NULL;
+}
+
+CUevent hook_event_get(CUcontext ctx)
+{
+	CUevent e;
+	hook_event_get_n(ctx, &e, 1);
 	return e;
 }
 

@@ -98,6 +98,7 @@ struct hook_buf {
 	uint64_t size;             /* bytes */
 	void *ready;               /* device: CUevent after the last zeroing */
 	uint64_t key;              /* device: the layout whose counts are zero (0: all of it is) */
+	int zeroed;                /* device: `ready` was seen complete (no query needed) */
 };
 
 /* The hook's own non-blocking stream in one context: zeroing and copies
@@ -133,6 +134,11 @@ struct hook_results {
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
 	uint64_t dev_allocs;       /* cuMemAlloc calls (slabs) */
 	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
+	/* the app's thread on probed launches: from the hook's entry to the
+	 * probed kernel queued (the GPU idles meanwhile when the stream was
+	 * empty) and from there to returning; launches whose stream waited for
+	 * a buffer's zeroing */
+	uint64_t cpu_pre_ns, cpu_post_ns, cpu_launches, zero_waits;
 	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
 	uint64_t spare_bytes, spare_n;
 	int n_writers;

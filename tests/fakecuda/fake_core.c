@@ -319,6 +319,7 @@ FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (fake_unsafe_call() != CUDA_SUCCESS)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	fake_watch_note(FAKE_WATCH_QUERY);
 	return ((struct fake_event *)e)->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 

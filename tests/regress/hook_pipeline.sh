@@ -28,7 +28,9 @@ every_result() {
 	files=$(find "$TMP/$name/results" -name '*.ntr' | wc -l)
 	[ "$got" = "$n" ] || fail "$name: $got result events, want $n"
 	[ "$files" = "$n" ] || fail "$name: $files result files, want $n"
-	expect "$E" "^results .*at=final pending=0 written=$n failed=0" "$name: final results line"
+	expect "$E" "^results .*at=final pending=0 written=$n failed=0 .* probed=$n cpu_pre_us=[0-9]+ cpu_post_us=[0-9]+ zero_waits=[0-9]+$" \
+		"$name: final results line (with the probed launches' time on the app's thread)"
+	[ "$(grep -c '^launch .*probed=1 .*cpu_ns=[0-9]' "$E")" = "$n" ] || fail "$name: probed launch lines without cpu_ns"
 	grep -q '^probe .*status=declined' "$E" && fail "$name: declined: $(grep '^probe .*declined' "$E" | head -2)"
 	grep -q 'lost' "$E" && fail "$name: something lost: $(grep lost "$E" | head -2)"
 }
@@ -36,8 +38,9 @@ every_result() {
 # 1. a warm pool: the steady burst allocates nothing; no burst waits
 run burst 40
 O=$TMP/burst.out
-expect "$O" "^burst warm launches=40 allocs=[0-9]+ syncs=0$" "warm burst: the launch path never waits"
-expect "$O" "^burst steady launches=40 allocs=0 syncs=0$" "steady burst: no allocation, no wait"
+expect "$O" "^burst warm launches=40 allocs=[0-9]+ syncs=0 queries=[0-9]+$" "warm burst: the launch path never waits"
+expect "$O" "^burst steady launches=40 allocs=0 syncs=0 queries=0$" \
+	"steady burst: no allocation, no wait, no driver query (buffers come back known zeroed)"
 every_result burst 80
 
 # 2. records, not maps: block_sched saves one record per warp, so each file
@@ -72,7 +75,7 @@ expect "$TMP/capture.out" "app_burst: done, 0 failures" "capture: every call suc
 # for it, the backlog shows while it drains, every result is written at exit
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000
 O=$TMP/slow.out
-expect "$O" "^burst steady launches=25 allocs=0 syncs=0$" "slow collector: the app does not wait"
+expect "$O" "^burst steady launches=25 allocs=0 syncs=0 queries=[0-9]+$" "slow collector: the app does not wait"
 expect "$TMP/slow.log" "^results .*at=(run|exit) pending=[1-9]" "slow collector: backlog reported"
 every_result slow 50
 
