@@ -9,8 +9,8 @@
  * Where the memory comes from: a launch takes a free device buffer whose
  * zeroing is done (the smallest that fits). The collector waits for each
  * copy back anyway, and that wait covers the clearing queued after it, so
- * it pools buffers as known zeroed and a launch takes one with no driver
- * call (the app's stream is idle meanwhile when the app waits for each
+ * it then marks the buffer (pooled, zeroing queued, as soon as the copies
+ * were) known zeroed and a launch takes one with no driver call (the app's stream is idle meanwhile when the app waits for each
  * launch: measured 4-5 us per probed launch saved on an H100). Only when
  * none is known zeroed does the launch ask the driver; only when none is
  * zeroed does it
@@ -204,12 +204,11 @@ static int pool_better(const struct hook_buf *b, const struct hook_buf *best, ui
 }
 
 /* The best free device buffer of ctx with at least `bytes` whose zeroing is
- * done; unlinked. Zeroing runs in order on the hook's stream and the list
- * keeps the order buffers came back in, so the driver is asked about the
- * oldest buffers only, up to the first still being zeroed (*busy = 1: a
- * launch must not take that one, its stream would wait for the hook's
- * copies). With `ask` 0 it is never asked: only buffers already seen
- * zeroed are taken (the launch path's first try, with no driver call). */
+ * done; unlinked. The driver is asked about each candidate not yet known
+ * zeroed (*busy = 1 when one is still being zeroed: a launch must not take
+ * that one, its stream would wait for the hook's copies). With `ask` 0 it
+ * is never asked: only buffers already known zeroed are taken (the launch
+ * path's first try, with no driver call). */
 static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, uint64_t bytes, uint64_t key,
 					int ask, int *busy)
 {
@@ -219,7 +218,7 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
 		struct hook_buf *b = *p;
 		if (b->ctx != ctx || b->size < bytes || !pool_better(b, best ? *best : NULL, key))
 			continue;
-		if (!b->zeroed && (!ask || *busy || !pool_zeroed(b))) {
+		if (!b->zeroed && (!ask || !pool_zeroed(b))) {
 			*busy |= ask;
 			continue;
 		}
@@ -251,6 +250,7 @@ static int pool_zero(struct hook_buf *b, const struct hook_zero *z)
 		return -1;
 	b->key = z->key;
 	b->zeroed = 0;
+	b->gen++;
 	return 0;
 }
 
@@ -310,9 +310,13 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 	int busy = 0;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, 0, &busy);
+	int last = b && pool_count(r->dev_free, ctx, bytes) == 0;
 	pthread_mutex_unlock(&r->lock);
-	/* Spares are asked for by the launch that finds none ready (the slow
-	 * path): waking the collector costs this thread a system call. */
+	/* The last one of its size: one spare made ahead by the collector (as
+	 * the slow path asks when it did not allocate; more would have the
+	 * collector's allocations stall the app's driver calls). */
+	if (last)
+		hook_results_want_spare(ctx, bytes, 1);
 	return b;
 }
 
@@ -386,15 +390,27 @@ void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
 		hook_pool_put_dev(b);
 }
 
-int hook_pool_clear_dev(struct hook_buf *b, const struct hook_zero *z)
+uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z)
 {
-	return pool_zero(b, z);
+	if (pool_zero(b, z) < 0)
+		return 0;
+	uint32_t gen = b->gen;
+	hook_pool_put_dev(b);
+	return gen ? gen : 1;
 }
 
-void hook_pool_put_cleared(struct hook_buf *b)
+/* Looked up in the free list rather than dereferenced: a launch may have
+ * taken it meanwhile (and cleared it again: another gen). */
+void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen)
 {
-	b->zeroed = 1;
-	hook_pool_put_dev(b);
+	pthread_mutex_lock(&hook.res.lock);
+	for (struct hook_buf *p = hook.res.dev_free; p; p = p->next)
+		if (p == b) {
+			if (p->gen == gen)
+				p->zeroed = 1;
+			break;
+		}
+	pthread_mutex_unlock(&hook.res.lock);
 }
 
 /* New pinned buffers of the power of two that holds `bytes`, carved from

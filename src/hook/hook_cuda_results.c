@@ -215,16 +215,14 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		if ((rc = results_copy_records(j, i, s)) != CUDA_SUCCESS)
 			return cause_set(cause, "copying map %d back failed (CUDA error %d)", i, (int)rc);
 	/* Stream order: the zeroing runs after the copies it must not spoil;
-	 * the wait for the copies then proves it done, and the buffer goes back
-	 * known zeroed. */
+	 * the buffer is pooled at once (a launch short of memory may take it and
+	 * wait), and the wait for the copies then proves it zeroed. */
 	struct hook_buf *dev = j->dev;
 	j->dev = NULL;
-	int cleared = hook_pool_clear_dev(dev, &j->zero) == 0;
+	uint32_t gen = hook_pool_recycle_dev_gen(dev, &j->zero);
 	rc = results_wait(j->ctx, s);
-	if (cleared && rc == CUDA_SUCCESS)
-		hook_pool_put_cleared(dev);
-	else if (cleared)
-		hook_pool_put_dev(dev); /* its event says when it is zeroed */
+	if (gen && rc == CUDA_SUCCESS)
+		hook_pool_mark_zeroed(dev, gen);
 	if (rc != CUDA_SUCCESS)
 		return cause_set(cause, "copying the records back failed (CUDA error %d)", (int)rc);
 	for (int i = 0; i < j->plan->n_maps; i++)

@@ -52,12 +52,12 @@ struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct 
 void hook_pool_put_dev(struct hook_buf *b);
 /* Clears z's counts on the hook's stream after what it holds, then pools b. */
 void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z);
-/* The same in two steps, for a caller that then waits for the stream
- * anyway: queue the clearing (0, or -1: b must stay out of use), and once
- * the stream is seen past it, pool b as known zeroed (a launch takes it
- * without asking the driver). */
-int hook_pool_clear_dev(struct hook_buf *b, const struct hook_zero *z);
-void hook_pool_put_cleared(struct hook_buf *b);
+/* The same, returning the clearing's generation (0: b stays out of use),
+ * for a caller that then waits for the stream anyway and marks b known
+ * zeroed (a launch then takes it without asking the driver), unless b was
+ * taken and cleared again meanwhile. */
+uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z);
+void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
 void hook_pool_put_host(struct hook_buf *b);

@@ -99,6 +99,7 @@ struct hook_buf {
 	void *ready;               /* device: CUevent after the last zeroing */
 	uint64_t key;              /* device: the layout whose counts are zero (0: all of it is) */
 	int zeroed;                /* device: `ready` was seen complete (no query needed) */
+	uint32_t gen;              /* device: clearings queued so far */
 };
 
 /* The hook's own non-blocking stream in one context: zeroing and copies
