@@ -59,11 +59,12 @@ static struct hook_buf *pool_take(struct hook_buf **list, CUcontext ctx, uint64_
 	return b;
 }
 
-/* Free buffers of ctx with at least `bytes`. */
-static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t bytes)
+/* Free buffers of ctx with at least `bytes`, counted up to `most` (the
+ * launch path only asks whether any is left: the list can be long). */
+static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t bytes, uint64_t most)
 {
 	uint64_t n = 0;
-	for (; list; list = list->next)
+	for (; list && n < most; list = list->next)
 		n += list->ctx == ctx && list->size >= bytes;
 	return n;
 }
@@ -261,7 +262,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	int busy = 0, allocated = 0;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, 1, &busy);
-	int last = pool_count(r->dev_free, ctx, bytes) == 0;
+	int last = pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);
 	*ready = b != NULL;
@@ -310,7 +311,7 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 	int busy = 0;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, 0, &busy);
-	int last = b && pool_count(r->dev_free, ctx, bytes) == 0;
+	int last = b && pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	pthread_mutex_unlock(&r->lock);
 	/* The last one of its size: one spare made ahead by the collector (as
 	 * the slow path asks when it did not allocate; more would have the
@@ -354,7 +355,7 @@ void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 	uint64_t cap = pool_spare_cap();
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
-		int done = pool_count(r->dev_free, ctx, bytes) >= n || r->dev_pooled + pool_round(bytes) > cap;
+		int done = pool_count(r->dev_free, ctx, bytes, n) >= n || r->dev_pooled + pool_round(bytes) > cap;
 		pthread_mutex_unlock(&r->lock);
 		struct hook_buf *b = done ? NULL : pool_alloc_dev(ctx, bytes, 1, NULL);
 		if (!b)
