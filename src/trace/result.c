@@ -201,16 +201,64 @@ static uint64_t map_unit_records(const struct result_map *m, uint64_t u)
 	return (m->counts[u] < cap_bytes ? m->counts[u] : cap_bytes) / m->map.rec_size;
 }
 
+/* The passes over every unit below run on maps of tens of millions of
+ * units (the hook's writer makes three per probed launch), so they divide
+ * neither per unit nor per sampling check: records by a shift when the
+ * record size is a power of two, and units walked in runs that are all
+ * kept or all not. */
+struct unit_walk {
+	const struct result_map *m;
+	int shift;          /* log2(rec_size), -1 when it is no power of two */
+	uint64_t u, end;    /* the current run [u, end) */
+	int kept;
+};
+
+static void walk_init(struct unit_walk *w, const struct result_map *m)
+{
+	uint32_t rs = m->map.rec_size;
+	w->m = m;
+	w->shift = rs && !(rs & (rs - 1)) ? __builtin_ctz(rs) : -1;
+	w->u = w->end = 0;
+}
+
+/* The next run of units, 0 at the end: a kept block, or the blocks up to
+ * the next kept one. */
+static int walk_next(struct unit_walk *w)
+{
+	const struct result_map *m = w->m;
+	w->u = w->end;
+	if (w->u >= m->units)
+		return 0;
+	if (!m->sample_shift || !m->units_per_block) {
+		w->kept = 1;
+		w->end = m->units;
+		return 1;
+	}
+	uint64_t b = w->u / m->units_per_block, mask = (1ull << m->sample_shift) - 1;
+	w->kept = !(b & mask);
+	uint64_t next = w->kept ? b + 1 : (b | mask) + 1; /* the run's end, in blocks */
+	w->end = next >= (m->units - 1) / m->units_per_block + 1 ? m->units : next * m->units_per_block;
+	return 1;
+}
+
+static uint64_t walk_records(const struct unit_walk *w, uint64_t bytes)
+{
+	return w->shift >= 0 ? bytes >> w->shift : bytes / w->m->map.rec_size;
+}
+
 /* The map's first unit with records holding more than `stored` (units
  * when none): what the reader would refuse and result_map_record not find. */
 static uint64_t map_unit_past_stored(const struct result_map *m)
 {
-	uint64_t limit = (uint64_t)m->stored * m->map.rec_size;
+	uint64_t limit = (uint64_t)m->stored * m->map.rec_size + m->map.rec_size;
 	if (m->stored >= m->map.cap)
 		return m->units; /* min(count, cap * rec_size) never exceeds it */
-	for (uint64_t u = 0; u < m->units; u++)
-		if (m->counts[u] >= limit + m->map.rec_size && result_map_unit_kept(m, u))
-			return u;
+	struct unit_walk w;
+	walk_init(&w, m);
+	while (walk_next(&w))
+		for (uint64_t u = w.u; w.kept && u < w.end; u++)
+			if (m->counts[u] >= limit)
+				return u;
 	return m->units;
 }
 
@@ -725,26 +773,29 @@ int result_rd_counts(struct result_rd *r, struct result_map *m)
 
 uint32_t result_map_most_records(const struct result_map *m)
 {
-	uint64_t most = 0;
-	for (uint64_t u = 0; u < m->units; u++) {
-		uint64_t n = map_unit_records(m, u);
-		if (n > most && result_map_unit_kept(m, u))
-			most = n;
-	}
-	return (uint32_t)most;
+	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, most = 0;
+	struct unit_walk w;
+	walk_init(&w, m);
+	while (walk_next(&w))
+		for (uint64_t u = w.u; w.kept && u < w.end; u++)
+			if (m->counts[u] > most)
+				most = m->counts[u];
+	return (uint32_t)walk_records(&w, most < cap_bytes ? most : cap_bytes);
 }
 
 void result_map_derive_counts(struct result_map *m)
 {
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
-	for (uint64_t u = 0; u < m->units; u++) {
-		uint64_t c = m->counts[u];
-		if (!result_map_unit_kept(m, u)) {
-			unsampled += c / m->map.rec_size;
-			continue;
+	struct unit_walk w;
+	walk_init(&w, m);
+	while (walk_next(&w)) {
+		for (uint64_t u = w.u; !w.kept && u < w.end; u++)
+			unsampled += walk_records(&w, m->counts[u]);
+		for (uint64_t u = w.u; w.kept && u < w.end; u++) {
+			uint64_t c = m->counts[u];
+			attempted += walk_records(&w, c);
+			written += walk_records(&w, c < cap_bytes ? c : cap_bytes);
 		}
-		attempted += c / m->map.rec_size;
-		written += (c < cap_bytes ? c : cap_bytes) / m->map.rec_size;
 	}
 	m->records_written = written;
 	m->records_dropped = attempted - written;
