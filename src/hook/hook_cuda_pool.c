@@ -69,38 +69,62 @@ static uint64_t pool_count(const struct hook_buf *list, CUcontext ctx, uint64_t 
 	return n;
 }
 
-/* The hook's stream in ctx (created on first use, in relaxed capture mode so
- * another thread's capture is never disturbed). Caller holds no lock. */
-CUstream hook_pool_stream(CUcontext ctx)
+/* The hook's two streams in ctx (created on first use, in relaxed capture
+ * mode so another thread's capture is never disturbed): copies back and the
+ * clearing that must follow them go on the first; clearing that a launch
+ * waits for goes on the second, so a launch never waits behind copies of
+ * hundreds of MB. 0, or -1. Caller holds no lock. */
+static int pool_streams(CUcontext ctx, CUstream *copy, CUstream *clear)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
 	struct hook_copier *c;
 	for (c = r->copiers; c && c->ctx != ctx; c = c->next)
 		;
-	CUstream s = c ? (CUstream)c->stream : NULL;
+	if (c) {
+		*copy = c->stream;
+		*clear = c->clear;
+	}
 	pthread_mutex_unlock(&r->lock);
 	if (c)
-		return s;
+		return 0;
+	CUstream s[2] = { NULL, NULL };
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = cu.cuStreamCreate ? cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) : CUDA_ERROR_NOT_FOUND;
+	for (int i = 0; i < 2; i++)
+		if (!cu.cuStreamCreate || cu.cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+			s[i] = NULL;
 	hook_cuda_relax_end(prev);
-	if (rc != CUDA_SUCCESS)
-		return NULL;
+	if (!s[0] || !s[1])
+		return -1; /* a stream made is kept, never destroyed (that may synchronise) */
 	pthread_mutex_lock(&r->lock);
 	for (c = r->copiers; c && c->ctx != ctx; c = c->next)
 		;
-	if (c) {
-		/* Another thread made one first: keep theirs (ours stays unused). */
-		s = c->stream;
-	} else if ((c = calloc(1, sizeof *c)) != NULL) {
+	/* Another thread made them first: keep theirs (ours stay unused). */
+	if (!c && (c = calloc(1, sizeof *c)) != NULL) {
 		c->ctx = ctx;
-		c->stream = s;
+		c->stream = s[0];
+		c->clear = s[1];
 		c->next = r->copiers;
 		r->copiers = c;
 	}
+	if (c) {
+		*copy = c->stream;
+		*clear = c->clear;
+	}
 	pthread_mutex_unlock(&r->lock);
-	return c ? s : NULL;
+	return c ? 0 : -1;
+}
+
+CUstream hook_pool_stream(CUcontext ctx)
+{
+	CUstream copy, clear;
+	return pool_streams(ctx, &copy, &clear) == 0 ? copy : NULL;
+}
+
+static CUstream pool_clear_stream(CUcontext ctx)
+{
+	CUstream copy, clear;
+	return pool_streams(ctx, &copy, &clear) == 0 ? clear : NULL;
 }
 
 /* Does the GPU keep its reserve if `bytes` more are taken? */
@@ -141,9 +165,9 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 		n = 1;
 	if (!pool_gpu_has_room(size * n, cause))
 		return NULL;
-	CUstream s = hook_pool_stream(ctx);
+	CUstream s = pool_clear_stream(ctx); /* new memory: nothing to wait for */
 	if (!s) {
-		cause_set(cause, "cannot create the hook's copy stream");
+		cause_set(cause, "cannot create the hook's streams");
 		return NULL;
 	}
 	CUdeviceptr p = 0;
@@ -240,10 +264,15 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
  * else, when the GPU has no room, one still being zeroed (the wait is then
  * the GPU's, stream-ordered). The collector is asked for spares whenever no
  * other ready buffer of the size is left. */
-/* Clears z's counts in b on the hook's stream and records b->ready after. */
-static int pool_zero(struct hook_buf *b, const struct hook_zero *z)
+/* Clears z's counts in b and records b->ready after: behind b's copies back
+ * on the copy stream (the collector), or, for a launch, on the clearing
+ * stream after b's last clearing (b->ready), so the launch waits for this
+ * memset only, never for other buffers' copies. */
+static int pool_zero(struct hook_buf *b, const struct hook_zero *z, int for_launch)
 {
-	CUstream s = hook_pool_stream((CUcontext)b->ctx);
+	CUstream s = for_launch ? pool_clear_stream((CUcontext)b->ctx) : hook_pool_stream((CUcontext)b->ctx);
+	if (s && for_launch && b->ready && cu.cuStreamWaitEvent((CUstream)s, (CUevent)b->ready, 0) != CUDA_SUCCESS)
+		return -1;
 	for (int i = 0; s && i < z->n; i++)
 		if (cu.cuMemsetD8Async(b->ptr + z->off[i], 0, z->len[i], s) != CUDA_SUCCESS)
 			return -1;
@@ -284,7 +313,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	 * waits for that (a change of kernel or launch shape only). */
 	if (b->key != z->key && b->key != 0) {
 		*ready = 0;
-		if (pool_zero(b, z) < 0) {
+		if (pool_zero(b, z, 1) < 0) {
 			hook_pool_put_dev(b);
 			cause_set(cause, "clearing a map buffer failed");
 			return NULL;
@@ -387,13 +416,13 @@ void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
 {
 	/* Cannot prove it cleared: keep it out of use (never freed: that would
 	 * synchronise). */
-	if (pool_zero(b, z) == 0)
+	if (pool_zero(b, z, 0) == 0)
 		hook_pool_put_dev(b);
 }
 
 uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z)
 {
-	if (pool_zero(b, z) < 0)
+	if (pool_zero(b, z, 0) < 0)
 		return 0;
 	uint32_t gen = b->gen;
 	hook_pool_put_dev(b);

@@ -107,7 +107,8 @@ struct hook_buf {
 struct hook_copier {
 	struct hook_copier *next;
 	void *ctx;
-	void *stream;              /* CUstream */
+	void *stream;              /* CUstream: copies back, then the clearing after them */
+	void *clear;               /* CUstream: clearings a launch waits for (never behind copies) */
 };
 
 struct hook_job;               /* hook_cuda_results.h */
