@@ -264,14 +264,18 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
  * else, when the GPU has no room, one still being zeroed (the wait is then
  * the GPU's, stream-ordered). The collector is asked for spares whenever no
  * other ready buffer of the size is left. */
-/* Clears z's counts in b and records b->ready after: behind b's copies back
- * on the copy stream (the collector), or, for a launch, on the clearing
- * stream after b's last clearing (b->ready), so the launch waits for this
- * memset only, never for other buffers' copies. */
-static int pool_zero(struct hook_buf *b, const struct hook_zero *z, int for_launch)
+/* Where a clearing goes: behind b's copies back on the copy stream (the
+ * collector), or, for a launch, on the clearing stream, so the launch waits
+ * for this memset only, never for other buffers' copies; after b's own
+ * last clearing (b->ready) when that may still be running. */
+enum pool_zero_at { POOL_ZERO_AFTER_COPIES, POOL_ZERO_FOR_LAUNCH, POOL_ZERO_FOR_LAUNCH_AFTER_READY };
+
+/* Clears z's counts in b and records b->ready after. */
+static int pool_zero(struct hook_buf *b, const struct hook_zero *z, enum pool_zero_at at)
 {
-	CUstream s = for_launch ? pool_clear_stream((CUcontext)b->ctx) : hook_pool_stream((CUcontext)b->ctx);
-	if (s && for_launch && b->ready && cu.cuStreamWaitEvent((CUstream)s, (CUevent)b->ready, 0) != CUDA_SUCCESS)
+	CUcontext ctx = (CUcontext)b->ctx;
+	CUstream s = at == POOL_ZERO_AFTER_COPIES ? hook_pool_stream(ctx) : pool_clear_stream(ctx);
+	if (s && at == POOL_ZERO_FOR_LAUNCH_AFTER_READY && cu.cuStreamWaitEvent(s, (CUevent)b->ready, 0) != CUDA_SUCCESS)
 		return -1;
 	for (int i = 0; s && i < z->n; i++)
 		if (cu.cuMemsetD8Async(b->ptr + z->off[i], 0, z->len[i], s) != CUDA_SUCCESS)
@@ -300,10 +304,12 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 		allocated = b != NULL;
 		*ready = 0; /* new: its zeroing was only just queued */
 	}
+	int still_clearing = 0;
 	if (!b && busy) {
 		pthread_mutex_lock(&r->lock);
 		b = pool_take(&r->dev_free, ctx, bytes);
 		pthread_mutex_unlock(&r->lock);
+		still_clearing = b != NULL;
 		if (!b)
 			cause_set(cause, "no map buffer free and no room on the GPU for another");
 	}
@@ -313,7 +319,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	 * waits for that (a change of kernel or launch shape only). */
 	if (b->key != z->key && b->key != 0) {
 		*ready = 0;
-		if (pool_zero(b, z, 1) < 0) {
+		if (pool_zero(b, z, still_clearing ? POOL_ZERO_FOR_LAUNCH_AFTER_READY : POOL_ZERO_FOR_LAUNCH) < 0) {
 			hook_pool_put_dev(b);
 			cause_set(cause, "clearing a map buffer failed");
 			return NULL;
@@ -416,13 +422,13 @@ void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
 {
 	/* Cannot prove it cleared: keep it out of use (never freed: that would
 	 * synchronise). */
-	if (pool_zero(b, z, 0) == 0)
+	if (pool_zero(b, z, POOL_ZERO_AFTER_COPIES) == 0)
 		hook_pool_put_dev(b);
 }
 
 uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z)
 {
-	if (pool_zero(b, z, 0) < 0)
+	if (pool_zero(b, z, POOL_ZERO_AFTER_COPIES) < 0)
 		return 0;
 	uint32_t gen = b->gen;
 	hook_pool_put_dev(b);
