@@ -630,6 +630,46 @@ static void test_global_time(void)
 	result_free(r);
 }
 
+/* AMD GPUs: gtime holds 100 MHz ticks (10 ns), the clock is a CU's. */
+static void test_amd_time(void)
+{
+	struct result *r = syn_result(2, 32, 2, 1);
+	for (uint32_t u = 0; u < 64; u++) {
+		syn_put(r, u, 0, BASE + u * 64, 100000 + (u / 32) * 500, 0, 0);
+		syn_put(r, u, 1, BASE + PAGE + u * 64, 100000 + (u / 32) * 500 + 200, 0, 0);
+	}
+	syn_finish(r);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.time = DMAT_TIME_GLOBAL;
+	o.amd = 1;
+	struct dmat *m = NULL;
+	char *cause = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	/* test_global_time's accesses in ticks: the same ns after scaling */
+	CHECK_EQ_INT(m->g0, 1000000);
+	CHECK_EQ_INT((uint64_t)m->span, 7001);
+	CHECKF(strstr(m->axis_label, "all CUs aligned") != NULL, "%s", m->axis_label);
+	struct dmat_view v = {0, 8000, 0, 2};
+	uint32_t *g = bin(m, &v, 8, 2, NULL);
+	CHECK_EQ_INT(g[5], 32); /* block 1 at 5 us */
+	free(g);
+	dmat_free(m);
+	o.time = DMAT_TIME_SM;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECKF(strstr(m->note, "no CU clock") != NULL, "%s", m->note);
+	dmat_free(m);
+	result_free(r);
+	r = syn_result(1, 32, 1, 0);
+	syn_put(r, 0, 0, BASE, 5, 4, 1);
+	syn_finish(r);
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECKF(strstr(m->axis_label, "CU clock cycles") && !strstr(m->axis_label, "SM"), "%s", m->axis_label);
+	dmat_free(m);
+	free(cause);
+	result_free(r);
+}
+
 static void test_view(void)
 {
 	struct result *r = syn_result(1, 32, 1, 0);
@@ -931,6 +971,7 @@ int main(void)
 	test_unused_slots();
 	test_colour();
 	test_global_time();
+	test_amd_time();
 	test_view();
 	test_bounded_memory();
 	test_sampled();
