@@ -587,7 +587,7 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	snprintf(acc, sizeof acc, "%llu", (unsigned long long)m->accesses);
 	printf("wrote %s: %dx%d, %s accesses in %llu pages of %s (%u range%s), %s time, theme %s\n", a->path, img.w,
 	       img.h, acc, (unsigned long long)m->n_rows, ps, m->n_runs, m->n_runs == 1 ? "" : "s",
-	       m->time == DMAT_TIME_SM ? "SM-cycle" : "global", th->name);
+	       m->time != DMAT_TIME_SM ? "global" : mo.amd ? "CU-cycle" : "SM-cycle", th->name);
 	if (m->dropped)
 		printf("note: %llu accesses past the map's cap of %u per thread were dropped\n",
 		       (unsigned long long)m->dropped, r->maps[m->map_index].map.cap);

@@ -12,7 +12,8 @@
 # is given: the registered one is the object clang-offload-bundler
 # unbundles from the app, the probed one is byte for byte what `ntop
 # instrument` makes of the app), then `ntop report` and `ntop export --view
-# timeline` (the PNG read back). Skips (77) when clang++-19, the HIP
+# timeline` (the PNG read back); `-p dmat_global` (its GCN version) drawn
+# as a heatmap in global and CU-cycle time. Skips (77) when clang++-19, the HIP
 # headers, the device libraries or LLVM 19's tools are missing
 # (./setup.sh installs them); hipcc missing is said and its build left out.
 . "${NTOP_SOURCE_DIR:?}/tests/regress/tui_lib.inc"
@@ -112,12 +113,30 @@ import struct, sys
 b = open(sys.argv[1], 'rb').read()
 sys.exit(0 if b[:8] == b'\x89PNG\r\n\x1a\n' and struct.unpack('>II', b[16:24]) == (1600, 900) else 1)
 PY
-	expect "$T/exp" '4 blocks on 4 ' "$n: export: 4 blocks"
+	expect "$T/exp" '4 blocks on 4 CUs' "$n: export: 4 blocks on 4 CUs"
+}
+
+# dmat_global's GCN version on the clang build: both time bases drawn (the
+# fake fills one 24-byte record per work-item)
+dmat_global() {
+	local app=$T/app_clang tr=$T/tr_dg
+	[ -x "$app" ] || return
+	FAKEHIP_MAP=thread:24 "$NTOP" record -p dmat_global -o "$tr" -- "$app" 1 >"$T/out" 2>"$T/err" ||
+		bad "dmat_global: record failed: $(tail -3 "$T/err")"
+	expect "$tr/events.log" '^instrument .* status=ok probes=dmat_global .* target=gfx90a .* sites=3 ' \
+		"dmat_global: instrumented (3 memory sites)"
+	[ "$(grep -c '^result ' "$tr/events.log")" = 3 ] || bad "dmat_global: 3 results"
+	"$NTOP" export "$tr" -k vecadd --view dmat --time global -o "$T/dg.png" >"$T/exp" 2>&1 ||
+		bad "dmat_global: export: $(cat "$T/exp")"
+	expect "$T/exp" '1024 accesses .* global time' "dmat_global: the heatmap in global time"
+	"$NTOP" export "$tr" -k vecadd --view dmat -o "$T/dc.png" >"$T/exp" 2>&1 || bad "dmat_global: export: $(cat "$T/exp")"
+	expect "$T/exp" '1024 accesses .* CU-cycle time' "dmat_global: the heatmap in CU cycles"
 }
 
 for n in "${builds[@]}"; do
 	check "$n"
 done
+dmat_global
 echo "built and recorded: ${builds[*]}"
 [ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
