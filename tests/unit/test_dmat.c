@@ -570,15 +570,23 @@ static void test_colour(void)
 	CHECK(strcmp(b, "0x7f0000001000") == 0);
 }
 
-/* gtime records: ns since the earliest access across blocks (no per-block origin). */
-static void test_global_time(void)
+/* Two blocks of 32 threads: page 0 at 1 ms (block 0) and 1.005 ms (block
+ * 1), page 1 2 us later, in gtime units of `tick` ns. */
+static struct result *global_result(uint64_t tick)
 {
 	struct result *r = syn_result(2, 32, 2, 1);
 	for (uint32_t u = 0; u < 64; u++) {
-		syn_put(r, u, 0, BASE + u * 64, 1000000 + (u / 32) * 5000, 0, 0);
-		syn_put(r, u, 1, BASE + PAGE + u * 64, 1000000 + (u / 32) * 5000 + 2000, 0, 0);
+		syn_put(r, u, 0, BASE + u * 64, (1000000 + (u / 32) * 5000) / tick, 0, 0);
+		syn_put(r, u, 1, BASE + PAGE + u * 64, (1000000 + (u / 32) * 5000 + 2000) / tick, 0, 0);
 	}
 	syn_finish(r);
+	return r;
+}
+
+/* gtime records: ns since the earliest access across blocks (no per-block origin). */
+static void test_global_time(void)
+{
+	struct result *r = global_result(1);
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = DMAT_TIME_GLOBAL;
@@ -633,12 +641,7 @@ static void test_global_time(void)
 /* AMD GPUs: gtime holds 100 MHz ticks (10 ns), the clock is a CU's. */
 static void test_amd_time(void)
 {
-	struct result *r = syn_result(2, 32, 2, 1);
-	for (uint32_t u = 0; u < 64; u++) {
-		syn_put(r, u, 0, BASE + u * 64, 100000 + (u / 32) * 500, 0, 0);
-		syn_put(r, u, 1, BASE + PAGE + u * 64, 100000 + (u / 32) * 500 + 200, 0, 0);
-	}
-	syn_finish(r);
+	struct result *r = global_result(10);
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = DMAT_TIME_GLOBAL;
