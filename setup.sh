@@ -12,8 +12,10 @@ cd "$(dirname "$0")"
 
 packages=(cmake make gcc g++ clang pkg-config libzstd-dev liblz4-dev libncurses-dev libpng-dev tmux python3 binutils
 	# the AMD path: LLVM 19 tools (corpus, reassembly, checks against
-	# llvm-readelf), comgr, and rocRAND's real code objects to read
-	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1)
+	# llvm-readelf), comgr, and rocRAND's real code objects to read; HIP's
+	# headers, ROCm's device libraries and hipcc (clang 15) to build a HIP
+	# app as users do (regress hip_app)
+	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1 libamdhip64-dev rocm-device-libs hipcc)
 
 install_missing() {
 	local missing=()

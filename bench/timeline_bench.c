@@ -220,7 +220,7 @@ static struct timeline *tb_timeline(const struct block_sched *bs, struct tb_time
 	struct timeline *tl = NULL;
 	char *cause = NULL;
 	uint64_t t0 = time_mono_ns();
-	if (timeline_create(bs, TL_TIME_GLOBAL, TB_CLOCK_KHZ, TB_SMS, &tl, &cause) < 0) {
+	if (timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ TB_CLOCK_KHZ, TB_SMS, 0 }, &tl, &cause) < 0) {
 		TB_CHECK(0, "timeline_create: %s", cause ? cause : "?");
 		free(cause);
 		return NULL;

@@ -513,7 +513,8 @@ static int ex_draw(const struct trace_dir *td, const struct td_kernel *k, const 
 	if (block_sched_analyze(r, block_sched_find_map(r), occ > 0 ? occ : k->occ, &bs, &cause) < 0)
 		goto out;
 	enum tl_time mode = a->time == 0 ? TL_TIME_SM : TL_TIME_GLOBAL;
-	if (timeline_create(bs, mode, r->sm_clock_khz, r->device_sms, &tl, &cause) < 0)
+	struct tl_device dev = { r->sm_clock_khz, r->device_sms, td_device_amd(trace_dir_device(td, k->pid)) };
+	if (timeline_create(bs, mode, &dev, &tl, &cause) < 0)
 		goto out;
 	if (a->time < 0)
 		tl->note[0] = 0; /* auto: falling back to SM cycles is expected, not news */
@@ -530,8 +531,9 @@ static int ex_draw(const struct trace_dir *td, const struct td_kernel *k, const 
 	o.subtitle = sub;
 	if (render_png_draw(tl, &v, th, &o, &img, &cause) < 0 || render_png_write(a->path, &img, &cause) < 0)
 		goto out;
-	printf("wrote %s: %dx%d, %llu blocks on %u SMs, %s time, colour by %s, theme %s\n", a->path, img.w, img.h,
-	       (unsigned long long)bs->n_blocks_recorded, bs->n_sms, tl->time == TL_TIME_SM ? "SM-cycle" : "global",
+	printf("wrote %s: %dx%d, %llu blocks on %u %ss, %s%s time, colour by %s, theme %s\n", a->path, img.w, img.h,
+	       (unsigned long long)bs->n_blocks_recorded, bs->n_sms, tl->lane, tl->time == TL_TIME_SM ? tl->lane : "",
+	       tl->time == TL_TIME_SM ? "-cycle" : "global",
 	       a->color == TL_COLOR_INDEX ? "index" : "duration", th->name);
 	if (tl->note[0])
 		printf("note: %s\n", tl->note);
@@ -557,6 +559,7 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	dmat_opts_init(&mo);
 	mo.page_size = a->page_size ? a->page_size : DMAT_PAGE_DEFAULT;
 	mo.time = a->time == 1 ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
+	mo.amd = td_device_amd(trace_dir_device(td, k->pid));
 	const struct td_result *tr = &td->results[k->results[which]];
 	struct dmat_alloc *allocs = NULL;
 	int n_allocs = 0;
@@ -584,7 +587,7 @@ static int ex_draw_dmat(const struct trace_dir *td, const struct td_kernel *k, c
 	snprintf(acc, sizeof acc, "%llu", (unsigned long long)m->accesses);
 	printf("wrote %s: %dx%d, %s accesses in %llu pages of %s (%u range%s), %s time, theme %s\n", a->path, img.w,
 	       img.h, acc, (unsigned long long)m->n_rows, ps, m->n_runs, m->n_runs == 1 ? "" : "s",
-	       m->time == DMAT_TIME_SM ? "SM-cycle" : "global", th->name);
+	       m->time != DMAT_TIME_SM ? "global" : mo.amd ? "CU-cycle" : "SM-cycle", th->name);
 	if (m->dropped)
 		printf("note: %llu accesses past the map's cap of %u per thread were dropped\n",
 		       (unsigned long long)m->dropped, r->maps[m->map_index].map.cap);
@@ -727,9 +730,11 @@ static int ex_write_perfetto(const struct trace_dir *td, const struct td_kernel 
 	int rc = export_perfetto_write(t.f, td, &o, &st, &t.pr, &cause);
 	if (ex_text_close(a, &t, rc, cause))
 		return 1;
-	fprintf(t.say, "wrote %s: %llu blocks of %llu probed launch%s on %u SM tracks, %llu launch slices, %s\n",
+	/* AMD GPUs' lanes are compute units (a trace of one vendor's processes) */
+	const char *lane = td->n_devices && td_device_amd(&td->devices[0]) ? "CU" : "SM";
+	fprintf(t.say, "wrote %s: %llu blocks of %llu probed launch%s on %u %s tracks, %llu launch slices, %s\n",
 		t.to_stdout ? "stdout" : a->path, (unsigned long long)st.blocks, (unsigned long long)st.probed,
-		st.probed == 1 ? "" : "es", st.sm_tracks, (unsigned long long)st.launches,
+		st.probed == 1 ? "" : "es", st.sm_tracks, lane, (unsigned long long)st.launches,
 		st.sm_clock ? "SM-cycle time where noted" : "global timer time");
 	if (st.skipped)
 		fprintf(t.say, "note: %llu probed launch%s without block_sched records (or unreadable) not drawn\n",

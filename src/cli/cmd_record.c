@@ -465,16 +465,22 @@ static void rec_summary(const struct rec_session *s)
 {
 	const struct trace_dir *td = s->model;
 	uint64_t launches = 0;
-	int with_ptx = 0, results = 0;
+	int with_ptx = 0, with_co = 0, results = 0;
 	for (int i = 0; i < td->n_kernels; i++) {
 		launches += td->kernels[i].launches;
-		with_ptx += td->kernels[i].has_ptx;
+		*(td->kernels[i].amd ? &with_co : &with_ptx) += td->kernels[i].has_ptx;
 	}
 	for (int i = 0; i < td->n_results; i++)
 		results += td->results[i].file != NULL;
-	fprintf(stderr, "ntop: %d kernel%s (%d with PTX), %llu launch%s, %d probed, %d result%s written, "
+	/* AMD kernels have code objects, not PTX */
+	char code[64];
+	if (trace_dir_has_amd(td))
+		snprintf(code, sizeof code, "%d with PTX, %d with a code object", with_ptx, with_co);
+	else
+		snprintf(code, sizeof code, "%d with PTX", with_ptx);
+	fprintf(stderr, "ntop: %d kernel%s (%s), %llu launch%s, %d probed, %d result%s written, "
 			"%d warning%s\n",
-		td->n_kernels, td->n_kernels == 1 ? "" : "s", with_ptx, (unsigned long long)launches,
+		td->n_kernels, td->n_kernels == 1 ? "" : "s", code, (unsigned long long)launches,
 		launches == 1 ? "" : "es", td->n_results, results, results == 1 ? "" : "s",
 		td->n_warnings, td->n_warnings == 1 ? "" : "s");
 	if (td->lost_events)

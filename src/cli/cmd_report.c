@@ -18,22 +18,26 @@ static void report_help(void)
 	printf("Usage: ntop report DIR [--json | --csv]\n"
 	       "\n"
 	       "Summarises a trace directory written by 'ntop record': per process and\n"
-	       "kernel the launches, launch configuration, mean duration, whether PTX was\n"
-	       "available and whether (or why not) it was probed; for block_sched results\n"
-	       "the per-launch line 'No.block:N Running:X Scheduling:Y (cycle)', waves per\n"
-	       "SM, SMs used, warps recorded/expected and records dropped. Warnings from the\n"
+	       "kernel the launches, launch configuration, mean duration, whether PTX (AMD\n"
+	       "kernels: a code object) was available and whether (or why not) it was\n"
+	       "probed; for block_sched results the per-launch line 'No.block:N Running:X\n"
+	       "Scheduling:Y (cycle)', waves per SM, SMs used, warps recorded/expected and\n"
+	       "records dropped (AMD: per CU, CUs, waves). Warnings from the\n"
 	       "hook and corrupt result files are listed, and how the recording ended: one\n"
 	       "INCOMPLETE line per reason it may miss data (a process killed, ntop killed).\n"
 	       "\n"
 	       "Options:\n"
-	       "  --json      one JSON document on stdout (all launches, mangled names too)\n"
+	       "  --json      one JSON document on stdout (all launches, mangled names too;\n"
+	       "              a kernel's \"code\" is \"PTX\" or \"code object\", its keys\n"
+	       "              ptx/ptx_reason or code_object/code_object_reason)\n"
 	       "  --csv       one CSV line per kernel on stdout: pid, kid, name, demangled,\n"
 	       "              launches, grid, block, smem, configs, timed, mean_ns, ptx,\n"
 	       "              ptx_reason, instrument, probes, instrument_reason, declined,\n"
 	       "              probed_launches, results_ok, records, dropped,\n"
 	       "              block_sched_launches, running_cycles, scheduling_cycles,\n"
-	       "              waves_per_sm (means over the block_sched launches); empty\n"
-	       "              fields were never recorded\n"
+	       "              waves_per_sm (means over the block_sched launches), code\n"
+	       "              (PTX, or code object: what ptx and ptx_reason are about);\n"
+	       "              empty fields were never recorded\n"
 	       "  -h, --help  this text\n"
 	       "\n"
 	       "Examples:\n"
@@ -90,24 +94,9 @@ static void rep_duration(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.0f ns", ns);
 }
 
-/* AMD kernels come from modules of these kinds (the HIP stand-in's). */
-static int rep_amd_kernel(const struct trace_dir *td, const struct td_kernel *k)
+static void rep_text_probe_status(const struct td_kernel *k)
 {
-	static const char *const kinds[] = { "hipfb", "bundle", "co", "file" };
-	for (int i = 0; i < td->n_modules; i++) {
-		const struct td_module *m = &td->modules[i];
-		if (m->pid != k->pid || m->mid != k->mid || !m->kind)
-			continue;
-		for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++)
-			if (strcmp(m->kind, kinds[j]) == 0)
-				return 1;
-	}
-	return 0;
-}
-
-static void rep_text_probe_status(const struct trace_dir *td, const struct td_kernel *k)
-{
-	printf("      %s: %s%s%s", rep_amd_kernel(td, k) ? "code object" : "PTX", k->has_ptx ? "yes" : "no",
+	printf("      %s: %s%s%s", td_kernel_code_word(k), k->has_ptx ? "yes" : "no",
 	       k->has_ptx ? "" : " (",
 	       k->has_ptx ? "" : (k->ptx_reason ? k->ptx_reason : "reason unknown"));
 	if (!k->has_ptx)
@@ -125,7 +114,8 @@ static void rep_text_probe_status(const struct trace_dir *td, const struct td_ke
 	} else if (k->n_results) {
 		printf("yes, %d probed launch%s", k->n_results, k->n_results == 1 ? "" : "es");
 	} else {
-		printf("no%s", k->has_ptx ? "" : " (needs PTX)");
+		printf("no%s%s%s", k->has_ptx ? "" : " (needs ", k->has_ptx ? "" : td_kernel_code_word(k),
+		       k->has_ptx ? "" : ")");
 	}
 	if (k->declined)
 		printf("; %llu declined (%s)", (unsigned long long)k->declined,
@@ -133,20 +123,22 @@ static void rep_text_probe_status(const struct trace_dir *td, const struct td_ke
 	printf("\n");
 }
 
-static void rep_text_result(const struct rep_result *rr)
+/* amd: an AMD kernel's lanes are compute units and its warps are waves. */
+static void rep_text_result(const struct rep_result *rr, int amd)
 {
+	const char *lane = amd ? "CU" : "SM";
 	const struct td_result *tr = rr->tr;
 	rep_tame(rr->error);
 	printf("      seq %llu: ", (unsigned long long)tr->seq);
 	if (rr->has_bs) {
 		printf("%s", rr->bs_line);
 		if (rr->bs_waves >= 0)
-			printf("  waves/SM %.2f", rr->bs_waves);
-		printf("  SMs %u  warps %llu/%llu  dropped %llu", rr->bs_sms,
+			printf("  waves/%s %.2f", lane, rr->bs_waves);
+		printf("  %ss %u  %s %llu/%llu  dropped %llu", lane, rr->bs_sms, amd ? "waves" : "warps",
 		       (unsigned long long)rr->bs_warps_rec, (unsigned long long)rr->bs_warps_exp,
 		       (unsigned long long)rr->bs_dropped);
 		if (rr->bs_mismatch)
-			printf("  (%llu blocks moved SM?)", (unsigned long long)rr->bs_mismatch);
+			printf("  (%llu blocks moved %s?)", (unsigned long long)rr->bs_mismatch, lane);
 		printf("\n");
 	} else if (rr->read_ok && !rr->error) {
 		printf("%d map%s, %llu records, %llu dropped", rr->n_maps, rr->n_maps == 1 ? "" : "s",
@@ -184,14 +176,14 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 	if (k->graph_nodes)
 		printf("  in graphs: %llu", (unsigned long long)k->graph_nodes);
 	printf("\n");
-	rep_text_probe_status(td, k);
+	rep_text_probe_status(k);
 	struct rep_result *rr = rep_results(td, k);
 	int shown = 0, n_bs = 0;
 	double run = 0, sched = 0;
 	for (int i = 0; rr && i < k->n_results; i++) {
 		/* failures are always listed: a corrupt file must not hide in "... more" */
 		if (shown < REP_TEXT_LAUNCHES || rr[i].error) {
-			rep_text_result(&rr[i]);
+			rep_text_result(&rr[i], k->amd);
 			shown++;
 		}
 		if (rr[i].has_bs) {
@@ -389,8 +381,10 @@ static void js_kernel(struct strbuf *sb, const struct trace_dir *td, const struc
 	cli_json_bool(&o, "config_varied", k->n_configs > 1);
 	cli_json_u64(&o, "timed", k->timed);
 	cli_json_number_if(&o, "mean_ns", k->timed != 0, td_kernel_mean_ns(k));
-	cli_json_bool(&o, "ptx", k->has_ptx);
-	cli_json_string(&o, "ptx_reason", k->ptx_reason);
+	/* AMD kernels have code objects, not PTX: their keys say so */
+	cli_json_string(&o, "code", td_kernel_code_word(k));
+	cli_json_bool(&o, k->amd ? "code_object" : "ptx", k->has_ptx);
+	cli_json_string(&o, k->amd ? "code_object_reason" : "ptx_reason", k->ptx_reason);
 	js_kernel_probe(&o, k);
 	cli_json_u64(&o, "graph_nodes", k->graph_nodes);
 	cli_json_key(&o, "probed_launches");

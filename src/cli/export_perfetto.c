@@ -271,12 +271,14 @@ static void pf_sm_threads(struct pf_out *o, const struct pf_set *s, size_t i, si
 		uint32_t lanes = 0, smid = s->b[k].smid;
 		for (g = k; g < j && s->b[g].smid == smid; g++)
 			lanes = s->b[g].lane + 1 > lanes ? s->b[g].lane + 1 : lanes;
+		/* AMD GPUs' lanes are compute units */
+		const char *lane = td_device_amd(trace_dir_device(o->td, s->b[k].pid)) ? "CU" : "SM";
 		for (uint32_t l = 0; l < lanes; l++) {
 			char name[64];
 			if (l)
-				snprintf(name, sizeof name, "SM %u slot %u", smid, l + 1);
+				snprintf(name, sizeof name, "%s %u slot %u", lane, smid, l + 1);
 			else
-				snprintf(name, sizeof name, "SM %u", smid);
+				snprintf(name, sizeof name, "%s %u", lane, smid);
 			pf_thread(o, s->b[k].pid, PF_SM_TID + (uint64_t)smid * PF_LANES + l, name);
 		}
 	}

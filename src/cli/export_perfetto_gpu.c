@@ -32,8 +32,9 @@ static uint64_t pf_cycles_ns(uint64_t cycles, uint32_t khz)
 	return khz ? (uint64_t)llround((double)cycles * 1e6 / khz) : cycles;
 }
 
-/* Block i of the timeline as a slice: global timer start, or the launch's
- * host time plus cycles since its SM's first block. */
+/* Block i of the timeline as a slice: global timer start (on AMD GPUs the
+ * launch's host time plus the block's global time since the first block),
+ * or the launch's host time plus cycles since its SM's first block. */
 static void pf_block_of(const struct timeline *tl, const struct tl_lane *ln, uint32_t i, const struct result *r,
 			struct pf_block *pb)
 {
@@ -51,10 +52,14 @@ static void pf_block_of(const struct timeline *tl, const struct tl_lane *ln, uin
 	pb->xyz[2] = (uint32_t)(b->index / (gx * gy));
 	pb->start_cyc = b->start;
 	pb->end_cyc = b->end;
-	pb->gstart = b->gstart;
+	pb->gstart = b->gstart * tl->gtimer_ns;
 	pb->dur = pf_cycles_ns(b->end - b->start, r->sm_clock_khz);
-	if (tl->time == TL_TIME_GLOBAL)
-		pb->ts = b->gstart;
+	/* AMD's real-time counter does not count from the host clock's epoch:
+	 * its blocks keep their aligned offsets from the launch's host time */
+	if (tl->time == TL_TIME_GLOBAL && tl->gtimer_ns != 1)
+		pb->ts = r->wall_ns + (uint64_t)llround(tl->t_start[i]);
+	else if (tl->time == TL_TIME_GLOBAL)
+		pb->ts = pb->gstart;
 	else
 		pb->ts = r->wall_ns + pf_cycles_ns(b->start - ln->origin, r->sm_clock_khz);
 }
@@ -102,8 +107,8 @@ static int pf_has_block_sched(const struct td_result *tr)
 }
 
 /* One probed launch: 1 added, 0 no block_sched records (skipped), -1 out of memory. */
-static int pf_launch_blocks(const struct td_result *tr, int occ, const struct pf_opts *o, struct pf_set *s,
-			    struct pf_stats *st)
+static int pf_launch_blocks(const struct td_result *tr, int occ, int amd, const struct pf_opts *o,
+			    struct pf_set *s, struct pf_stats *st)
 {
 	struct result *r = NULL;
 	struct block_sched *bs = NULL;
@@ -114,7 +119,7 @@ static int pf_launch_blocks(const struct td_result *tr, int occ, const struct pf
 	    block_sched_analyze(r, map, occ, &bs, &cause) < 0)
 		goto out;
 	enum tl_time want = o->time == 0 ? TL_TIME_SM : TL_TIME_GLOBAL;
-	if (timeline_create(bs, want, r->sm_clock_khz, r->device_sms, &tl, &cause) < 0)
+	if (timeline_create(bs, want, &(struct tl_device){ r->sm_clock_khz, r->device_sms, amd }, &tl, &cause) < 0)
 		goto out;
 	if (tl->time == TL_TIME_SM)
 		pf_note(st, r, o->time == 0 ? "SM clock asked for" : tl->note);
@@ -143,7 +148,7 @@ int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_s
 			continue;
 		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
 		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
-		int r = pf_launch_blocks(tr, occ, o, s, st);
+		int r = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
 		if (r < 0)
 			return cause_set(cause, "out of memory collecting the blocks");
 		if (r == 0)

@@ -23,7 +23,8 @@ struct pf_block {
 	uint32_t xyz[3];
 	uint64_t seq, index;
 	uint64_t ts, dur;          /* ns */
-	uint64_t start_cyc, end_cyc, gstart;
+	uint64_t start_cyc, end_cyc;
+	uint64_t gstart;           /* ns of the global timer (AMD's 100 MHz ticks scaled) */
 };
 
 struct pf_set {

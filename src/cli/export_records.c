@@ -61,14 +61,6 @@ static void er_record(FILE *f, const struct probe_map *pm, const uint8_t *rec)
 	fputc('\n', f);
 }
 
-/* Units per block as the engine lays them out (engine.h): threads, or
- * warps rounded up. */
-static uint64_t er_units_per_block(const struct result *r, const struct probe_map *pm)
-{
-	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
-	return pm->level == PROBE_LEVEL_WARP ? (threads + 31) / 32 : threads;
-}
-
 static int er_check_shape(const struct result *r, const struct result_map *m, uint64_t upb, char **cause)
 {
 	uint64_t blocks = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
@@ -76,7 +68,8 @@ static int er_check_shape(const struct result *r, const struct result_map *m, ui
 		return cause_set(cause, "map %s holds %" PRIu64 " units, but grid %ux%ux%u x block %ux%ux%u gives %" PRIu64
 				 " blocks of %" PRIu64 " %s",
 				 m->map.name, m->units, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-				 r->block[2], blocks, upb, m->map.level == PROBE_LEVEL_WARP ? "warps" : "threads");
+				 r->block[2], blocks, upb,
+				 m->map.level != PROBE_LEVEL_WARP ? "threads" : r->warp_size == 64 ? "waves" : "warps");
 	return 0;
 }
 
@@ -88,7 +81,7 @@ int export_records_write(FILE *f, const struct result *r, int map, struct export
 		return cause_set(cause, "no map %d in this launch (it has %d)", map, r->n_maps);
 	const struct result_map *m = &r->maps[map];
 	const struct probe_map *pm = &m->map;
-	uint64_t upb = er_units_per_block(r, pm);
+	uint64_t upb = result_units_per_block(r, pm);
 	if (er_check_shape(r, m, upb, cause) < 0)
 		return -1;
 	uint64_t cap_bytes = (uint64_t)pm->cap * pm->rec_size;
@@ -105,7 +98,8 @@ int export_records_write(FILE *f, const struct result *r, int map, struct export
 		}
 		st->dropped += c / pm->rec_size - kept;
 		uint64_t block = u / upb, in_block = u % upb;
-		uint64_t thread = pm->level == PROBE_LEVEL_WARP ? in_block * 32 : in_block;
+		uint64_t lanes = r->warp_size ? r->warp_size : 32; /* AMD waves: 64 or 32 */
+		uint64_t thread = pm->level == PROBE_LEVEL_WARP ? in_block * lanes : in_block;
 		st->units++;
 		for (uint32_t k = 0; k < kept; k++) {
 			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32, block, thread, u, k);

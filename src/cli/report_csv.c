@@ -9,7 +9,7 @@
 static const char rcsv_header[] =
 	"pid,kid,name,demangled,launches,grid,block,smem,configs,timed,mean_ns,ptx,ptx_reason,"
 	"instrument,probes,instrument_reason,declined,probed_launches,results_ok,records,dropped,"
-	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm\n";
+	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm,code\n";
 
 /* A text field: quoted when it holds a comma, quote or line break (RFC
  * 4180); control bytes become '?' so a terminal showing it stays sane. */
@@ -71,7 +71,6 @@ static void rcsv_results(FILE *f, const struct trace_dir *td, const struct td_ke
 		fprintf(f, ",%.3f", waves / n_waves);
 	else
 		fputc(',', f);
-	fputc('\n', f);
 }
 
 static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_kernel *k)
@@ -98,6 +97,9 @@ static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_ker
 	rcsv_str(f, k->instrument_reason);
 	fprintf(f, ",%" PRIu64, k->declined);
 	rcsv_results(f, td, k);
+	/* what the ptx columns are about: PTX, or an AMD code object */
+	rcsv_str(f, td_kernel_code_word(k));
+	fputc('\n', f);
 }
 
 int report_csv(FILE *f, const struct trace_dir *td)

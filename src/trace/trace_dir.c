@@ -207,6 +207,39 @@ const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pi
 	return NULL;
 }
 
+int td_device_amd(const struct td_device *d)
+{
+	return d && d->arch;
+}
+
+const char *td_kernel_code_word(const struct td_kernel *k)
+{
+	return k->amd ? "code object" : "PTX";
+}
+
+int trace_dir_has_amd(const struct trace_dir *td)
+{
+	for (int i = 0; i < td->n_kernels; i++)
+		if (td->kernels[i].amd)
+			return 1;
+	return 0;
+}
+
+/* Module kinds only the HIP stand-in reports (doc/events.md). */
+static int td_module_amd(const struct trace_dir *td, uint32_t pid, uint32_t mid)
+{
+	static const char *const kinds[] = { "hipfb", "bundle", "co", "file" };
+	for (int i = 0; i < td->n_modules; i++) {
+		const struct td_module *m = &td->modules[i];
+		if (m->pid != pid || m->mid != mid || !m->kind)
+			continue;
+		for (size_t j = 0; j < sizeof kinds / sizeof kinds[0]; j++)
+			if (strcmp(m->kind, kinds[j]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
 uint64_t td_process_results_lost(const struct td_process *p)
 {
 	return p->results_failed + (p->results_final ? p->results_pending : 0);
@@ -317,8 +350,8 @@ static int td_on_module(struct trace_dir *td, const struct event *ev, uint32_t p
 
 static int td_on_kernel(struct trace_dir *td, const struct event *ev, struct td_kernel *k)
 {
-	(void)td;
 	k->mid = (uint32_t)event_get_int(ev, "mid", 0);
+	k->amd = td_module_amd(td, k->pid, k->mid);
 	const char *name = event_get(ev, "name");
 	if (name && (!k->name || strcmp(k->name, name) != 0)) {
 		td_set_str(&k->name, name);

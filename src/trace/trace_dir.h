@@ -51,8 +51,9 @@ struct td_kernel {
 	uint32_t pid, kid, mid;
 	char *name;         /* mangled */
 	char *demangled;
-	int has_ptx;
-	char *ptx_reason;   /* why there is no PTX; NULL when there is */
+	int has_ptx;        /* it has code ntop can instrument: PTX, or an AMD code object when amd */
+	char *ptx_reason;   /* why there is none; NULL when there is */
+	int amd;            /* its module came through the HIP stand-in: AMD code objects, not PTX */
 	/* instrumentation (NULL status: never instrumented) */
 	char *instrument_status; /* "ok" | "failed" */
 	char *instrument_reason;
@@ -163,6 +164,13 @@ uint64_t td_process_results_lost(const struct td_process *p);
 double td_kernel_mean_ns(const struct td_kernel *k);
 /* The device a process used (first seen), or NULL. */
 const struct td_device *trace_dir_device(const struct trace_dir *td, uint32_t pid);
+/* Is the device an AMD GPU (its lanes are compute units, its global timer
+ * counts 100 MHz ticks)? NULL: not known to be. */
+int td_device_amd(const struct td_device *d);
+/* What a kernel's instrumentable code is called: "code object" (AMD) or "PTX". */
+const char *td_kernel_code_word(const struct td_kernel *k);
+/* Does the trace hold an AMD kernel? */
+int trace_dir_has_amd(const struct trace_dir *td);
 
 /* trace_dir_end.c: the recorder's `end` line (-1 malformed); events-<pid>.log
  * and events-<pid>.<k>.log (the hook's per-process names); the lines of

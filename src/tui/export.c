@@ -74,7 +74,7 @@ static void export_titles(const struct trace_dir *td, const struct td_kernel *k,
 	const struct td_device *d = trace_dir_device(td, k->pid);
 	char dev[160] = "";
 	if (d && d->name)
-		snprintf(dev, sizeof dev, "  %s (%d SMs)", d->name, d->sms);
+		snprintf(dev, sizeof dev, "  %s (%d %s)", d->name, d->sms, td_device_amd(d) ? "CUs" : "SMs");
 	snprintf(sub, slen, "pid %u  launch seq %llu  grid %ux%ux%u  block %ux%ux%u  smem %u B%s", r->pid,
 		 (unsigned long long)r->seq, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
 		 r->smem, dev);

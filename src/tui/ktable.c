@@ -16,7 +16,7 @@ static const struct {
 	[KC_BLOCK] = {"block", "BLOCK", 9, 9, 9, LAYOUT_RIGHT},
 	[KC_TOTAL] = {"total", "TOTAL", 9, 8, 8, LAYOUT_RIGHT},
 	[KC_MEAN] = {"mean", "MEAN", 9, 3, 4, LAYOUT_RIGHT},
-	[KC_PTX] = {"ptx", "PTX", 9, 5, 5, LAYOUT_LEFT},
+	[KC_PTX] = {"ptx", "CODE", 9, 5, 5, LAYOUT_LEFT}, /* PTX, or an AMD code object */
 	[KC_PROBE] = {"probe", "PROBE", 16, 2, 2, LAYOUT_LEFT},
 	[KC_TRACES] = {"traces", "TRACES", 6, 4, 6, LAYOUT_RIGHT},
 	[KC_NAME] = {"name", "KERNEL", 24, 0, 0, LAYOUT_LEFT},
@@ -172,9 +172,9 @@ void ktable_cell(const struct ktable_ctx *c, const struct td_kernel *k, enum kco
 		return;
 	case KC_PTX:
 		if (k->has_ptx)
-			snprintf(buf, len, "yes");
+			snprintf(buf, len, "%s", k->amd ? "code obj" : "PTX");
 		else {
-			ktable_short(k->ptx_reason ? k->ptx_reason : "no PTX", buf, len);
+			ktable_short(k->ptx_reason ? k->ptx_reason : k->amd ? "no code object" : "no PTX", buf, len);
 			*role = THEME_DIM;
 		}
 		return;

@@ -300,6 +300,7 @@ static void tui_inherit(struct tui *t, int from)
 		k->name = tui_dup(pk->name);
 		k->demangled = tui_dup(pk->demangled);
 		k->has_ptx = pk->has_ptx;
+		k->amd = pk->amd;
 		k->ptx_reason = tui_dup(pk->ptx_reason);
 		k->mid = pk->mid;
 	}
@@ -593,7 +594,7 @@ static void tui_draw_title(struct tui *t, struct cellgrid *g)
 	char right[160] = "";
 	const struct td_device *d = t->td->n_devices ? &t->td->devices[0] : NULL;
 	if (d && d->name)
-		snprintf(right, sizeof right, " %s, %d SMs ", d->name, d->sms);
+		snprintf(right, sizeof right, " %s, %d %s ", d->name, d->sms, td_device_amd(d) ? "CUs" : "SMs");
 	int rw = layout_text_cells(right);
 	if (rw > g->w / 3)
 		rw = 0;

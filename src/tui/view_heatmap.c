@@ -22,6 +22,7 @@
 
 struct vhm {
 	unsigned pid, kid;
+	int amd;                /* recorded on an AMD GPU (CU clocks, GTIMER ticks) */
 	struct result *r;       /* header and counts (result_read_head) */
 	char *path;             /* the result file the model streams */
 	int map;                /* the dmat map in r */
@@ -45,6 +46,7 @@ static int vhm_build(struct vhm *s, enum dmat_time want, char **cause)
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = want;
+	o.amd = s->amd;
 	o.allocs = s->allocs;
 	o.n_allocs = s->n_allocs;
 	struct dmat *m = NULL;
@@ -68,6 +70,7 @@ static int vhm_init(struct view *v, void *arg)
 	const struct td_result *tr = &t->td->results[ri];
 	s->pid = tr->pid;
 	s->kid = tr->kid;
+	s->amd = td_device_amd(trace_dir_device(t->td, tr->pid));
 	char *cause = NULL;
 	s->path = strdup(tr->path);
 	if (dmat_allocs_from_trace(tr, &s->allocs, &s->n_allocs) < 0)
@@ -251,11 +254,12 @@ static void vhm_toggle_time(struct view *v)
 	const char *map = s->r->maps[s->map].map.name;
 	enum dmat_time want = s->m->time == DMAT_TIME_SM ? DMAT_TIME_GLOBAL : DMAT_TIME_SM;
 	if (want == DMAT_TIME_GLOBAL && s->m->off_gtime < 0) {
-		tui_msg(t, 1, "no global timer: map %s has no gtime:u64 field, only the SM clock", map);
+		tui_msg(t, 1, "no global timer: map %s has no gtime:u64 field, only the %s clock", map,
+			s->amd ? "CU" : "SM");
 		return;
 	}
 	if (want == DMAT_TIME_SM && s->m->off_clock < 0) {
-		tui_msg(t, 1, "no SM clock: map %s has no clock field, only the global timer", map);
+		tui_msg(t, 1, "no %s clock: map %s has no clock field, only the global timer", s->amd ? "CU" : "SM", map);
 		return;
 	}
 	char *cause = NULL;
@@ -271,8 +275,10 @@ static void vhm_toggle_time(struct view *v)
 	dmat_view_clamp(s->m, &s->v);
 	vhm_keep_range(s);
 	s->cur_t = s->v.t0;
-	tui_flash(t, "x axis: %s", s->m->time == DMAT_TIME_SM ? "SM clock cycles since each block's first access"
-							 : "global timer, aligned across SMs");
+	if (s->m->time == DMAT_TIME_SM)
+		tui_flash(t, "x axis: %s clock cycles since each block's first access", s->amd ? "CU" : "SM");
+	else
+		tui_flash(t, "x axis: global timer, aligned across %ss", s->amd ? "CU" : "SM");
 }
 
 /* What the export child draws: the view as it was at `e`. */

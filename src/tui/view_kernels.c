@@ -169,7 +169,9 @@ static int vk_probe(struct view *v, int off)
 	}
 	if (!k->has_ptx) {
 		tui_msg(t, 1, "%s cannot be probed: %s", tui_kernel_name(t, k),
-			k->ptx_reason ? k->ptx_reason : "no PTX in its image (rebuild with a +PTX arch list)");
+			k->ptx_reason ? k->ptx_reason
+			: k->amd      ? "no code object ntop can instrument for the device"
+				      : "no PTX in its image (rebuild with a +PTX arch list)");
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
 	int idx = (int)(k - t->td->kernels);

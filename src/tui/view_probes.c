@@ -171,7 +171,9 @@ static void vp_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	draw_text(t, g, bx + 2, by + bh - 3, bw - 4, "Space check  Tab when  0-9 N  Enter apply  Esc cancel",
 		  draw_c(t, THEME_DIM), bg, 0);
 	if (k && !k->has_ptx)
-		draw_text(t, g, bx + 2, by + bh - 2, bw - 4, "this kernel has no PTX: it cannot be probed",
+		draw_text(t, g, bx + 2, by + bh - 2, bw - 4,
+			  k->amd ? "this kernel has no code object ntop can instrument: it cannot be probed"
+				 : "this kernel has no PTX: it cannot be probed",
 			  draw_c(t, THEME_ERROR), bg, 0);
 }
 

@@ -38,7 +38,9 @@ struct vt {
 static int vt_build(struct vt *s, struct tui *t, enum tl_time want, char **cause)
 {
 	struct timeline *tl = NULL;
-	if (timeline_create(s->bs, want, s->r->sm_clock_khz, s->r->device_sms, &tl, cause) < 0)
+	struct tl_device dev = { s->r->sm_clock_khz, s->r->device_sms,
+				 td_device_amd(trace_dir_device(t->td, s->pid)) };
+	if (timeline_create(s->bs, want, &dev, &tl, cause) < 0)
 		return -1;
 	timeline_free(s->tl);
 	s->tl = tl;
@@ -221,9 +223,10 @@ static void vt_toggle_time(struct view *v)
 	}
 	if (want == TL_TIME_GLOBAL && s->tl->time != want)
 		tui_msg(t, 1, "no global timer in these records: %s", s->tl->note);
+	else if (s->tl->time == TL_TIME_SM)
+		tui_flash(t, "x axis: %s clock cycles (each %s from its first block)", s->tl->lane, s->tl->lane);
 	else
-		tui_flash(t, "x axis: %s", s->tl->time == TL_TIME_SM ? "SM clock cycles (each SM from its first block)"
-								: "global timer, aligned across SMs");
+		tui_flash(t, "x axis: global timer, aligned across %ss", s->tl->lane);
 }
 
 static int vt_mouse(struct view *v, int key)
@@ -316,14 +319,15 @@ static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
 	const char *u = s->tl->time == TL_TIME_SM ? "cyc" : "ns";
 	timeline_fmt_num(s->cur_t, a, sizeof a);
 	if (i < 0) {
-		snprintf(buf, sizeof buf, "cursor SM %u  t %s %s  (no block here; H/L J/K move, [ ] jump)",
-			 s->tl->lanes[s->cur_lane].smid, a, u);
+		snprintf(buf, sizeof buf, "cursor %s %u  t %s %s  (no block here; H/L J/K move, [ ] jump)",
+			 s->tl->lane, s->tl->lanes[s->cur_lane].smid, a, u);
 	} else {
 		const struct bs_block *bl = &s->bs->blocks[i];
 		timeline_fmt_num(s->tl->t_start[i], b, sizeof b);
 		timeline_fmt_num((double)(bl->end - bl->start), c, sizeof c);
-		snprintf(buf, sizeof buf, "cursor SM %u  slot %u  block %llu  start %s %s  duration %s cyc  warps %u%s",
-			 bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c, bl->warps,
+		snprintf(buf, sizeof buf, "cursor %s %u  slot %u  block %llu  start %s %s  duration %s cyc  %s %u%s",
+			 s->tl->lane, bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c,
+			 s->tl->warps, bl->warps,
 			 timeline_block_is_tail(s->tl, (uint32_t)i) ? "  (tail)" : "");
 	}
 	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_FG), t->theme.c[THEME_BG], 0);

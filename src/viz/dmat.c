@@ -154,7 +154,7 @@ static int dm_in_alloc(const struct dmat_alloc *a, uint64_t addr)
 static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x)
 {
 	x->addr = dm_u64(rec + m->off_addr);
-	x->gtime = m->off_gtime >= 0 ? dm_u64(rec + m->off_gtime) : 0;
+	x->gtime = m->off_gtime >= 0 ? dm_u64(rec + m->off_gtime) * m->gtimer_ns : 0;
 	x->clock = m->off_clock >= 0 ? dm_clock(m, rec) : 0;
 	x->kind = DMAT_KIND_OTHER;
 	x->size = 0;
@@ -578,13 +578,13 @@ static int dm_pass2(struct dmat *m, const struct dmat_opts *o, char **cause)
 
 /* ---- create ---- */
 
-static void dm_units(struct dmat *m)
+static void dm_units(struct dmat *m, const char *lane)
 {
 	if (m->time == DMAT_TIME_SM) {
 		m->unit = m->tick_unit = "cycles";
 		m->tick_div = 1;
 		snprintf(m->axis_label, sizeof m->axis_label,
-			 "SM clock cycles since each block's first access (SM clocks are independent)");
+			 "%s clock cycles since each block's first access (%s clocks are independent)", lane, lane);
 		return;
 	}
 	m->unit = "ns";
@@ -598,8 +598,8 @@ static void dm_units(struct dmat *m)
 		m->tick_unit = "ms";
 		m->tick_div = 1e6;
 	}
-	snprintf(m->axis_label, sizeof m->axis_label, "%s of the global timer since the first access (all SMs aligned)",
-		 m->tick_unit);
+	snprintf(m->axis_label, sizeof m->axis_label, "%s of the global timer since the first access (all %ss aligned)",
+		 m->tick_unit, lane);
 }
 
 static int dm_layout(struct dmat *m, const struct dmat_opts *o, char **cause)
@@ -613,12 +613,15 @@ static int dm_layout(struct dmat *m, const struct dmat_opts *o, char **cause)
 	m->off_size = dm_field(pm, "size", PROBE_U32);
 	m->off_kind = dm_field(pm, "kind", PROBE_U32);
 	m->time = o->time;
+	m->gtimer_ns = o->amd ? 10 : 1;
 	if (m->time == DMAT_TIME_GLOBAL && m->off_gtime < 0) {
 		m->time = DMAT_TIME_SM;
-		snprintf(m->note, sizeof m->note, "no global timer (gtime) in the records: showing SM cycles");
+		snprintf(m->note, sizeof m->note, "no global timer (gtime) in the records: showing %s cycles",
+			 o->amd ? "CU" : "SM");
 	} else if (m->time == DMAT_TIME_SM && m->off_clock < 0) {
 		m->time = DMAT_TIME_GLOBAL;
-		snprintf(m->note, sizeof m->note, "no SM clock in the records: showing global timer ns");
+		snprintf(m->note, sizeof m->note, "no %s clock in the records: showing global timer ns",
+			 o->amd ? "CU" : "SM");
 	}
 	m->units_per_block = result_units_per_block(m->r, pm);
 	if (!m->units_per_block)
@@ -693,7 +696,7 @@ static int dm_build(struct dmat *m, const struct dmat_opts *o, char **cause)
 {
 	if (dm_copy_allocs(m, o, cause) < 0 || dm_layout(m, o, cause) < 0 || dm_pass1(m, cause) < 0)
 		return -1;
-	dm_units(m);
+	dm_units(m, o->amd ? "CU" : "SM");
 	return dm_pass2(m, o, cause);
 }
 

@@ -90,6 +90,7 @@ struct dmat_opts {
 	int alloc_filter;     /* DMAT_NONE: every access; else only allocs[alloc_filter] */
 	uint32_t kinds;       /* bit k keeps enum dmat_kind k; 0: all */
 	uint32_t hist_cols, hist_rows; /* fine histogram limits; 0: DMAT_HIST_COLS / ROWS */
+	int amd;              /* AMD GPU: the clock is a CU's, labels say so */
 };
 
 /* A run of pages on the collapsed axis. */
@@ -106,6 +107,7 @@ struct dmat {
 				    dmat_open: the file's header and counts (records NULL) */
 	struct result_stream *st;/* dmat_open: the file, owned; NULL: r's records */
 	int map_index;
+	uint32_t gtimer_ns;      /* ns per gtime tick: 1, or 10 on AMD GPUs (a 100 MHz counter) */
 	enum dmat_time time;     /* what was asked for may have fallen back */
 	char note[160];          /* why it fell back, "" otherwise */
 	uint64_t page_size;      /* bytes */

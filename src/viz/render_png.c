@@ -64,10 +64,10 @@ void render_png_layout(const struct timeline *tl, const struct tl_view *v, const
 	char buf[16];
 	uint32_t max_smid = tl->n_lanes ? tl->lanes[tl->n_lanes - 1].smid : 0;
 	snprintf(buf, sizeof buf, "%u", max_smid);
-	int lab = font5x7_text_width(buf, s), cap = font5x7_text_width("SM", s);
+	int lab = font5x7_text_width(buf, s), cap = font5x7_text_width(tl->lane, s);
 	l->plot_x = pad + (lab > cap ? lab : cap) + 6 * s;
 	int top = pad + (FONT5X7_H + 4) * (s + 1) + rp_header_lines(tl, o) * rp_line_h(s);
-	l->plot_y = top + 2 * rp_line_h(s); /* room for the "SM" caption and the tail marker label */
+	l->plot_y = top + 2 * rp_line_h(s); /* room for the lane caption and the tail marker label */
 	int bottom = pad + 3 * rp_line_h(s) + 10 * s; /* ticks, tick labels, axis label, legend */
 	l->plot_w = o->width - l->plot_x - 3 * pad;
 	l->plot_h = o->height - l->plot_y - bottom;
@@ -260,8 +260,8 @@ static void rp_sm_axis(struct rp_ctx *c)
 	int s = c->s, x = c->l.plot_x - 1;
 	struct rgb ax = c->th->c[THEME_AXIS];
 	png_canvas_fill(c->im, x, c->l.plot_y, x + 1, c->l.plot_y + c->l.plot_h + 1, ax);
-	int cw = font5x7_text_width("SM", s);
-	png_canvas_text(c->im, x - 4 * s - cw, c->l.plot_y - rp_line_h(s), "SM", s, c->th->c[THEME_DIM]);
+	int cw = font5x7_text_width(c->tl->lane, s);
+	png_canvas_text(c->im, x - 4 * s - cw, c->l.plot_y - rp_line_h(s), c->tl->lane, s, c->th->c[THEME_DIM]);
 	/* label every k-th lane so labels never touch */
 	double need = (FONT5X7_H + 3) * s;
 	uint32_t k = 1;

@@ -253,7 +253,7 @@ static void rt_axis(struct rt_ctx *c)
 {
 	const struct theme *th = c->th;
 	if (c->l.label_w >= 3)
-		cellgrid_puts(c->g, 0, c->l.axis_y, "SM", th->c[THEME_DIM], th->c[THEME_BG], -1);
+		cellgrid_puts(c->g, 0, c->l.axis_y, c->tl->lane, th->c[THEME_DIM], th->c[THEME_BG], -1);
 	struct term_axis a = {c->l.plot_x, c->l.axis_y, c->l.plot_w, c->v->t0, c->v->t1, c->cursor_x, c->o->utf8,
 			      th->c[THEME_AXIS], th->c[THEME_SELECTION], th->c[THEME_BG], rt_fmt_tick, c->tl};
 	term_axis_draw(c->g, &a);
@@ -310,8 +310,10 @@ static void rt_legend(struct rt_ctx *c)
 	const struct timeline *tl = c->tl;
 	int y = c->l.legend_y;
 	int x = c->o->mono ? rt_legend_mono(c, y) : rt_legend_scale(c, y);
-	static const struct term_axis_unit tu = {"cycles, each SM from its first block", "cycles per SM",
-						 "the first block"};
+	char sm_long[64], sm_mid[32];
+	snprintf(sm_long, sizeof sm_long, "cycles, each %s from its first block", tl->lane);
+	snprintf(sm_mid, sizeof sm_mid, "cycles per %s", tl->lane);
+	const struct term_axis_unit tu = {sm_long, sm_mid, "the first block"};
 	const char *u = c->o->utf8 ? tl->tick_unit : tl->tick_div == 1e3 ? "us" : tl->tick_unit;
 	char unit[160];
 	if (term_axis_unit_text(&tu, tl->time == TL_TIME_SM, u, c->g->w - x - 2, unit, sizeof unit) == 0)

@@ -13,15 +13,15 @@
 
 /* Global mode needs every block's global timer start and the clock rate to
  * turn cycles into ns; otherwise say which is missing. */
-static int tl_global_ok(const struct block_sched *bs, uint32_t khz, char *note, size_t len)
+static int tl_global_ok(const struct block_sched *bs, uint32_t khz, const char *lane, char *note, size_t len)
 {
 	if (!khz) {
-		snprintf(note, len, "SM clock rate unknown: global time needs it, showing SM cycles");
+		snprintf(note, len, "%s clock rate unknown: global time needs it, showing %s cycles", lane, lane);
 		return 0;
 	}
 	for (uint64_t i = 0; i < bs->n_blocks_recorded; i++)
 		if (!bs->blocks[i].gstart) {
-			snprintf(note, len, "no global timer in the records: showing SM cycles");
+			snprintf(note, len, "no global timer in the records: showing %s cycles", lane);
 			return 0;
 		}
 	return 1;
@@ -40,7 +40,7 @@ static void tl_times(struct timeline *tl)
 		for (uint32_t i = ln->first; i < ln->first + ln->n; i++) {
 			const struct bs_block *b = &bs->blocks[i];
 			if (tl->time == TL_TIME_GLOBAL) {
-				tl->t_start[i] = (double)(b->gstart - g0);
+				tl->t_start[i] = (double)((b->gstart - g0) * tl->gtimer_ns);
 				tl->t_end[i] = tl->t_start[i] + (double)(b->end - b->start) * ns_per_cycle;
 			} else {
 				tl->t_start[i] = (double)(b->start - ln->origin);
@@ -83,7 +83,8 @@ static void tl_units(struct timeline *tl)
 		tl->unit = tl->tick_unit = "cycles";
 		tl->tick_div = 1;
 		snprintf(tl->axis_label, sizeof tl->axis_label,
-			 "SM clock cycles, each SM from its own first block start (SM clocks are independent)");
+			 "%s clock cycles, each %s from its own first block start (%s clocks are independent)", tl->lane,
+			 tl->lane, tl->lane);
 		return;
 	}
 	tl->unit = "ns";
@@ -98,8 +99,14 @@ static void tl_units(struct timeline *tl)
 		tl->tick_unit = "ms";
 		tl->tick_div = 1e6;
 	}
-	snprintf(tl->axis_label, sizeof tl->axis_label,
-		 "%s of the global timer since the first block start (all SMs aligned)", tl->tick_unit);
+	if (tl->gtimer_ns != 1)
+		snprintf(tl->axis_label, sizeof tl->axis_label,
+			 "%s of the global timer (%u ns ticks) since the first block start (all %ss aligned)",
+			 tl->tick_unit, tl->gtimer_ns, tl->lane);
+	else
+		snprintf(tl->axis_label, sizeof tl->axis_label,
+			 "%s of the global timer since the first block start (all %ss aligned)", tl->tick_unit,
+			 tl->lane);
 }
 
 static int tl_lanes(struct timeline *tl)
@@ -124,8 +131,8 @@ static int tl_lanes(struct timeline *tl)
 	return 0;
 }
 
-int timeline_create(const struct block_sched *bs, enum tl_time time, uint32_t sm_clock_khz,
-		    uint32_t device_sms, struct timeline **out, char **cause)
+int timeline_create(const struct block_sched *bs, enum tl_time time, const struct tl_device *dev,
+		    struct timeline **out, char **cause)
 {
 	*out = NULL;
 	if (bs->n_blocks_recorded > UINT32_MAX)
@@ -135,10 +142,13 @@ int timeline_create(const struct block_sched *bs, enum tl_time time, uint32_t sm
 	if (!tl)
 		return cause_set(cause, "out of memory");
 	tl->bs = bs;
-	tl->sm_clock_khz = sm_clock_khz;
+	tl->sm_clock_khz = dev->sm_clock_khz;
+	tl->lane = dev->amd ? "CU" : "SM";
+	tl->warps = dev->amd ? "waves" : "warps";
+	tl->gtimer_ns = dev->amd ? TL_AMD_GTIMER_NS : 1;
 	tl->n_blocks = (uint32_t)bs->n_blocks_recorded;
 	tl->time = time;
-	if (time == TL_TIME_GLOBAL && !tl_global_ok(bs, sm_clock_khz, tl->note, sizeof tl->note))
+	if (time == TL_TIME_GLOBAL && !tl_global_ok(bs, tl->sm_clock_khz, tl->lane, tl->note, sizeof tl->note))
 		tl->time = TL_TIME_SM;
 	size_t n = tl->n_blocks ? tl->n_blocks : 1;
 	tl->t_start = malloc(n * sizeof *tl->t_start);
@@ -158,7 +168,7 @@ int timeline_create(const struct block_sched *bs, enum tl_time time, uint32_t sm
 	s->mean_running = bs->mean_running;
 	s->mean_sched = bs->mean_sched;
 	s->sms_used = bs->n_sms;
-	s->device_sms = device_sms;
+	s->device_sms = dev->sms;
 	s->max_concurrent = bs->max_concurrent;
 	*out = tl;
 	return 0;
@@ -424,17 +434,17 @@ void timeline_header(const struct timeline *tl, char *buf, size_t len)
 	if (s->blocks_recorded != s->blocks)
 		TL_PUT(" (%llu recorded)", (unsigned long long)s->blocks_recorded);
 	if (s->waves >= 0)
-		TL_PUT("  %.2f waves/SM", s->waves);
+		TL_PUT("  %.2f waves/%s", s->waves, tl->lane);
 	else
-		TL_PUT("  waves/SM ?");
+		TL_PUT("  waves/%s ?", tl->lane);
 	double tot = s->mean_running + s->mean_sched;
 	TL_PUT("  running %s cyc  scheduling %s cyc (%.1f%%)", run, sch, tot > 0 ? 100 * s->mean_sched / tot : 0.0);
 	if (s->device_sms)
-		TL_PUT("  %u/%u SMs", s->sms_used, s->device_sms);
+		TL_PUT("  %u/%u %ss", s->sms_used, s->device_sms, tl->lane);
 	else
-		TL_PUT("  %u SMs", s->sms_used);
+		TL_PUT("  %u %ss", s->sms_used, tl->lane);
 	timeline_fmt_num((double)s->max_concurrent, n, sizeof n);
-	TL_PUT("  max %s resident/SM", n);
+	TL_PUT("  max %s resident/%s", n, tl->lane);
 #undef TL_PUT
 	if (o >= len)
 		buf[len - 1] = 0;

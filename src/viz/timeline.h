@@ -11,7 +11,9 @@
  *    aligned across SMs. A block's end is its gstart plus its length in
  *    cycles converted with the SM clock rate. Without a recorded global timer
  *    or a known clock rate the model falls back to TL_TIME_SM and says why
- *    in `note`.
+ *    in `note`. On AMD GPUs the global timer (GTIMER: s_memrealtime or
+ *    MSG_RTN_GET_REALTIME) counts 100 MHz ticks, not ns: the model scales
+ *    them by 10 and its axis label says so; lanes are compute units ("CU").
  *
  * Rendering a lane bins its blocks into pixel columns in one pass over the
  * lane's blocks (timeline_bin_lane), so a million-block launch costs
@@ -25,6 +27,18 @@
 #include "viz/theme.h"
 
 enum tl_time { TL_TIME_SM, TL_TIME_GLOBAL };
+
+/* ns per global timer tick on AMD GPUs: their real-time counter runs at a
+ * constant 100 MHz (CUDA's %globaltimer counts ns). */
+#define TL_AMD_GTIMER_NS 10u
+
+/* The device the records come from: the result's clock rate and
+ * multiprocessor count, the trace's device line for the vendor. */
+struct tl_device {
+	uint32_t sm_clock_khz;   /* 0 unknown */
+	uint32_t sms;            /* 0 unknown */
+	int amd;                 /* AMD GPU: lanes are CUs, GTIMER ticks are 10 ns */
+};
 enum tl_color { TL_COLOR_INDEX, TL_COLOR_DURATION };
 
 #define TL_NONE UINT32_MAX
@@ -55,6 +69,9 @@ struct timeline {
 	enum tl_time time;            /* what was asked for may have fallen back */
 	char note[160];               /* why it fell back, "" otherwise */
 	uint32_t sm_clock_khz;        /* 0 unknown */
+	const char *lane;             /* what a lane is: "SM", or "CU" on AMD GPUs */
+	const char *warps;            /* what a block's units are: "warps", or "waves" on AMD GPUs */
+	uint32_t gtimer_ns;           /* ns per recorded global timer tick: 1, or 10 on AMD */
 	uint32_t n_lanes;
 	struct tl_lane *lanes;
 	uint32_t n_blocks;            /* bs->n_blocks_recorded */
@@ -84,9 +101,8 @@ struct tl_bin {
 	uint8_t edge;    /* a block at least 3 columns wide starts here (draw a separator) */
 };
 
-/* device_sms and sm_clock_khz come from the result (0 = unknown). */
-int timeline_create(const struct block_sched *bs, enum tl_time time, uint32_t sm_clock_khz,
-		    uint32_t device_sms, struct timeline **out, char **cause);
+int timeline_create(const struct block_sched *bs, enum tl_time time, const struct tl_device *dev,
+		    struct timeline **out, char **cause);
 void timeline_free(struct timeline *tl);
 
 /* ---- viewport ---- */
@@ -127,7 +143,8 @@ struct rgb timeline_block_color(const struct timeline *tl, uint32_t i, enum tl_c
 				const struct theme *th);
 
 /* ---- text ---- */
-/* "4096 blocks  3.9 waves/SM  running 12.3k cyc  scheduling 2.1k cyc (14.6%)  132/132 SMs  <=8 resident" */
+/* "4096 blocks  3.9 waves/SM  running 12.3k cyc  scheduling 2.1k cyc (14.6%)  132/132 SMs  <=8 resident"
+ * (CUs on AMD GPUs) */
 void timeline_header(const struct timeline *tl, char *buf, size_t len);
 /* A compact number: 950, 12.3k, 4.56M, 1.2G. */
 void timeline_fmt_num(double v, char *buf, size_t len);

@@ -17,7 +17,7 @@
 #define SR_CAP 64
 
 struct sr_event {
-	uint64_t addr, clock;
+	uint64_t addr, clock, gtime;
 	uint32_t sizekind;
 };
 
@@ -40,7 +40,7 @@ struct sr {
 	uint8_t kernarg[1024];
 	uint8_t *map[AMDGPU_MAX_MAPS];
 	uint64_t map_len[AMDGPU_MAX_MAPS];
-	int m_dmat, m_gmem, m_bs;     /* map indices, -1 */
+	int m_dmat, m_dmg, m_gmem, m_bs; /* map indices (m_dmg: dmat_global), -1 */
 	struct sr_unit *thr, *wav;    /* expected, per unit */
 	uint64_t rng;
 	struct simrun_tally *t;
@@ -236,9 +236,9 @@ static int sr_is_exit(const struct amdgpu_func *g, int at)
 	       (!strcmp(t, "s_nop 0") && at + 1 < g->n && amdgpu_isa_is_dealloc(g->v[at + 1].text));
 }
 
-/* What a site meant for each active lane (dmat and gmem_bytes). */
+/* What a site meant for each active lane (dmat, dmat_global and gmem_bytes). */
 static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0,
-			   int site, uint64_t clock)
+			   int site, uint64_t clock, uint64_t gtime)
 {
 	uint64_t base = SR_ADDR + ((uint64_t)site << 24);
 	int hooked = m->kind != AMDGPU_MEM_NONE && (!strcmp(m->space, "global") || !strcmp(m->space, "flat"));
@@ -247,7 +247,7 @@ static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const stru
 			continue;
 		struct sr_unit *u = &s->thr[unit0 + (uint64_t)l];
 		if (u->n < SR_CAP)
-			u->ev[u->n] = (struct sr_event){ base + (unit0 + (uint64_t)l) * 64 + 4, clock,
+			u->ev[u->n] = (struct sr_event){ base + (unit0 + (uint64_t)l) * 64 + 4, clock, gtime,
 							 m->bytes | (uint32_t)m->kind << 24 };
 		u->n++;
 		u->bytes[m->kind - 1] += m->bytes;
@@ -255,11 +255,12 @@ static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const stru
 }
 
 /* Runs region `b` (inserted before original instruction i); returns the
- * first clock read in it (0 when none). */
-static uint64_t sr_region(struct sr *s, struct amdgpu_wave *w, int b, int *ok)
+ * first clock read in it (0 when none), *gtime the first real-time counter
+ * read (0 when none). */
+static uint64_t sr_region(struct sr *s, struct amdgpu_wave *w, int b, int *ok, uint64_t *gtime)
 {
 	const struct amdgpu_regions *rg = &s->r->regions;
-	int n0 = w->n_clock_reads;
+	int n0 = w->n_clock_reads, g0 = w->n_realtime_reads;
 	char *cause = NULL;
 	for (int x = 0; x < rg->gn && *ok; x++)
 		if (rg->owner[x] == b && amdgpu_sim_step(w, rg->g->v[x].text, &cause) < 0) {
@@ -267,6 +268,7 @@ static uint64_t sr_region(struct sr *s, struct amdgpu_wave *w, int b, int *ok)
 			*ok = 0;
 		}
 	free(cause);
+	*gtime = w->n_realtime_reads > g0 ? w->realtime_reads[g0] : 0;
 	return w->n_clock_reads > n0 ? w->clock_reads[n0] : 0;
 }
 
@@ -293,9 +295,9 @@ static int sr_site(struct sr *s, struct amdgpu_wave *w, int i, uint64_t tunit0, 
 	a.scc = w->scc;
 	for (int r = 0; r < s->r->inj.alloc.vgpr; r++)
 		memcpy(vsnap + (size_t)r * 64, w->v[r], 64 * 4);
-	uint64_t clock = sr_region(s, w, 1 + 2 * i, ok);
+	uint64_t gtime, clock = sr_region(s, w, 1 + 2 * i, ok, &gtime);
 	if (!exit)
-		sr_expect_site(s, w, &m, tunit0, i, clock);
+		sr_expect_site(s, w, &m, tunit0, i, clock, gtime);
 	if (exit && s->m_bs >= 0) {
 		s->wav[wunit].end = w->clock_reads[w->n_clock_reads - 1];
 		s->wav[wunit].smid = sr_smid(s, w);
@@ -321,7 +323,8 @@ static int sr_wave(struct sr *s, const uint32_t wg[3], int wave)
 		for (int i = 0; i < s->r->inj.n_maps; i++)
 			amdgpu_sim_map(w, SR_MAP(i), s->map[i], s->map_len[i]);
 		amdgpu_sim_map(w, SR_KERNARG, s->kernarg, sizeof s->kernarg);
-		sr_region(s, w, 0, &ok);
+		uint64_t gtime;
+		sr_region(s, w, 0, &ok, &gtime);
 		if (s->m_bs >= 0 && w->n_clock_reads && w->n_realtime_reads) {
 			s->wav[wunit].start = w->clock_reads[0];
 			s->wav[wunit].gstart = w->realtime_reads[0];
@@ -347,12 +350,13 @@ static void sr_check_thread_maps(struct sr *s, uint64_t units)
 	const struct amdgpu_inject *in = &s->r->inj;
 	for (int i = 0; i < in->n_maps; i++) {
 		const struct probe_map *m = &in->maps[i].map;
-		if (i != s->m_dmat && i != s->m_gmem)
+		if (i != s->m_dmat && i != s->m_dmg && i != s->m_gmem)
 			continue;
 		const uint8_t *rec0 = s->map[i] + amdgpu_map_records_offset(units);
 		for (uint64_t u = 0; u < units; u++) {
 			const struct sr_unit *e = &s->thr[u];
-			uint32_t count = sr_u32(s->map[i] + u * 4), want = i == s->m_dmat ? 16u * (uint32_t)e->n : 20u;
+			uint32_t count = sr_u32(s->map[i] + u * 4);
+			uint32_t want = i == s->m_gmem ? 20u : (i == s->m_dmat ? 16u : 24u) * (uint32_t)e->n;
 			s->t->units++;
 			if (count != want)
 				sr_fail(s, "map %d unit %llu counts %u bytes, %u expected", i, (unsigned long long)u, count, want);
@@ -364,6 +368,19 @@ static void sr_check_thread_maps(struct sr *s, uint64_t units)
 					sr_fail(s, "dmat record %d of work-item %llu: 0x%llx %u 0x%x, expected 0x%llx %u 0x%x", k,
 						(unsigned long long)u, (unsigned long long)sr_u64(r), sr_u32(r + 8), sr_u32(r + 12),
 						(unsigned long long)ev->addr, (uint32_t)ev->clock, ev->sizekind);
+			}
+			/* dmat_global: addr, gtime (the real-time counter), clock, sizekind */
+			for (int k = 0; i == s->m_dmg && k < e->n && k < (int)m->cap; k++) {
+				const uint8_t *r = rec0 + amdgpu_map_record_index(m, units, u, (uint32_t)k) * m->rec_size;
+				const struct sr_event *ev = &e->ev[k];
+				s->t->records++;
+				if (sr_u64(r) != ev->addr || sr_u64(r + 8) != ev->gtime || sr_u32(r + 16) != (uint32_t)ev->clock ||
+				    sr_u32(r + 20) != ev->sizekind || !ev->gtime)
+					sr_fail(s, "dmat_global record %d of work-item %llu: 0x%llx %llu %u 0x%x, expected 0x%llx %llu %u "
+						"0x%x", k, (unsigned long long)u, (unsigned long long)sr_u64(r),
+						(unsigned long long)sr_u64(r + 8), sr_u32(r + 16), sr_u32(r + 20),
+						(unsigned long long)ev->addr, (unsigned long long)ev->gtime, (uint32_t)ev->clock,
+						ev->sizekind);
 			}
 			if (i == s->m_gmem) {
 				const uint8_t *r = rec0 + u * m->rec_size;
@@ -434,13 +451,14 @@ static void sr_done(struct sr *s)
 int simrun_kernel(const struct amdgpu_instrumented *r, struct simrun_tally *t)
 {
 	static const uint32_t configs[][6] = { { 2, 2, 1, 100, 1, 1 }, { 2, 1, 2, 8, 4, 2 }, { 1, 1, 1, 33, 1, 1 } };
-	struct sr s = { .r = r, .t = t, .rng = 12345, .m_dmat = -1, .m_gmem = -1, .m_bs = -1 };
+	struct sr s = { .r = r, .t = t, .rng = 12345, .m_dmat = -1, .m_dmg = -1, .m_gmem = -1, .m_bs = -1 };
 	if (amdgpu_co_open(r->obj.elf, r->obj.len, &s.co, NULL) < 0)
 		return -1;
 	s.k = amdgpu_co_kernel(&s.co, r->regions.g->name);
 	for (int i = 0; i < r->inj.n_maps; i++) {
 		const char *p = r->inj.maps[i].probe;
 		s.m_dmat = strcmp(p, "dmat") ? s.m_dmat : i;
+		s.m_dmg = strcmp(p, "dmat_global") ? s.m_dmg : i;
 		s.m_gmem = strcmp(p, "gmem_bytes") ? s.m_gmem : i;
 		s.m_bs = strcmp(p, "block_sched") ? s.m_bs : i;
 	}

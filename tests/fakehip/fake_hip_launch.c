@@ -150,7 +150,8 @@ hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], co
 {
 	const struct fh_kernel *k = f->k;
 	uint64_t items = (uint64_t)grid[0] * block[0];
-	if (strcmp(k->name, "vecadd") == 0)
+	/* extern "C" (the corpus) or C++ (app_vecadd.hip) */
+	if (strcmp(k->name, "vecadd") == 0 || strcmp(k->name, "_Z6vecaddPfPKfS1_i") == 0)
 		run_vecadd(k, ka, items);
 	if (!arg_named(k, "ntop_launch"))
 		return hipSuccess;
@@ -183,8 +184,19 @@ static hipError_t capture_node(hipStream_t s, struct ihipModuleSymbol_t *f, cons
 	return hipSuccess;
 }
 
-hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
-		     hipStream_t s, void **params, void **extra)
+/* What a failed launch leaves for hipGetLastError (<<<>>> drops the
+ * launch's own status). */
+static __thread hipError_t last_error;
+
+hipError_t hipGetLastError(void)
+{
+	hipError_t e = last_error;
+	last_error = hipSuccess;
+	return e;
+}
+
+static hipError_t launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
+			 hipStream_t s, void **params, void **extra)
 {
 	unsigned threads = block[0] * block[1] * block[2];
 	if (!f)
@@ -206,6 +218,15 @@ hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const
 		return rc;
 	rc = fh_run(f, grid, block, ka);
 	free(ka);
+	return rc;
+}
+
+hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
+		     hipStream_t s, void **params, void **extra)
+{
+	hipError_t rc = launch(f, grid, block, smem, s, params, extra);
+	if (rc != hipSuccess)
+		last_error = rc;
 	return rc;
 }
 

@@ -2,6 +2,7 @@
  * hipModuleUnload, and clang's host-side registration
  * (__hipRegisterFatBinary, __hipRegisterFunction), whose host pointers
  * hipLaunchKernel takes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fake_hip.h"
@@ -15,6 +16,22 @@ struct fh_reg {
 
 static struct fh_reg *regs;
 static struct fh_module *modules; /* every module loaded, kept until exit */
+static int n_loaded;
+
+/* FAKEHIP_SAVE=DIR: each code object loaded is written to DIR/N.co (N from
+ * 1, in load order), so that tests can read what the runtime was given. */
+static void save_object(const struct fh_module *m, int seq)
+{
+	const char *dir = getenv("FAKEHIP_SAVE");
+	char path[4096];
+	if (!dir || !*dir || snprintf(path, sizeof path, "%s/%d.co", dir, seq) >= (int)sizeof path)
+		return;
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(m->co, 1, m->size, f) != m->size)
+		fprintf(stderr, "fakehip: cannot write %s\n", path);
+	if (f)
+		fclose(f);
+}
 
 struct fh_module *fh_module_load(const void *image)
 {
@@ -33,7 +50,9 @@ struct fh_module *fh_module_load(const void *image)
 	pthread_mutex_lock(&fh_lock);
 	m->next = modules;
 	modules = m;
+	int seq = ++n_loaded;
 	pthread_mutex_unlock(&fh_lock);
+	save_object(m, seq);
 	return m;
 }
 

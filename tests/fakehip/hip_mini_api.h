@@ -82,6 +82,7 @@ hipError_t hipGetDevice(int *d);
 hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int d);
 hipError_t hipDeviceGetAttribute(int *v, int attr, int d);
 const char *hipGetErrorString(hipError_t e);
+hipError_t hipGetLastError(void);
 hipError_t hipMalloc(void **p, size_t n);
 hipError_t hipFree(void *p);
 hipError_t hipMemcpy(void *dst, const void *src, size_t n, int kind);

@@ -51,6 +51,9 @@ run block_sched "$P/block_sched.toml" \
 run dmat "$P/dmat.toml" \
 	'^run: 29 kernels: 29 probed and checked \(150 sites, 0 without a plain address, 29 exits, 6 clause hints dropped;.*, 0 refused, 0 failed$' \
 	"${CORPUS[@]}"
+run dmat_global "$P/dmat_global.toml" \
+	'^run: 29 kernels: 29 probed and checked \(150 sites, 0 without a plain address, 29 exits, 6 clause hints dropped;.*, 0 refused, 0 failed$' \
+	"${CORPUS[@]}"
 run gmem_bytes "$P/gmem_bytes.toml" \
 	'^run: 29 kernels: 29 probed and checked \(150 sites, 0 without a plain address, 29 exits, 6 clause hints dropped;.*, 0 refused, 0 failed$' \
 	"${CORPUS[@]}"
@@ -58,6 +61,7 @@ run all "$P/block_sched.toml,$P/dmat.toml,$P/gmem_bytes.toml" \
 	'^run: 29 kernels: 29 probed and checked \(300 sites, 0 without a plain address, 29 exits, 6 clause hints dropped;.*, 0 refused, 0 failed$' \
 	"${CORPUS[@]}"
 check_written "$T/dmat" ntop_launch ntop_map_dmat
+check_written "$T/dmat_global" ntop_launch ntop_map_dmat_global
 check_written "$T/all" ntop_launch ntop_map_block_sched ntop_map_dmat ntop_map_gmem_bytes
 ROCRAND=/usr/lib/x86_64-linux-gnu/librocrand.so.1
 if [ -f "$ROCRAND" ]; then

@@ -11,7 +11,10 @@
 # ntop_launch block and read the map pointers from the probed kernarg
 # segment (a wrong argument fails the probed launch, which would show as a
 # decline). Then `ntop report`, `ntop export --view timeline` (the PNG read
-# back), `ntop view` in tmux (kernel list, launches, timeline), a wave32
+# back), `ntop view` in tmux (kernel list, launches, timeline), never
+# calling AMD code PTX or a CU an SM (the summary, report text, --json and
+# --csv, the exports, the UI) and the global timer's 100 MHz ticks shown as
+# ns (the Perfetto export's gstart_ns are 10 x the records'), a wave32
 # device (gfx1100), the launcher without a real HIP runtime (no stand-in),
 # and an open of libamdhip64 by absolute path (the loader audit module
 # sends it to the stand-in; --no-audit does not). Skips (77) without
@@ -52,6 +55,7 @@ fi
 rc=$?
 [ $rc = 0 ] || bad "record: exit status $rc: $(tail -3 "$T/err")"
 grep -qx "app_hip: 16 launches, all correct" "$T/out" || bad "record: the app's output changed: $(cat "$T/out")"
+expect "$T/err" '^ntop: 4 kernels \(0 with PTX, 4 with a code object\)' "record summary: code objects, not PTX"
 E=$T/tr/events.log
 expect "$E" "^hello .* driver=$F/runtime/\\./libamdhip64.so.5|^hello .* driver=$F/runtime/libamdhip64.so.5" "hello names the real runtime"
 expect "$E" '^module .* api=__hipRegisterFatBinary kind=hipfb .* co=2 ' "registered bundle: 2 code objects"
@@ -86,7 +90,23 @@ echo "$d" | grep -Eq 'kernel=vecadd .* units=16 records=16 dropped=0 .*blocks=4 
 "$NTOP" report "$T/tr" >"$T/rep" 2>&1 || bad "report failed"
 expect "$T/rep" 'device 0: AMD fake gfx90a, gfx90a:sramecc\+:xnack-, 104 CUs' "report: the device"
 expect "$T/rep" 'code object: yes; probed: yes \(block_sched\)' "report: probed kernel"
-expect "$T/rep" 'No.block:4 Running:4070 Scheduling:0 \(cycle\)  SMs 4  warps 16/16' "report: block_sched of a launch"
+expect "$T/rep" 'No.block:4 Running:4070 Scheduling:0 \(cycle\)  CUs 4  waves 16/16' "report: block_sched of a launch"
+grep -Eq 'PTX|SMs|warps' "$T/rep" && bad "report: PTX, SMs or warps on AMD: $(grep -E 'PTX|SMs|warps' "$T/rep")"
+"$NTOP" report --json "$T/tr" >"$T/rep.json" 2>&1 || bad "report --json failed"
+python3 - "$T/rep.json" <<'PY' || bad "report --json: AMD kernels' code is not called a code object"
+import json, sys
+ks = [k for p in json.load(open(sys.argv[1]))["processes"] for k in p["kernels"]]
+assert len(ks) == 4, ks
+for k in ks:
+    assert k["code"] == "code object" and k["code_object"] is True and k["code_object_reason"] is None, k
+    assert "ptx" not in k and "ptx_reason" not in k, k
+PY
+"$NTOP" report --csv "$T/tr" >"$T/rep.csv" 2>&1 || bad "report --csv failed"
+python3 - "$T/rep.csv" <<'PY' || bad "report --csv: the code column"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 4 and all(r["code"] == "code object" and r["ptx"] == "1" for r in rows), rows
+PY
 "$NTOP" record -p block_sched -o "$T/one" -- "$F/app_hip" "$C/libhipvec.so" - 1 >/dev/null 2>&1 ||
 	bad "record without a module failed"
 "$NTOP" export "$T/one" -k vecadd --view timeline -o "$T/t.png" >"$T/exp" 2>&1 || bad "export: $(cat "$T/exp")"
@@ -95,16 +115,39 @@ import struct, sys
 b = open(sys.argv[1], 'rb').read()
 sys.exit(0 if b[:8] == b'\x89PNG\r\n\x1a\n' and struct.unpack('>II', b[16:24]) == (1600, 900) else 1)
 PY
-expect "$T/exp" '4 blocks on 4 SMs' "export: 4 blocks"
+expect "$T/exp" '4 blocks on 4 CUs, global time' "export: 4 blocks on 4 CUs, global time"
+# the global timer: records hold 100 MHz ticks, exports ns
+"$NTOP" export "$T/one" -k vecadd --view records -o "$T/rec.csv" >"$T/exp" 2>&1 || bad "export records: $(cat "$T/exp")"
+"$NTOP" export "$T/one" --format perfetto -o "$T/pf.json" >"$T/exp" 2>&1 || bad "export perfetto: $(cat "$T/exp")"
+expect "$T/exp" ' on [0-9]+ CU tracks, ' "export perfetto: CU tracks"
+python3 - "$T/rec.csv" "$T/pf.json" <<'PY' || bad "exports: wave64 units or the global timer's scale"
+import csv, json, sys
+recs = list(csv.DictReader(open(sys.argv[1])))
+# wave64: unit u of a block starts at work-item 64 u
+assert len(recs) == 16 and [int(r["thread"]) for r in recs[:4]] == [0, 64, 128, 192], recs[:4]
+first = {int(r["block"]): int(r["gstart"]) for r in recs if r["unit"] and int(r["thread"]) == 0}
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+blocks = {e["args"]["block"]: e["args"]["gstart_ns"] for e in ev if e.get("cat") == "block"}
+names = [e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"]
+assert blocks and all(blocks[b] == 10 * min(int(r["gstart"]) for r in recs if int(r["block"]) == b) for b in blocks), (blocks, first)
+assert any(n.startswith("CU ") for n in names) and not any(n.startswith("SM ") for n in names), names
+PY
 
 # ---- the UI on the recorded trace ----
 run_ntop 120 30 view "$T/one"
 wait_for 'KERNEL' || bad "view did not start: $(screen)"
 wait_for 'vecadd' || bad "view: vecadd not listed"
+screen | grep -q ' CODE ' || bad "view: the kernel list's code column: $(screen | head -4)"
+screen | grep -q 'code obj' || bad "view: vecadd's code object: $(screen | head -6)"
+screen | grep -q 'PTX' && bad "view: PTX on AMD: $(screen | grep PTX)"
+screen | grep -q '104 CUs' || bad "view: the device's CUs: $(screen | head -2)"
 keys / v e c a d d Enter Enter
 wait_for 'No.block:4 Running:' || bad "view: launches of vecadd: $(screen)"
+screen | grep -q 'code object yes' || bad "view: the kernel page's code object: $(screen | head -6)"
 keys Enter
-wait_for 'waves/SM' || bad "view: timeline header: $(screen | head -4)"
+wait_for 'waves/CU' || bad "view: timeline header: $(screen | head -4)"
+screen | grep -Eq '^CU ' || bad "view: the lane caption: $(screen)"
+screen | grep -q 'SM' && bad "view: SM on an AMD timeline: $(screen | grep SM)"
 screen | grep -q '4 blocks' || bad "view: timeline block count: $(screen | head -3)"
 [ "$(screen | grep -Ec '^ +[0-9]+ [ ▀▄█]')" -ge 2 ] || bad "view: fewer than 2 CU lanes"
 keys q q q

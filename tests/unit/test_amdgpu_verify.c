@@ -164,7 +164,7 @@ static void test_snippet(void)
 static void test_builtin(void)
 {
 	static const char *const files[] = { "probes/amd/block_sched.toml", "probes/amd/dmat.toml",
-					     "probes/amd/gmem_bytes.toml" };
+					     "probes/amd/gmem_bytes.toml", "probes/amd/dmat_global.toml" };
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		struct probe *p = NULL;
 		char *cause = NULL;

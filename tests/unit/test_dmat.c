@@ -570,15 +570,23 @@ static void test_colour(void)
 	CHECK(strcmp(b, "0x7f0000001000") == 0);
 }
 
-/* gtime records: ns since the earliest access across blocks (no per-block origin). */
-static void test_global_time(void)
+/* Two blocks of 32 threads: page 0 at 1 ms (block 0) and 1.005 ms (block
+ * 1), page 1 2 us later, in gtime units of `tick` ns. */
+static struct result *global_result(uint64_t tick)
 {
 	struct result *r = syn_result(2, 32, 2, 1);
 	for (uint32_t u = 0; u < 64; u++) {
-		syn_put(r, u, 0, BASE + u * 64, 1000000 + (u / 32) * 5000, 0, 0);
-		syn_put(r, u, 1, BASE + PAGE + u * 64, 1000000 + (u / 32) * 5000 + 2000, 0, 0);
+		syn_put(r, u, 0, BASE + u * 64, (1000000 + (u / 32) * 5000) / tick, 0, 0);
+		syn_put(r, u, 1, BASE + PAGE + u * 64, (1000000 + (u / 32) * 5000 + 2000) / tick, 0, 0);
 	}
 	syn_finish(r);
+	return r;
+}
+
+/* gtime records: ns since the earliest access across blocks (no per-block origin). */
+static void test_global_time(void)
+{
+	struct result *r = global_result(1);
 	struct dmat_opts o;
 	dmat_opts_init(&o);
 	o.time = DMAT_TIME_GLOBAL;
@@ -626,6 +634,41 @@ static void test_global_time(void)
 	dmat_map_problem(r, 0, why, sizeof why);
 	CHECK(strstr(why, "no addr:u64") != NULL);
 	CHECK(dmat_create(r, 0, &o, &m, &cause) == -1);
+	free(cause);
+	result_free(r);
+}
+
+/* AMD GPUs: gtime holds 100 MHz ticks (10 ns), the clock is a CU's. */
+static void test_amd_time(void)
+{
+	struct result *r = global_result(10);
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.time = DMAT_TIME_GLOBAL;
+	o.amd = 1;
+	struct dmat *m = NULL;
+	char *cause = NULL;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	/* test_global_time's accesses in ticks: the same ns after scaling */
+	CHECK_EQ_INT(m->g0, 1000000);
+	CHECK_EQ_INT((uint64_t)m->span, 7001);
+	CHECKF(strstr(m->axis_label, "all CUs aligned") != NULL, "%s", m->axis_label);
+	struct dmat_view v = {0, 8000, 0, 2};
+	uint32_t *g = bin(m, &v, 8, 2, NULL);
+	CHECK_EQ_INT(g[5], 32); /* block 1 at 5 us */
+	free(g);
+	dmat_free(m);
+	o.time = DMAT_TIME_SM;
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECKF(strstr(m->note, "no CU clock") != NULL, "%s", m->note);
+	dmat_free(m);
+	result_free(r);
+	r = syn_result(1, 32, 1, 0);
+	syn_put(r, 0, 0, BASE, 5, 4, 1);
+	syn_finish(r);
+	CHECK(dmat_create(r, 0, &o, &m, &cause) == 0);
+	CHECKF(strstr(m->axis_label, "CU clock cycles") && !strstr(m->axis_label, "SM"), "%s", m->axis_label);
+	dmat_free(m);
 	free(cause);
 	result_free(r);
 }
@@ -931,6 +974,7 @@ int main(void)
 	test_unused_slots();
 	test_colour();
 	test_global_time();
+	test_amd_time();
 	test_view();
 	test_bounded_memory();
 	test_sampled();

@@ -122,7 +122,7 @@ static void test_dark(void)
 {
 	struct block_sched *bs = make_bs();
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 1980000, 132, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1980000, 132, 0 }, &tl, NULL);
 	struct tl_view v;
 	timeline_view_fit(tl, &v);
 	struct theme th;
@@ -179,7 +179,7 @@ static void test_mono_and_sizes(void)
 {
 	struct block_sched *bs = make_bs();
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 1980000, 132, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1980000, 132, 0 }, &tl, NULL);
 	struct tl_view v;
 	timeline_view_fit(tl, &v);
 	struct theme th;
@@ -238,7 +238,7 @@ static void test_empty(void)
 	struct block_sched *bs = calloc(1, sizeof *bs);
 	bs->waves = -1;
 	struct timeline *tl = NULL;
-	CHECK(timeline_create(bs, TL_TIME_GLOBAL, 0, 0, &tl, NULL) == 0);
+	CHECK(timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 0, 0, 0 }, &tl, NULL) == 0);
 	struct tl_view v;
 	timeline_view_fit(tl, &v);
 	struct theme th;

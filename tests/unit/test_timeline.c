@@ -82,7 +82,7 @@ static void test_lanes_and_times(void)
 	struct block_sched *bs = bs_make(four, 4, 4);
 	struct timeline *tl = NULL;
 	char *cause = NULL;
-	CHECKF(timeline_create(bs, TL_TIME_SM, 1000000, 132, &tl, &cause) == 0, "%s", cause);
+	CHECKF(timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1000000, 132, 0 }, &tl, &cause) == 0, "%s", cause);
 	if (!tl)
 		return;
 	CHECK_EQ_INT(tl->n_lanes, 2);
@@ -103,7 +103,7 @@ static void test_lanes_and_times(void)
 	timeline_free(tl);
 
 	/* global, 1 GHz: aligned on the earliest gstart (D, 1990 ns) */
-	CHECKF(timeline_create(bs, TL_TIME_GLOBAL, 1000000, 132, &tl, &cause) == 0, "%s", cause);
+	CHECKF(timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 1000000, 132, 0 }, &tl, &cause) == 0, "%s", cause);
 	CHECK(tl->time == TL_TIME_GLOBAL && tl->note[0] == 0 && strcmp(tl->unit, "ns") == 0);
 	CHECK(tl->t_start[D] == 0 && tl->t_end[D] == 400);
 	CHECK(tl->t_start[A] == 10 && tl->t_end[A] == 110);
@@ -112,20 +112,83 @@ static void test_lanes_and_times(void)
 	timeline_free(tl);
 
 	/* global, 2 GHz: a cycle is 0.5 ns */
-	timeline_create(bs, TL_TIME_GLOBAL, 2000000, 132, &tl, &cause);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 2000000, 132, 0 }, &tl, &cause);
 	CHECK(near(tl->t_end[D], 200) && near(tl->t_end[A], 60) && near(tl->t_end[B], 115) && near(tl->t_end[C], 85));
 	CHECK(near(tl->stats.span, 200) && near(tl->tail_from, 180));
 	CHECK(timeline_block_is_tail(tl, D) && !timeline_block_is_tail(tl, B));
 	timeline_free(tl);
 
 	/* unknown clock, missing global timer: fall back to SM cycles and say so */
-	timeline_create(bs, TL_TIME_GLOBAL, 0, 132, &tl, &cause);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 0, 132, 0 }, &tl, &cause);
 	CHECK(tl->time == TL_TIME_SM && strstr(tl->note, "clock rate unknown") && tl->t_end[B] == 210);
 	timeline_free(tl);
 	bs->blocks[C].gstart = 0;
-	timeline_create(bs, TL_TIME_GLOBAL, 1000000, 132, &tl, &cause);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 1000000, 132, 0 }, &tl, &cause);
 	CHECK(tl->time == TL_TIME_SM && strstr(tl->note, "no global timer"));
 	timeline_free(tl);
+	free(cause);
+	bs_free(bs);
+}
+
+static char *row_text(const struct cellgrid *g, int y);
+
+/* An AMD GPU: GTIMER records are 100 MHz ticks (10 ns each), lanes are
+ * compute units. The same blocks as `four`, their gstart read as ticks. */
+static void test_amd(void)
+{
+	struct block_sched *bs = bs_make(four, 4, 4);
+	struct timeline *tl = NULL;
+	char *cause = NULL;
+	CHECKF(timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 1000000, 104, 1 }, &tl, &cause) == 0, "%s",
+	       cause);
+	if (!tl)
+		return;
+	/* gstart ticks since D's (1990): A 10 ticks = 100 ns, B 150 ns, C 600 ns; ends add cycles at 1 GHz */
+	CHECK(tl->time == TL_TIME_GLOBAL && strcmp(tl->unit, "ns") == 0 && tl->gtimer_ns == 10);
+	CHECK(tl->t_start[D] == 0 && tl->t_end[D] == 400);
+	CHECK(tl->t_start[A] == 100 && tl->t_end[A] == 200);
+	CHECK(tl->t_start[B] == 150 && tl->t_end[B] == 350);
+	CHECK(tl->t_start[C] == 600 && tl->t_end[C] == 650);
+	CHECK(near(tl->stats.span, 650));
+	CHECKF(strstr(tl->axis_label, "(10 ns ticks)") && strstr(tl->axis_label, "all CUs aligned") &&
+		       !strstr(tl->axis_label, "SM"),
+	       "%s", tl->axis_label);
+	char h[256];
+	timeline_header(tl, h, sizeof h);
+	CHECKF(strstr(h, "2/104 CUs") && strstr(h, "waves/CU") && strstr(h, "resident/CU") && !strstr(h, "SM"), "%s",
+	       h);
+	CHECK(strcmp(tl->lane, "CU") == 0 && strcmp(tl->warps, "waves") == 0);
+	timeline_free(tl);
+	/* CU cycles, and what is missing said per CU */
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1000000, 104, 1 }, &tl, &cause);
+	CHECKF(strstr(tl->axis_label, "CU clock cycles, each CU") && !strstr(tl->axis_label, "SM"), "%s",
+	       tl->axis_label);
+	timeline_free(tl);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 0, 104, 1 }, &tl, &cause);
+	CHECKF(tl->time == TL_TIME_SM && strstr(tl->note, "CU clock rate unknown") && !strstr(tl->note, "SM"), "%s",
+	       tl->note);
+	timeline_free(tl);
+	/* the terminal rendering: the lane caption and the legend say CU */
+	struct theme th;
+	theme_builtin("dark", &th);
+	struct rt_opts o;
+	render_term_opts_init(&o);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1000000, 104, 1 }, &tl, &cause);
+	struct tl_view v;
+	timeline_view_fit(tl, &v);
+	struct cellgrid *g = cellgrid_create(100, 8);
+	CHECK(render_term_draw(g, tl, &v, &th, &o) == 0);
+	int caption = 0, legend = 0, sm = 0;
+	for (int y = 0; y < g->h; y++) {
+		char *r = row_text(g, y);
+		caption |= r && strncmp(r, "CU", 2) == 0;
+		legend |= r && strstr(r, "each CU from its first block") != NULL;
+		sm |= r && strstr(r, "SM") != NULL;
+		free(r);
+	}
+	CHECK(caption && legend && !sm);
+	timeline_free(tl);
+	cellgrid_free(g);
 	free(cause);
 	bs_free(bs);
 }
@@ -134,7 +197,7 @@ static void test_view(void)
 {
 	struct block_sched *bs = bs_make(four, 4, 4);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 0, 0 }, &tl, NULL);
 	struct tl_view v;
 	timeline_view_fit(tl, &v);
 	CHECK(v.t0 == 0 && v.t1 == 400 && v.lane0 == 0 && v.n_lanes == 2);
@@ -171,7 +234,7 @@ static void test_bins_and_hits(void)
 {
 	struct block_sched *bs = bs_make(four, 4, 4);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 0, 0 }, &tl, NULL);
 	struct tl_view v;
 	timeline_view_fit(tl, &v);
 	struct tl_bin b[8];
@@ -211,7 +274,7 @@ static void test_colors_and_text(void)
 	bs->mean_sched = 300;
 	bs->max_concurrent = 2;
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 0, 132, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 132, 0 }, &tl, NULL);
 	struct theme th;
 	theme_builtin("dark", &th);
 	/* duration extremes: C is the shortest (50), D the longest (400) */
@@ -253,7 +316,7 @@ static void test_ticks(void)
 	const struct hb b[] = {{0, 0, 0, 20000, 1000, 0}, {1, 0, 0, 10000, 5000, 1}};
 	struct block_sched *bs = bs_make(b, 2, 2);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_GLOBAL, 1000000, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 1000000, 0, 0 }, &tl, NULL);
 	CHECK(tl->tick_div == 1e3 && strcmp(tl->tick_unit, "\xc2\xb5s") == 0);
 	char buf[32];
 	timeline_fmt_tick(tl, 12500, 500, buf, sizeof buf);
@@ -261,7 +324,7 @@ static void test_ticks(void)
 	timeline_fmt_tick(tl, 14000, 2000, buf, sizeof buf);
 	CHECKF(strcmp(buf, "14") == 0, "%s", buf);
 	timeline_free(tl);
-	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 0, 0 }, &tl, NULL);
 	timeline_fmt_tick(tl, 1200, 200, buf, sizeof buf);
 	CHECKF(strcmp(buf, "1.2k") == 0, "%s", buf);
 	timeline_fmt_tick(tl, 0, 200, buf, sizeof buf);
@@ -294,7 +357,7 @@ static void test_million(void)
 	struct block_sched *bs = bs_make(b, n, n);
 	struct timeline *tl = NULL;
 	char *cause = NULL;
-	CHECKF(timeline_create(bs, TL_TIME_SM, 1980000, 132, &tl, &cause) == 0, "%s", cause);
+	CHECKF(timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 1980000, 132, 0 }, &tl, &cause) == 0, "%s", cause);
 	free(cause);
 	if (!tl) {
 		free(b);
@@ -372,7 +435,7 @@ static void test_term_half_blocks(void)
 	const struct hb b[] = {{0, 0, 500, 600, 1000, 0}, {1, 0, 700, 800, 1050, 1}, {2, 0, 9, 409, 1000, 2}};
 	struct block_sched *bs = bs_make(b, 3, 3);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_GLOBAL, 1000000, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_GLOBAL, &(struct tl_device){ 1000000, 0, 0 }, &tl, NULL);
 	struct theme th;
 	theme_builtin("dark", &th);
 	struct tl_view v;
@@ -428,7 +491,7 @@ static void test_term_ascii(void)
 {
 	struct block_sched *bs = bs_make(four, 4, 4);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 0, 0 }, &tl, NULL);
 	struct theme th;
 	theme_builtin("mono", &th);
 	struct tl_view v;
@@ -464,7 +527,7 @@ static void test_term_mono(void)
 {
 	struct block_sched *bs = bs_make(four, 4, 4);
 	struct timeline *tl = NULL;
-	timeline_create(bs, TL_TIME_SM, 0, 0, &tl, NULL);
+	timeline_create(bs, TL_TIME_SM, &(struct tl_device){ 0, 0, 0 }, &tl, NULL);
 	struct theme th;
 	theme_builtin("dark", &th);
 	struct tl_view v;
@@ -719,6 +782,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--write-fixture") == 0)
 		return write_fixture(argv[2]);
 	test_lanes_and_times();
+	test_amd();
 	test_view();
 	test_bins_and_hits();
 	test_colors_and_text();
