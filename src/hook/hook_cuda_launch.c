@@ -53,30 +53,11 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 		return;
 	if (__atomic_load_n(&k->announced_pid, __ATOMIC_RELAXED) != hook.pid)
 		hook_registry_announce(k);
-	int occ = launch_occupancy(k, l);
-	struct strbuf sb;
-	hook_event_begin(&sb, "launch");
-	event_add_int(&sb, "kid", k->kid);
-	event_add_int(&sb, "seq", (long long)l->seq);
-	event_add(&sb, "api", l->api);
-	event_add_dim3(&sb, "grid", l->grid);
-	event_add_dim3(&sb, "block", l->block);
-	event_add_int(&sb, "smem", l->smem);
-	event_add_hex(&sb, "stream", (unsigned long long)(uintptr_t)l->stream);
-	event_add_int(&sb, "capture", capturing);
-	event_add_int(&sb, "probed", probed);
-	event_add_int(&sb, "occ", occ);
-	if (probed)
-		event_add_int(&sb, "cpu_ns", (long long)(l->submit_ns - l->entry_ns));
-	hook_event_emit(&sb);
-	if (capturing) {
-		hook_event_begin(&sb, "graph");
-		event_add_int(&sb, "kid", k->kid);
-		event_add(&sb, "api", "capture");
-		event_add_dim3(&sb, "grid", l->grid);
-		event_add_dim3(&sb, "block", l->block);
-		hook_event_emit(&sb);
-	}
+	struct hook_launch_line line = { .seq = l->seq, .api = l->api, .grid = l->grid, .block = l->block,
+					 .smem = l->smem, .stream = l->stream, .capturing = capturing,
+					 .probed = probed, .occ = launch_occupancy(k, l),
+					 .cpu_ns = probed ? l->submit_ns - l->entry_ns : 0 };
+	hook_launch_line(k, &line);
 }
 
 CUresult hook_cuda_launch(struct hook_launch *l)

@@ -64,28 +64,11 @@ void hook_hip_emit_launch(struct hook_kernel *k, const struct hip_launch *l, int
 {
 	if (!hook_events_on())
 		return;
-	int capturing = !probed && launch_capturing(l->ostream);
-	struct strbuf sb;
-	hook_event_begin(&sb, "launch");
-	event_add_int(&sb, "kid", k->kid);
-	event_add_int(&sb, "seq", (long long)l->seq);
-	event_add(&sb, "api", l->api);
-	event_add_dim3(&sb, "grid", l->grid);
-	event_add_dim3(&sb, "block", l->block);
-	event_add_int(&sb, "smem", (long long)l->smem);
-	event_add_hex(&sb, "stream", (unsigned long long)(uintptr_t)l->stream);
-	event_add_int(&sb, "capture", capturing);
-	event_add_int(&sb, "probed", probed);
-	event_add_int(&sb, "occ", launch_occupancy(l));
-	hook_event_emit(&sb);
-	if (capturing) {
-		hook_event_begin(&sb, "graph");
-		event_add_int(&sb, "kid", k->kid);
-		event_add(&sb, "api", "capture");
-		event_add_dim3(&sb, "grid", l->grid);
-		event_add_dim3(&sb, "block", l->block);
-		hook_event_emit(&sb);
-	}
+	struct hook_launch_line line = { .seq = l->seq, .api = l->api, .grid = l->grid, .block = l->block,
+					 .smem = l->smem, .stream = l->stream,
+					 .capturing = !probed && launch_capturing(l->ostream), .probed = probed,
+					 .occ = launch_occupancy(l) };
+	hook_launch_line(k, &line);
 }
 
 hipError_t hook_hip_launch(struct hip_launch *l)

@@ -12,6 +12,7 @@
 #include "engine/amdgpu_image.h"
 #include "hook/hook_events.h"
 #include "hook/hook_hip.h"
+#include "hook/hook_kernel_events.h"
 #include "hook/hook_log.h"
 #include "trace/events.h"
 
@@ -145,53 +146,10 @@ void hook_hip_reg_unload(void *handle)
 }
 
 /* Called with the lock held. */
-static void reg_emit_kernel(struct hook_kernel *k)
-{
-	if (!hook_events_on())
-		return;
-	k->announced_pid = hook.pid;
-	struct strbuf sb;
-	hook_event_begin(&sb, "kernel");
-	event_add_int(&sb, "kid", k->kid);
-	event_add_int(&sb, "mid", k->mod ? k->mod->mid : 0);
-	event_add_int(&sb, "ptx", k->has_ptx);
-	if (!k->has_ptx)
-		event_add(&sb, "reason", k->reason);
-	event_add(&sb, "name", k->name);
-	hook_event_emit(&sb);
-}
-
-/* Called with the lock held. */
 static struct hook_kernel *reg_new_kernel(struct hook_module *m, const char *name)
 {
-	struct hook_registry *r = &hook.reg;
-	if (r->n_kernels == r->cap_kernels) {
-		uint32_t cap = r->cap_kernels ? r->cap_kernels * 2 : 256;
-		struct hook_kernel **all = realloc(r->all, cap * sizeof *all);
-		if (!all)
-			return NULL;
-		r->all = all;
-		r->cap_kernels = cap;
-	}
-	struct hook_kernel *k = calloc(1, sizeof *k);
-	if (!k || !(k->name = strdup(name ? name : "?"))) {
-		free(k);
-		return NULL;
-	}
-	k->kid = ++r->n_kernels;
-	r->all[k->kid - 1] = k;
-	k->mod = m;
-	k->match = -1;
-	k->min_ns = UINT64_MAX;
-	/* "ptx" in the events means "has code ntop can instrument" */
-	k->has_ptx = m && m->image != NULL;
-	k->reason = k->has_ptx ? NULL : (m && m->why ? m->why : (char *)"the module was never seen loaded");
-	if (m) {
-		k->next_in_mod = m->kernels;
-		m->kernels = k;
-	}
-	reg_emit_kernel(k);
-	return k;
+	return hook_kernel_new(m, name, m && m->image != NULL,
+			       m && m->why ? m->why : "the module was never seen loaded");
 }
 
 struct hook_kernel *hook_hip_reg_kernel(void *handle, struct hook_module *m, const char *name)
@@ -213,7 +171,7 @@ struct hook_kernel *hook_hip_reg_find(const void *handle)
 	REG_LOCK();
 	struct hook_kernel *k = handle ? ptrmap_get(&hook.reg.kernels, handle) : NULL;
 	if (k && k->announced_pid != hook.pid)
-		reg_emit_kernel(k); /* a fork child's first sight of it */
+		hook_kernel_line(k); /* a fork child's first sight of it */
 	REG_UNLOCK();
 	return k;
 }

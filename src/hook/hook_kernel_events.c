@@ -1,5 +1,7 @@
-/* Per-kernel event bookkeeping every backend shares: whether a launch's
- * configuration is new (a `launch` line is due) and a kernel's `stats` line. */
+/* Per-kernel event bookkeeping every backend shares: new kernels and their
+ * `kernel` line, whether a launch's configuration is new (a `launch` line
+ * is due), the `launch` line itself and a kernel's `stats` line. */
+#include <stdlib.h>
 #include <string.h>
 #include "hook/hook_events.h"
 #include "hook/hook_kernel_events.h"
@@ -51,4 +53,80 @@ void hook_stats_line(struct hook_kernel *k, uint64_t launches)
 	if (declined)
 		event_add_int(&sb, "declined", (long long)declined);
 	hook_event_emit(&sb);
+}
+
+void hook_kernel_line(struct hook_kernel *k)
+{
+	if (!hook_events_on())
+		return;
+	k->announced_pid = hook.pid;
+	struct strbuf sb;
+	hook_event_begin(&sb, "kernel");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "mid", k->mod ? k->mod->mid : 0);
+	event_add_int(&sb, "ptx", k->has_ptx);
+	if (!k->has_ptx)
+		event_add(&sb, "reason", k->reason);
+	event_add(&sb, "name", k->name);
+	hook_event_emit(&sb);
+}
+
+struct hook_kernel *hook_kernel_new(struct hook_module *m, const char *name, int has_code, const char *reason)
+{
+	struct hook_registry *r = &hook.reg;
+	if (r->n_kernels == r->cap_kernels) {
+		uint32_t cap = r->cap_kernels ? r->cap_kernels * 2 : 256;
+		struct hook_kernel **all = realloc(r->all, cap * sizeof *all);
+		if (!all)
+			return NULL;
+		r->all = all;
+		r->cap_kernels = cap;
+	}
+	struct hook_kernel *k = calloc(1, sizeof *k);
+	if (!k || !(k->name = strdup(name ? name : "?"))) {
+		free(k);
+		return NULL;
+	}
+	k->kid = ++r->n_kernels;
+	r->all[k->kid - 1] = k;
+	k->mod = m;
+	k->match = -1;
+	k->min_ns = UINT64_MAX;
+	k->has_ptx = has_code; /* "ptx" in the events means "has code ntop can instrument" */
+	k->reason = has_code ? NULL : (char *)reason;
+	if (m) {
+		k->next_in_mod = m->kernels;
+		m->kernels = k;
+	}
+	hook_kernel_line(k);
+	return k;
+}
+
+void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line *l)
+{
+	if (!hook_events_on())
+		return;
+	struct strbuf sb;
+	hook_event_begin(&sb, "launch");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "seq", (long long)l->seq);
+	event_add(&sb, "api", l->api);
+	event_add_dim3(&sb, "grid", l->grid);
+	event_add_dim3(&sb, "block", l->block);
+	event_add_int(&sb, "smem", (long long)l->smem);
+	event_add_hex(&sb, "stream", (unsigned long long)(uintptr_t)l->stream);
+	event_add_int(&sb, "capture", l->capturing);
+	event_add_int(&sb, "probed", l->probed);
+	event_add_int(&sb, "occ", l->occ);
+	if (l->probed)
+		event_add_int(&sb, "cpu_ns", (long long)l->cpu_ns);
+	hook_event_emit(&sb);
+	if (l->capturing) {
+		hook_event_begin(&sb, "graph");
+		event_add_int(&sb, "kid", k->kid);
+		event_add(&sb, "api", "capture");
+		event_add_dim3(&sb, "grid", l->grid);
+		event_add_dim3(&sb, "block", l->block);
+		hook_event_emit(&sb);
+	}
 }

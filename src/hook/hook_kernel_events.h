@@ -13,4 +13,26 @@ int hook_launch_cfg_changed(struct hook_kernel *k, const unsigned grid[3], const
 /* k's `stats` line: launches, timings, probed and declined counts. */
 void hook_stats_line(struct hook_kernel *k, uint64_t launches);
 
+struct hook_module;
+/* A new kernel of module m (NULL: never seen loaded), numbered and listed
+ * in the registry, its `kernel` line emitted; has_code: ntop can
+ * instrument it, else `reason` says why. Called with the registry lock
+ * held; NULL when out of memory. */
+struct hook_kernel *hook_kernel_new(struct hook_module *m, const char *name, int has_code, const char *reason);
+/* k's `kernel` line (again, in a forked child). Registry lock held. */
+void hook_kernel_line(struct hook_kernel *k);
+
+/* What a `launch` line says (doc/events.md). */
+struct hook_launch_line {
+	uint64_t seq;
+	const char *api;
+	const unsigned *grid, *block;
+	uint64_t smem;
+	const void *stream;
+	int capturing, probed, occ;
+	uint64_t cpu_ns;            /* probed: the hook's time to the kernel queued */
+};
+/* k's `launch` line, and a `graph` line for a launch into a capture. */
+void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line *l);
+
 #endif

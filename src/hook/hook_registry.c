@@ -13,6 +13,7 @@
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
 #include "hook/hook_ptxsrc.h"
+#include "hook/hook_kernel_events.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
@@ -274,27 +275,11 @@ static const char *registry_no_ptx_reason(const struct hook_module *m)
 	       "(or +PTX in TORCH_CUDA_ARCH_LIST)";
 }
 
-static void registry_emit_kernel(struct hook_kernel *k)
-{
-	if (!hook_events_on())
-		return;
-	k->announced_pid = hook.pid;
-	struct strbuf sb;
-	hook_event_begin(&sb, "kernel");
-	event_add_int(&sb, "kid", k->kid);
-	event_add_int(&sb, "mid", k->mod ? k->mod->mid : 0);
-	event_add_int(&sb, "ptx", k->has_ptx);
-	if (!k->has_ptx)
-		event_add(&sb, "reason", k->reason);
-	event_add(&sb, "name", k->name);
-	hook_event_emit(&sb);
-}
-
 void hook_registry_announce(struct hook_kernel *k)
 {
 	REG_LOCK();
 	if (k->announced_pid != hook.pid)
-		registry_emit_kernel(k);
+		hook_kernel_line(k);
 	REG_UNLOCK();
 }
 
@@ -310,33 +295,8 @@ void hook_registry_fork_child(void)
 /* Called with the lock held. */
 static struct hook_kernel *registry_new_kernel(struct hook_module *m, const char *name)
 {
-	struct hook_registry *r = &hook.reg;
-	if (r->n_kernels == r->cap_kernels) {
-		uint32_t cap = r->cap_kernels ? r->cap_kernels * 2 : 256;
-		struct hook_kernel **all = realloc(r->all, cap * sizeof *all);
-		if (!all)
-			return NULL;
-		r->all = all;
-		r->cap_kernels = cap;
-	}
-	struct hook_kernel *k = calloc(1, sizeof *k);
-	if (!k || !(k->name = strdup(name ? name : "?"))) {
-		free(k);
-		return NULL;
-	}
-	k->kid = ++r->n_kernels;
-	r->all[k->kid - 1] = k;
-	k->mod = m;
-	k->match = -1;
-	k->min_ns = UINT64_MAX;
-	k->has_ptx = m && (m->kind == IMAGE_PTX || (m->n_ptx > 0 && (m->image || m->ptx_image)) || m->link_ptx);
-	k->reason = k->has_ptx ? NULL : (char *)registry_no_ptx_reason(m);
-	if (m) {
-		k->next_in_mod = m->kernels;
-		m->kernels = k;
-	}
-	registry_emit_kernel(k);
-	return k;
+	int has_ptx = m && (m->kind == IMAGE_PTX || (m->n_ptx > 0 && (m->image || m->ptx_image)) || m->link_ptx);
+	return hook_kernel_new(m, name, has_ptx, has_ptx ? NULL : registry_no_ptx_reason(m));
 }
 
 struct hook_kernel *hook_registry_add_kernel(void *handle, struct hook_module *m, const char *name)
