@@ -42,6 +42,12 @@ int amdgpu_asm_movable(const struct amdgpu_func *f, int n, char **cause)
 {
 	for (int i = 0; i < n; i++) {
 		const char *t = f->v[i].text;
+		/* objdump prints a word it cannot decode as .long and goes on at
+		 * the next word, so what follows may be an operand read as an
+		 * instruction: neither registers nor insertion points are known */
+		if (!strncmp(t, ".long ", 6))
+			return cause_set(cause, "word %s at 0x%llx: LLVM 19's disassembler cannot decode it (not instrumented)",
+					 t + 6, (unsigned long long)f->v[i].addr);
 		if ((!strncmp(t, "s_branch ", 9) || !strncmp(t, "s_cbranch_", 10)) && amdgpu_asm_branch_label(&f->v[i]) < 0)
 			return cause_set(cause, "%s at 0x%llx: a branch out of the function (not instrumented)", t,
 					 (unsigned long long)f->v[i].addr);

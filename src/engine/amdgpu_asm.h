@@ -49,7 +49,8 @@ int amdgpu_asm_blocks(const char *const *texts, int n, const char *proc, uint8_t
  * Lk of its function, else -1. */
 int amdgpu_asm_branch_label(const struct amdgpu_insn *in);
 /* 0 when every branch of [0, n) targets a label of the function (code may
- * move); -1 naming the first that does not (objdump printed a number). */
+ * move) and every word decodes; -1 naming the first branch that does not
+ * (objdump printed a number) or the first word objdump printed as .long. */
 int amdgpu_asm_movable(const struct amdgpu_func *f, int n, char **cause);
 /* Compares an instruction re-encoded from its text with the original:
  * NULL when identical, else the name of the listed don't-care field it

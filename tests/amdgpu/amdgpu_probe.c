@@ -163,7 +163,7 @@ static int wr_refusal(const char *cause)
 {
 	static const char *const named[] = { "no free SGPRs", "no free VGPRs", "no kernarg pointer", "is not probed",
 					     "branch out of the function", "relocation patches", "branch lands inside",
-					     NULL };
+					     "cannot decode it", NULL };
 	for (int i = 0; cause && named[i]; i++)
 		if (strstr(cause, named[i]))
 			return 1;

@@ -41,7 +41,8 @@ check_file() { # image
 	done <"$T/ids"
 }
 
-for img in "$SRC"/tests/corpus/amdgpu/*.hipfb "$SRC"/tests/corpus/amdgpu/*.co "$SRC"/tests/corpus/amdgpu/*.so; do
+for img in "$SRC"/tests/corpus/amdgpu/*.hipfb "$SRC"/tests/corpus/amdgpu/*.co "$SRC"/tests/corpus/amdgpu/*.so \
+	"$SRC"/tests/corpus/amdgpu/*.hsaco; do
 	check_file "$img"
 done
 corpus_objects=$objects

@@ -505,6 +505,14 @@ static void test_disasm_parse(void)
 	struct amdgpu_insn out = { .size = 4, .text = "s_branch 4000" };
 	struct amdgpu_func g = { .v = &out, .n = 1 };
 	CHECK(amdgpu_asm_movable(&g, 1, &cause) < 0 && strstr(cause, "out of the function"));
+	/* a word LLVM 19 cannot decode (Triton's gfx1100 tt_rowsum): the words
+	 * after it may be its operands read as instructions */
+	struct amdgpu_insn undecoded[2] = { { .size = 4, .addr = 0x1744, .text = ".long 0xd7600004" },
+					    { .size = 4, .addr = 0x1748, .text = "v_cndmask_b32_e32 v0, v2, v159, vcc_lo" } };
+	struct amdgpu_func u = { .v = undecoded, .n = 2 };
+	CHECK(amdgpu_asm_movable(&u, 2, &cause) < 0 && cause &&
+	      strstr(cause, "word 0xd7600004 at 0x1744: LLVM 19's disassembler cannot decode it"));
+	CHECK(amdgpu_asm_movable(&u, 0, NULL) == 0);
 	amdgpu_disasm_done(&d);
 	free(text);
 	free(cause);
