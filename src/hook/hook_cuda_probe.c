@@ -32,6 +32,7 @@
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_events.h"
+#include "hook/hook_extra.h"
 #include "hook/hook_log.h"
 
 #include "hook/hook_probe_sel.h"
@@ -349,18 +350,12 @@ static int probe_args_build(const struct hook_launch *l, const struct hook_inst 
 		a->params = a->params_alloc;
 		return 0;
 	}
-	void *obuf = NULL;
-	size_t *osize = NULL;
-	for (int i = 0; l->extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-		if (l->extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-			obuf = l->extra[i + 1];
-		else if (l->extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-			osize = l->extra[i + 1];
-		else
-			return cause_set(cause, "unknown entry %p in the launch's extra array", l->extra[i]);
-	}
-	if (!obuf || !osize)
-		return cause_set(cause, "extra array without buffer pointer and size");
+	static const struct hook_extra_keys keys = { CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE,
+						    CU_LAUNCH_PARAM_END };
+	void *obuf;
+	size_t *osize;
+	if (hook_extra_buffer(l->extra, &keys, &obuf, &osize, cause) < 0)
+		return -1;
 	if (!cu.cuFuncGetParamInfo)
 		return cause_set(cause, "the driver has no cuFuncGetParamInfo: cannot place map pointers in `extra`");
 	size_t size = *osize, offs[ENGINE_MAX_MAPS];

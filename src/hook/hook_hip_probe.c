@@ -25,6 +25,7 @@
 #include "engine/amdgpu_map.h"
 #include "engine/probe.h"
 #include "engine/verify.h"
+#include "hook/hook_extra.h"
 #include "hook/hook_events.h"
 #include "hook/hook_hip.h"
 #include "trace/events.h"
@@ -287,18 +288,14 @@ static int args_build(const struct hip_launch *l, const struct hip_plan *p, cons
 			a->params[p->n_explicit + 1 + i] = &a->maps[i];
 		return 0;
 	}
-	void *obuf = NULL;
-	size_t *osize = NULL;
-	for (int i = 0; l->extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
-		if (l->extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
-			obuf = l->extra[i + 1];
-		else if (l->extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE)
-			osize = l->extra[i + 1];
-		else
-			return cause_set(cause, "unknown entry %p in the launch's extra array", l->extra[i]);
-	}
-	if (!obuf || !osize || *osize > p->launch_offset)
-		return cause_set(cause, "extra array without a buffer and size that fit the kernel's arguments");
+	static const struct hook_extra_keys keys = { HIP_LAUNCH_PARAM_BUFFER_POINTER, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+						    HIP_LAUNCH_PARAM_END };
+	void *obuf;
+	size_t *osize;
+	if (hook_extra_buffer(l->extra, &keys, &obuf, &osize, cause) < 0)
+		return -1;
+	if (*osize > p->launch_offset)
+		return cause_set(cause, "extra array with a buffer larger than the kernel's arguments");
 	a->buf_size = p->kernarg_size;
 	if (!(a->buf = calloc(1, a->buf_size)))
 		return cause_set(cause, "out of memory");
