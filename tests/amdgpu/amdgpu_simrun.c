@@ -274,8 +274,7 @@ static void sr_point(struct sr *s, const struct amdgpu_wave *w, uint64_t wunit, 
 	u->np++;
 }
 
-/* What a site meant for its wave (warp_progress, tensorop_count): by the
- * traced instruction's mnemonic, whatever the EXEC. */
+/* The instructions warp_progress and tensorop_count trace. */
 static int sr_is_barrier(const char *t)
 {
 	return amdgpu_isa_match(t, "s_barrier$") || amdgpu_isa_match(t, "s_barrier_signal");
@@ -291,6 +290,8 @@ static int sr_is_wmma(const char *t)
 	return amdgpu_isa_match(t, "v_wmma") || amdgpu_isa_match(t, "v_swmmac");
 }
 
+/* What a site meant for its wave (warp_progress, tensorop_count): by the
+ * traced instruction's mnemonic, whatever the EXEC. */
 static void sr_expect_wave(struct sr *s, const struct amdgpu_wave *w, const char *text, uint64_t wunit,
 			   uint64_t clock)
 {
@@ -496,7 +497,7 @@ static void sr_check_progress(struct sr *s, uint64_t units)
 			const uint8_t *r = rec0 + amdgpu_map_record_index(m, units, u, (uint32_t)k) * m->rec_size;
 			const struct sr_point *p = &e->pt[k];
 			s->t->records++;
-			if (sr_u64(r) != p->clock || sr_u32(r + 8) != p->smid || sr_u32(r + 12) != p->mark || !p->clock)
+			if (sr_u64(r) != p->clock || sr_u32(r + 8) != p->smid || sr_u32(r + 12) != p->mark)
 				sr_fail(s, "warp_progress record %d of wave %llu: %llu 0x%x 0x%x, expected %llu 0x%x 0x%x", k,
 					(unsigned long long)u, (unsigned long long)sr_u64(r), sr_u32(r + 8), sr_u32(r + 12),
 					(unsigned long long)p->clock, p->smid, p->mark);
