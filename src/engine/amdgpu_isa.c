@@ -45,7 +45,10 @@ int amdgpu_isa_init(struct amdgpu_isa *isa, enum amdgpu_family f, int wave32, ch
 int amdgpu_isa_match(const char *text, const char *pat)
 {
 	size_t n = strlen(pat);
-	return strncmp(text, pat, n) == 0 && (text[n] == 0 || text[n] == '_' || text[n] == ' ');
+	/* "s_barrier$": that mnemonic alone, not gfx12's s_barrier_wait */
+	int whole = n > 0 && pat[n - 1] == '$';
+	n -= (size_t)whole;
+	return strncmp(text, pat, n) == 0 && (text[n] == 0 || text[n] == ' ' || (!whole && text[n] == '_'));
 }
 
 /* Bytes per lane from the mnemonic's size words. */

@@ -56,7 +56,8 @@ struct amdgpu_mem {
  * off offset:16": 0 and *m filled for a vector memory access, else -1. */
 int amdgpu_isa_mem(const char *text, struct amdgpu_mem *m);
 /* Does a mnemonic (first word of text) match the prefix pattern `pat`
- * ("global_load" matches "global_load_dwordx4"; parts end at '_')? */
+ * ("global_load" matches "global_load_dwordx4"; parts end at '_')? A
+ * pattern ending in '$' matches the whole mnemonic only ("s_barrier$"). */
 int amdgpu_isa_match(const char *text, const char *pat);
 /* The last instruction of a program (s_endpgm), and on gfx11+ the start
  * of its epilogue "s_nop 0; s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)" that

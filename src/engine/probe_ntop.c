@@ -160,13 +160,19 @@ static int load_at(const struct probe_src *src, const struct toml_node *at, enum
 	return 0;
 }
 
-static int load_opcodes(const struct probe_src *src, const struct toml_node *at, struct probe_hook *h)
+/* AMD patterns may end in '$': the whole mnemonic, not a prefix. */
+static int load_opcodes(const struct probe_src *src, const struct toml_node *at, struct probe_hook *h,
+			enum probe_isa isa)
 {
 	for (int i = 0; i < at->n_items; i++) {
 		const struct toml_node *op = at->items[i];
-		if (op->type != TOML_STRING || !probe_is_opcode(op->v.s, strlen(op->v.s), 1))
+		size_t len = op->type == TOML_STRING ? strlen(op->v.s) : 0;
+		if (isa == PROBE_ISA_GCN && len > 1 && op->v.s[len - 1] == '$')
+			len--;
+		if (op->type != TOML_STRING || !probe_is_opcode(op->v.s, len, 1))
 			return probe_err(src, op, "opcodes are dotted PTX opcode prefixes such as \"ld.global\" or "
-					 "\"cp.async.bulk\" (AMD: mnemonic prefixes such as \"global_load\")");
+					 "\"cp.async.bulk\" (AMD: mnemonic prefixes such as \"global_load\", or \"s_barrier$\" for "
+					 "that mnemonic alone)");
 		if (probe_hook_add_opcode(src, h, op, op->v.s, strlen(op->v.s)) < 0)
 			return -1;
 	}
@@ -205,7 +211,7 @@ static int load_hook(const struct probe_src *src, const struct toml_node *t, int
 	struct probe_hook *h = probe_add_hook(src, p, name, kind, after, asm_);
 	if (!h)
 		return -1;
-	return kind == PROBE_TP_INSN ? load_opcodes(src, at, h) : 0;
+	return kind == PROBE_TP_INSN ? load_opcodes(src, at, h, p->isa) : 0;
 }
 
 static int load_header(const struct probe_src *src, const struct toml_node *root, struct probe *p)

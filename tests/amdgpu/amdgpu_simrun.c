@@ -21,12 +21,20 @@ struct sr_event {
 	uint32_t sizekind;
 };
 
+struct sr_point {             /* a warp_progress record */
+	uint64_t clock;
+	uint32_t smid, mark;
+};
+
 struct sr_unit {              /* what a work-item or wave meant to save */
 	int n;                    /* dmat events (all of them, kept or not) */
 	struct sr_event ev[SR_CAP];
 	uint32_t bytes[3];        /* gmem_bytes: load, store, atomic */
 	uint64_t start, gstart, end;
 	uint32_t smid;
+	int np;                   /* warp_progress points (kept or not) */
+	struct sr_point pt[SR_CAP];
+	uint32_t mfma, wmma;      /* tensorop_count */
 };
 
 struct sr {
@@ -41,6 +49,7 @@ struct sr {
 	uint8_t *map[AMDGPU_MAX_MAPS];
 	uint64_t map_len[AMDGPU_MAX_MAPS];
 	int m_dmat, m_dmg, m_gmem, m_bs; /* map indices (m_dmg: dmat_global), -1 */
+	int m_wp, m_tc;           /* warp_progress, tensorop_count */
 	struct sr_unit *thr, *wav;    /* expected, per unit */
 	uint64_t rng;
 	struct simrun_tally *t;
@@ -254,6 +263,52 @@ static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const stru
 	}
 }
 
+/* A progress point the wave passed (warp_progress). */
+static void sr_point(struct sr *s, const struct amdgpu_wave *w, uint64_t wunit, uint64_t clock, uint32_t mark)
+{
+	struct sr_unit *u = &s->wav[wunit];
+	if (s->m_wp < 0)
+		return;
+	if (u->np < SR_CAP)
+		u->pt[u->np] = (struct sr_point){ clock, sr_smid(s, w), mark };
+	u->np++;
+}
+
+/* The instructions warp_progress and tensorop_count trace. */
+static int sr_is_barrier(const char *t)
+{
+	return amdgpu_isa_match(t, "s_barrier$") || amdgpu_isa_match(t, "s_barrier_signal");
+}
+
+static int sr_is_mfma(const char *t)
+{
+	return amdgpu_isa_match(t, "v_mfma") || amdgpu_isa_match(t, "v_smfmac");
+}
+
+static int sr_is_wmma(const char *t)
+{
+	return amdgpu_isa_match(t, "v_wmma") || amdgpu_isa_match(t, "v_swmmac");
+}
+
+/* What a site meant for its wave (warp_progress, tensorop_count): by the
+ * traced instruction's mnemonic, whatever the EXEC. */
+static void sr_expect_wave(struct sr *s, const struct amdgpu_wave *w, const char *text, uint64_t wunit,
+			   uint64_t clock)
+{
+	if (sr_is_barrier(text))
+		sr_point(s, w, wunit, clock, 0x02000000);
+	s->wav[wunit].mfma += (uint32_t)sr_is_mfma(text);
+	s->wav[wunit].wmma += (uint32_t)sr_is_wmma(text);
+}
+
+/* An instruction the wave-map probes trace must have code before it. */
+static void sr_unprobed(struct sr *s, int i)
+{
+	const char *t = s->r->regions.g->v[s->orig[i]].text;
+	if ((s->m_wp >= 0 && sr_is_barrier(t)) || (s->m_tc >= 0 && (sr_is_mfma(t) || sr_is_wmma(t))))
+		sr_fail(s, "no probe code before instruction %d (%s)", i, t);
+}
+
 /* Runs region `b` (inserted before original instruction i); returns the
  * first clock read in it (0 when none), *gtime the first real-time counter
  * read (0 when none). */
@@ -296,8 +351,12 @@ static int sr_site(struct sr *s, struct amdgpu_wave *w, int i, uint64_t tunit0, 
 	for (int r = 0; r < s->r->inj.alloc.vgpr; r++)
 		memcpy(vsnap + (size_t)r * 64, w->v[r], 64 * 4);
 	uint64_t gtime, clock = sr_region(s, w, 1 + 2 * i, ok, &gtime);
-	if (!exit)
+	if (!exit) {
 		sr_expect_site(s, w, &m, tunit0, i, clock, gtime);
+		sr_expect_wave(s, w, g->v[s->orig[j]].text, wunit, clock);
+	} else {
+		sr_point(s, w, wunit, clock, 0x03000000);
+	}
 	if (exit && s->m_bs >= 0) {
 		s->wav[wunit].end = w->clock_reads[w->n_clock_reads - 1];
 		s->wav[wunit].smid = sr_smid(s, w);
@@ -323,8 +382,8 @@ static int sr_wave(struct sr *s, const uint32_t wg[3], int wave)
 		for (int i = 0; i < s->r->inj.n_maps; i++)
 			amdgpu_sim_map(w, SR_MAP(i), s->map[i], s->map_len[i]);
 		amdgpu_sim_map(w, SR_KERNARG, s->kernarg, sizeof s->kernarg);
-		uint64_t gtime;
-		sr_region(s, w, 0, &ok, &gtime);
+		uint64_t gtime, clock = sr_region(s, w, 0, &ok, &gtime);
+		sr_point(s, w, wunit, clock, 0x01000000);
 		if (s->m_bs >= 0 && w->n_clock_reads && w->n_realtime_reads) {
 			s->wav[wunit].start = w->clock_reads[0];
 			s->wav[wunit].gstart = w->realtime_reads[0];
@@ -334,7 +393,9 @@ static int sr_wave(struct sr *s, const uint32_t wg[3], int wave)
 		int has = 0;
 		for (int x = 0; x < s->r->regions.gn && !has; x++)
 			has = s->r->regions.owner[x] == 1 + 2 * i;
-		if (has && sr_site(s, w, i, tunit0, wunit, vsnap, &ok))
+		if (!has)
+			sr_unprobed(s, i);
+		else if (sr_site(s, w, i, tunit0, wunit, vsnap, &ok))
 			break; /* a wave ends at its first program end */
 	}
 	s->t->waves++;
@@ -419,6 +480,50 @@ static void sr_check_wave_map(struct sr *s, uint64_t units)
 	}
 }
 
+/* warp_progress: the wave's points in order, the first cap of them kept. */
+static void sr_check_progress(struct sr *s, uint64_t units)
+{
+	if (s->m_wp < 0)
+		return;
+	const struct probe_map *m = &s->r->inj.maps[s->m_wp].map;
+	const uint8_t *buf = s->map[s->m_wp], *rec0 = buf + amdgpu_map_records_offset(units);
+	for (uint64_t u = 0; u < units; u++) {
+		const struct sr_unit *e = &s->wav[u];
+		s->t->units++;
+		if (sr_u32(buf + u * 4) != 16u * (uint32_t)e->np)
+			sr_fail(s, "warp_progress wave %llu counts %u bytes, %u points expected", (unsigned long long)u,
+				sr_u32(buf + u * 4), e->np);
+		for (int k = 0; k < e->np && k < (int)m->cap; k++) {
+			const uint8_t *r = rec0 + amdgpu_map_record_index(m, units, u, (uint32_t)k) * m->rec_size;
+			const struct sr_point *p = &e->pt[k];
+			s->t->records++;
+			if (sr_u64(r) != p->clock || sr_u32(r + 8) != p->smid || sr_u32(r + 12) != p->mark)
+				sr_fail(s, "warp_progress record %d of wave %llu: %llu 0x%x 0x%x, expected %llu 0x%x 0x%x", k,
+					(unsigned long long)u, (unsigned long long)sr_u64(r), sr_u32(r + 8), sr_u32(r + 12),
+					(unsigned long long)p->clock, p->smid, p->mark);
+		}
+	}
+}
+
+/* tensorop_count: MFMA and WMMA issues per wave, wgmma and tcgen05 0. */
+static void sr_check_tensorop(struct sr *s, uint64_t units)
+{
+	if (s->m_tc < 0)
+		return;
+	const uint8_t *buf = s->map[s->m_tc], *rec0 = buf + amdgpu_map_records_offset(units);
+	for (uint64_t u = 0; u < units; u++) {
+		const struct sr_unit *e = &s->wav[u];
+		const uint8_t *r = rec0 + u * 16;
+		s->t->units++;
+		s->t->records++;
+		if (sr_u32(buf + u * 4) != 16 || sr_u32(r) != e->mfma || sr_u32(r + 4) != e->wmma || sr_u32(r + 8) ||
+		    sr_u32(r + 12))
+			sr_fail(s, "tensorop_count record of wave %llu (%u bytes): %u %u %u %u, expected %u %u 0 0",
+				(unsigned long long)u, sr_u32(buf + u * 4), sr_u32(r), sr_u32(r + 4), sr_u32(r + 8),
+				sr_u32(r + 12), e->mfma, e->wmma);
+	}
+}
+
 static int sr_launch(struct sr *s)
 {
 	uint32_t wg[3];
@@ -435,6 +540,8 @@ static int sr_launch(struct sr *s)
 						return -1;
 	sr_check_thread_maps(s, blocks * threads);
 	sr_check_wave_map(s, blocks * (uint64_t)waves);
+	sr_check_progress(s, blocks * (uint64_t)waves);
+	sr_check_tensorop(s, blocks * (uint64_t)waves);
 	return 0;
 }
 
@@ -451,7 +558,8 @@ static void sr_done(struct sr *s)
 int simrun_kernel(const struct amdgpu_instrumented *r, struct simrun_tally *t)
 {
 	static const uint32_t configs[][6] = { { 2, 2, 1, 100, 1, 1 }, { 2, 1, 2, 8, 4, 2 }, { 1, 1, 1, 33, 1, 1 } };
-	struct sr s = { .r = r, .t = t, .rng = 12345, .m_dmat = -1, .m_dmg = -1, .m_gmem = -1, .m_bs = -1 };
+	struct sr s = { .r = r, .t = t, .rng = 12345, .m_dmat = -1, .m_dmg = -1, .m_gmem = -1, .m_bs = -1,
+			.m_wp = -1, .m_tc = -1 };
 	if (amdgpu_co_open(r->obj.elf, r->obj.len, &s.co, NULL) < 0)
 		return -1;
 	s.k = amdgpu_co_kernel(&s.co, r->regions.g->name);
@@ -461,6 +569,8 @@ int simrun_kernel(const struct amdgpu_instrumented *r, struct simrun_tally *t)
 		s.m_dmg = strcmp(p, "dmat_global") ? s.m_dmg : i;
 		s.m_gmem = strcmp(p, "gmem_bytes") ? s.m_gmem : i;
 		s.m_bs = strcmp(p, "block_sched") ? s.m_bs : i;
+		s.m_wp = strcmp(p, "warp_progress") ? s.m_wp : i;
+		s.m_tc = strcmp(p, "tensorop_count") ? s.m_tc : i;
 	}
 	s.orig = calloc((size_t)r->regions.gn + 1, sizeof *s.orig);
 	/* original instruction i: itself, or the first of its replacement */

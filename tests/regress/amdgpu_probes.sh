@@ -59,11 +59,22 @@ run dmat_global "$P/dmat_global.toml" \
 run gmem_bytes "$P/gmem_bytes.toml" \
 	'^run: 38 kernels: 35 probed and checked \(206 sites, 0 without a plain address, 35 exits, 6 clause hints dropped;.*, 3 refused, 0 failed$' \
 	"${CORPUS[@]}"
+# 59 barriers (s_barrier, gfx1201's s_barrier_signal; not s_barrier_wait)
+run warp_progress "$P/warp_progress.toml" \
+	'^run: 38 kernels: 35 probed and checked \(59 sites, 0 without a plain address, 35 exits, 0 clause hints dropped;.*, 3 refused, 0 failed$' \
+	"${CORPUS[@]}"
+# 10 MFMA (mfma.hip and Triton's tl.dot on gfx90a and gfx942); Triton's
+# gfx1100 WMMA kernel is among the 3 refused
+run tensorop_count "$P/tensorop_count.toml" \
+	'^run: 38 kernels: 35 probed and checked \(10 sites, 0 without a plain address, 35 exits, 0 clause hints dropped;.*, 3 refused, 0 failed$' \
+	"${CORPUS[@]}"
 run all "$P/block_sched.toml,$P/dmat.toml,$P/gmem_bytes.toml" \
 	'^run: 38 kernels: 35 probed and checked \(412 sites, 0 without a plain address, 35 exits, 6 clause hints dropped;.*, 3 refused, 0 failed$' \
 	"${CORPUS[@]}"
 check_written "$T/dmat" ntop_launch ntop_map_dmat
 check_written "$T/dmat_global" ntop_launch ntop_map_dmat_global
+check_written "$T/warp_progress" ntop_launch ntop_map_warp_progress
+check_written "$T/tensorop_count" ntop_launch ntop_map_tensorop_count
 check_written "$T/all" ntop_launch ntop_map_block_sched ntop_map_dmat ntop_map_gmem_bytes
 ROCRAND=/usr/lib/x86_64-linux-gnu/librocrand.so.1
 if [ -f "$ROCRAND" ]; then

@@ -2,7 +2,10 @@
 # The code ntop inserts into AMD kernels, run per simulated wave
 # (src/engine/amdgpu_sim.c; tests/amdgpu/amdgpu_simrun.c drives it): every
 # corpus kernel probed with each built-in AMD probe (dmat_global included:
-# its records hold the real-time counter's read) and with block_sched, dmat
+# its records hold the real-time counter's read; warp_progress: a record at
+# entry, before every s_barrier or gfx12 s_barrier_signal and at the exit;
+# tensorop_count: MFMA and WMMA issues per wave, and every barrier or matrix
+# instruction must have probe code before it) and with block_sched, dmat
 # and gmem_bytes together, then
 # three small launches (2x2x1 workgroups of 100 work-items: partial waves;
 # 2x1x2 of 8x4x2: three-dimensional ids; 1 of 33) run wave by wave: the
@@ -27,7 +30,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 C="$SRC/tests/corpus/amdgpu"
 P="$SRC/probes/amd"
 ALL="$P/block_sched.toml,$P/dmat.toml,$P/gmem_bytes.toml"
-for p in block_sched dmat dmat_global gmem_bytes all; do
+for p in block_sched dmat dmat_global gmem_bytes warp_progress tensorop_count all; do
 	probes="$P/$p.toml"
 	[ $p = all ] && probes=$ALL
 	out=$("$PROBE" sim "$probes" "$C"/*.z.hipfb "$C"/reduce.gfx1100w64.co "$C"/*.hsaco) || bad "$p: differences"

@@ -162,6 +162,27 @@ d=$([ -n "$r" ] && "$DUMP" "$T/w32/results/$r")
 echo "gfx1100 result: $d"
 echo "$d" | grep -Eq 'units=32 records=32 .* warp=32 ' || bad "gfx1100: 32 wave32 records"
 
+# ---- the wave probes' GCN versions: tensorop_count and warp_progress ----
+# (before them, -p NAME was declined on AMD kernels: no GCN version). The
+# fake fills each wave's count with one 16-byte record; the exports read
+# them by the probes' own fields, as on CUDA.
+for p in tensorop_count:mma,wmma,wgmma,tcgen05 warp_progress:clock,smid,mark; do
+	n=${p%%:*}
+	FAKEHIP_MAP=warp:16 "$NTOP" record -p "$n" -o "$T/$n" -- "$F/app_hip" "$C/libhipvec.so" - 1 >/dev/null 2>&1 ||
+		bad "$n: record failed"
+	expect "$T/$n/events.log" "^instrument .* status=ok probes=$n .* target=gfx90a" "$n: instrumented with its GCN version"
+	[ "$(grep -c "^result .* records=16 dropped=0 " "$T/$n/events.log")" = 3 ] || bad "$n: 3 results of 16 wave records"
+	"$NTOP" report "$T/$n" >"$T/rep" 2>&1 || bad "$n: report: $(cat "$T/rep")"
+	expect "$T/rep" "probed: yes \\($n\\), .* 3 probed launches" "$n: report: the probe and its launches"
+	"$NTOP" export "$T/$n" -k vecadd --view records -o "$T/$n.csv" >"$T/exp" 2>&1 || bad "$n: export: $(cat "$T/exp")"
+	python3 - "$T/$n.csv" "${p#*:}" <<'PY' || bad "$n: records export"
+import csv, sys
+recs = list(csv.DictReader(open(sys.argv[1])))
+assert len(recs) == 16 and all(f in recs[0] for f in sys.argv[2].split(",")), (len(recs), recs[:1])
+assert [int(r["thread"]) for r in recs[:4]] == [0, 64, 128, 192], recs[:4]
+PY
+done
+
 # ---- no real HIP runtime: no stand-in, the app as it is ----
 NTOP_REAL_LIBAMDHIP64=$T/nope LD_LIBRARY_PATH=$F/runtime "$NTOP" record -o "$T/none" -- \
 	"$F/app_hip" "$C/libhipvec.so" - 1 >"$T/out" 2>&1

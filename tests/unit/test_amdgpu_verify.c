@@ -159,12 +159,24 @@ static void test_snippet(void)
 	CHECK(probe_load_string("ntop_probe = 1\nname = \"t\"\n[[hook]]\nat = \"entry\"\nasm = \"mov.u32 %r, 0;\"\n",
 				"g.toml", &p, NULL) == 0 && p->isa == PROBE_ISA_PTX);
 	probe_free(p);
+	/* a whole-mnemonic pattern ("s_barrier$") is GCN only */
+	CHECK(probe_load_string(HEAD "[[hook]]\nat = [\"s_barrier$\"]\nwhen = \"before\"\nasm = \"s_nop 0\"\n", "g.toml",
+				&p, NULL) == 0 && p->hooks[0].n_opcodes == 1 && !strcmp(p->hooks[0].opcodes[0], "s_barrier$"));
+	probe_free(p);
+	p = NULL;
+	char *why = NULL;
+	CHECK(probe_load_string("ntop_probe = 1\nname = \"t\"\n[[hook]]\nat = [\"bar.sync$\"]\nwhen = \"before\"\n"
+				"asm = \"mov.u32 %r, 0;\"\n", "g.toml", &p, &why) < 0 && why && strstr(why, "g.toml:4"));
+	free(why);
+	CHECK(probe_load_string(HEAD "[[hook]]\nat = [\"$\"]\nwhen = \"before\"\nasm = \"s_nop 0\"\n", "g.toml", &p,
+				NULL) < 0);
 }
 
 static void test_builtin(void)
 {
 	static const char *const files[] = { "probes/amd/block_sched.toml", "probes/amd/dmat.toml",
-					     "probes/amd/gmem_bytes.toml", "probes/amd/dmat_global.toml" };
+					     "probes/amd/gmem_bytes.toml", "probes/amd/dmat_global.toml",
+					     "probes/amd/warp_progress.toml", "probes/amd/tensorop_count.toml" };
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		struct probe *p = NULL;
 		char *cause = NULL;

@@ -45,6 +45,13 @@ static void test_isa_mem(void)
 	CHECK(amdgpu_isa_mem("s_load_dwordx2 s[0:1], s[4:5], 0x0", &m) < 0);
 	CHECK(amdgpu_isa_match("global_load_dwordx4 v[0:3]", "global_load") &&
 	      !amdgpu_isa_match("global_loadx v0", "global_load"));
+	/* '$': the whole mnemonic (gfx12's s_barrier_wait is no s_barrier) */
+	CHECK(amdgpu_isa_match("s_barrier_wait -1", "s_barrier") && !amdgpu_isa_match("s_barrier_wait -1", "s_barrier$") &&
+	      amdgpu_isa_match("s_barrier", "s_barrier$") && amdgpu_isa_match("s_barrier_signal -1", "s_barrier_signal$") &&
+	      !amdgpu_isa_match("s_barriers", "s_barrier$"));
+	CHECK(amdgpu_isa_match("v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], 0", "v_mfma") &&
+	      amdgpu_isa_match("v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]", "v_wmma") &&
+	      !amdgpu_isa_match("v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]", "v_mfma"));
 	CHECK(amdgpu_isa_is_endpgm("s_endpgm") && !amdgpu_isa_is_endpgm("s_endpgm_saved"));
 	CHECK(amdgpu_isa_is_dealloc("s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)") && !amdgpu_isa_is_dealloc("s_nop 0"));
 	CHECK(amdgpu_isa_keeps_scc("s_mov_b32 s0, 1") && amdgpu_isa_keeps_scc("s_cselect_b64 exec, 1, 0") &&
