@@ -1,39 +1,18 @@
 /* Module and library loading: forward, then register the image and the
  * handles it yields (hook_registry.h). Nothing here changes what the
  * application gets back. */
-#include <stdio.h>
 #include <stdlib.h>
+#include "common/fdio.h"
 #include "hook/hook_cuda.h"
 #include "hook/hook_log.h"
 #include "hook/hook_table.h"
 
 #define LOAD_FILE_MAX ((size_t)2 << 30)
 
-/* Reads a module file the driver has just loaded; NULL when it cannot. */
-static void *load_read_file(const char *path, size_t *len)
-{
-	FILE *f = path ? fopen(path, "rbe") : NULL;
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	long size = -1;
-	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && (size_t)size < LOAD_FILE_MAX &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1)) != NULL &&
-	    fread(buf, 1, (size_t)size, f) == (size_t)size) {
-		buf[size] = 0;
-		*len = (size_t)size;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void load_register_file(void *handle, int is_library, const char *api, const char *path)
 {
 	size_t len = 0;
-	void *buf = load_read_file(path, &len);
+	void *buf = fdio_read_file(path, LOAD_FILE_MAX, &len);
 	if (!buf)
 		hook_log("%s: cannot read %s", api, path ? path : "(null)");
 	hook_registry_add_module(handle, is_library, api, buf, len);

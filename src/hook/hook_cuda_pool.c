@@ -143,13 +143,16 @@ static int pool_gpu_has_room(uint64_t bytes, char **cause)
 	return 0;
 }
 
-/* Has everything queued on s finished (waiting for it)? */
-static int pool_wait_stream(CUcontext ctx, CUstream s)
+CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 {
 	CUevent e = hook_event_get(ctx);
-	int done = e && cu.cuEventRecord(e, s) == CUDA_SUCCESS && cu.cuEventSynchronize(e) == CUDA_SUCCESS;
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUresult rc = cu.cuEventRecord(e, s);
+	if (rc == CUDA_SUCCESS)
+		rc = cu.cuEventSynchronize(e);
 	hook_event_put(ctx, e);
-	return done;
+	return rc;
 }
 
 /* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
@@ -177,7 +180,7 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 		rc = cu.cuMemsetD8Async(p, 0, size * n, s);
 	/* The collector (wait) sees the clearing done before pooling the
 	 * buffers, so launches take them without asking the driver. */
-	int zeroed = wait && rc == CUDA_SUCCESS && pool_wait_stream(ctx, s);
+	int zeroed = wait && rc == CUDA_SUCCESS && hook_pool_wait(ctx, s) == CUDA_SUCCESS;
 	struct hook_buf *first = NULL;
 	for (uint64_t i = 0; rc == CUDA_SUCCESS && i < n; i++) {
 		struct hook_buf *b = calloc(1, sizeof *b);
@@ -418,21 +421,20 @@ void hook_pool_put_dev(struct hook_buf *b)
  * holds (the copy back), then returns b to the pool. Only the counts: the
  * records past a unit's count are never read, and clearing them would take
  * memory bandwidth from the application's kernels. */
-void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
+uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z)
 {
 	/* Cannot prove it cleared: keep it out of use (never freed: that would
 	 * synchronise). */
-	if (pool_zero(b, z, POOL_ZERO_AFTER_COPIES) == 0)
-		hook_pool_put_dev(b);
-}
-
-uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z)
-{
 	if (pool_zero(b, z, POOL_ZERO_AFTER_COPIES) < 0)
 		return 0;
 	uint32_t gen = b->gen;
 	hook_pool_put_dev(b);
 	return gen ? gen : 1;
+}
+
+void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
+{
+	(void)hook_pool_recycle_dev_gen(b, z);
 }
 
 /* Looked up in the free list rather than dereferenced: a launch may have

@@ -149,19 +149,6 @@ static void results_compact(struct hook_job *j, int i)
 		memmove(base + u * row, base + u * pitch, row);
 }
 
-/* Waits until the queued copies on s are done. */
-static CUresult results_wait(CUcontext ctx, CUstream s)
-{
-	CUevent e = hook_event_get(ctx);
-	if (!e)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	CUresult rc = cu.cuEventRecord(e, s);
-	if (rc == CUDA_SUCCESS)
-		rc = cu.cuEventSynchronize(e);
-	hook_event_put(ctx, e);
-	return rc;
-}
-
 /* Waits for staging room (writers give it back); a job larger than the cap
  * still goes through once nothing else is held. */
 static void results_wait_room(uint64_t need)
@@ -196,7 +183,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	CUresult rc;
 	if (!(j->counts = hook_pool_take_host(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
-	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = results_wait(j->ctx, s)) != CUDA_SUCCESS)
+	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
 	uint64_t rec_bytes = 0;
 	for (int i = 0; i < j->plan->n_maps; i++) {
@@ -220,7 +207,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	struct hook_buf *dev = j->dev;
 	j->dev = NULL;
 	uint32_t gen = hook_pool_recycle_dev_gen(dev, &j->zero);
-	rc = results_wait(j->ctx, s);
+	rc = hook_pool_wait(j->ctx, s);
 	if (gen && rc == CUDA_SUCCESS)
 		hook_pool_mark_zeroed(dev, gen);
 	if (rc != CUDA_SUCCESS)

@@ -58,6 +58,8 @@ void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z);
  * taken and cleared again meanwhile. */
 uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z);
 void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
+/* Waits until everything queued on s (a hook stream of ctx) is done. */
+CUresult hook_pool_wait(CUcontext ctx, CUstream s);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
 void hook_pool_put_host(struct hook_buf *b);

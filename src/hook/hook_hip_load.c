@@ -5,6 +5,7 @@
  * forwarded first; what succeeded is registered (hook_hip_registry.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include "common/fdio.h"
 #include "hook/hook_hip.h"
 
 void **hook_hip___hipRegisterFatBinary(const void *wrapper)
@@ -51,19 +52,17 @@ hipError_t hook_hip_hipModuleLoadDataEx(hipModule_t *m, const void *image, unsig
 	return rc;
 }
 
-/* The file as the runtime read it: read again here (bounded). */
+/* The file as the runtime read it, read again here (bounded); NULL when
+ * empty. */
 static void *load_file(const char *path, size_t *size)
 {
-	FILE *f = path ? fopen(path, "rbe") : NULL;
-	long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	void *buf = sz > 0 && sz <= (1l << 31) ? malloc((size_t)sz) : NULL;
-	if (buf && (fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)sz, f) != (size_t)sz)) {
+	char *buf = fdio_read_file(path, ((size_t)1 << 31) + 1, size);
+	if (buf && !*size) {
 		free(buf);
 		buf = NULL;
 	}
-	if (f)
-		fclose(f);
-	*size = buf ? (size_t)sz : 0;
+	if (!buf)
+		*size = 0;
 	return buf;
 }
 

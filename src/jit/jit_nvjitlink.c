@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/fdio.h"
 #include "jit/jit.h"
 
 #define NJL_FILE_MAX ((size_t)256 << 20)
@@ -134,16 +135,21 @@ static void njl_add_lto(nvJitLinkHandle h, const void *data, size_t size)
 	pthread_mutex_unlock(&links_lock);
 }
 
-static void njl_free(struct njl_link *l)
+static void njl_drop_lto(struct njl_link *l)
 {
-	for (uint32_t i = 0; i < l->n_opts; i++)
-		free(l->opts[i]);
-	free(l->opts);
 	while (l->lto) {
 		struct njl_blob *b = l->lto;
 		l->lto = b->next;
 		free(b);
 	}
+}
+
+static void njl_free(struct njl_link *l)
+{
+	for (uint32_t i = 0; i < l->n_opts; i++)
+		free(l->opts[i]);
+	free(l->opts);
+	njl_drop_lto(l);
 	free(l->ptx);
 	free(l);
 }
@@ -194,17 +200,11 @@ static nvJitLinkResult njl_add_file(nvJitLinkHandle h, nvJitLinkInputType type, 
 	if (!real)
 		return NVJITLINK_ERROR_INTERNAL;
 	nvJitLinkResult rc = real(h, type, path);
-	FILE *f = rc == NVJITLINK_SUCCESS && path &&
-			  (type == NVJITLINK_INPUT_PTX || type == NVJITLINK_INPUT_ANY || type == NVJITLINK_INPUT_LTOIR)
-		  ? fopen(path, "rbe")
-		  : NULL;
-	if (!f)
-		return rc;
-	long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	char *buf = size > 0 && (size_t)size < NJL_FILE_MAX && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)size)
-											    : NULL;
-	size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
-	fclose(f);
+	size_t got = 0;
+	char *buf = rc == NVJITLINK_SUCCESS &&
+			    (type == NVJITLINK_INPUT_PTX || type == NVJITLINK_INPUT_ANY || type == NVJITLINK_INPUT_LTOIR)
+		    ? fdio_read_file(path, NJL_FILE_MAX, &got)
+		    : NULL;
 	size_t len = buf ? strnlen(buf, got) : 0;
 	if (type == NVJITLINK_INPUT_LTOIR && got)
 		njl_add_lto(h, buf, got);
@@ -296,11 +296,7 @@ static void njl_relink_for_ptx(struct njl_link *l)
 		 p ? "made" : l->no_relink ? "not made, its options or inputs were too large to keep" : why,
 		 njl_ms_since(&t0));
 	free(ptx);
-	while (l->lto) {
-		struct njl_blob *b = l->lto;
-		l->lto = b->next;
-		free(b);
-	}
+	njl_drop_lto(l);
 }
 
 static nvJitLinkResult njl_get_cubin(nvJitLinkHandle h, void *cubin)
