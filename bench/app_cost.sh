@@ -141,7 +141,7 @@ def parse_events(text):
                 e[key] += num(f, key)
             if "sampled" in f:
                 e["sampled"].add(num(f, "sampled"))
-            if seq != first.get(pk):
+            if seq != first.get(pk) and num(f, "ns"):  # ns=0: not sampled for timing
                 e["rns"].append(num(f, "ns"))
         elif typ == "time":
             if seq != first.get(pk):

@@ -19,6 +19,7 @@ struct hook_launch {
 	const CUlaunchConfig *config; /* cuLaunchKernelEx only */
 	int cooperative;
 	uint64_t seq;
+	int timed;                  /* sampled for timing (hook_timing_wanted) */
 	uint64_t entry_ns;          /* probed: when the hook took the launch (time_mono_ns) */
 	uint64_t submit_ns;         /* probed: when the probed kernel was queued */
 };

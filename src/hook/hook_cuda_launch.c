@@ -2,11 +2,12 @@
  * only for a kernel's first launch, a changed configuration (grid, block,
  * shared memory, entry point) and every probed launch, so the per-launch cost
  * is a registry lookup and a few atomics. Sampled launches are timed with
- * pooled events; matching kernels take the probe path. */
+ * pooled events, probed or not; matching kernels take the probe path. */
 #include <stdio.h>
 #include <string.h>
 #include "hook/hook_cuda.h"
 #include "hook/hook_cuda_api.h"
+#include "hook/hook_cuda_results.h"
 #include "hook/hook_dispatch.h"
 #include "hook/hook_events.h"
 #include "hook/hook_kernel_events.h"
@@ -60,29 +61,10 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 	hook_launch_line(k, &line);
 }
 
-CUresult hook_cuda_launch(struct hook_launch *l)
+static CUresult launch_unprobed(struct hook_launch *l, struct hook_kernel *k)
 {
-	struct hook_kernel *k = hook_registry_kernel(l->f);
-	l->seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED);
-	if (!k) {
-		__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
-		return hook_cuda_forward(l, l->f, l->params, l->extra);
-	}
-	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
-	if (!hook.atexit_done)
-		hook_dispatch_register_exit();
-	if (hook_events_on()) {
-		hook_timing_ensure_thread();
-		hook_control_ensure_thread();
-		CUresult rc;
-		struct hook_probe_pick pick;
-		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
-			return rc;
-		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->api))
-			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
-	}
 	struct hook_timed *t = NULL;
-	if (hook_timing_wanted(k, n) && hook_timing_start(k, l->seq, l->ostream, &t) == 0) {
+	if (l->timed && hook_timing_start(k, l->seq, l->ostream, &t) == 0) {
 		CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
 		if (rc == CUDA_SUCCESS)
 			hook_timing_finish(t, l->ostream);
@@ -91,6 +73,35 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		return rc;
 	}
 	return hook_cuda_forward(l, l->f, l->params, l->extra);
+}
+
+CUresult hook_cuda_launch(struct hook_launch *l)
+{
+	struct hook_kernel *k = hook_registry_kernel(l->f);
+	l->seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED);
+	CUresult rc;
+	if (!k) {
+		__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
+		rc = hook_cuda_forward(l, l->f, l->params, l->extra);
+		hook_results_app_queued();
+		return rc;
+	}
+	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
+	if (!hook.atexit_done)
+		hook_dispatch_register_exit();
+	l->timed = hook_timing_wanted(k, n);
+	if (hook_events_on()) {
+		hook_timing_ensure_thread();
+		hook_control_ensure_thread();
+		struct hook_probe_pick pick;
+		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
+			return rc; /* it counted itself in hook_results_app_queued */
+		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->api))
+			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
+	}
+	rc = launch_unprobed(l, k);
+	hook_results_app_queued();
+	return rc;
 }
 
 static CUresult launch_kernel(enum hook_row_id row, int ptsz, CUfunction f, unsigned gx, unsigned gy, unsigned gz,

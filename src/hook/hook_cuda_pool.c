@@ -386,16 +386,22 @@ static uint64_t pool_spare_cap(void)
 }
 
 /* Collector: at least n free device buffers of `bytes` in ctx, while the
- * pool is under its spare cap and the GPU has room. */
+ * pool is under its spare cap and the GPU has room. The cap (a driver call)
+ * is asked only when a buffer is missing: most requests come from a launch
+ * that took the last free buffer while its predecessor's was on its way
+ * back, and the app's next launch must not meet our driver calls. */
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 {
 	struct hook_results *r = &hook.res;
-	uint64_t cap = pool_spare_cap();
+	uint64_t cap = 0;
 	for (;;) {
 		pthread_mutex_lock(&r->lock);
-		int done = pool_count(r->dev_free, ctx, bytes, n) >= n || r->dev_pooled + pool_round(bytes) > cap;
+		int enough = pool_count(r->dev_free, ctx, bytes, n) >= n;
+		uint64_t pooled = r->dev_pooled;
 		pthread_mutex_unlock(&r->lock);
-		struct hook_buf *b = done ? NULL : pool_alloc_dev(ctx, bytes, 1, NULL);
+		if (enough || pooled + pool_round(bytes) > (cap ? cap : (cap = pool_spare_cap())))
+			return;
+		struct hook_buf *b = pool_alloc_dev(ctx, bytes, 1, NULL);
 		if (!b)
 			return;
 		hook_pool_put_dev(b);

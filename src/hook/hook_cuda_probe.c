@@ -465,7 +465,10 @@ static int probe_plan(const struct hook_launch *l, const struct engine_result *r
 /* The application's stream gets the probed kernel and nothing it would
  * wait on: a wait for the buffer's zeroing (long done, as a rule), the
  * module globals the kernel shares with the app (stream-ordered state), and
- * events around the kernel. Copies back run on the hook's own stream. */
+ * an end event the collector waits on. Copies back run on the hook's own
+ * stream. A start event only for launches sampled for timing: it costs the
+ * app ~2-3 us on its own clock (the GPU idles while it is recorded when the
+ * app waited for its previous launch). */
 static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hook_job *j, CUresult *lrc,
 			 char **cause)
 {
@@ -476,19 +479,19 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
-	CUevent ev[2];
-	hook_event_get_n(j->ctx, ev, 2);
-	j->start = ev[0];
-	j->end = ev[1];
+	CUevent ev[2] = { NULL, NULL };
+	hook_event_get_n(j->ctx, ev, l->timed ? 2 : 1);
+	j->end = ev[0];
+	j->start = ev[1];
 	int rc = -1;
 	CUresult r;
-	if (!j->start || !j->end || !cu.cuStreamWaitEvent)
+	if (!j->end || (l->timed && !j->start) || !cu.cuStreamWaitEvent)
 		cause_set(cause, "cannot create events");
 	else if (!j->dev_ready && (r = cu.cuStreamWaitEvent(s, (CUevent)j->dev->ready, 0)) != CUDA_SUCCESS)
 		cause_set(cause, "cuStreamWaitEvent for the zeroed maps failed (CUDA error %d)", (int)r);
 	else if ((r = probe_copy_globals(in, s, 0)) != CUDA_SUCCESS)
 		cause_set(cause, "copying module globals in failed (CUDA error %d)", (int)r);
-	else if ((r = cu.cuEventRecord(j->start, s)) != CUDA_SUCCESS)
+	else if (j->start && (r = cu.cuEventRecord(j->start, s)) != CUDA_SUCCESS)
 		cause_set(cause, "cuEventRecord failed (CUDA error %d)", (int)r);
 	else if ((r = hook_cuda_forward(l, in->func, a.params, a.extra)) != CUDA_SUCCESS)
 		cause_set(cause, "probed launch failed (CUDA error %d); the original ran", (int)r);
@@ -596,6 +599,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
 	hook_results_count_launch(l->submit_ns - l->entry_ns, time_mono_ns() - l->submit_ns, !j->dev_ready);
+	j->app_queued = hook_results_app_queued();
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */

@@ -37,6 +37,7 @@
 #define RESULTS_STAGING_MIN ((uint64_t)2 << 30) /* pinned staging held by unwritten results */
 #define RESULTS_STALL_NS 60000000000ull         /* exit: give up after 60 s without progress */
 #define RESULTS_PROGRESS_NS 1000000000ull       /* exit: a `results` line a second */
+#define RESULTS_LET_GO_NS 200000ull               /* results_let_app_go: the longest wait */
 
 static uint64_t results_staging_cap(void)
 {
@@ -252,6 +253,21 @@ static void results_done(struct hook_job *j, int written)
 	free(j);
 }
 
+/* A probed kernel just ended. An app that waits for each launch queues its
+ * next work right now, while its GPU idles; our copies back would compete
+ * with it for the driver (on an H100 its next launch took ~1-2 us longer).
+ * So unless the app has queued a launch since this one (it did not wait),
+ * let it queue one first, or 200 us pass. */
+static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
+{
+	uint64_t t0 = time_mono_ns();
+	while (__atomic_load_n(&r->app_queued, __ATOMIC_ACQUIRE) == j->app_queued &&
+	       !__atomic_load_n(&r->draining, __ATOMIC_ACQUIRE) && time_mono_ns() - t0 < RESULTS_LET_GO_NS) {
+		struct timespec ts = { 0, 20000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	static uint64_t gen;
@@ -269,8 +285,10 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 		results_done(j, 0);
 		return;
 	}
-	if (!cu.cuEventElapsedTime_v2 || cu.cuEventElapsedTime_v2(&j->ms, j->start, j->end) != CUDA_SUCCESS)
-		j->ms = 0;
+	if (!j->start || !cu.cuEventElapsedTime_v2 ||
+	    cu.cuEventElapsedTime_v2(&j->ms, j->start, j->end) != CUDA_SUCCESS)
+		j->ms = 0; /* not sampled for timing: the result says ns=0, unknown */
+	results_let_app_go(&hook.res, j);
 	char *cause = NULL;
 	if (results_copy_back(j, &cause) < 0) {
 		hook_event_warn("probed launch %llu of kernel %u: %s, result lost", (unsigned long long)j->seq,
@@ -433,6 +451,11 @@ void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited)
 		__atomic_add_fetch(&r->zero_waits, 1, __ATOMIC_RELAXED);
 }
 
+uint64_t hook_results_app_queued(void)
+{
+	return __atomic_add_fetch(&hook.res.app_queued, 1, __ATOMIC_RELEASE);
+}
+
 void hook_results_submit(struct hook_job *job)
 {
 	struct hook_results *r = &hook.res;
@@ -496,6 +519,7 @@ void hook_results_shutdown(void)
 		pthread_mutex_unlock(&r->lock);
 		return;
 	}
+	__atomic_store_n(&r->draining, 1, __ATOMIC_RELEASE);
 	results_drain(r, 1);
 	uint64_t lost = r->pending;
 	r->stop = 1;
@@ -522,7 +546,9 @@ void hook_results_ctx_gone(CUcontext ctx)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
+	__atomic_store_n(&r->draining, 1, __ATOMIC_RELEASE);
 	results_drain(r, 0);
+	__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&r->lock);
 	hook_pool_ctx_gone(ctx);
 }

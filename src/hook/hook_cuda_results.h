@@ -41,6 +41,7 @@ struct hook_job {
 	unsigned grid[3], block[3], smem;
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
+	uint64_t app_queued;              /* hook.res.app_queued once it was queued */
 };
 
 /* hook_cuda_pool.c */
@@ -67,6 +68,8 @@ void hook_pool_ctx_gone(CUcontext ctx);
 
 /* hook_cuda_results.c */
 /* Asks the collector for n spare device buffers of `bytes` in ctx. */
+/* Counts a launch the app has queued (probed or not); the new count. */
+uint64_t hook_results_app_queued(void);
 void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n);
 
 #endif

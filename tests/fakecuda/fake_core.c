@@ -302,6 +302,7 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 
 FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
+	fake_watch_note(FAKE_WATCH_RECORD);
 	CUresult rc = fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventRecord");
 	if (rc == CUDA_SUCCESS)
 		rc = fake_stream_op(s);
