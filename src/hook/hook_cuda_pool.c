@@ -504,6 +504,37 @@ static struct hook_buf *pool_alloc_host(CUcontext ctx, uint64_t bytes, char **ca
 }
 
 /* Pinned staging of at least `bytes` (collector thread only). */
+/* Staging larger than the pinned maximum is ordinary memory, filled through
+ * a pinned buffer (results_dtoh): pinning hundreds of MB is one
+ * cuMemAllocHost that holds the driver's lock meanwhile (an H100 app's
+ * launch stalled 129 ms behind a 512 MiB one). */
+static struct hook_buf *pool_take_pageable(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	struct hook_buf *b = calloc(1, sizeof *b);
+	void *p = b ? malloc(bytes) : NULL;
+	if (!p) {
+		free(b);
+		cause_set(cause, "out of memory for %llu staging bytes", (unsigned long long)bytes);
+		return NULL;
+	}
+	b->ctx = ctx;
+	b->ptr = (uint64_t)(uintptr_t)p;
+	b->size = bytes;
+	b->pageable = 1;
+	pthread_mutex_lock(&hook.res.lock);
+	hook.res.host_busy += bytes;
+	hook.res.host_pageable++;
+	pthread_mutex_unlock(&hook.res.lock);
+	return b;
+}
+
+struct hook_buf *hook_pool_take_staging(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	if (bytes > hook.cfg.pinned_max)
+		return pool_take_pageable(ctx, bytes, cause);
+	return hook_pool_take_host(ctx, bytes, cause);
+}
+
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause)
 {
 	struct hook_results *r = &hook.res;
@@ -521,11 +552,17 @@ void hook_pool_put_host(struct hook_buf *b)
 		return;
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
-	b->next = r->host_free;
-	r->host_free = b;
 	r->host_busy -= b->size;
+	if (!b->pageable) {
+		b->next = r->host_free;
+		r->host_free = b;
+	}
 	pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->lock);
+	if (b->pageable) {
+		free((void *)(uintptr_t)b->ptr);
+		free(b);
+	}
 }
 
 /* Unlinks every buffer of ctx from *list into *out. */

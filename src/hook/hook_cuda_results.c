@@ -53,7 +53,7 @@ static void results_emit_backlog(const char *why)
 	pthread_mutex_lock(&r->lock);
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
 			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
-			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits };
+			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -65,6 +65,7 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "dev_allocs", (long long)v[8]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
+	event_add_int(&sb, "host_pageable", (long long)v[13]);
 	event_add_int(&sb, "collect_ms", (long long)v[6]);
 	event_add_int(&sb, "write_ms", (long long)v[7]);
 	event_add_int(&sb, "probed", (long long)v[9]);
@@ -100,12 +101,37 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
 }
 
+/* n bytes from the device into staging dst at off: one async copy into
+ * pinned staging; ordinary staging (hook_pool_take_staging) through a
+ * pinned buffer, a chunk at a time, each waited for here, on the
+ * collector's clock. */
+static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, CUdeviceptr src, uint64_t n,
+			     CUstream s)
+{
+	if (!dst->pageable)
+		return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(dst->ptr + off), src, n, s);
+	uint64_t chunk = hook.cfg.pinned_max;
+	struct hook_buf *b = hook_pool_take_host(ctx, chunk, NULL);
+	if (!b)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	CUresult rc = CUDA_SUCCESS;
+	for (uint64_t done = 0; done < n && rc == CUDA_SUCCESS; done += chunk) {
+		uint64_t len = n - done < chunk ? n - done : chunk;
+		rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b->ptr, src + done, len, s);
+		if (rc == CUDA_SUCCESS)
+			rc = hook_pool_wait(ctx, s);
+		if (rc == CUDA_SUCCESS)
+			memcpy((void *)(uintptr_t)(dst->ptr + off + done), (void *)(uintptr_t)b->ptr, len);
+	}
+	hook_pool_put_host(b);
+	return rc;
+}
+
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 {
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		const struct hook_copy *c = &j->copy[i];
-		CUresult rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(j->counts->ptr + c->counts_off),
-						      j->dev->ptr + j->map_off[i], c->units * 4, s);
+		CUresult rc = results_dtoh(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], c->units * 4, s);
 		if (rc != CUDA_SUCCESS)
 			return rc;
 	}
@@ -133,7 +159,7 @@ static CUresult results_copy_records(struct hook_job *j, int i, CUstream s)
 	uint64_t n = results_copy_bytes(j, i);
 	if (n == 0)
 		return CUDA_SUCCESS;
-	return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(j->recs->ptr + j->copy[i].rec_off), src, n, s);
+	return results_dtoh(j->ctx, j->recs, j->copy[i].rec_off, src, n, s);
 }
 
 /* Unit-major maps came back with every slot: keep the first `stored` of
@@ -182,7 +208,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;
-	if (!(j->counts = hook_pool_take_host(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
+	if (!(j->counts = hook_pool_take_staging(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
 	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
@@ -196,7 +222,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	if (rec_bytes) {
 		results_wait_room(rec_bytes);
-		if (!(j->recs = hook_pool_take_host(j->ctx, rec_bytes, cause)))
+		if (!(j->recs = hook_pool_take_staging(j->ctx, rec_bytes, cause)))
 			return -1;
 	}
 	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)

@@ -33,6 +33,9 @@
  *                     of it (block sampling beyond); spare map buffers are made
  *                     ahead up to twice it, or a quarter of the GPU's memory
  *                     when that is more (doc/hook.md)
+ *   NTOP_STAGING_PINNED_MAX  the largest pinned staging buffer for a result
+ *                     (default 16 MiB); larger counts and records are staged
+ *                     in ordinary memory through a pinned buffer of this size
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat): "auto" (default: only when a launch's maps
  *                     would take more than half the budget), "off" (decline
@@ -75,6 +78,7 @@
 #define NTOP_ENV_PROBE_LIMIT "NTOP_PROBE_LIMIT"
 #define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
 #define NTOP_ENV_SAMPLE "NTOP_SAMPLE"
+#define NTOP_ENV_STAGING_PINNED_MAX "NTOP_STAGING_PINNED_MAX"
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"
 #define NTOP_ENV_REAL_LIBNVJITLINK "NTOP_REAL_LIBNVJITLINK"

@@ -29,6 +29,7 @@ struct hook_config {
 	int n_kernels;
 	uint64_t probe_every, probe_limit;
 	uint64_t map_budget;       /* bytes */
+	uint64_t pinned_max;       /* largest pinned staging buffer (bytes, > 0) */
 	int sample_off;            /* NTOP_SAMPLE=off: decline rather than sample */
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
 	int use_ptxas;
@@ -99,6 +100,7 @@ struct hook_buf {
 	void *ready;               /* device: CUevent after the last zeroing */
 	uint64_t key;              /* device: the layout whose counts are zero (0: all of it is) */
 	int zeroed;                /* device: `ready` was seen complete (no query needed) */
+	int pageable;              /* host: ordinary memory (malloc), not pinned */
 	uint32_t gen;              /* device: clearings queued so far */
 };
 
@@ -131,6 +133,7 @@ struct hook_results {
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
 	uint64_t host_pooled;      /* pinned staging bytes allocated */
 	uint64_t host_busy;        /* staging bytes held by jobs not yet written */
+	uint64_t host_pageable;    /* stagings in ordinary memory (over cfg.pinned_max) */
 	uint64_t pending;          /* jobs submitted and not yet finished */
 	uint64_t written, failed;  /* results written; results lost to errors */
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */

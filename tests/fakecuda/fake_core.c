@@ -192,11 +192,16 @@ FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 	return CUDA_SUCCESS;
 }
 
+/* FAKECUDA_HOST_ALLOC_MAX=BYTES: larger pinned allocations fail (the
+ * hook must stage big results through small pinned buffers). */
 FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 {
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	const char *max = getenv("FAKECUDA_HOST_ALLOC_MAX");
+	if (max && n > strtoull(max, NULL, 0))
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	*p = fake_keep(calloc(1, n ? n : 1));
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }

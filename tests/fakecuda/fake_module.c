@@ -484,9 +484,11 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 			continue; /* counted, not kept */
 		uint8_t *r = records + ((b >> shift) * upb + u % upb) * rec;
 		uint64_t gstart = 1700000000000000000ull + start; /* ns, like %globaltimer */
-		if (rec >= 24) {
+		if (rec >= 16) { /* a 16-byte record (dmat's size) gets the times */
 			memcpy(r, &start, 8);
 			memcpy(r + 8, &gstart, 8);
+		}
+		if (rec >= 24) {
 			memcpy(r + 16, &elapsed, 4);
 			memcpy(r + 20, &smid, 4);
 		}

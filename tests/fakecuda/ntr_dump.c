@@ -3,11 +3,34 @@
  *   [sampled=N unsampled=N] version=N warp=N slots=STORED/CAP,... probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none; slots: per map, record slots stored per unit / cap; probes:
- * the rest of the line). Exit 1 when the file cannot be read. */
+ * the rest of the line), then fnv=HEX: FNV-1a of every map's counts and
+ * stored records (the content, for comparing runs). Exit 1 when the file
+ * cannot be read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "trace/result.h"
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Counts, then each unit's stored records in unit order (the layout's
+ * order does not matter). */
+static uint64_t map_fnv(uint64_t h, const struct result_map *m)
+{
+	h = fnv(h, m->counts, m->units * 4);
+	for (uint64_t u = 0; u < m->units; u++)
+		for (uint32_t k = 0; k < m->stored; k++) {
+			const uint8_t *rec = result_map_record(m, u, k);
+			if (rec)
+				h = fnv(h, rec, m->map.rec_size);
+		}
+	return h;
+}
 
 int main(int argc, char **argv)
 {
@@ -25,8 +48,10 @@ int main(int argc, char **argv)
 	long long smid_max = -1;
 	uint64_t units = 0, written = 0, dropped = 0, unsampled = 0;
 	unsigned shift = 0;
+	uint64_t h = 1469598103934665603ull;
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
+		h = map_fnv(h, m);
 		units += m->units;
 		written += m->records_written;
 		dropped += m->records_dropped;
@@ -57,7 +82,7 @@ int main(int argc, char **argv)
 	printf(" version=%u warp=%u slots=", r->version, r->warp_size);
 	for (int i = 0; i < r->n_maps; i++)
 		printf("%s%u/%u", i ? "," : "", r->maps[i].stored, r->maps[i].map.cap);
-	printf(" probes=%s\n", r->probes ? r->probes : "");
+	printf(" probes=%s fnv=%016llx\n", r->probes ? r->probes : "", (unsigned long long)h);
 	result_free(r);
 	return 0;
 }

@@ -74,6 +74,19 @@ out=$("$DUMP" "$f") || fail "ntr_dump $f"
 echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 warp=32 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
 every_result dmat 10
 
+# 2e. staging over NTOP_STAGING_PINNED_MAX is ordinary memory, filled in
+# chunks through a pinned buffer of that size (a pinned buffer of hundreds of
+# MB, one cuMemAllocHost, stalled an H100 app's launches 129 ms): with 512
+# bytes and pinned allocations over 1 MiB refused by the fake, the records
+# (4 KiB per launch) come back the same, 8 chunks at a time
+run dmat_bounce 5 NTOP_PROBES=$S/probes/dmat.toml FAKECUDA_MAP=thread:16 NTOP_STAGING_PINNED_MAX=512 \
+	FAKECUDA_HOST_ALLOC_MAX=1048576
+every_result dmat_bounce 10
+expect "$TMP/dmat_bounce.log" "^results .*at=final .* host_pageable=[1-9]" "bounce: results staged in ordinary memory"
+expect "$TMP/dmat.log" "^results .*at=final .* host_pageable=0 " "default: small results in pinned staging"
+sums() { for f in "$TMP/$1"/results/*.ntr; do "$DUMP" "$f" | sed -nE 's/.* (seq=[0-9]+) .*(fnv=[0-9a-f]+)$/\1 \2/p'; done | sort; }
+[ "$(sums dmat)" = "$(sums dmat_bounce)" ] && [ -n "$(sums dmat)" ] || fail "bounce: records differ from pinned staging"
+
 # 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the
 # original function: the probed copy gets the attribute too and is probed
 run smem 5 APP_BURST_SMEM=65536
