@@ -1,11 +1,11 @@
 /* Prints a summary of one result file for the regress scripts:
  *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
- *   [sampled=N unsampled=N] version=N warp=N slots=STORED/CAP,... probes=A,B
+ *   [sampled=N unsampled=N] version=N warp=N slots=STORED/CAP,... fnv=HEX probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none; slots: per map, record slots stored per unit / cap; probes:
- * the rest of the line), then fnv=HEX: FNV-1a of every map's counts and
- * stored records (the content, for comparing runs). Exit 1 when the file
- * cannot be read. */
+ * the rest of the line; fnv: FNV-1a of every map's counts and stored
+ * records, the content, for comparing runs). Exit 1 when the file cannot be
+ * read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	printf(" version=%u warp=%u slots=", r->version, r->warp_size);
 	for (int i = 0; i < r->n_maps; i++)
 		printf("%s%u/%u", i ? "," : "", r->maps[i].stored, r->maps[i].map.cap);
-	printf(" probes=%s fnv=%016llx\n", r->probes ? r->probes : "", (unsigned long long)h);
+	printf(" fnv=%016llx probes=%s\n", (unsigned long long)h, r->probes ? r->probes : "");
 	result_free(r);
 	return 0;
 }
