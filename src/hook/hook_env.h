@@ -34,7 +34,7 @@
  *                     ahead up to twice it, or a quarter of the GPU's memory
  *                     when that is more (doc/hook.md)
  *   NTOP_STAGING_PINNED_MAX  the largest pinned staging buffer for a result
- *                     (default 16 MiB); larger counts and records are staged
+ *                     (default 256 MiB); larger counts and records are staged
  *                     in ordinary memory through a pinned buffer of this size
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat): "auto" (default: only when a launch's maps
