@@ -38,6 +38,7 @@
 #define RESULTS_STALL_NS 60000000000ull         /* exit: give up after 60 s without progress */
 #define RESULTS_PROGRESS_NS 1000000000ull       /* exit: a `results` line a second */
 #define RESULTS_LET_GO_NS 200000ull               /* results_let_app_go: the longest wait */
+#define RESULTS_BOUNCE ((uint64_t)16 << 20)       /* results_dtoh: pinned chunk (one pinned slab) */
 
 static uint64_t results_staging_cap(void)
 {
@@ -110,7 +111,7 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 {
 	if (!dst->pageable)
 		return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(dst->ptr + off), src, n, s);
-	uint64_t chunk = hook.cfg.pinned_max;
+	uint64_t chunk = hook.cfg.pinned_max < RESULTS_BOUNCE ? hook.cfg.pinned_max : RESULTS_BOUNCE;
 	struct hook_buf *b = hook_pool_take_host(ctx, chunk, NULL);
 	if (!b)
 		return CUDA_ERROR_OUT_OF_MEMORY;

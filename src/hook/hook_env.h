@@ -35,7 +35,7 @@
  *                     when that is more (doc/hook.md)
  *   NTOP_STAGING_PINNED_MAX  the largest pinned staging buffer for a result
  *                     (default 256 MiB); larger counts and records are staged
- *                     in ordinary memory through a pinned buffer of this size
+ *                     in ordinary memory through a 16 MiB pinned buffer
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat): "auto" (default: only when a launch's maps
  *                     would take more than half the budget), "off" (decline
