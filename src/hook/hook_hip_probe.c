@@ -399,8 +399,10 @@ int hook_hip_probe_launch(struct hip_launch *l, struct hook_kernel *k, const str
 	if (probe_capturing(l->ostream))
 		cause_set(&cause, "stream capture active: launches captured into a HIP graph run unprobed");
 	else if (l->cooperative)
-		cause_set(&cause, "cooperative launch: HIP 5.2 has no module entry point to launch the probed copy "
-				  "cooperatively");
+		cause_set(&cause, "cooperative launch: launching the probed copy cooperatively is not done");
+	else if (l->config && l->config->n_attrs)
+		cause_set(&cause, "hipDrvLaunchKernelEx with %u launch attributes: the probed copy would run without "
+				  "them", l->config->n_attrs);
 	else if (!(dev = hook_hip_device()))
 		cause_set(&cause, "hipGetDevice failed: no current device");
 	else if (!(in = inst_get(k, dev, pick->set)) || !in->ok)
