@@ -166,8 +166,11 @@ static int inst_build(struct hook_kernel *k, const struct hip_device *dev, struc
 {
 	struct amdgpu_objects objs;
 	int index = -1, rc = -1;
-	if (pick_object(k, dev, &objs, &index, cause) < 0)
+	if (pick_object(k, dev, &objs, &index, cause) < 0) {
+		in->reason = strdup(*cause ? *cause : "no code object for the device");
+		emit_instrument(k, in, p->probes, NULL, 0);
 		return -1;
+	}
 	const struct amdgpu_object *o = &objs.v[index];
 	struct amdgpu_instrumented r;
 	memset(&r, 0, sizeof r);

@@ -10,18 +10,17 @@
  * the link resolves to), STAND-IN the absolute path of ntop's library. Only
  * stand-ins whose real library the launcher found are listed.
  *
- * A rule "PATTERN>FRONT" binds instead of redirecting: for a runtime ntop
+ * A rule "PATTERN>HOOK" binds instead of redirecting: for a runtime ntop
  * has no stand-in for (HIP 6 and 7: no export list of theirs is known), the
- * real library is loaded as it is, and a binding of NAME to it (a PLT slot,
- * a BIND_NOW relocation, a dlsym: glibc >= 2.35 reports all three to
- * la_symbind) is sent to FRONT's export ntop_bind_NAME when FRONT (a small
- * library the launcher preloads, src/hook/hipfront.c) has one; the real
- * address goes into FRONT's ntop_bindreal_NAME. Every other binding keeps
+ * real library is loaded as it is, and a binding of a hooked name to it (a
+ * PLT slot, a BIND_NOW relocation, a dlsym: glibc >= 2.35 reports all three
+ * to la_symbind) is sent to the front (rtld_front.c), typed wrappers in
+ * this module that open HOOK on their first call; every other binding keeps
  * its address. la_symbind runs once per binding, not per call: a lazy PLT
- * slot is patched after its first call, as without auditing (there is no
+ * slot is patched after its first call as without auditing (there is no
  * la_pltenter/la_pltexit, so glibc does not switch to its profiling
- * trampolines). Bindings from the runtime itself and from ntop's own
- * libraries (the front's directory) are never redirected.
+ * trampolines). Bindings from the runtime itself and from ntop's libraries
+ * (HOOK's directory) are never redirected.
  *
  * The stand-ins open their real library by path too, and that open must not
  * come back to them (NEUTRINO's redirect caught its own open and recursed

@@ -1,5 +1,6 @@
-/* What the loader audit module's two files (rtld_audit.c: rules and
- * redirected opens; rtld_bind.c: bindings sent to a front) share. */
+/* What the loader audit module's files share (rtld_audit.c: rules and
+ * redirected opens; rtld_bind.c: bindings sent to the front; rtld_front.c:
+ * the front's wrappers). */
 #ifndef NTOP_RTLD_AUDIT_H
 #define NTOP_RTLD_AUDIT_H
 
@@ -9,8 +10,13 @@ const char *audit_base(const char *name);
  * a development link "lib*.so", the file it resolves to)? */
 int audit_name_matches(const char *pattern, const char *name);
 
-/* rtld_bind.c: a "PATTERN>FRONT" rule (one is kept), and whether there is one. */
-void audit_bind_rule(const char *pattern, const char *front);
+/* rtld_bind.c: a "PATTERN>HOOK" rule (one is kept), and whether there is one. */
+void audit_bind_rule(const char *pattern, const char *hook);
 int audit_binding(void);
+
+/* rtld_front.c: the hook library the wrappers open; the wrapper for a call
+ * (its real address stored for the fallback), NULL for a name not hooked. */
+void audit_front_hook(const char *hook);
+void *audit_front_bind(const char *name, void *real);
 
 #endif

@@ -7,7 +7,10 @@
  * does nothing. A probed copy (a kernel with an ntop_launch argument)
  * checks that block against the launch and fills each ntop_map_* buffer
  * with block_sched-style records (FAKEHIP_MAP, default "warp:24"). The
- * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). */
+ * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). Built twice:
+ * as HIP 5.2's libamdhip64.so.5 and, with fake_hip_rocm.c, as a
+ * ROCm-7-shaped libamdhip64.so.7 (version 7.1, hipGetProcAddress, ROCm 6's
+ * device properties), whose export list is ours, not ROCm's. */
 #ifndef FAKEHIP_FAKE_HIP_H
 #define FAKEHIP_FAKE_HIP_H
 #include <pthread.h>
@@ -91,8 +94,10 @@ hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const
 		     hipStream_t s, void **params, void **extra);
 hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3],
 		  const uint8_t *kernarg);
-/* fake_hip_core.c: the device's target ID and processor ("gfx90a"). */
+/* fake_hip_core.c: the device's target ID and processor ("gfx90a"), its
+ * wave size. */
 const char *fh_arch(void);
 void fh_arch_proc(char *buf, size_t len);
+int fh_wave(void);
 
 #endif

@@ -44,7 +44,7 @@ hipError_t hipGetDevice(int *d)
 	return hipSuccess;
 }
 
-static int fh_wave(void)
+int fh_wave(void)
 {
 	/* HIP compiles gfx10+ for wave32 unless told otherwise */
 	return strncmp(fh_arch(), "gfx1", 4) == 0 && strlen(fh_arch()) >= 6 && fh_arch()[5] != ':' ? 32 : 64;

@@ -1,25 +1,21 @@
-/* The HIP front, lib/ntop/libntop_hipfront.so: what the loader audit
- * module (rtld_bind.c) sends the hooked calls of a ROCm 6/7 runtime to.
- * The launcher preloads it into every program it starts (LD_PRELOAD, after
- * the user's), so it must cost nothing where no HIP 6/7 call is made: no
- * constructor, libc only, no sanitizer (like the audit module), and the
- * hook itself (libntop_hip.so, the engine and its libraries) is opened only
- * on the first call the audit module sent here.
- *
- * One wrapper per hooked name, typed as HIP declares the call:
- * ntop_bind_NAME calls the hook's handler for NAME, or the real function
- * (ntop_bindreal_NAME, stored by the audit module when it bound the call
- * here) when the hook cannot be opened, so the application runs as it
- * would without ntop. Each wrapper remembers its target after the first
- * call: one indirect call more than the application's own. */
+/* The HIP front, part of ntop's loader audit module: what rtld_bind.c
+ * binds the hooked calls of a ROCm 6/7 runtime to. One wrapper per hooked
+ * name, typed as HIP declares the call: it calls the hook's handler for the
+ * name, or the real function (stored when the call was bound here) when
+ * the hook cannot be opened, so the application runs as it would without
+ * ntop. The hook (libntop_hip.so: the engine, its libraries, sanitizer
+ * builds included) is opened into the application's namespace
+ * (dlmopen(LM_ID_BASE)) on the first call that reaches a wrapper, never
+ * before: nothing is loaded into a program that makes no such call, and
+ * start-up relocation (where la_symbind runs) never opens anything. Each
+ * wrapper remembers its target after the first call: one indirect call more
+ * than the application's own. */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 #include "hook/hook_hip_api.h"
 
-#define FRONT_EXPORT __attribute__((visibility("default")))
-#define FRONT_HOOK_FILE "libntop_hip.so"
+#include "hook/rtld_audit.h"
 
 /* X(name, return type, parameters, arguments) */
 #define FRONT_CALLS(X) \
@@ -82,23 +78,17 @@
 #define FRONT_HCC_ARGS (f, wx, wy, wz, lx, ly, lz, sm, s, p, e, e0, e1)
 
 static struct {
+	const char *hook;                   /* the hook library's path */
 	pthread_once_t once;
-	void *(*handler)(const char *name); /* the hook's ntop_hip_bind_handler */
-} front = { PTHREAD_ONCE_INIT, NULL };
+	void *(*handler)(const char *name); /* its ntop_hip_bind_handler */
+} front = { NULL, PTHREAD_ONCE_INIT, NULL };
 
-/* The hook beside this file; when it cannot be opened every call goes to
- * the runtime (the hook would have said why in its events; without it
- * there is no one to tell). */
+/* When the hook cannot be opened every call goes to the runtime (the hook
+ * would have said why in its events; without it no one can: the audit
+ * module never prints). */
 static void front_load(void)
 {
-	Dl_info self;
-	char path[4096];
-	if (!dladdr((void *)front_load, &self) || !self.dli_fname || !strrchr(self.dli_fname, '/'))
-		return;
-	int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname);
-	if (snprintf(path, sizeof path, "%.*s/%s", dir, self.dli_fname, FRONT_HOOK_FILE) >= (int)sizeof path)
-		return;
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *h = front.hook ? dlmopen(LM_ID_BASE, front.hook, RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (h)
 		front.handler = (void *(*)(const char *))dlsym(h, "ntop_hip_bind_handler");
 }
@@ -117,34 +107,45 @@ static void *front_target(const char *name, void *const *real, void **cache)
 }
 
 #define FRONT_WRAP(name, ret, params, args) \
-	FRONT_EXPORT void *ntop_bindreal_##name; \
-	FRONT_EXPORT ret ntop_bind_##name params \
+	static void *real_##name; \
+	static ret front_##name params \
 	{ \
 		static void *cache; \
-		ret(*fn) params = (ret(*) params)front_target(#name, &ntop_bindreal_##name, &cache); \
+		ret(*fn) params = (ret(*) params)front_target(#name, &real_##name, &cache); \
 		return fn args; \
 	}
 #define FRONT_WRAP_VOID(name, params, args) \
-	FRONT_EXPORT void *ntop_bindreal_##name; \
-	FRONT_EXPORT void ntop_bind_##name params \
+	static void *real_##name; \
+	static void front_##name params \
 	{ \
 		static void *cache; \
-		void(*fn) params = (void(*) params)front_target(#name, &ntop_bindreal_##name, &cache); \
+		void(*fn) params = (void(*) params)front_target(#name, &real_##name, &cache); \
 		fn args; \
 	}
 FRONT_CALLS(FRONT_WRAP)
 FRONT_VOID_CALLS(FRONT_WRAP_VOID)
 
-/* For the hook: an address inside the runtime the calls were bound to. */
-FRONT_EXPORT void *ntop_bind_runtime(void)
+static const struct {
+	const char *name;
+	void *wrapper;
+	void **real;
+} front_calls[] = {
+#define FRONT_ROW(name, ...) { #name, (void *)front_##name, &real_##name },
+	FRONT_CALLS(FRONT_ROW) FRONT_VOID_CALLS(FRONT_ROW)
+#undef FRONT_ROW
+};
+
+void audit_front_hook(const char *hook)
 {
-#define FRONT_SLOT(name, ...) &ntop_bindreal_##name,
-	void *const *slots[] = { FRONT_CALLS(FRONT_SLOT) FRONT_VOID_CALLS(FRONT_SLOT) };
-#undef FRONT_SLOT
-	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
-		void *p = __atomic_load_n(slots[i], __ATOMIC_ACQUIRE);
-		if (p)
-			return p;
-	}
+	front.hook = hook;
+}
+
+void *audit_front_bind(const char *name, void *real)
+{
+	for (size_t i = 0; i < sizeof front_calls / sizeof front_calls[0]; i++)
+		if (strcmp(front_calls[i].name, name) == 0) {
+			__atomic_store_n(front_calls[i].real, real, __ATOMIC_RELEASE);
+			return front_calls[i].wrapper;
+		}
 	return NULL;
 }
