@@ -116,7 +116,7 @@ typedef struct hipLaunchConfig {
 } hipLaunchConfig;
 
 enum { hipFuncAttributeMaxThreadsPerBlock = 0, hipFuncAttributeLocalSizeBytes = 3, hipFuncAttributeNumRegs = 4 };
-enum { hipPointerAttributeDevicePointer = 6 };
+enum { hipPointerAttributeDevicePointer = 3 };
 
 typedef struct hipKernelNodeParams {
 	dim3 blockDim;
