@@ -53,9 +53,11 @@ int hook_hip_open_real(char **cause)
 	return 0;
 }
 
-/* The front's question: the handler for a hooked name, NULL for others. */
+/* The front's question: the handler for a hooked name, NULL for others and
+ * when no runtime was found (the handlers would only return errors; the
+ * front then calls the runtime itself, and `hello` said why). */
 __attribute__((visibility("default"))) void *ntop_hip_bind_handler(const char *name)
 {
 	int r = hook_hip_row_by_name(name);
-	return r >= 0 ? hip_table[r].handler : NULL;
+	return r >= 0 && hook.driver ? hip_table[r].handler : NULL;
 }

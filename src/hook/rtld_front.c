@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <string.h>
 #include "hook/hook_hip_api.h"
-
 #include "hook/rtld_audit.h"
 
 /* X(name, return type, parameters, arguments) */

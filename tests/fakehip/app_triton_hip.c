@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_read.h"
 #include "hip_mini_api.h"
 
 #define N 1000
@@ -80,20 +81,6 @@ static int init_symbols(const char *path)
 #undef SYM_QUERY
 	printf("runtime: HIP %d.%d\n", version / 10000000, version % 10000000 / 100000);
 	return 0;
-}
-
-static void *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	void *buf = sz > 0 ? malloc((size_t)sz) : NULL;
-	if (buf && (fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)sz, f) != (size_t)sz)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f)
-		fclose(f);
-	return buf;
 }
 
 static int check(const char *what, hipError_t e)
@@ -157,7 +144,7 @@ int main(int argc, char **argv)
 {
 	if (argc != 3)
 		return fprintf(stderr, "usage: app_triton_hip LIBAMDHIP64 CODE_OBJECT\n"), 2;
-	void *image = read_file(argv[2]);
+	void *image = app_read_file(argv[2]);
 	if (!image)
 		return fprintf(stderr, "cannot read %s\n", argv[2]), 1;
 	if (init_symbols(argv[1]) < 0)

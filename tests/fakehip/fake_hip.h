@@ -16,6 +16,8 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include "hip_mini_api.h"
 
 #define FH_CUS 104
@@ -99,5 +101,21 @@ hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], co
 const char *fh_arch(void);
 void fh_arch_proc(char *buf, size_t len);
 int fh_wave(void);
+/* The fields HIP 5's and ROCm 6's hipDeviceProp_t share that the fake sets
+ * (the same names in both layouts), the rest zeroed. */
+#define FH_PROPS_FILL(p) \
+	do { \
+		char proc_[64]; \
+		memset((p), 0, sizeof *(p)); \
+		fh_arch_proc(proc_, sizeof proc_); \
+		snprintf((p)->name, sizeof (p)->name, "AMD fake %s", proc_); \
+		snprintf((p)->gcnArchName, sizeof (p)->gcnArchName, "%s", fh_arch()); \
+		(p)->totalGlobalMem = (size_t)64 << 30; \
+		(p)->warpSize = fh_wave(); \
+		(p)->maxThreadsPerBlock = 1024; \
+		(p)->clockRate = FH_CLOCK_KHZ; \
+		(p)->multiProcessorCount = FH_CUS; \
+		(p)->major = 9; \
+	} while (0)
 
 #endif

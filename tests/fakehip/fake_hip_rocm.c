@@ -5,7 +5,6 @@
  * the name), ROCm 6's device properties, the cooperative module launch,
  * hipDrvLaunchKernelEx, and the two queries Triton's launcher makes
  * (hipFuncGetAttribute, hipPointerGetAttribute). */
-#include <stdio.h>
 #include <string.h>
 #include "fake_hip.h"
 
@@ -28,23 +27,13 @@ hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *p, int d)
 {
 	if (!p || d != 0)
 		return hipErrorInvalidValue;
-	memset(p, 0, sizeof *p);
-	char proc[64];
-	fh_arch_proc(proc, sizeof proc);
-	snprintf(p->name, sizeof p->name, "AMD fake %s", proc);
-	snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s", fh_arch());
-	p->totalGlobalMem = (size_t)64 << 30;
+	FH_PROPS_FILL(p);
 	p->sharedMemPerBlock = 65536;
 	p->regsPerBlock = 65536;
-	p->warpSize = fh_wave();
-	p->maxThreadsPerBlock = 1024;
-	p->clockRate = FH_CLOCK_KHZ;
-	p->multiProcessorCount = FH_CUS;
 	p->memoryClockRate = 1600000;
 	p->memoryBusWidth = 4096;
 	p->maxThreadsPerMultiProcessor = 2048;
 	p->cooperativeLaunch = 1;
-	p->major = 9;
 	return hipSuccess;
 }
 
