@@ -47,6 +47,7 @@ extern char **environ;
 
 #define SESSION_SOCK_NAME "events.sock"
 #define SESSION_AUDIT_FILE "libntop_audit.so" /* in the hook directory (src/hook/rtld_audit.c) */
+#define SESSION_HIP_HOOK "libntop_hip.so" /* the HIP 6/7 hook (src/hook/hook_hip_bind.c) */
 #define SESSION_MSG_MAX 65536        /* one message (an event line is at most 4096 bytes); longer: cut */
 #define SESSION_READ_MAX (1u << 20)  /* bytes per session_read_events call: keep the caller responsive */
 #define SESSION_CONN_BURST 256       /* messages from one connection before the others get a turn */
@@ -370,13 +371,16 @@ static void session_redirects(struct session_env *env, struct session_redirect *
 }
 
 /* LD_AUDIT: the user's list, then ntop's audit module (a path with ':' or
- * a newline cannot be listed and is left out, as is a missing module). */
+ * a newline cannot be listed and is left out, as is a missing module). The
+ * audit module also binds ROCm 6/7 runtimes' hooked calls to the HIP hook
+ * (src/hook/rtld_bind.c) when the hook is built. */
 static void session_env_audit(struct session_env *env, struct session_redirect *r, const char *hook_dir,
 			      int no_audit)
 {
 	const char *user = getenv("LD_AUDIT");
-	char module[4096];
+	char module[4096], hip[4096];
 	int n = snprintf(module, sizeof module, "%s/%s", hook_dir, SESSION_AUDIT_FILE);
+	int m = snprintf(hip, sizeof hip, "%s/%s", hook_dir, SESSION_HIP_HOOK);
 	int usable = !no_audit && n > 0 && (size_t)n < sizeof module && !strpbrk(hook_dir, ":\n") &&
 		     access(module, R_OK) == 0;
 	if (usable && user && *user) {
@@ -387,6 +391,8 @@ static void session_env_audit(struct session_env *env, struct session_redirect *
 	} else if (user) {
 		session_env_set(env, "LD_AUDIT", user);
 	}
+	if (usable && m > 0 && (size_t)m < sizeof hip && access(hip, R_OK) == 0)
+		strbuf_printf(&r->rules, "%s%s>%s", r->rules.len ? "\n" : "", REALLIB_AMDHIP64_BOUND, hip);
 	char *rules = usable ? strbuf_finish(&r->rules, NULL) : NULL;
 	if (rules)
 		session_env_set(env, NTOP_ENV_AUDIT_MAP, rules);

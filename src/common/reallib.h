@@ -52,5 +52,9 @@ extern const struct reallib_spec reallib_nvrtc, reallib_nvjitlink;
 /* HIP 5's runtime, libamdhip64.so.5 ($NTOP_REAL_LIBAMDHIP64), for the HIP
  * stand-in (reallib_hip.c). */
 extern const struct reallib_spec reallib_amdhip64;
+/* ROCm 6 and 7's runtimes (an fnmatch pattern on the file name, or on the
+ * file a "libamdhip64.so" link resolves to): no stand-in; the loader audit
+ * module binds their hooked calls to libntop_hip.so (src/hook/rtld_bind.c). */
+#define REALLIB_AMDHIP64_BOUND "libamdhip64.so.[67]*"
 
 #endif

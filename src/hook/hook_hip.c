@@ -1,11 +1,12 @@
-/* The HIP backend (hook_backend.h): finding the real libamdhip64.so.5, the
- * dispatch of every export (our handler, the real function or a stub), the
- * device facts the probe path needs, and process exit / fork handling. */
+/* The HIP backend (hook_backend.h): the dispatch of every row and export
+ * (our handler, the real function or a stub), the device facts the probe
+ * path needs, and process exit / fork handling. Which runtime is the real
+ * one is the library's own: hook_hip_open.c (the libamdhip64.so.5 stand-in)
+ * or hook_hip_bind.c (libntop_hip.so, ROCm 6/7 through the front). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/reallib.h"
 #include "hook/hook_backend.h"
 #include "hook/hook_control.h"
 #include "hook/hook_events.h"
@@ -54,10 +55,40 @@ static void *hip_stub(void)
 	return hook.driver ? (void *)hip_missing : (void *)hip_no_runtime;
 }
 
+static const struct {
+	enum hip_row_id row;
+	const char *name;
+} hip_aliases[] = {
+#define HIP_ALIAS_INIT(id, name) { HIP_ROW_##id, name },
+	HIP_ROW_ALIASES(HIP_ALIAS_INIT)
+#undef HIP_ALIAS_INIT
+};
+
+int hook_hip_row_by_name(const char *name)
+{
+	for (int r = 0; name && r < HIP_N_ROWS; r++)
+		if (strcmp(hip_table[r].name, name) == 0)
+			return r;
+	for (size_t i = 0; name && i < sizeof hip_aliases / sizeof hip_aliases[0]; i++)
+		if (strcmp(hip_aliases[i].name, name) == 0)
+			return (int)hip_aliases[i].row;
+	return -1;
+}
+
+/* The row's real function: by its exported name, else by its C name. */
+static void *hip_real_sym(int r)
+{
+	void *fn = dlsym(hook.driver, hip_table[r].name);
+	for (size_t i = 0; !fn && i < sizeof hip_aliases / sizeof hip_aliases[0]; i++)
+		if ((int)hip_aliases[i].row == r)
+			fn = dlsym(hook.driver, hip_aliases[i].name);
+	return fn;
+}
+
 static void hip_fill(void)
 {
 	for (int r = 0; r < HIP_N_ROWS; r++) {
-		void *fn = hook.driver ? dlsym(hook.driver, hip_table[r].name) : NULL;
+		void *fn = hook.driver ? hip_real_sym(r) : NULL;
 		hip_real_rows[r] = fn ? fn : hip_stub();
 	}
 	for (int i = 0; i < hip_export_count; i++) {
@@ -73,8 +104,7 @@ static void hip_fill(void)
 
 static int hip_init(char **cause)
 {
-	if (reallib_open(&reallib_amdhip64, (const void *)ntop_hook_marker, &hook.driver, hook.real_path,
-			 sizeof hook.real_path, cause) < 0)
+	if (hook_hip_open_real(cause) < 0)
 		return -1;
 	hook_log("real HIP runtime %s", hook.real_path);
 	hook_hip_api_load(hook.driver);
@@ -140,21 +170,36 @@ static void hip_prop_str(const uint8_t *props, size_t off, char *out, size_t len
 	snprintf(out, len, "%.*s", (int)strnlen((const char *)props + off, HIP_PROPS_STR), (const char *)props + off);
 }
 
-/* Fills the device's facts once (hipGetDeviceProperties, the R0000 layout)
- * and emits `device`. */
+/* The device's properties: ROCm 6's layout (hipGetDevicePropertiesR0600)
+ * where the runtime has it, else HIP 5's (the unversioned export, R0000). */
+static void hip_props_read(struct hip_device *hd, int ordinal)
+{
+	struct hook_device *d = hd->d;
+	uint8_t props[HIP_PROPS6_SIZE + 1024]; /* room for a runtime that writes more */
+	size_t clock = HIP_PROPS_CLOCK_KHZ, cus = HIP_PROPS_CUS, arch = HIP_PROPS_ARCH_NAME;
+	hipError_t e = HIP_ERROR_NOT_FOUND;
+	memset(props, 0, sizeof props);
+	if (hipr.hipGetDevicePropertiesR0600) {
+		e = hipr.hipGetDevicePropertiesR0600(props, ordinal);
+		clock = HIP_PROPS6_CLOCK_KHZ, cus = HIP_PROPS6_CUS, arch = HIP_PROPS6_ARCH_NAME;
+	} else if (hipr.hipGetDeviceProperties) {
+		e = hipr.hipGetDeviceProperties(props, ordinal);
+	}
+	if (e != HIP_SUCCESS)
+		return;
+	hip_prop_str(props, HIP_PROPS_NAME, d->name, sizeof d->name);
+	hip_prop_str(props, arch, hd->arch, sizeof hd->arch);
+	memcpy(&d->clock_khz, props + clock, sizeof d->clock_khz);
+	memcpy(&d->sms, props + cus, sizeof d->sms);
+}
+
+/* Fills the device's facts once and emits `device`. */
 static void hip_device_fill(struct hip_device *hd, int ordinal)
 {
 	struct hook_device *d = &hook.dev[ordinal];
-	uint8_t props[HIP_PROPS_SIZE + 1024]; /* room for a runtime that writes more */
-	memset(props, 0, sizeof props);
 	hd->ordinal = ordinal;
 	hd->d = d;
-	if (hipr.hipGetDeviceProperties && hipr.hipGetDeviceProperties(props, ordinal) == HIP_SUCCESS) {
-		hip_prop_str(props, HIP_PROPS_NAME, d->name, sizeof d->name);
-		hip_prop_str(props, HIP_PROPS_ARCH_NAME, hd->arch, sizeof hd->arch);
-		memcpy(&d->clock_khz, props + HIP_PROPS_CLOCK_KHZ, sizeof d->clock_khz);
-		memcpy(&d->sms, props + HIP_PROPS_CUS, sizeof d->sms);
-	}
+	hip_props_read(hd, ordinal);
 	if (!d->name[0])
 		snprintf(d->name, sizeof d->name, "device %d", ordinal);
 	struct strbuf sb;

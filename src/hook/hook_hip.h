@@ -25,6 +25,7 @@ struct hip_launch {
 	hipEvent_t ev_start, ev_stop; /* hipExt*: recorded around the kernel */
 	uint32_t wsize[3];          /* hipExt/HccModuleLaunchKernel: global sizes as given */
 	uint32_t flags;
+	const hip_launch_config *config; /* hipDrvLaunchKernelEx */
 	int cooperative;
 	uint64_t seq;
 };
@@ -48,6 +49,10 @@ struct hip_plan {
 	struct amdgpu_map maps[AMDGPU_MAX_MAPS];
 	char probes[256];           /* names, comma-separated */
 };
+
+/* hook_hip_open.c (the HIP 5 stand-in) or hook_hip_bind.c (ROCm 6/7): opens
+ * the real runtime into hook.driver and hook.real_path; -1 with a cause. */
+int hook_hip_open_real(char **cause);
 
 /* hook_hip.c */
 /* The calling thread's current device (NULL when HIP cannot say). */

@@ -1,6 +1,8 @@
-/* The HIP runtime as the HIP stand-in (libamdhip64.so.5) sees it: the few
- * types, values and layouts it needs, declared here (no ROCm headers), as
- * HIP 5.2 (Debian's libamdhip64-dev 5.2.3) has them, and `hipr`, typed
+/* The HIP runtime as the HIP stand-in (libamdhip64.so.5) and the HIP hook
+ * for ROCm 6/7 (libntop_hip.so, reached through the front) see it: the few
+ * types, values and layouts they need, declared here (no ROCm headers), as
+ * HIP 5.2 (Debian's libamdhip64-dev 5.2.3) has them, with ROCm 6's
+ * hipDeviceProp_t (R0600) and launch config beside, and `hipr`, typed
  * pointers to the real runtime's functions for the hook's own calls (never
  * through our exports, which would register the hook's own modules). */
 #ifndef NTOP_HOOK_HIP_API_H
@@ -41,6 +43,25 @@ typedef void *hipStream_t, *hipEvent_t, *hipModule_t, *hipFunction_t, *hipGraph_
 #define HIP_PROPS_ARCH_NAME 396
 #define HIP_PROPS_STR 256
 
+/* hipDeviceProp_t of ROCm 6 and 7 (hipDeviceProp_tR0600, 1472 bytes), what
+ * hipGetDevicePropertiesR0600 fills (and hipGetProcAddress gives for
+ * "hipGetDeviceProperties" at version 600 and later). The offsets are
+ * computed from our own declaration in tests/fakehip/hip_mini_api.h
+ * (test_hip_props checks them, and against ROCm 7.1's header where the
+ * triton wheel ships one). */
+#define HIP_PROPS6_SIZE 1472
+#define HIP_PROPS6_CLOCK_KHZ 348
+#define HIP_PROPS6_CUS 388
+#define HIP_PROPS6_ARCH_NAME 1160
+
+/* HIP_LAUNCH_CONFIG (hipDrvLaunchKernelEx, ROCm 6.4+). */
+typedef struct {
+	unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, smem;
+	hipStream_t stream;
+	void *attrs;
+	unsigned n_attrs;
+} hip_launch_config;
+
 typedef struct {
 	hip_dim3 blockDim;
 	void **extra;
@@ -55,6 +76,7 @@ typedef struct {
 	X(hipGetDevice, hipError_t, (int *)) \
 	X(hipSetDevice, hipError_t, (int)) \
 	X(hipGetDeviceProperties, hipError_t, (void *, int)) \
+	X(hipGetDevicePropertiesR0600, hipError_t, (void *, int)) \
 	X(hipMalloc, hipError_t, (void **, size_t)) \
 	X(hipMemcpyAsync, hipError_t, (void *, const void *, size_t, int, hipStream_t)) \
 	X(hipMemsetAsync, hipError_t, (void *, int, size_t, hipStream_t)) \

@@ -25,6 +25,11 @@ hipError_t hook_hip_forward(const struct hip_launch *l)
 		return HIP_REAL(hipLaunchCooperativeKernel)(l->key, g, b, l->params, (unsigned)l->smem, l->stream);
 	case HIP_ROW_hipLaunchCooperativeKernel_spt:
 		return HIP_REAL(hipLaunchCooperativeKernel_spt)(l->key, g, b, l->params, (unsigned)l->smem, l->stream);
+	case HIP_ROW_hipModuleLaunchCooperativeKernel:
+		return HIP_REAL(hipModuleLaunchCooperativeKernel)(f, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)l->smem,
+								  l->stream, l->params);
+	case HIP_ROW_hipDrvLaunchKernelEx:
+		return HIP_REAL(hipDrvLaunchKernelEx)(l->config, f, l->params, l->extra);
 	case HIP_ROW_hipExtModuleLaunchKernel:
 		return HIP_REAL(hipExtModuleLaunchKernel)(f, l->wsize[0], l->wsize[1], l->wsize[2], b.x, b.y, b.z, l->smem,
 							  l->stream, l->params, l->extra, l->ev_start, l->ev_stop,
@@ -44,7 +49,8 @@ static int launch_occupancy(const struct hip_launch *l)
 {
 	int occ = 0;
 	int module = l->row == HIP_ROW_hipModuleLaunchKernel || l->row == HIP_ROW_hipExtModuleLaunchKernel ||
-		     l->row == HIP_ROW_hipHccModuleLaunchKernel;
+		     l->row == HIP_ROW_hipHccModuleLaunchKernel || l->row == HIP_ROW_hipModuleLaunchCooperativeKernel ||
+		     l->row == HIP_ROW_hipDrvLaunchKernelEx;
 	int threads = (int)(l->block[0] * l->block[1] * l->block[2]);
 	if (!module || !hipr.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor ||
 	    hipr.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&occ, (hipFunction_t)l->key, threads, l->smem) !=
@@ -146,6 +152,28 @@ hipError_t hook_hip_hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned
 	struct hip_launch l = { .row = HIP_ROW_hipModuleLaunchKernel, .api = "hipModuleLaunchKernel", .key = f,
 				.grid = { gx, gy, gz }, .block = { bx, by, bz }, .smem = smem, .stream = s,
 				.ostream = s, .params = params, .extra = extra };
+	return hook_hip_launch(&l);
+}
+
+hipError_t hook_hip_hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
+						     unsigned bx, unsigned by, unsigned bz, unsigned smem, hipStream_t s,
+						     void **params)
+{
+	struct hip_launch l = { .row = HIP_ROW_hipModuleLaunchCooperativeKernel,
+				.api = "hipModuleLaunchCooperativeKernel", .key = f, .grid = { gx, gy, gz },
+				.block = { bx, by, bz }, .smem = smem, .stream = s, .ostream = s, .params = params,
+				.cooperative = 1 };
+	return hook_hip_launch(&l);
+}
+
+hipError_t hook_hip_hipDrvLaunchKernelEx(const hip_launch_config *c, hipFunction_t f, void **params, void **extra)
+{
+	if (!c)
+		return HIP_REAL(hipDrvLaunchKernelEx)(c, f, params, extra);
+	struct hip_launch l = { .row = HIP_ROW_hipDrvLaunchKernelEx, .api = "hipDrvLaunchKernelEx", .key = f,
+				.grid = { c->grid_x, c->grid_y, c->grid_z },
+				.block = { c->block_x, c->block_y, c->block_z }, .smem = c->smem, .stream = c->stream,
+				.ostream = c->stream, .params = params, .extra = extra, .config = c };
 	return hook_hip_launch(&l);
 }
 

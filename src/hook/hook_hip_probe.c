@@ -166,8 +166,11 @@ static int inst_build(struct hook_kernel *k, const struct hip_device *dev, struc
 {
 	struct amdgpu_objects objs;
 	int index = -1, rc = -1;
-	if (pick_object(k, dev, &objs, &index, cause) < 0)
+	if (pick_object(k, dev, &objs, &index, cause) < 0) {
+		in->reason = strdup(*cause ? *cause : "no code object for the device");
+		emit_instrument(k, in, p->probes, NULL, 0);
 		return -1;
+	}
 	const struct amdgpu_object *o = &objs.v[index];
 	struct amdgpu_instrumented r;
 	memset(&r, 0, sizeof r);
@@ -399,8 +402,10 @@ int hook_hip_probe_launch(struct hip_launch *l, struct hook_kernel *k, const str
 	if (probe_capturing(l->ostream))
 		cause_set(&cause, "stream capture active: launches captured into a HIP graph run unprobed");
 	else if (l->cooperative)
-		cause_set(&cause, "cooperative launch: HIP 5.2 has no module entry point to launch the probed copy "
-				  "cooperatively");
+		cause_set(&cause, "cooperative launch: launching the probed copy cooperatively is not done");
+	else if (l->config && l->config->n_attrs)
+		cause_set(&cause, "hipDrvLaunchKernelEx with %u launch attributes: the probed copy would run without "
+				  "them", l->config->n_attrs);
 	else if (!(dev = hook_hip_device()))
 		cause_set(&cause, "hipGetDevice failed: no current device");
 	else if (!(in = inst_get(k, dev, pick->set)) || !in->ok)

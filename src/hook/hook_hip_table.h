@@ -1,9 +1,12 @@
-/* The HIP stand-in's hooked exports, one row each: the row's id, the exact
- * exported name (HIP 5.2 exports hipExtModuleLaunchKernel and
- * hipHccModuleLaunchKernel by their C++ names) and its handler
- * hook_hip_<id>. Every other export of hip_exports.txt is forwarded
- * untouched through a signature-free trampoline. hipGetProcAddress is not
- * in HIP 5.2 (ROCm 6.1 added it): not hooked. */
+/* The HIP calls ntop hooks, one row each: the row's id, the exact exported
+ * name (HIP 5.2 exports hipExtModuleLaunchKernel and
+ * hipHccModuleLaunchKernel by their C++ names; HIP_ROW_ALIASES gives the
+ * C names a later runtime may export instead) and its handler
+ * hook_hip_<id>. In the HIP 5 stand-in every other export of
+ * hip_exports.txt is forwarded untouched through a signature-free
+ * trampoline, and the rows HIP 5.2 lacks (hipGetProcAddress,
+ * hipModuleLaunchCooperativeKernel, hipDrvLaunchKernelEx) are not
+ * exported; on ROCm 6/7 the front (hipfront.c) reaches every row. */
 #ifndef NTOP_HOOK_HIP_TABLE_H
 #define NTOP_HOOK_HIP_TABLE_H
 #include "hook/hook_hip_api.h"
@@ -29,10 +32,18 @@
 	X(hipLaunchCooperativeKernel, "hipLaunchCooperativeKernel") \
 	X(hipLaunchCooperativeKernel_spt, "hipLaunchCooperativeKernel_spt") \
 	X(hipModuleLaunchKernel, "hipModuleLaunchKernel") \
+	X(hipModuleLaunchCooperativeKernel, "hipModuleLaunchCooperativeKernel") \
+	X(hipDrvLaunchKernelEx, "hipDrvLaunchKernelEx") \
 	X(hipExtModuleLaunchKernel, HIP_MANGLED_EXT_MODULE_LAUNCH) \
 	X(hipHccModuleLaunchKernel, HIP_MANGLED_HCC_MODULE_LAUNCH) \
 	X(hipGraphAddKernelNode, "hipGraphAddKernelNode") \
-	X(hipGraphLaunch, "hipGraphLaunch")
+	X(hipGraphLaunch, "hipGraphLaunch") \
+	X(hipGetProcAddress, "hipGetProcAddress")
+
+/* X(id, the C name) */
+#define HIP_ROW_ALIASES(X) \
+	X(hipExtModuleLaunchKernel, "hipExtModuleLaunchKernel") \
+	X(hipHccModuleLaunchKernel, "hipHccModuleLaunchKernel")
 
 enum hip_row_id {
 #define HIP_ROW_ENUM(id, name) HIP_ROW_##id,
@@ -64,6 +75,10 @@ hipError_t hook_hip_hipLaunchCooperativeKernel_spt(const void *f, hip_dim3 grid,
 hipError_t hook_hip_hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 					  unsigned by, unsigned bz, unsigned smem, hipStream_t s, void **params,
 					  void **extra);
+hipError_t hook_hip_hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
+						     unsigned bx, unsigned by, unsigned bz, unsigned smem, hipStream_t s,
+						     void **params);
+hipError_t hook_hip_hipDrvLaunchKernelEx(const hip_launch_config *c, hipFunction_t f, void **params, void **extra);
 hipError_t hook_hip_hipExtModuleLaunchKernel(hipFunction_t f, uint32_t wx, uint32_t wy, uint32_t wz, uint32_t lx,
 					     uint32_t ly, uint32_t lz, size_t smem, hipStream_t s, void **params,
 					     void **extra, hipEvent_t start, hipEvent_t stop, uint32_t flags);
@@ -73,6 +88,7 @@ hipError_t hook_hip_hipHccModuleLaunchKernel(hipFunction_t f, uint32_t wx, uint3
 hipError_t hook_hip_hipGraphAddKernelNode(hipGraphNode_t *node, hipGraph_t g, const hipGraphNode_t *deps, size_t n,
 					  const hip_kernel_node_params *p);
 hipError_t hook_hip_hipGraphLaunch(hipGraphExec_t e, hipStream_t s);
+hipError_t hook_hip_hipGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags, int *status);
 
 struct hip_row {
 	const char *name;
@@ -80,6 +96,9 @@ struct hip_row {
 };
 
 extern const struct hip_row hip_table[HIP_N_ROWS];
+
+/* The row a HIP name (its exported or its C name) hooks; -1 for none. */
+int hook_hip_row_by_name(const char *name);
 
 /* The real function of a row (a stub when the runtime lacks it), typed:
  * HIP_REAL(hipModuleLaunchKernel)(...). */

@@ -10,6 +10,18 @@
  * the link resolves to), STAND-IN the absolute path of ntop's library. Only
  * stand-ins whose real library the launcher found are listed.
  *
+ * A rule "PATTERN>HOOK" binds instead of redirecting: for a runtime ntop
+ * has no stand-in for (HIP 6 and 7: no export list of theirs is known), the
+ * real library is loaded as it is, and a binding of a hooked name to it (a
+ * PLT slot, a BIND_NOW relocation, a dlsym: glibc >= 2.35 reports all three
+ * to la_symbind) is sent to the front (rtld_front.c), typed wrappers in
+ * this module that open HOOK on their first call; every other binding keeps
+ * its address. la_symbind runs once per binding, not per call: a lazy PLT
+ * slot is patched after its first call as without auditing (there is no
+ * la_pltenter/la_pltexit, so glibc does not switch to its profiling
+ * trampolines). Bindings from the runtime itself and from ntop's libraries
+ * (HOOK's directory) are never redirected.
+ *
  * The stand-ins open their real library by path too, and that open must not
  * come back to them (NEUTRINO's redirect caught its own open and recursed
  * until the app crashed). They open it as "DIR/./FILE" (common/reallib.c),
@@ -20,12 +32,11 @@
  * (an open by that same string would get the stand-in back before any
  * audit call).
  *
- * Only la_version and la_objsearch: no la_symbind, so no cost per call.
  * Never prints; whatever looks wrong (no map, a stand-in missing, an
- * unexpected search step) leaves the name as it was, and la_version returns
- * 0 without a rule, which unloads the module. Built without sanitizers and
- * linked against libc only: it lives in a namespace of its own, loaded
- * before the application's libraries. */
+ * unexpected search step) leaves the name or the binding as it was, and
+ * la_version returns 0 without a rule, which unloads the module. Built
+ * without sanitizers and linked against libc only: it lives in a namespace
+ * of its own, loaded before the application's libraries. */
 #include <fnmatch.h>
 #include <limits.h>
 #include <link.h>
@@ -33,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "hook/rtld_audit.h"
 
 #define AUDIT_ENV "NTOP_AUDIT_MAP"
 #define AUDIT_MAX_RULES 16
@@ -61,8 +73,12 @@ static void audit_parse(const char *map)
 		char *next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
-		char *eq = strchr(line, '=');
-		if (eq && eq != line) {
+		char *eq = strchr(line, '='), *gt = strchr(line, '>');
+		if (!eq && gt && gt != line) {
+			*gt = 0;
+			if (audit_regular(gt + 1))
+				audit_bind_rule(line, gt + 1);
+		} else if (eq && eq != line) {
 			*eq = 0;
 			if (audit_regular(eq + 1)) {
 				audit.pattern[audit.n] = line;
@@ -79,13 +95,13 @@ __attribute__((visibility("default"))) unsigned int la_version(unsigned int vers
 	if (version == 0 || !map)
 		return 0;
 	audit_parse(map);
-	if (audit.n == 0)
+	if (audit.n == 0 && !audit_binding())
 		return 0;
-	/* la_objsearch is in every version: take the loader's if older */
+	/* la_objsearch, la_objopen, la_symbind: in every version; take the older */
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-static const char *audit_base(const char *name)
+const char *audit_base(const char *name)
 {
 	const char *s = strrchr(name, '/');
 	return s ? s + 1 : name;
@@ -108,13 +124,20 @@ static const char *audit_rule(const char *base)
 
 /* The development link ("libnvrtc.so") says no version: the file it
  * resolves to does, and only the matching major may be redirected. */
-static const char *audit_rule_resolved(const char *name, const char *base)
+static const char *audit_resolved(const char *name, const char *base, char *real)
 {
 	size_t n = strlen(base);
-	char real[PATH_MAX];
 	if (base == name || n < 3 || strcmp(base + n - 3, ".so") != 0 || !realpath(name, real))
 		return NULL;
-	return audit_rule(audit_base(real));
+	return audit_base(real);
+}
+
+int audit_name_matches(const char *pattern, const char *name)
+{
+	char real[PATH_MAX];
+	const char *base = audit_base(name), *resolved;
+	return fnmatch(pattern, base, 0) == 0 ||
+	       ((resolved = audit_resolved(name, base, real)) && fnmatch(pattern, resolved, 0) == 0);
 }
 
 __attribute__((visibility("default"))) char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
@@ -125,8 +148,9 @@ __attribute__((visibility("default"))) char *la_objsearch(const char *name, uint
 	const char *base = audit_base(name);
 	if (audit_pass_through(name, base))
 		return (char *)name;
-	const char *to = audit_rule(base);
-	if (!to)
-		to = audit_rule_resolved(name, base);
+	char real[PATH_MAX];
+	const char *to = audit_rule(base), *resolved;
+	if (!to && (resolved = audit_resolved(name, base, real)))
+		to = audit_rule(resolved);
 	return (char *)(to ? to : name);
 }

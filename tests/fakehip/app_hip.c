@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_read.h"
 #include "hip_mini_api.h"
 
 #define N 1000
@@ -24,20 +25,6 @@ struct app {
 	void *args[4];
 	int launches, bad;
 };
-
-static void *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	void *buf = sz > 0 ? malloc((size_t)sz) : NULL;
-	if (buf && (fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)sz, f) != (size_t)sz)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
 
 /* Checks c = a + b after a launch through `api`, then clears c. */
 static void check(struct app *x, const char *api, hipError_t rc)
@@ -135,7 +122,7 @@ int main(int argc, char **argv)
 	x.args[0] = &x.c, x.args[1] = &x.a, x.args[2] = &x.b, x.args[3] = &x.n;
 	void *dl = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
 	int no_module = strcmp(argv[2], "-") == 0;
-	void *image = no_module ? NULL : read_file(argv[2]);
+	void *image = no_module ? NULL : app_read_file(argv[2]);
 	hipModule_t mod = NULL;
 	hipFunction_t f = NULL;
 	if (!dl || (!no_module && (!image || hipModuleLoadData(&mod, image) != hipSuccess ||

@@ -7,12 +7,17 @@
  * does nothing. A probed copy (a kernel with an ntop_launch argument)
  * checks that block against the launch and fills each ntop_map_* buffer
  * with block_sched-style records (FAKEHIP_MAP, default "warp:24"). The
- * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). */
+ * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). Built twice:
+ * as HIP 5.2's libamdhip64.so.5 and, with fake_hip_rocm.c, as a
+ * ROCm-7-shaped libamdhip64.so.7 (version 7.1, hipGetProcAddress, ROCm 6's
+ * device properties), whose export list is ours, not ROCm's. */
 #ifndef FAKEHIP_FAKE_HIP_H
 #define FAKEHIP_FAKE_HIP_H
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include "hip_mini_api.h"
 
 #define FH_CUS 104
@@ -91,8 +96,26 @@ hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const
 		     hipStream_t s, void **params, void **extra);
 hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3],
 		  const uint8_t *kernarg);
-/* fake_hip_core.c: the device's target ID and processor ("gfx90a"). */
+/* fake_hip_core.c: the device's target ID and processor ("gfx90a"), its
+ * wave size. */
 const char *fh_arch(void);
 void fh_arch_proc(char *buf, size_t len);
+int fh_wave(void);
+/* The fields HIP 5's and ROCm 6's hipDeviceProp_t share that the fake sets
+ * (the same names in both layouts), the rest zeroed. */
+#define FH_PROPS_FILL(p) \
+	do { \
+		char proc_[64]; \
+		memset((p), 0, sizeof *(p)); \
+		fh_arch_proc(proc_, sizeof proc_); \
+		snprintf((p)->name, sizeof (p)->name, "AMD fake %s", proc_); \
+		snprintf((p)->gcnArchName, sizeof (p)->gcnArchName, "%s", fh_arch()); \
+		(p)->totalGlobalMem = (size_t)64 << 30; \
+		(p)->warpSize = fh_wave(); \
+		(p)->maxThreadsPerBlock = 1024; \
+		(p)->clockRate = FH_CLOCK_KHZ; \
+		(p)->multiProcessorCount = FH_CUS; \
+		(p)->major = 9; \
+	} while (0)
 
 #endif

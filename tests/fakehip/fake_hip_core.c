@@ -44,7 +44,7 @@ hipError_t hipGetDevice(int *d)
 	return hipSuccess;
 }
 
-static int fh_wave(void)
+int fh_wave(void)
 {
 	/* HIP compiles gfx10+ for wave32 unless told otherwise */
 	return strncmp(fh_arch(), "gfx1", 4) == 0 && strlen(fh_arch()) >= 6 && fh_arch()[5] != ':' ? 32 : 64;
@@ -54,17 +54,7 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int d)
 {
 	if (!p || d != 0)
 		return hipErrorInvalidValue;
-	memset(p, 0, sizeof *p);
-	char proc[64];
-	fh_arch_proc(proc, sizeof proc);
-	snprintf(p->name, sizeof p->name, "AMD fake %s", proc);
-	snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s", fh_arch());
-	p->totalGlobalMem = (size_t)64 << 30;
-	p->warpSize = fh_wave();
-	p->maxThreadsPerBlock = 1024;
-	p->clockRate = FH_CLOCK_KHZ;
-	p->multiProcessorCount = FH_CUS;
-	p->major = 9;
+	FH_PROPS_FILL(p);
 	return hipSuccess;
 }
 

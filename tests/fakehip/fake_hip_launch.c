@@ -1,7 +1,8 @@
 /* Launches: the arguments laid out in a kernarg segment as the kernel's
  * metadata says (explicit ones from kernelParams in order, or the `extra`
  * buffer as given), then run at once (or recorded by a capturing stream).
- * Running: vecadd computes c = a + b over the launch; a probed copy (an
+ * Running: vecadd computes c = a + b over the launch, Triton's tt_add
+ * out = x + y; a probed copy (an
  * ntop_launch argument) checks that block against the launch shape and
  * writes block_sched-style records into every ntop_map_* buffer. A launch
  * whose arguments are wrong fails, with a line on stderr saying why. */
@@ -98,6 +99,18 @@ static void run_vecadd(const struct fh_kernel *k, const uint8_t *ka, uint64_t it
 		c[i] = a[i] + b[i];
 }
 
+/* Triton's elementwise add (tests/corpus/amdgpu/src/triton_kernels.py:
+ * x, y, out, n), over all n whatever the grid. */
+static void run_tt_add(const struct fh_kernel *k, const uint8_t *ka)
+{
+	const float *x = (const float *)(uintptr_t)karg_u64(ka, k, 0, 8);
+	const float *y = (const float *)(uintptr_t)karg_u64(ka, k, 1, 8);
+	float *out = (float *)(uintptr_t)karg_u64(ka, k, 2, 8);
+	int n = (int)karg_u64(ka, k, 3, 4);
+	for (int i = 0; i < n; i++)
+		out[i] = x[i] + y[i];
+}
+
 /* The 32-byte ntop_launch block as the injected code expects it
  * (src/engine/amdgpu_inject.h), computed here on its own. */
 static int check_launch(const struct fh_kernel *k, const uint8_t *ka, const unsigned grid[3], const unsigned block[3])
@@ -153,6 +166,8 @@ hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], co
 	/* extern "C" (the corpus) or C++ (app_vecadd.hip) */
 	if (strcmp(k->name, "vecadd") == 0 || strcmp(k->name, "_Z6vecaddPfPKfS1_i") == 0)
 		run_vecadd(k, ka, items);
+	else if (strcmp(k->name, "tt_add") == 0)
+		run_tt_add(k, ka);
 	if (!arg_named(k, "ntop_launch"))
 		return hipSuccess;
 	if (check_launch(k, ka, grid, block) < 0)

@@ -1,9 +1,12 @@
-/* The few HIP runtime types and calls the HIP test double (libamdhip64.so.5)
- * and its test app use, declared here so nothing needs ROCm's headers.
- * Values and layouts are HIP 5.2's (Debian's libamdhip64-dev 5.2.3): error
- * codes, launch-parameter markers, capture modes, and hipDeviceProp_t as
- * far as gcnArchName (the fields before it declared one by one, so the
- * compiler places them; the hook reads the same fields by offset). */
+/* The few HIP runtime types and calls the HIP test double (libamdhip64.so.5
+ * and .so.7) and its test apps use, declared here so nothing needs ROCm's
+ * headers. Values and layouts are HIP 5.2's (Debian's libamdhip64-dev
+ * 5.2.3): error codes, launch-parameter markers, capture modes, and
+ * hipDeviceProp_t as far as gcnArchName (the fields before it declared one
+ * by one, so the compiler places them; the hook reads the same fields by
+ * offset); then what ROCm 6 and 7 added that the .so.7 build and Triton's
+ * launcher use: hipDeviceProp_tR0600 (whole, 1472 bytes), hipGetProcAddress,
+ * the launch config of hipDrvLaunchKernelEx, version queries. */
 #ifndef FAKEHIP_HIP_MINI_API_H
 #define FAKEHIP_HIP_MINI_API_H
 #include <stddef.h>
@@ -65,6 +68,55 @@ typedef struct hipDeviceProp_t {
 	char gcnArchName[256];
 	char rest[792 - 652]; /* fields the fake does not fill */
 } hipDeviceProp_t;
+
+/* ROCm 6's hipDeviceProp_t (hipGetDevicePropertiesR0600). Runs of fields
+ * the fake never sets are grouped into arrays of the same size; test_hip_props
+ * holds the offsets of every field Triton reads against ROCm 7.1's header. */
+typedef struct hipDeviceProp_tR0600 {
+	char name[256];
+	char uuid[16], luid[8];
+	unsigned luidDeviceNodeMask;
+	size_t totalGlobalMem, sharedMemPerBlock;
+	int regsPerBlock, warpSize;
+	size_t memPitch;
+	int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+	size_t totalConstMem;
+	int major, minor;
+	size_t textureAlignment, texturePitchAlignment;
+	int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode;
+	int textureSurfaceLimits[40]; /* maxTexture1D to maxSurfaceCubemapLayered[2] */
+	size_t surfaceAlignment;
+	int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver, asyncEngineCount;
+	int unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize, persistingL2CacheMaxSize;
+	int maxThreadsPerMultiProcessor, streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
+	size_t sharedMemPerMultiprocessor;
+	int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
+	int more_flags[6];            /* hostNativeAtomicSupported to canUseHostPointerForRegisteredMem */
+	int cooperativeLaunch, cooperativeMultiDeviceLaunch;
+	size_t sharedMemPerBlockOptin;
+	int more_limits[4];           /* pageableMemoryAccessUsesHostPageTables to accessPolicyMaxWindowSize */
+	size_t reservedSharedMemPerBlock;
+	int more_support[13];         /* hostRegisterSupported to unifiedFunctionPointers */
+	int reserved[63], hipReserved[32];
+	char gcnArchName[256];
+	size_t maxSharedMemoryPerMultiProcessor;
+	int clockInstructionRate;
+	uint32_t arch;
+	unsigned *hdpMemFlushCntl, *hdpRegFlushCntl;
+	int cooperativeMultiDevice[4]; /* the Unmatched* fields */
+	int isLargeBar, asicRevision;
+} hipDeviceProp_tR0600;
+
+/* HIP_LAUNCH_CONFIG */
+typedef struct hipLaunchConfig {
+	unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+	hipStream_t hStream;
+	void *attrs;
+	unsigned numAttrs;
+} hipLaunchConfig;
+
+enum { hipFuncAttributeMaxThreadsPerBlock = 0, hipFuncAttributeLocalSizeBytes = 3, hipFuncAttributeNumRegs = 4 };
+enum { hipPointerAttributeDevicePointer = 3 };
 
 typedef struct hipKernelNodeParams {
 	dim3 blockDim;
@@ -128,6 +180,16 @@ hipError_t hipGraphInstantiate(hipGraphExec_t *e, hipGraph_t g, hipGraphNode_t *
 hipError_t hipGraphLaunch(hipGraphExec_t e, hipStream_t s);
 hipError_t hipGraphExecDestroy(hipGraphExec_t e);
 hipError_t hipGraphDestroy(hipGraph_t g);
+/* ROCm 6/7 only (the .so.7 build, fake_hip_rocm.c). */
+hipError_t hipDriverGetVersion(int *v);
+hipError_t hipRuntimeGetVersion(int *v);
+hipError_t hipGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags, int *status);
+hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *p, int d);
+hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+					    unsigned by, unsigned bz, unsigned smem, hipStream_t s, void **params);
+hipError_t hipDrvLaunchKernelEx(const hipLaunchConfig *c, hipFunction_t f, void **params, void **extra);
+hipError_t hipFuncGetAttribute(int *v, int attr, hipFunction_t f);
+hipError_t hipPointerGetAttribute(void *data, int attr, void *ptr);
 /* What clang's host code calls (registration, <<<>>>). */
 void **__hipRegisterFatBinary(const void *wrapper);
 void __hipUnregisterFatBinary(void **handle);

@@ -37,6 +37,7 @@ cmake --install "$B" --prefix "$P" >"$TMP/install.log" 2>&1 || { cat "$TMP/insta
 objdump -p "$P/lib/ntop/libcuda.so.1" 2>/dev/null | grep -q 'SONAME *libcuda.so.1' ||
 	{ command -v objdump >/dev/null && fail "installed hook's SONAME is not libcuda.so.1"; }
 [ -f "$P/lib/ntop/libntop_audit.so" ] || fail "no lib/ntop/libntop_audit.so (the loader audit module)"
+[ -f "$P/lib/ntop/libntop_hip.so" ] || fail "no lib/ntop/libntop_hip.so (the HIP hook for ROCm 6/7)"
 # the JIT stand-ins, each in its own directory, when the toolkit had them
 for j in nvrtc/libnvrtc nvjitlink/libnvJitLink; do
 	if ls "$B/lib/ntop/$j".so.* >/dev/null 2>&1; then

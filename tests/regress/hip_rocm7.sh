@@ -1,0 +1,108 @@
+#!/bin/bash
+# ntop on ROCm 6/7-shaped HIP programs, over the ROCm-7-shaped build of the
+# HIP test double (tests/fakehip/runtime7/libamdhip64.so.7: version 7.1,
+# hipGetProcAddress, ROCm 6's device properties; plumbing only, no AMD GPU,
+# and no real ROCm 6/7 library has been seen). ntop has no stand-in for
+# these runtimes: the loader audit module binds their hooked calls to the
+# HIP hook (libntop_hip.so). Proven here: a program that drives the runtime
+# as Triton 3.9's AMD launcher does (app_triton_hip: dlopen by absolute
+# path, every call through hipGetProcAddress, a Triton code object, Triton's
+# argument layout) recorded with block_sched and with dmat: its output and
+# status unchanged, the device read from the R0600 properties, the kernel
+# instrumented, its hipModuleLaunchKernel and hipDrvLaunchKernelEx launches
+# probed, the cooperative one declined with the reason, the results;
+# app_hip linked against libamdhip64.so.7, lazily and BIND_NOW (registration
+# from a dlopen'ed library, every entry point): probed launches; without
+# ntop, with --no-audit, and when the hook cannot be opened, the programs
+# run as they do alone. Skips (77) without llvm-19.
+. "${NTOP_SOURCE_DIR:?}/tests/regress/tui_lib.inc"
+B=${NTOP_BINARY_DIR:?}
+S=${NTOP_SOURCE_DIR:?}
+F=$B/tests/fakehip
+C=$S/tests/corpus/amdgpu
+R7=$F/runtime7/libamdhip64.so.7
+CO=$C/triton.tt_add.gfx90a.hsaco
+DUMP=$B/tests/fakecuda/ntr_dump
+[ -x "$F/app_triton_hip" ] && [ -x "$F/app_hip7" ] && [ -x "$F/app_hip7_now" ] && [ -f "$R7" ] &&
+	[ -f "$B/lib/ntop/libntop_hip.so" ] || { echo "FAIL: HIP 6/7 hook or its test double not built"; exit 1; }
+command -v llvm-mc-19 >/dev/null && command -v llvm-objdump-19 >/dev/null ||
+	{ echo "skip: llvm-19 not installed (./setup.sh installs it)"; exit 77; }
+# expect FILE REGEX WHAT
+expect() { grep -Eq -- "$2" "$1" || bad "$3 (no line matching '$2' in $(basename "$1"))"; }
+
+# ---- the program alone ----
+"$F/app_triton_hip" "$R7" "$CO" >"$T/plain" 2>"$T/plain.err" || bad "app_triton_hip alone: $(cat "$T/plain.err")"
+expect "$T/plain" '^device: AMD fake gfx90a arch=gfx90a:sramecc\+:xnack- cus=104 warp=64 cooperative=1$' \
+	"alone: the R0600 properties through hipGetProcAddress"
+expect "$T/plain" '^app_triton_hip: all correct$' "alone: every launch right"
+[ "$(grep -c ': ok$' "$T/plain")" = 4 ] || bad "alone: 4 launches"
+
+# ---- block_sched through hipGetProcAddress ----
+E=$T/bs/events.log
+"$NTOP" record -p block_sched -o "$T/bs" -- "$F/app_triton_hip" "$R7" "$CO" >"$T/out" 2>"$T/err" ||
+	bad "record: exit status $?: $(tail -3 "$T/err")"
+cmp -s "$T/plain" "$T/out" || bad "record: the program's output changed: $(diff "$T/plain" "$T/out" | head -5)"
+expect "$E" "^hello .* driver=$R7\$" "hello names the ROCm 7 runtime"
+expect "$E" '^module .* api=hipModuleLoadDataEx kind=co .* co=1 ' "the Triton code object loaded"
+expect "$E" '^kernel .* name=tt_add$' "the kernel"
+expect "$E" '^device .* name=AMD%20fake%20gfx90a cc=0 arch=gfx90a:sramecc\+:xnack- sms=104 clock_khz=1700000' \
+	"device facts from hipGetDevicePropertiesR0600"
+expect "$E" '^instrument .* status=ok probes=block_sched .* target=gfx90a ' "tt_add instrumented"
+[ "$(grep -c '^launch .* api=hipModuleLaunchKernel .* probed=1 ' "$E")" = 2 ] || bad "2 probed hipModuleLaunchKernel"
+expect "$E" '^launch .* api=hipDrvLaunchKernelEx .* probed=1 ' "a probed hipDrvLaunchKernelEx"
+expect "$E" '^probe .* status=declined reason=cooperative%20launch' "the cooperative launch declined with the reason"
+expect "$E" '^launch .* api=hipModuleLaunchCooperativeKernel .* probed=0 ' "the cooperative launch listed"
+[ "$(grep -c '^result ' "$E")" = 3 ] || bad "3 results"
+first=$(ls "$T/bs/results" | sort -t- -k2 -n | head -1)
+d=$("$DUMP" "$T/bs/results/$first")
+echo "result: $d"
+# one workgroup of 256 work-items: 4 wave64 records
+echo "$d" | grep -Eq 'kernel=tt_add .* units=4 records=4 dropped=0 .*blocks=1 .*warp=64 ' ||
+	bad "result file: 4 wave64 records"
+"$NTOP" report "$T/bs" >"$T/rep" 2>&1 || bad "report failed"
+expect "$T/rep" 'device 0: AMD fake gfx90a, gfx90a:sramecc\+:xnack-, 104 CUs' "report: the device"
+expect "$T/rep" 'probed: yes \(block_sched\)' "report: tt_add probed"
+
+# ---- dmat ----
+E=$T/dm/events.log
+FAKEHIP_MAP=thread:16 "$NTOP" record -p dmat -o "$T/dm" -- "$F/app_triton_hip" "$R7" "$CO" >"$T/out" 2>"$T/err" ||
+	bad "dmat: exit status $?: $(tail -3 "$T/err")"
+cmp -s "$T/plain" "$T/out" || bad "dmat: the program's output changed"
+expect "$E" '^instrument .* status=ok probes=dmat .* target=gfx90a .* sites=[1-9]' "dmat: tt_add instrumented"
+[ "$(grep -c '^result ' "$E")" = 3 ] || bad "dmat: 3 results"
+d=$("$DUMP" "$T/dm/results/$(ls "$T/dm/results" | sort -t- -k2 -n | head -1)")
+echo "dmat result: $d"
+echo "$d" | grep -Eq 'kernel=tt_add .* units=256 records=256 dropped=0 ' || bad "dmat: 256 work-item records"
+
+# ---- an application linked against libamdhip64.so.7, lazy and BIND_NOW ----
+export LD_LIBRARY_PATH=$F/runtime7${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+for app in app_hip7 app_hip7_now; do
+	tr=$T/$app
+	"$NTOP" record -p block_sched -o "$tr" -- "$F/$app" "$C/libhipvec.so" "$C/vecadd.hipfb" 2 >"$T/out" 2>"$T/err" ||
+		bad "$app: exit status $?: $(tail -3 "$T/err")"
+	grep -qx "app_hip: 16 launches, all correct" "$T/out" || bad "$app: the output changed: $(tail -2 "$T/out")"
+	expect "$tr/events.log" "^hello .* driver=$R7\$" "$app: hello names the runtime"
+	expect "$tr/events.log" '^module .* api=__hipRegisterFatBinary kind=hipfb .* co=2 ' "$app: registration"
+	for api in hipLaunchKernel hipExtLaunchKernel hipModuleLaunchKernel hipExtModuleLaunchKernel; do
+		expect "$tr/events.log" "^launch .* api=$api .* probed=1 " "$app: a probed $api launch"
+	done
+	[ "$(grep -c '^result ' "$tr/events.log")" = 12 ] || bad "$app: 12 results"
+done
+
+# ---- without the hook: as alone ----
+"$NTOP" record --no-audit -p block_sched -o "$T/na" -- "$F/app_triton_hip" "$R7" "$CO" >"$T/out" 2>&1 ||
+	bad "--no-audit: the program failed"
+grep -v '^ntop: ' "$T/out" | cmp -s "$T/plain" - || bad "--no-audit: the output changed"
+grep -q '^hello ' "$T/na/events.log" && bad "--no-audit: the hook was loaded"
+: >"$T/libntop_hip.so" # a hook that cannot be opened: every call goes to the runtime
+LD_AUDIT=$B/lib/ntop/libntop_audit.so NTOP_AUDIT_MAP="libamdhip64.so.[67]*>$T/libntop_hip.so" \
+	"$F/app_triton_hip" "$R7" "$CO" >"$T/out" 2>&1 || bad "unopenable hook: the program failed: $(cat "$T/out")"
+cmp -s "$T/plain" "$T/out" || bad "unopenable hook: the output changed: $(diff "$T/plain" "$T/out" | head -3)"
+for app in app_hip7 app_hip7_now; do
+	"$F/$app" "$C/libhipvec.so" "$C/vecadd.hipfb" 1 >"$T/alone" 2>&1 || bad "$app alone failed"
+	LD_AUDIT=$B/lib/ntop/libntop_audit.so NTOP_AUDIT_MAP="libamdhip64.so.[67]*>$T/libntop_hip.so" \
+		"$F/$app" "$C/libhipvec.so" "$C/vecadd.hipfb" 1 >"$T/out" 2>&1 || bad "unopenable hook: $app failed"
+	cmp -s "$T/alone" "$T/out" || bad "unopenable hook: $app: $(diff "$T/alone" "$T/out" | head -3)"
+done
+[ $fail = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+exit $fail
