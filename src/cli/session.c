@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -370,6 +371,16 @@ static void session_redirects(struct session_env *env, struct session_redirect *
 		strbuf_printf(&r->ld, ":%s", old);
 }
 
+/* Does this glibc report bindings to la_symbind without switching every
+ * PLT call of the program to its profiling trampolines? 2.35 and later
+ * (BZ #15533); before, binding ROCm 6/7's calls would slow every call the
+ * program makes through its PLT, ROCm or not. */
+static int session_glibc_binds(void)
+{
+	unsigned major = 0, minor = 0;
+	return sscanf(gnu_get_libc_version(), "%u.%u", &major, &minor) == 2 && (major > 2 || (major == 2 && minor >= 35));
+}
+
 /* LD_AUDIT: the user's list, then ntop's audit module (a path with ':' or
  * a newline cannot be listed and is left out, as is a missing module). The
  * audit module also binds ROCm 6/7 runtimes' hooked calls to the HIP hook
@@ -391,7 +402,7 @@ static void session_env_audit(struct session_env *env, struct session_redirect *
 	} else if (user) {
 		session_env_set(env, "LD_AUDIT", user);
 	}
-	if (usable && m > 0 && (size_t)m < sizeof hip && access(hip, R_OK) == 0)
+	if (usable && m > 0 && (size_t)m < sizeof hip && access(hip, R_OK) == 0 && session_glibc_binds())
 		strbuf_printf(&r->rules, "%s%s>%s", r->rules.len ? "\n" : "", REALLIB_AMDHIP64_BOUND, hip);
 	char *rules = usable ? strbuf_finish(&r->rules, NULL) : NULL;
 	if (rules)
