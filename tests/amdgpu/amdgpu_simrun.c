@@ -268,8 +268,10 @@ static void sr_buffer(struct sr *s, struct amdgpu_wave *w, const struct amdgpu_m
 static void sr_addresses(struct sr *s, struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0, int site,
 			 struct sr_access *acc)
 {
-	if (m->srsrc >= 0)
-		return sr_buffer(s, w, m, unit0, site, acc);
+	if (m->srsrc >= 0) {
+		sr_buffer(s, w, m, unit0, site, acc);
+		return;
+	}
 	/* a scalar base below the lanes' addresses: the VGPR part is an unsigned offset */
 	uint64_t base = SR_ADDR + ((uint64_t)site << 24) - 0x100000;
 	if (m->saddr >= 0) {
