@@ -72,7 +72,8 @@ static void amd_report(const struct amdgpu_instrumented *r, const char *out, siz
 	const struct amdgpu_alloc *a = &in->alloc;
 	printf("instructions: %d; sites: %d instrumented", r->n_insns, in->stats.sites);
 	if (in->stats.sites_no_addr)
-		printf(" (%d more without a plain address for ADDR/BYTES, not instrumented)", in->stats.sites_no_addr);
+		printf(" (%d more without a plain address for ADDR/BYTES, not instrumented: %s)", in->stats.sites_no_addr,
+		       in->stats.no_addr_why ? in->stats.no_addr_why : "no address operands");
 	printf(", %d program ends", in->stats.exits);
 	if (in->stats.clauses_dropped)
 		printf(", %d s_clause hints dropped", in->stats.clauses_dropped);

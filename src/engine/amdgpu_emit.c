@@ -216,6 +216,57 @@ static void emit_smid(const struct amdgpu_ictx *c, int d, struct amdgpu_code *co
 	emit_field(c, d, "HW_REG_HW_ID1", 18, f == AMDGPU_FAMILY_GFX10_3 ? 2 : 3, 8, code);
 }
 
+/* A raw buffer access's 32-bit offset into vo: vaddr (offen) + offset. */
+static void emit_buf_offset(const struct amdgpu_ictx *c, const struct amdgpu_mem *m, struct amdgpu_code *code)
+{
+	char b3[24];
+	if (m->vaddr < 0)
+		amdgpu_code_add(code, "v_mov_b32_e32 %s, %d", V(c->fr.vo), m->offset);
+	else if (!m->offset)
+		amdgpu_code_add(code, "v_mov_b32_e32 %s, v%d", V(c->fr.vo), m->vaddr);
+	else
+		amdgpu_code_add(code, "%s_e32 %s, %d, v%d", c->isa.vadd, V(c->fr.vo), m->offset, m->vaddr);
+}
+
+/* Before a hook on a buffer access: EXEC narrowed (the kernel's saved in
+ * xsave) to the lanes whose access reaches memory at base + offset. The V#
+ * must be a plain raw buffer: no stride, no swizzling (word 1 bits 16-31
+ * zero), no thread id added (word 3 bit 23), and on gfx10+ the raw range
+ * check (word 3 OOB_SELECT, bits 28-29, = 3); a lane is in range when its
+ * whole access is below num_records (word 2). Otherwise no lane is: the
+ * address the hardware uses is not proven, so nothing is recorded. */
+static void emit_buf_guard(const struct amdgpu_ictx *c, const struct amdgpu_mem *m, struct amdgpu_code *code)
+{
+	const struct amdgpu_frame *fr = &c->fr;
+	const struct amdgpu_isa *isa = &c->isa;
+	char b1[24], b3[24], mk[24], xs[24];
+	int r = m->srsrc, t0 = fr->t0, t1 = fr->t1;
+	amdgpu_frame_reg('s', fr->mask, isa->mask_sgprs, mk);
+	amdgpu_frame_reg('s', fr->xsave, isa->mask_sgprs, xs);
+	emit_buf_offset(c, m, code);
+	/* the limit: offsets below num_records - bytes + 1 (none when smaller) */
+	amdgpu_code_add(code, "s_sub_u32 %s, s%d, %u", S(t1), r + 2, m->bytes - 1);
+	amdgpu_code_add(code, "s_cselect_b32 %s, 0, s%d", S(t1), t1);
+	amdgpu_code_add(code, "s_and_b32 %s, s%d, 0xffff0000", S(t0), r + 1);
+	amdgpu_code_add(code, "s_cselect_b32 %s, 0, s%d", S(t1), t1);
+	amdgpu_code_add(code, "s_and_b32 %s, s%d, 0x800000", S(t0), r + 3);
+	amdgpu_code_add(code, "s_cselect_b32 %s, 0, s%d", S(t1), t1);
+	if (!emit_gfx9(isa)) {
+		amdgpu_code_add(code, "s_and_b32 %s, s%d, 0x30000000", S(t0), r + 3);
+		amdgpu_code_add(code, "s_cmp_lg_u32 s%d, 0x30000000", t0);
+		amdgpu_code_add(code, "s_cselect_b32 %s, 0, s%d", S(t1), t1);
+	}
+	amdgpu_code_add(code, "v_cmp_gt_u32_e64 %s, s%d, %s", mk, t1, V(fr->vo));
+	amdgpu_code_add(code, "%s %s, %s", isa->and_saveexec, xs, mk);
+}
+
+static void emit_buf_unguard(const struct amdgpu_ictx *c, struct amdgpu_code *code)
+{
+	char xs[24];
+	amdgpu_frame_reg('s', c->fr.xsave, c->isa.mask_sgprs, xs);
+	amdgpu_code_add(code, "%s %s, %s", c->isa.mov_mask, c->isa.exec, xs);
+}
+
 /* ADDR of the site's memory instruction into va (per lane, 64 bits). */
 static void emit_addr(const struct amdgpu_ictx *c, const struct amdgpu_site *st, struct amdgpu_code *code)
 {
@@ -226,6 +277,14 @@ static void emit_addr(const struct amdgpu_ictx *c, const struct amdgpu_site *st,
 		snprintf(sd, sizeof sd, "null");
 	else
 		amdgpu_frame_reg('s', fr->mask, c->isa.mask_sgprs, sd);
+	if (m->srsrc >= 0) { /* base (48 bits of the V#) + the offset */
+		emit_buf_offset(c, m, code);
+		amdgpu_code_add(code, "v_mov_b32_e32 %s, s%d", V(fr->va), m->srsrc);
+		amdgpu_code_add(code, "v_mov_b32_e32 %s, s%d", V(fr->va + 1), m->srsrc + 1);
+		amdgpu_code_add(code, "v_and_b32_e32 %s, 0xffff, v%d", V(fr->va + 1), fr->va + 1);
+		amdgpu_code_add(code, "v_mad_u64_u32 %s, %s, v%d, 1, %s", V2(fr->va), sd, fr->vo, V2(fr->va));
+		return;
+	}
 	if (m->saddr >= 0) {
 		amdgpu_code_add(code, "v_mad_u64_u32 %s, %s, v%d, 1, %s", V2(fr->va), sd, m->vaddr, S2(m->saddr));
 	} else {
@@ -454,6 +513,8 @@ int amdgpu_emit_hook(struct amdgpu_ictx *c, const struct amdgpu_iprobe *ip, int 
 	}
 	ss.wave = ip->map >= 0 && c->out->maps[ip->map].map.level == PROBE_LEVEL_WARP;
 	int head = 0;
+	if (st->guard)
+		emit_buf_guard(c, &st->mem, code);
 	for (int i = 0; i < hk->n; i++) {
 		const struct amdgpu_stmt *stm = &hk->v[i];
 		code->cur = stm->line;
@@ -468,6 +529,8 @@ int amdgpu_emit_hook(struct amdgpu_ictx *c, const struct amdgpu_iprobe *ip, int 
 		if (i == last)
 			emit_save_tail(c, &ss, code);
 	}
+	if (st->guard)
+		emit_buf_unguard(c, code);
 	code->cur = 0;
 	return code->oom ? cause_set(c->cause, "out of memory emitting probe code") : 0;
 }

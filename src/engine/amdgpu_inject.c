@@ -259,11 +259,16 @@ static int inject_opcode_hooks(struct amdgpu_ictx *c, int i, struct amdgpu_code 
 			if (hook->kind != PROBE_TP_INSN || !inject_matches(hook, st.in->text))
 				continue;
 			int addr = inject_uses(&ip->snip.hooks[h], "ADDR"), bytes = inject_uses(&ip->snip.hooks[h], "BYTES");
-			if ((addr && (!st.is_mem || !st.mem.has_addr)) || (bytes && (!st.is_mem || !st.mem.bytes))) {
-				c->out->stats.sites_no_addr++;
+			/* a buffer access's bytes count only where its address is known to be in range */
+			int buf = st.is_mem && st.mem.srsrc >= 0 && (addr || bytes);
+			if ((addr && (!st.is_mem || !st.mem.has_addr)) || (bytes && (!st.is_mem || !st.mem.bytes)) ||
+			    (buf && !st.mem.has_addr)) {
+				if (!c->out->stats.sites_no_addr++)
+					c->out->stats.no_addr_why = st.is_mem ? st.mem.why : NULL;
 				continue;
 			}
-			*kvg |= addr;
+			*kvg |= addr || buf;
+			st.guard = buf;
 			c->out->stats.sites++;
 			if (inject_hook(c, p, h, &st, raw) < 0)
 				return -1;

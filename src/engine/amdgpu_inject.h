@@ -49,6 +49,7 @@ struct amdgpu_map {
 struct amdgpu_inject_stats {
 	int sites;               /* opcode sites instrumented */
 	int sites_no_addr;       /* matching sites without a plain address for ADDR/BYTES */
+	const char *no_addr_why; /* why, for the first of them */
 	int exits;               /* program ends instrumented */
 	int clauses_dropped;     /* s_clause hints replaced by s_nop 0 (code inserted inside them) */
 };

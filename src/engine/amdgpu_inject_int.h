@@ -69,6 +69,7 @@ struct amdgpu_site {
 	const struct amdgpu_insn *in;      /* NULL at entry and exit */
 	struct amdgpu_mem mem;             /* opcode sites on memory instructions */
 	int is_mem, exit;
+	int guard;                         /* a buffer access: the hook runs on lanes in range only */
 };
 
 /* amdgpu_frame.c */

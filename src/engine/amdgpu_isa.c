@@ -116,12 +116,25 @@ static int isa_operands(char *ops, char **out, int max)
 	return n;
 }
 
-static void isa_modifiers(char *last, struct amdgpu_mem *m)
+/* Is `word` one of the space-separated modifiers? */
+static int isa_has_mod(const char *mods, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = mods; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == mods || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+/* Strips the modifiers off the last operand into mods (offset:N read). */
+static void isa_modifiers(char *last, struct amdgpu_mem *m, char *mods, size_t size)
 {
 	char *sp = strchr(last, ' ');
+	mods[0] = 0;
 	if (!sp)
 		return;
 	*sp = 0;
+	snprintf(mods, size, "%s", sp + 1);
 	const char *off = strstr(sp + 1, "offset:");
 	if (off)
 		m->offset = (int32_t)strtol(off + 7, NULL, 0);
@@ -154,11 +167,35 @@ static void isa_address(struct amdgpu_mem *m, char **op, int n)
 	m->has_addr = m->vaddr >= 0 && saddr_ok && (m->saddr >= 0 ? !m->vaddr_pair : m->vaddr_pair);
 }
 
+/* MUBUF: vdata, vaddr|off, srsrc, soffset [offen] [idxen] [offset:N]...
+ * Raw accesses (no idxen) with a zero soffset get an address; the other
+ * forms are named in m->why. Whether the V# is a plain raw buffer and the
+ * lane in range is for the inserted code to test (amdgpu_emit.c). */
+static void isa_buffer(struct amdgpu_mem *m, const char *mn, char **op, int n, const char *mods)
+{
+	int offen = isa_has_mod(mods, "offen");
+	m->srsrc = n >= 4 ? isa_reg(op[2], 's', NULL) : -1;
+	if (strstr(mn, "_format") || strstr(mn, "_lds") || isa_has_mod(mods, "lds"))
+		m->why = "a buffer format conversion or an LDS transfer";
+	else if (isa_has_mod(mods, "idxen") || isa_has_mod(mods, "addr64"))
+		m->why = "a structured buffer access (idxen): its range check by index is not modelled";
+	else if (n < 4 || m->srsrc < 0 || (offen ? isa_reg(op[1], 'v', NULL) < 0 : strcmp(op[1], "off") != 0))
+		m->why = "a buffer access whose operands are not read";
+	else if (strcmp(op[3], "0") && strcmp(op[3], "off") && strcmp(op[3], "null"))
+		m->why = "a buffer access with an soffset: whether the range check counts it is not modelled";
+	else if (!m->bytes)
+		m->why = "a buffer access of unknown size";
+	if (m->why)
+		return;
+	m->vaddr = offen ? isa_reg(op[1], 'v', NULL) : -1;
+	m->has_addr = 1;
+}
+
 int amdgpu_isa_mem(const char *text, struct amdgpu_mem *m)
 {
 	static const char *const spaces[] = { "global", "flat", "buffer", "scratch", NULL };
 	memset(m, 0, sizeof *m);
-	m->vaddr = m->saddr = -1;
+	m->vaddr = m->saddr = m->srsrc = -1;
 	const char *const *sp = spaces;
 	while (*sp && !amdgpu_isa_match(text, *sp))
 		sp++;
@@ -176,12 +213,14 @@ int amdgpu_isa_mem(const char *text, struct amdgpu_mem *m)
 	snprintf(m->space, sizeof m->space, "%s", *sp);
 	m->bytes = isa_bytes(mn, m->kind);
 	snprintf(ops, sizeof ops, "%s", text[mlen] ? text + mlen + 1 : "");
-	char *op[8];
+	char *op[8], mods[128];
 	int n = isa_operands(ops, op, 8);
 	if (n > 0)
-		isa_modifiers(op[n - 1], m);
+		isa_modifiers(op[n - 1], m, mods, sizeof mods);
 	if ((!strcmp(*sp, "global") || !strcmp(*sp, "flat")) && n >= 2 && !strstr(mn, "addtid"))
 		isa_address(m, op, n);
+	else if (!strcmp(*sp, "buffer"))
+		isa_buffer(m, mn, op, n, mods);
 	return 0;
 }
 

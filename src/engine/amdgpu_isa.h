@@ -49,7 +49,12 @@ struct amdgpu_mem {
 	int vaddr, vaddr_pair;  /* first VGPR, and whether it is a pair (-1: none) */
 	int saddr;              /* first SGPR of the pair, -1: "off" */
 	int32_t offset;
-	int has_addr;           /* the address is computable (global/flat; not buffer/scratch) */
+	int has_addr;           /* the address is computable (global, flat, raw buffer) */
+	/* buffer_ (MUBUF): the V# (4 SGPRs from srsrc), vaddr the 32-bit
+	 * offset VGPR (offen, else -1); the address is base + vaddr + offset,
+	 * in range while vaddr + offset + bytes <= num_records */
+	int srsrc;              /* first SGPR of the V#, -1: not a buffer access */
+	const char *why;        /* no address: why (buffer forms not handled) */
 };
 
 /* Classifies instruction text such as "global_load_dwordx2 v[2:3], v[0:1],

@@ -209,7 +209,7 @@ static int sim_valu(struct sim_ctx *c, const struct sim_insn *in)
 {
 	struct amdgpu_wave *w = c->w;
 	const char *mn = in->mn;
-	int cmp = !strcmp(mn, "v_cmp_ge_u32");
+	int cmp = !strcmp(mn, "v_cmp_ge_u32") || !strcmp(mn, "v_cmp_gt_u32");
 	if (!strncmp(mn, "v_mad_co_", 9)) /* gfx12's names of the 64-bit multiply-adds */
 		mn = !strcmp(mn, "v_mad_co_u64_u32") ? "v_mad_u64_u32" : !strcmp(mn, "v_mad_co_i64_i32") ? "v_mad_i64_i32" : mn;
 	int wide = !strcmp(mn, "v_mad_u64_u32") || !strcmp(mn, "v_mad_i64_i32");
@@ -245,7 +245,7 @@ static int sim_valu(struct sim_ctx *c, const struct sim_insn *in)
 		else if (!strcmp(mn, "v_mad_i64_i32"))
 			r = (uint64_t)((int64_t)(int32_t)x * (int32_t)y + (int64_t)d);
 		else if (cmp) {
-			mask |= (uint64_t)(x >= y) << l;
+			mask |= (uint64_t)(mn[7] == 'e' ? x >= y : x > y) << l;
 			continue;
 		} else
 			return sim_fail(c, "vector instruction not modelled");

@@ -197,11 +197,11 @@ static int vdest(struct vctx *V, const struct amdgpu_stmt *st, const char *op, i
 	return 0;
 }
 
-/* Every pattern of the hook names a global or flat access (ADDR), or any
- * vector memory access (BYTES). */
+/* Every pattern of the hook names a global, flat or buffer access (ADDR),
+ * or any vector memory access (BYTES). */
 static int vmemory_hook(const struct probe_hook *h, int need_addr)
 {
-	static const char *const addr[] = { "global", "flat", NULL };
+	static const char *const addr[] = { "global", "flat", "buffer", NULL };
 	static const char *const any[] = { "global", "flat", "buffer", "scratch", NULL };
 	for (int i = 0; i < h->n_opcodes; i++) {
 		const char *const *sp = need_addr ? addr : any;
@@ -273,8 +273,8 @@ static int vsave_value(struct vctx *V, const struct amdgpu_stmt *st, const char 
 	} else if (hlp == 3) {
 		int bad = vmemory_hook(V->h, 1);
 		if (V->h->kind != PROBE_TP_INSN || bad >= 0)
-			return verr(V, st, VR_HELPER, "ADDR is only defined in hooks whose every opcode is a global_ or flat_ "
-				    "access%s%s", bad >= 0 ? ", not " : "", bad >= 0 ? V->h->opcodes[bad] : "");
+			return verr(V, st, VR_HELPER, "ADDR is only defined in hooks whose every opcode is a global_, flat_ "
+				    "or buffer_ access%s%s", bad >= 0 ? ", not " : "", bad >= 0 ? V->h->opcodes[bad] : "");
 		vector = 1;
 		got = 2;
 	} else if (hlp == 4) {

@@ -23,7 +23,8 @@
  *   amdgpu_probe sim [--every N] PROBES FILE...   every kernel probed as for run,
  *       then its inserted code run per simulated wave over three small
  *       launches (amdgpu_simrun.h): prints "sim: K kernels: W waves, S
- *       sites, U units, R records checked, F differences". */
+ *       sites, U units, R records checked, F differences", then the MFMA
+ *       and WMMA issues tensorop_count's records hold when there are some. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,8 @@ static int cmd_sim(int every, char *probes, int argc, char **argv)
 	printf("sim: %d kernels: %d simulated, %d refused, %d failed; %ld waves, %ld sites, %ld units, %ld records "
 	       "checked, %ld differences\n", t.kernels, t.written, t.refused, t.failed, t.simt.waves, t.simt.sites,
 	       t.simt.units, t.simt.records, t.simt.failed);
+	if (t.simt.mfma || t.simt.wmma)
+		printf("tensorop_count: %ld MFMA and %ld WMMA issues in the records checked\n", t.simt.mfma, t.simt.wmma);
 	for (int i = 0; i < t.n_probes; i++)
 		probe_free(t.probes[i]);
 	free(t.probes);

@@ -217,17 +217,71 @@ static uint64_t sr_site_exec(uint64_t present, int site)
 	return present & pat[site % 4];
 }
 
-/* Address registers of the traced instruction set for lanes' addresses. */
-static void sr_addresses(struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0, int site)
+/* What a traced access means per lane: its address, and the lanes whose
+ * access reaches memory (all for global and flat; buffer accesses below). */
+struct sr_access {
+	uint64_t addr[64];
+	uint64_t lanes;
+};
+
+/* A buffer access's V# and offsets, one of seven cases by site and wave:
+ * a plain raw buffer with every lane in range, odd lanes pushed out of
+ * range as Triton masks them (offset 0x80000000), num_records ending
+ * exactly at the middle lane's access; then V#s whose addresses the probes
+ * must not claim (a stride, swizzling, a thread id added, gfx10+'s other
+ * range checks): no lane is recorded. */
+static void sr_buffer(struct sr *s, struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0, int site,
+		      struct sr_access *acc)
 {
+	uint64_t base = SR_ADDR + ((uint64_t)site << 24) - 0x100000;
+	int gfx9 = s->fam <= AMDGPU_FAMILY_GFX94, kase = (site + (int)s->t->waves) % 7;
+	uint32_t *r = &w->s[m->srsrc], off[64];
+	r[0] = (uint32_t)base;
+	r[1] = (uint32_t)(base >> 32) & 0xffff;
+	r[2] = 0x7ffffffe;
+	r[3] = gfx9 ? 0x27000 : 0x31014000; /* LLVM's and Triton's raw buffer words */
+	acc->lanes = 0;
+	for (int l = 0; l < w->lanes; l++) {
+		off[l] = m->vaddr < 0 ? (uint32_t)m->offset : (uint32_t)((unit0 + (uint64_t)l) * 64 + 4);
+		if (m->vaddr >= 0)
+			w->v[m->vaddr][l] = off[l] - (uint32_t)m->offset;
+		if (kase == 1 && (l & 1) && m->vaddr >= 0) {
+			w->v[m->vaddr][l] = 0x80000000u;
+			off[l] = 0x80000000u + (uint32_t)m->offset;
+		}
+		acc->addr[l] = base + off[l];
+	}
+	if (kase == 2)
+		r[2] = off[w->lanes / 2] + m->bytes;
+	r[1] |= kase == 3 ? 16u << 16 : kase == 4 ? 1u << 31 : 0;
+	r[3] |= kase == 5 ? 1u << 23 : 0;
+	if (kase == 6 && !gfx9)
+		r[3] = (r[3] & ~0x30000000u) | 0x10000000u; /* OOB_SELECT 1: structured */
+	if (kase >= 3 && (kase < 6 || !gfx9))
+		return;
+	for (int l = 0; l < w->lanes; l++)
+		if ((uint64_t)off[l] + m->bytes <= r[2])
+			acc->lanes |= 1ull << l;
+}
+
+/* Address registers of the traced instruction set for lanes' addresses. */
+static void sr_addresses(struct sr *s, struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0, int site,
+			 struct sr_access *acc)
+{
+	if (m->srsrc >= 0) {
+		sr_buffer(s, w, m, unit0, site, acc);
+		return;
+	}
 	/* a scalar base below the lanes' addresses: the VGPR part is an unsigned offset */
 	uint64_t base = SR_ADDR + ((uint64_t)site << 24) - 0x100000;
 	if (m->saddr >= 0) {
 		w->s[m->saddr] = (uint32_t)base;
 		w->s[m->saddr + 1] = (uint32_t)(base >> 32);
 	}
+	acc->lanes = ~0ull;
 	for (int l = 0; l < w->lanes; l++) {
 		uint64_t a = SR_ADDR + ((uint64_t)site << 24) + (unit0 + (uint64_t)l) * 64 + 4;
+		acc->addr[l] = a;
 		if (m->saddr >= 0) {
 			w->v[m->vaddr][l] = (uint32_t)(a - base - (uint64_t)(int64_t)m->offset);
 		} else {
@@ -246,18 +300,16 @@ static int sr_is_exit(const struct amdgpu_func *g, int at)
 }
 
 /* What a site meant for each active lane (dmat, dmat_global and gmem_bytes). */
-static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const struct amdgpu_mem *m, uint64_t unit0,
-			   int site, uint64_t clock, uint64_t gtime)
+static void sr_expect_site(struct sr *s, const struct amdgpu_wave *w, const struct amdgpu_mem *m,
+			   const struct sr_access *acc, uint64_t unit0, uint64_t clock, uint64_t gtime)
 {
-	uint64_t base = SR_ADDR + ((uint64_t)site << 24);
-	int hooked = m->kind != AMDGPU_MEM_NONE && (!strcmp(m->space, "global") || !strcmp(m->space, "flat"));
+	int hooked = m->kind != AMDGPU_MEM_NONE && (m->srsrc < 0 || m->has_addr);
 	for (int l = 0; hooked && l < w->lanes; l++) {
-		if (!(w->exec >> l & 1))
+		if (!((w->exec & acc->lanes) >> l & 1))
 			continue;
 		struct sr_unit *u = &s->thr[unit0 + (uint64_t)l];
 		if (u->n < SR_CAP)
-			u->ev[u->n] = (struct sr_event){ base + (unit0 + (uint64_t)l) * 64 + 4, clock, gtime,
-							 m->bytes | (uint32_t)m->kind << 24 };
+			u->ev[u->n] = (struct sr_event){ acc->addr[l], clock, gtime, m->bytes | (uint32_t)m->kind << 24 };
 		u->n++;
 		u->bytes[m->kind - 1] += m->bytes;
 	}
@@ -338,9 +390,10 @@ static int sr_site(struct sr *s, struct amdgpu_wave *w, int i, uint64_t tunit0, 
 	int exit = sr_is_exit(g, s->orig[j]);
 	uint64_t present = w->exec;
 	struct amdgpu_mem m;
+	struct sr_access acc = { .lanes = ~0ull };
 	memset(&m, 0, sizeof m);
 	if (!exit && amdgpu_isa_mem(g->v[s->orig[j]].text, &m) == 0 && m.has_addr)
-		sr_addresses(w, &m, tunit0, i);
+		sr_addresses(s, w, &m, tunit0, i, &acc);
 	w->exec = exit ? present & 0x3333333333333333ull : sr_site_exec(present, i);
 	w->scc = (int)(sr_rand(s) & 1);
 	struct sr_snap a;
@@ -352,7 +405,7 @@ static int sr_site(struct sr *s, struct amdgpu_wave *w, int i, uint64_t tunit0, 
 		memcpy(vsnap + (size_t)r * 64, w->v[r], 64 * 4);
 	uint64_t gtime, clock = sr_region(s, w, 1 + 2 * i, ok, &gtime);
 	if (!exit) {
-		sr_expect_site(s, w, &m, tunit0, i, clock, gtime);
+		sr_expect_site(s, w, &m, &acc, tunit0, clock, gtime);
 		sr_expect_wave(s, w, g->v[s->orig[j]].text, wunit, clock);
 	} else {
 		sr_point(s, w, wunit, clock, 0x03000000);
@@ -516,6 +569,8 @@ static void sr_check_tensorop(struct sr *s, uint64_t units)
 		const uint8_t *r = rec0 + u * 16;
 		s->t->units++;
 		s->t->records++;
+		s->t->mfma += sr_u32(r);
+		s->t->wmma += sr_u32(r + 4);
 		if (sr_u32(buf + u * 4) != 16 || sr_u32(r) != e->mfma || sr_u32(r + 4) != e->wmma || sr_u32(r + 8) ||
 		    sr_u32(r + 12))
 			sr_fail(s, "tensorop_count record of wave %llu (%u bytes): %u %u %u %u, expected %u %u 0 0",

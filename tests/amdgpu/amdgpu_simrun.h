@@ -22,6 +22,7 @@
 
 struct simrun_tally {
 	long waves, sites, units, records, failed;
+	long mfma, wmma; /* matrix instructions in tensorop_count's records checked */
 };
 
 /* r: a kernel amdgpu_instrument probed; its maps name their probes. */

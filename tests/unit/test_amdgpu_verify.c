@@ -111,11 +111,13 @@ static void test_helpers(void)
 		"s4 is 32 bits");
 	refused(HEAD WAVE_MAP "[[hook]]\nat = \"exit\"\nasm = \"SAVE.u16 {0}\"\n", "g.toml:9: helper", ".u32 or .u64");
 	refused(HEAD WAVE_MAP "[[hook]]\nat = \"exit\"\nasm = \"SAVE.u64 {x}\"\n", "g.toml:9: syntax", "not 'x'");
-	/* ADDR: per lane, global/flat hooks only, u64 */
+	/* ADDR: per lane, global/flat/buffer hooks only, u64 */
 	refused(HEAD LANE_MAP "[[hook]]\nat = \"exit\"\nasm = \"SAVE.u64 {ADDR}\\nSAVE.u32 {0, 0}\"\n",
 		"g.toml:10: helper", "ADDR is only defined");
-	refused(HEAD LANE_MAP "[[hook]]\nat = [\"buffer_load\"]\nwhen = \"before\"\nasm = \"SAVE.u64 {ADDR}\\n"
-		"SAVE.u32 {0, 0}\"\n", "g.toml:11: helper", "not buffer_load");
+	refused(HEAD LANE_MAP "[[hook]]\nat = [\"global_load\", \"scratch_load\"]\nwhen = \"before\"\n"
+		"asm = \"SAVE.u64 {ADDR}\\nSAVE.u32 {0, 0}\"\n", "g.toml:11: helper", "not scratch_load");
+	ok(HEAD LANE_MAP "[[hook]]\nat = [\"buffer_load\", \"buffer_atomic\"]\nwhen = \"before\"\n"
+	   "asm = \"SAVE.u64 {ADDR}\\nSAVE.u32 {0, 0}\"\n");
 	refused(HEAD LANE_MAP "[[hook]]\nat = [\"global_load\"]\nwhen = \"before\"\nasm = \".vgpr %v\\n"
 		"v_mov_b32 %v, ADDR\"\n", "g.toml:11: helper", "SAVE.u64 {ADDR}");
 	refused(HEAD LANE_MAP "[[hook]]\nat = [\"v_mfma\"]\nwhen = \"before\"\nasm = \".vgpr %v\\nv_mov_b32 %v, BYTES\"\n",

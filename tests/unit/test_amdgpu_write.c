@@ -37,8 +37,30 @@ static void test_isa_mem(void)
 	CHECK(amdgpu_isa_mem("flat_store_short v[2:3], v0", &m) == 0);
 	CHECK(m.kind == AMDGPU_MEM_STORE && m.bytes == 2 && m.vaddr == 2);
 	CHECK(amdgpu_isa_mem("global_load_u16 v1, v0, s[0:1]", &m) == 0 && m.bytes == 2);
-	/* a buffer access goes through a resource descriptor: no plain address */
-	CHECK(amdgpu_isa_mem("buffer_load_dword v1, off, s[0:3], 0", &m) == 0 && !m.has_addr);
+	/* raw buffer accesses: the V# (srsrc), the offset VGPR (offen) or none,
+	 * the immediate; the inserted code adds the base and checks the range */
+	CHECK(amdgpu_isa_mem("buffer_load_dword v1, off, s[0:3], 0 offset:8", &m) == 0);
+	CHECK(m.kind == AMDGPU_MEM_LOAD && m.bytes == 4 && m.srsrc == 0 && m.vaddr == -1 && m.offset == 8 &&
+	      m.has_addr && !strcmp(m.space, "buffer"));
+	CHECK(amdgpu_isa_mem("buffer_load_dword v4, v2, s[8:11], 0 offen", &m) == 0);
+	CHECK(m.srsrc == 8 && m.vaddr == 2 && m.offset == 0 && m.has_addr);
+	CHECK(amdgpu_isa_mem("buffer_store_b128 v[4:7], v0, s[4:7], null offen offset:16", &m) == 0);
+	CHECK(m.kind == AMDGPU_MEM_STORE && m.bytes == 16 && m.srsrc == 4 && m.vaddr == 0 && m.offset == 16 && m.has_addr);
+	CHECK(amdgpu_isa_mem("buffer_atomic_add_f32 v1, v0, s[0:3], 0 offen", &m) == 0);
+	CHECK(m.kind == AMDGPU_MEM_ATOMIC && m.bytes == 4 && m.vaddr == 0 && m.has_addr);
+	CHECK(amdgpu_isa_mem("buffer_atomic_cmpswap_x2 v[0:3], v4, s[0:3], 0 offen glc", &m) == 0);
+	CHECK(m.bytes == 8 && m.vaddr == 4 && m.has_addr);
+	/* forms without a proven address are named */
+	CHECK(amdgpu_isa_mem("buffer_load_dword v3, v0, s[4:7], s9 offen", &m) == 0 && !m.has_addr && m.srsrc == 4 &&
+	      strstr(m.why, "soffset"));
+	CHECK(amdgpu_isa_mem("buffer_load_dword v1, v[2:3], s[0:3], 0 idxen offen", &m) == 0 && !m.has_addr &&
+	      strstr(m.why, "idxen"));
+	CHECK(amdgpu_isa_mem("buffer_load_format_xyzw v[0:3], v4, s[0:3], 0 idxen", &m) == 0 && !m.has_addr &&
+	      strstr(m.why, "format"));
+	CHECK(amdgpu_isa_mem("buffer_load_dword v1, s[0:3], 0 offset:4 lds", &m) == 0 && !m.has_addr &&
+	      strstr(m.why, "LDS"));
+	CHECK(amdgpu_isa_mem("buffer_store_dword v1, off, s[0:3], s5 offset:4", &m) == 0 && !m.has_addr);
+	CHECK(amdgpu_isa_mem("global_load_dword v1, v[2:3], off", &m) == 0 && m.srsrc == -1 && !m.why);
 	CHECK(amdgpu_isa_mem("global_inv scope:SCOPE_DEV", &m) < 0);
 	CHECK(amdgpu_isa_mem("buffer_wbinvl1_vol", &m) < 0);
 	CHECK(amdgpu_isa_mem("v_add_u32_e32 v0, v1, v2", &m) < 0);

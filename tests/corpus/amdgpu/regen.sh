@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 cp "$here"/src/*.hip "$here"/src/*.h "$work"/
 cd "$work"
 
-for f in vecadd reduce grid3d calls mfma; do
+for f in vecadd reduce grid3d calls mfma buffer wmma; do
 	"$CLANG" "${dev[@]}" "${arches[@]}" --offload-compress -c $f.hip -o "$here/$f.z.hipfb"
 done
 "$CLANG" "${dev[@]}" "${arches[@]}" -c vecadd.hip -o "$here/vecadd.hipfb"
