@@ -503,7 +503,6 @@ static struct hook_buf *pool_alloc_host(CUcontext ctx, uint64_t bytes, char **ca
 	return first;
 }
 
-/* Pinned staging of at least `bytes` (collector thread only). */
 /* Staging larger than the pinned maximum is ordinary memory, filled through
  * a pinned buffer (results_dtoh): pinning hundreds of MB is one
  * cuMemAllocHost that holds the driver's lock meanwhile (an H100 app's
@@ -535,6 +534,7 @@ struct hook_buf *hook_pool_take_staging(CUcontext ctx, uint64_t bytes, char **ca
 	return hook_pool_take_host(ctx, bytes, cause);
 }
 
+/* Pinned staging of at least `bytes` (collector thread only). */
 struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause)
 {
 	struct hook_results *r = &hook.res;
