@@ -327,7 +327,7 @@ static struct hook_inst *probe_inst(struct hook_kernel *k, CUfunction orig, CUco
  * pointer at its parameter's offset in the probed function. */
 struct probe_args {
 	void **params, **extra;
-	void *ptr_storage[ENGINE_MAX_MAPS + 64];
+	void *params_local[ENGINE_MAX_MAPS + 64]; /* most kernels: no allocation per launch */
 	void **params_alloc;
 	uint8_t *buf;
 	size_t buf_size;
@@ -339,15 +339,19 @@ static int probe_args_build(const struct hook_launch *l, const struct hook_inst 
 {
 	const struct engine_result *res = in->res;
 	if (!l->extra || l->params) {
-		int n = res->n_params_orig + res->n_maps;
-		a->params_alloc = calloc((size_t)n + 1, sizeof(void *));
-		if (!a->params_alloc)
-			return cause_set(cause, "out of memory");
+		size_t n = (size_t)res->n_params_orig + (size_t)res->n_maps + 1;
+		void **p = a->params_local;
+		if (n > sizeof a->params_local / sizeof a->params_local[0]) {
+			if (!(p = a->params_alloc = calloc(n, sizeof(void *))))
+				return cause_set(cause, "out of memory");
+		} else {
+			memset(p, 0, n * sizeof(void *));
+		}
 		for (int i = 0; i < res->n_params_orig && l->params; i++)
-			a->params_alloc[i] = l->params[i];
+			p[i] = l->params[i];
 		for (int j = 0; j < res->n_maps; j++)
-			a->params_alloc[res->maps[j].param_index] = (void *)&maps[j];
-		a->params = a->params_alloc;
+			p[res->maps[j].param_index] = (void *)&maps[j];
+		a->params = p;
 		return 0;
 	}
 	static const struct hook_extra_keys keys = { CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE,
