@@ -7,7 +7,10 @@
  * does nothing. A probed copy (a kernel with an ntop_launch argument)
  * checks that block against the launch and fills each ntop_map_* buffer
  * with block_sched-style records (FAKEHIP_MAP, default "warp:24"). The
- * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). Built twice:
+ * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"); occupancy is
+ * modelled from a kernel's VGPRs (fake_hip_occupancy.c, FAKEHIP_VGPRS) and
+ * cooperative launches that would not be co-resident are refused;
+ * FAKEHIP_LAUNCH_LOG=FILE gets a line per launch. Built twice:
  * as HIP 5.2's libamdhip64.so.5 and, with fake_hip_rocm.c, as a
  * ROCm-7-shaped libamdhip64.so.7 (version 7.1, hipGetProcAddress, ROCm 6's
  * device properties), whose export list is ours, not ROCm's. */
