@@ -27,10 +27,5 @@ const char *const hip_launch_what[HIP_LAUNCH_N] = {
 
 void hip_launch_fake(size_t v[HIP_LAUNCH_N])
 {
-	const size_t at[HIP_LAUNCH_N] = { sizeof(hipLaunchAttribute), offsetof(hipLaunchAttribute, val),
-					  sizeof(hipLaunchConfig), offsetof(hipLaunchConfig, attrs),
-					  offsetof(hipLaunchConfig, numAttrs), hipLaunchAttributeCooperative,
-					  hipLaunchAttributePriority, hipLaunchAttributeMemSyncDomain };
-	for (int i = 0; i < HIP_LAUNCH_N; i++)
-		v[i] = at[i];
+	HIP_LAUNCH_AT(hipLaunchAttribute, hipLaunchConfig, v);
 }

@@ -17,12 +17,7 @@ int hip_props_rocm(struct hip_props_offsets *o)
 
 int hip_launch_rocm(size_t v[HIP_LAUNCH_N])
 {
-	const size_t at[HIP_LAUNCH_N] = { sizeof(hipLaunchAttribute), offsetof(hipLaunchAttribute, val),
-					  sizeof(HIP_LAUNCH_CONFIG), offsetof(HIP_LAUNCH_CONFIG, attrs),
-					  offsetof(HIP_LAUNCH_CONFIG, numAttrs), hipLaunchAttributeCooperative,
-					  hipLaunchAttributePriority, hipLaunchAttributeMemSyncDomain };
-	for (int i = 0; i < HIP_LAUNCH_N; i++)
-		v[i] = at[i];
+	HIP_LAUNCH_AT(hipLaunchAttribute, HIP_LAUNCH_CONFIG, v);
 	return 0;
 }
 #else
