@@ -26,7 +26,7 @@ struct hip_launch {
 	uint32_t wsize[3];          /* hipExt/HccModuleLaunchKernel: global sizes as given */
 	uint32_t flags;
 	const hip_launch_config *config; /* hipDrvLaunchKernelEx */
-	int cooperative;
+	int cooperative;            /* a cooperative entry point, or the attribute */
 	uint64_t seq;
 };
 
@@ -76,6 +76,16 @@ void hook_hip_emit_launch(struct hook_kernel *k, const struct hip_launch *l, int
  * must run (the reason emitted, the reservation given back). */
 int hook_hip_probe_launch(struct hip_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 			  hipError_t *rc);
+
+/* hook_hip_coop.c: 0 when the probed copy of a cooperative launch keeps
+ * every workgroup co-resident and can be launched cooperatively; -1 with
+ * a cause naming the numbers. */
+int hook_hip_coop_fits(const struct hip_launch *l, const struct hook_inst *in, const struct hip_device *dev,
+		       char **cause);
+
+/* hook_hip_attrs.c: 0 when the probed copy can take hipDrvLaunchKernelEx's
+ * attributes unchanged (*cooperative set from them); -1 with a cause. */
+int hook_hip_attrs_check(const hip_launch_config *c, int *cooperative, char **cause);
 
 /* hook_hip_results.c */
 struct hip_job {

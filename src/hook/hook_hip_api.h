@@ -54,11 +54,32 @@ typedef void *hipStream_t, *hipEvent_t, *hipModule_t, *hipFunction_t, *hipGraph_
 #define HIP_PROPS6_CUS 388
 #define HIP_PROPS6_ARCH_NAME 1160
 
+/* hipLaunchAttribute (ROCm 7.1's header: an id, padding to 8 bytes, a
+ * 64-byte value) and the ids ROCm 7.1 names; 4 is the cluster dimension
+ * Triton's AMD launcher sets (CUDA's number; ROCm 7.1 names no such id). */
+typedef struct {
+	int id;
+	char pad[4];
+	union {
+		unsigned char raw[64];
+		int cooperative;
+	} val;
+} hip_launch_attr;
+enum {
+	HIP_ATTR_ACCESS_POLICY_WINDOW = 1,
+	HIP_ATTR_COOPERATIVE = 2,
+	HIP_ATTR_SYNCHRONIZATION_POLICY = 3,
+	HIP_ATTR_CLUSTER_DIMENSION = 4,
+	HIP_ATTR_PRIORITY = 8,
+	HIP_ATTR_MEM_SYNC_DOMAIN_MAP = 9,
+	HIP_ATTR_MEM_SYNC_DOMAIN = 10,
+};
+
 /* HIP_LAUNCH_CONFIG (hipDrvLaunchKernelEx, ROCm 6.4+). */
 typedef struct {
 	unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, smem;
 	hipStream_t stream;
-	void *attrs;
+	hip_launch_attr *attrs;
 	unsigned n_attrs;
 } hip_launch_config;
 
@@ -93,6 +114,9 @@ typedef struct {
 	X(hipModuleLaunchKernel, hipError_t, \
 	  (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **, \
 	   void **)) \
+	X(hipModuleLaunchCooperativeKernel, hipError_t, \
+	  (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **)) \
+	X(hipDrvLaunchKernelEx, hipError_t, (const hip_launch_config *, hipFunction_t, void **, void **)) \
 	X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t, (int *, hipFunction_t, int, size_t))
 
 struct hip_real {

@@ -5,7 +5,10 @@
  * loads the probed object (hipModuleLoadData); the outcome is cached per
  * (kernel, device, probe set) and reported once in an `instrument` line.
  * Each probed launch then runs the probed copy with hipModuleLaunchKernel
- * on the application's stream, its arguments the original ones plus the
+ * (hipModuleLaunchCooperativeKernel for a cooperative launch whose probed
+ * copy still fits, hook_hip_coop.c; hipDrvLaunchKernelEx with the app's
+ * attributes for one through it, hook_hip_attrs.c) on the application's
+ * stream, its arguments the original ones plus the
  * ntop_launch block and one pointer per map (from the hook's pool), between
  * two events of ours (and the app's own for hipExt*); the collector
  * (hook_hip_results.c) copies the maps back on the hook's stream. Whenever
@@ -355,6 +358,26 @@ static int probe_capturing(hipStream_t s)
 	       (hipr.hipStreamIsCapturing(s, &st) != HIP_SUCCESS || st != HIP_CAPTURE_STATUS_NONE);
 }
 
+/* The probed copy, launched as the application launched the original:
+ * hipDrvLaunchKernelEx with the application's config (its attributes
+ * included), cooperatively for cooperative entry points. */
+static hipError_t probe_run(const struct hip_launch *l, const struct hip_plan *p, const struct hip_job *j,
+			    struct probe_args *a)
+{
+	void **params = l->extra ? NULL : a->params, **extra = l->extra ? a->extra : NULL;
+	if (l->config)
+		return hipr.hipDrvLaunchKernelEx ? hipr.hipDrvLaunchKernelEx(l->config, p->func, params, extra)
+						 : HIP_ERROR_NOT_FOUND;
+	if (l->cooperative)
+		return hipr.hipModuleLaunchCooperativeKernel
+			       ? hipr.hipModuleLaunchCooperativeKernel(p->func, j->grid[0], j->grid[1], j->grid[2],
+									j->block[0], j->block[1], j->block[2],
+									(unsigned)l->smem, l->ostream, params)
+			       : HIP_ERROR_NOT_FOUND;
+	return hipr.hipModuleLaunchKernel(p->func, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1],
+					  j->block[2], (unsigned)l->smem, l->ostream, params, extra);
+}
+
 /* Queues the probed kernel between our events (and the app's, hipExt*). */
 static int probe_enqueue(const struct hip_launch *l, const struct hip_plan *p, struct hip_job *j, char **cause)
 {
@@ -371,9 +394,7 @@ static int probe_enqueue(const struct hip_launch *l, const struct hip_plan *p, s
 		cause_set(cause, "hipEventRecord of the launch's start event failed (HIP error %d)", e);
 	else if ((e = hipr.hipEventRecord(j->start, s)) != HIP_SUCCESS)
 		cause_set(cause, "hipEventRecord failed (HIP error %d)", e);
-	else if ((e = hipr.hipModuleLaunchKernel(p->func, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1],
-						 j->block[2], (unsigned)l->smem, s, l->extra ? NULL : a.params,
-						 l->extra ? a.extra : NULL)) != HIP_SUCCESS)
+	else if ((e = probe_run(l, p, j, &a)) != HIP_SUCCESS)
 		cause_set(cause, "probed launch failed (HIP error %d); the original ran", e);
 	else
 		rc = 0;
@@ -401,15 +422,14 @@ int hook_hip_probe_launch(struct hip_launch *l, struct hook_kernel *k, const str
 		return hook_probe_give_up(k, l->seq, pick, k->reason);
 	if (probe_capturing(l->ostream))
 		cause_set(&cause, "stream capture active: launches captured into a HIP graph run unprobed");
-	else if (l->cooperative)
-		cause_set(&cause, "cooperative launch: launching the probed copy cooperatively is not done");
-	else if (l->config && l->config->n_attrs)
-		cause_set(&cause, "hipDrvLaunchKernelEx with %u launch attributes: the probed copy would run without "
-				  "them", l->config->n_attrs);
+	else if (l->config && hook_hip_attrs_check(l->config, &l->cooperative, &cause) < 0)
+		;
 	else if (!(dev = hook_hip_device()))
 		cause_set(&cause, "hipGetDevice failed: no current device");
 	else if (!(in = inst_get(k, dev, pick->set)) || !in->ok)
 		cause_set(&cause, "%s", in ? in->reason : "out of memory");
+	else if (l->cooperative && hook_hip_coop_fits(l, in, dev, &cause) < 0)
+		;
 	else if ((j = job_new(l, k, dev, in->globals, &cause)) != NULL) {
 		int q = probe_enqueue(l, in->globals, j, &cause);
 		if (q >= 0) {

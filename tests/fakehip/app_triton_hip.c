@@ -9,12 +9,15 @@
  * options, hipModuleGetFunction, hipFuncGetAttribute x3; then launches of
  * a Triton elementwise add (tt_add: x, y, out, n, then the global and
  * profile scratch pointers, NULL) with Triton's kernelParams layout through
- * hipModuleLaunchKernel (twice), hipDrvLaunchKernelEx (no attributes) and
- * hipModuleLaunchCooperativeKernel (Triton passes an `extra` that the
- * runtime's declaration does not have: kept). Memory comes from hipMalloc
+ * hipModuleLaunchKernel (twice), hipDrvLaunchKernelEx (no attributes; a
+ * priority and the cooperative flag; Triton's cluster dimension and the
+ * cooperative flag 0) and hipModuleLaunchCooperativeKernel (Triton passes
+ * an `extra` that the runtime's declaration does not have: kept); the
+ * cooperative launches over COOPERATIVE_GRID workgroups (default 1; tt_add
+ * adds all n whatever the grid). Memory comes from hipMalloc
  * (Triton takes torch's), checked with hipPointerGetAttribute as Triton
  * checks its pointer arguments.
- *   app_triton_hip LIBAMDHIP64 CODE_OBJECT
+ *   app_triton_hip LIBAMDHIP64 CODE_OBJECT [COOPERATIVE_GRID]
  * Prints the device, the kernel, a line per launch; exits 1 on a failure
  * or a wrong sum. */
 #include <dlfcn.h>
@@ -122,7 +125,24 @@ static void launch(struct run *r, const char *api, hipError_t e)
 	hip.hipMemcpy(r->out, (float[N]){ 0 }, sizeof(float) * N, hipMemcpyHostToDevice);
 }
 
-static int run_kernel(struct run *r)
+/* hipDrvLaunchKernelEx with two attributes, as Triton's launcher passes
+ * its cluster dimension and cooperative flag. */
+static void launch_ex(struct run *r, const char *what, unsigned grid, int id, int value, int cooperative)
+{
+	hipLaunchAttribute attrs[2];
+	memset(attrs, 0, sizeof attrs);
+	attrs[0].id = id;
+	int *v = (int *)attrs[0].val.pad; /* a value, or Triton's cluster x, y, z */
+	v[0] = value;
+	if (id == hipLaunchAttributeClusterDimensionTriton)
+		v[1] = v[2] = 1;
+	attrs[1].id = hipLaunchAttributeCooperative;
+	attrs[1].val.cooperative = cooperative;
+	hipLaunchConfig c = { grid, 1, 1, 64 * NUM_WARPS, 1, 1, 0, NULL, attrs, 2 };
+	launch(r, what, hip.hipDrvLaunchKernelEx(&c, r->fn, r->params, NULL));
+}
+
+static int run_kernel(struct run *r, unsigned coop_grid)
 {
 	unsigned grid = (N + BLOCK - 1) / BLOCK, threads = 64 * NUM_WARPS;
 	if (check_pointer(r->x) || check_pointer(r->y) || check_pointer(r->out))
@@ -134,16 +154,20 @@ static int run_kernel(struct run *r)
 	if (hip.hipDrvLaunchKernelEx) {
 		hipLaunchConfig c = { grid, 1, 1, threads, 1, 1, 0, NULL, NULL, 0 };
 		launch(r, "hipDrvLaunchKernelEx", hip.hipDrvLaunchKernelEx(&c, r->fn, r->params, NULL));
+		launch_ex(r, "hipDrvLaunchKernelEx(priority, cooperative)", coop_grid, hipLaunchAttributePriority, 1, 1);
+		/* Triton's num_ctas > 1 launch, here with clusters of one workgroup */
+		launch_ex(r, "hipDrvLaunchKernelEx(cluster)", grid, hipLaunchAttributeClusterDimensionTriton, 1, 0);
 	}
 	launch(r, "hipModuleLaunchCooperativeKernel",
-	       hip.hipModuleLaunchCooperativeKernel(r->fn, grid, 1, 1, threads, 1, 1, 0, NULL, r->params, NULL));
+	       hip.hipModuleLaunchCooperativeKernel(r->fn, coop_grid, 1, 1, threads, 1, 1, 0, NULL, r->params, NULL));
 	return r->bad ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		return fprintf(stderr, "usage: app_triton_hip LIBAMDHIP64 CODE_OBJECT\n"), 2;
+	if (argc != 3 && argc != 4)
+		return fprintf(stderr, "usage: app_triton_hip LIBAMDHIP64 CODE_OBJECT [COOPERATIVE_GRID]\n"), 2;
+	unsigned coop_grid = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 10) : 1;
 	void *image = app_read_file(argv[2]);
 	if (!image)
 		return fprintf(stderr, "cannot read %s\n", argv[2]), 1;
@@ -180,7 +204,7 @@ int main(int argc, char **argv)
 	hip.hipMemcpy(r.y, host, sizeof host, hipMemcpyHostToDevice);
 	void *params[6] = { &r.x, &r.y, &r.out, &r.n, &r.gscratch, &r.pscratch };
 	memcpy(r.params, params, sizeof params);
-	int rc = run_kernel(&r);
+	int rc = run_kernel(&r, coop_grid ? coop_grid : 1);
 	if (check("hipModuleUnload", hip.hipModuleUnload(mod)) || hip.hipGetLastError() != hipSuccess)
 		rc = -1;
 	hip.hipFree(r.x);

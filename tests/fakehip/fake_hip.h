@@ -7,7 +7,10 @@
  * does nothing. A probed copy (a kernel with an ntop_launch argument)
  * checks that block against the launch and fills each ntop_map_* buffer
  * with block_sched-style records (FAKEHIP_MAP, default "warp:24"). The
- * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"). Built twice:
+ * device is FAKEHIP_ARCH (default "gfx90a:sramecc+:xnack-"); occupancy is
+ * modelled from a kernel's VGPRs (fake_hip_occupancy.c, FAKEHIP_VGPRS) and
+ * cooperative launches that would not be co-resident are refused;
+ * FAKEHIP_LAUNCH_LOG=FILE gets a line per launch. Built twice:
  * as HIP 5.2's libamdhip64.so.5 and, with fake_hip_rocm.c, as a
  * ROCm-7-shaped libamdhip64.so.7 (version 7.1, hipGetProcAddress, ROCm 6's
  * device properties), whose export list is ours, not ROCm's. */
@@ -34,6 +37,8 @@ struct fh_kernel {
 	char name[256];          /* .name */
 	uint32_t kernarg_size;
 	int wave;                /* .wavefront_size */
+	uint32_t vgprs;          /* .vgpr_count */
+	uint32_t lds;            /* .group_segment_fixed_size */
 	struct fh_arg args[FH_MAX_ARGS];
 	int n_args;
 };
@@ -92,10 +97,22 @@ struct fh_module *fh_module_load(const void *image);
 struct ihipModuleSymbol_t *fh_module_func(struct fh_module *m, const char *name);
 struct ihipModuleSymbol_t *fh_host_func(const void *host);
 /* fake_hip_launch.c */
+/* A launch (cooperative: every workgroup must be co-resident; attrs:
+ * hipDrvLaunchKernelEx's, logged). */
+struct fh_how {
+	const char *api;
+	int cooperative;
+	const hipLaunchAttribute *attrs;
+	unsigned n_attrs;
+};
 hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
-		     hipStream_t s, void **params, void **extra);
+		     hipStream_t s, void **params, void **extra, const struct fh_how *how);
 hipError_t fh_run(const struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3],
 		  const uint8_t *kernarg);
+/* fake_hip_occupancy.c: workgroups of f resident per CU; a cooperative
+ * launch's check (hipErrorCooperativeLaunchTooLarge when too many). */
+int fh_occupancy(const struct fh_kernel *k, unsigned threads, size_t smem);
+hipError_t fh_coop_check(const struct fh_kernel *k, const unsigned grid[3], const unsigned block[3], size_t smem);
 /* fake_hip_core.c: the device's target ID and processor ("gfx90a"), its
  * wave size. */
 const char *fh_arch(void);

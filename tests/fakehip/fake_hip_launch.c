@@ -236,10 +236,36 @@ static hipError_t launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], c
 	return rc;
 }
 
-hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
-		     hipStream_t s, void **params, void **extra)
+/* FAKEHIP_LAUNCH_LOG=FILE: a line per launch, so that a test sees how the
+ * hook launched a probed copy (which entry point, cooperative or not, the
+ * attributes it passed on). */
+static void log_launch(const struct ihipModuleSymbol_t *f, const unsigned grid[3], const struct fh_how *how,
+		       hipError_t rc)
 {
-	hipError_t rc = launch(f, grid, block, smem, s, params, extra);
+	const char *path = getenv("FAKEHIP_LAUNCH_LOG");
+	if (!path || !f)
+		return;
+	pthread_mutex_lock(&fh_lock);
+	FILE *o = fopen(path, "a");
+	if (o) {
+		fprintf(o, "%s kernel=%s probed=%d cooperative=%d grid=%llu attrs=", how ? how->api : "?", f->k->name,
+			arg_named(f->k, "ntop_launch") != NULL, how && how->cooperative,
+			(unsigned long long)grid[0] * grid[1] * grid[2]);
+		for (unsigned i = 0; how && i < how->n_attrs; i++)
+			fprintf(o, "%s%d:%d", i ? "," : "", how->attrs[i].id, how->attrs[i].val.cooperative);
+		fprintf(o, "%s rc=%d\n", how && how->n_attrs ? "" : "-", rc);
+		fclose(o);
+	}
+	pthread_mutex_unlock(&fh_lock);
+}
+
+hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
+		     hipStream_t s, void **params, void **extra, const struct fh_how *how)
+{
+	hipError_t rc = how && how->cooperative && f ? fh_coop_check(f->k, grid, block, smem) : hipSuccess;
+	if (rc == hipSuccess)
+		rc = launch(f, grid, block, smem, s, params, extra);
+	log_launch(f, grid, how, rc);
 	if (rc != hipSuccess)
 		last_error = rc;
 	return rc;
@@ -249,7 +275,8 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
 				 unsigned bz, unsigned smem, hipStream_t s, void **params, void **extra)
 {
 	unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
-	return fh_launch(f, grid, block, smem, s, params, extra);
+	const struct fh_how how = { "hipModuleLaunchKernel", 0, NULL, 0 };
+	return fh_launch(f, grid, block, smem, s, params, extra, &how);
 }
 
 static void event_stamp(hipEvent_t e)
@@ -271,16 +298,24 @@ hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t wx, uint32_t wy, u
 		return hipErrorInvalidValue;
 	/* global work sizes in work-items: the grid is how many workgroups cover them */
 	unsigned grid[3] = { (wx + lx - 1) / lx, (wy + ly - 1) / ly, (wz + lz - 1) / lz }, block[3] = { lx, ly, lz };
+	const struct fh_how how = { "hipExtModuleLaunchKernel", 0, NULL, 0 };
 	event_stamp(start);
-	hipError_t rc = fh_launch(f, grid, block, smem, s, params, extra);
+	hipError_t rc = fh_launch(f, grid, block, smem, s, params, extra, &how);
 	event_stamp(stop);
 	return rc;
 }
 
-hipError_t hipLaunchKernel(const void *host, dim3 g, dim3 b, void **args, size_t smem, hipStream_t s)
+static hipError_t launch_host(const char *api, int coop, const void *host, dim3 g, dim3 b, void **args, size_t smem,
+			      hipStream_t s)
 {
 	unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
-	return fh_launch(fh_host_func(host), grid, block, smem, s, args, NULL);
+	const struct fh_how how = { api, coop, NULL, 0 };
+	return fh_launch(fh_host_func(host), grid, block, smem, s, args, NULL, &how);
+}
+
+hipError_t hipLaunchKernel(const void *host, dim3 g, dim3 b, void **args, size_t smem, hipStream_t s)
+{
+	return launch_host("hipLaunchKernel", 0, host, g, b, args, smem, s);
 }
 
 hipError_t hipExtLaunchKernel(const void *host, dim3 g, dim3 b, void **args, size_t smem, hipStream_t s,
@@ -288,17 +323,14 @@ hipError_t hipExtLaunchKernel(const void *host, dim3 g, dim3 b, void **args, siz
 {
 	(void)flags;
 	event_stamp(start);
-	hipError_t rc = hipLaunchKernel(host, g, b, args, smem, s);
+	hipError_t rc = launch_host("hipExtLaunchKernel", 0, host, g, b, args, smem, s);
 	event_stamp(stop);
 	return rc;
 }
 
 hipError_t hipLaunchCooperativeKernel(const void *host, dim3 g, dim3 b, void **args, unsigned smem, hipStream_t s)
 {
-	/* every workgroup resident at once: at most 2 per CU in the fake */
-	if ((uint64_t)g.x * g.y * g.z > 2 * FH_CUS)
-		return hipErrorInvalidValue;
-	return hipLaunchKernel(host, g, b, args, smem, s);
+	return launch_host("hipLaunchCooperativeKernel", 1, host, g, b, args, smem, s);
 }
 
 /* <<<>>>: clang's host code pushes the configuration, the kernel's stub pops it. */
@@ -321,14 +353,6 @@ hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *smem, hipS
 		return hipErrorInvalidValue;
 	*grid = call_cfg.grid, *block = call_cfg.block, *smem = call_cfg.smem, *s = call_cfg.s;
 	call_cfg.pushed = 0;
-	return hipSuccess;
-}
-
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *n, hipFunction_t f, int threads, size_t smem)
-{
-	if (!n || !f || threads <= 0)
-		return hipErrorInvalidValue;
-	*n = smem > 32768 ? 1 : 2048 / threads ? 2048 / threads : 1;
 	return hipSuccess;
 }
 

@@ -1,6 +1,6 @@
 /* The fake's own reader of a code object's kernels: the NT_AMDGPU_METADATA
  * note (msgpack) found through the section headers, and per kernel its
- * name, kernarg size, wave size and arguments. Only what the fake needs;
+ * name, kernarg size, wave size, VGPRs, LDS and arguments. Only what the fake needs;
  * independent of ntop's engine, so the hook's arguments are checked by
  * another reading of the same metadata. */
 #include <elf.h>
@@ -156,6 +156,10 @@ static void meta_kernel(struct mp *m, struct fh_kernel *k)
 			k->kernarg_size = (uint32_t)v;
 		else if (strcmp(key, ".wavefront_size") == 0 && mp_uint(m, &v) == 0)
 			k->wave = (int)v;
+		else if (strcmp(key, ".vgpr_count") == 0 && mp_uint(m, &v) == 0)
+			k->vgprs = (uint32_t)v;
+		else if (strcmp(key, ".group_segment_fixed_size") == 0 && mp_uint(m, &v) == 0)
+			k->lds = (uint32_t)v;
 		else if (strcmp(key, ".args") == 0 && mp_head(m, &v) == 'a')
 			for (uint64_t j = 0; j < v && !m->bad; j++)
 				if (k->n_args < FH_MAX_ARGS)

@@ -3,7 +3,8 @@
  * * 10^5 + patch), hipGetProcAddress over the fake's own functions (ROCm
  * 6's hipGetDeviceProperties from version 600 on, as ROCm's header maps
  * the name), ROCm 6's device properties, the cooperative module launch,
- * hipDrvLaunchKernelEx, and the two queries Triton's launcher makes
+ * hipDrvLaunchKernelEx (its attributes taken, the cooperative one checked
+ * as a cooperative launch is), and the two queries Triton's launcher makes
  * (hipFuncGetAttribute, hipPointerGetAttribute). */
 #include <string.h>
 #include "fake_hip.h"
@@ -41,7 +42,8 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsign
 					    unsigned by, unsigned bz, unsigned smem, hipStream_t s, void **params)
 {
 	unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
-	return fh_launch(f, grid, block, smem, s, params, NULL);
+	const struct fh_how how = { "hipModuleLaunchCooperativeKernel", 1, NULL, 0 };
+	return fh_launch(f, grid, block, smem, s, params, NULL, &how);
 }
 
 hipError_t hipDrvLaunchKernelEx(const hipLaunchConfig *c, hipFunction_t f, void **params, void **extra)
@@ -50,7 +52,12 @@ hipError_t hipDrvLaunchKernelEx(const hipLaunchConfig *c, hipFunction_t f, void 
 		return hipErrorInvalidValue;
 	unsigned grid[3] = { c->gridDimX, c->gridDimY, c->gridDimZ };
 	unsigned block[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
-	return fh_launch(f, grid, block, c->sharedMemBytes, c->hStream, params, extra);
+	struct fh_how how = { "hipDrvLaunchKernelEx", 0, c->attrs, c->numAttrs };
+	/* every attribute taken (a later runtime's ones too); cooperative checked */
+	for (unsigned i = 0; i < c->numAttrs; i++)
+		if (c->attrs[i].id == hipLaunchAttributeCooperative)
+			how.cooperative = c->attrs[i].val.cooperative != 0;
+	return fh_launch(f, grid, block, c->sharedMemBytes, c->hStream, params, extra, &how);
 }
 
 hipError_t hipFuncGetAttribute(int *v, int attr, hipFunction_t f)

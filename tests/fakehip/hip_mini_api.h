@@ -25,6 +25,7 @@ enum {
 	hipErrorNotFound = 500,
 	hipErrorIllegalAddress = 700,
 	hipErrorLaunchFailure = 719,
+	hipErrorCooperativeLaunchTooLarge = 720,
 	hipErrorStreamCaptureInvalidated = 901,
 };
 
@@ -107,11 +108,27 @@ typedef struct hipDeviceProp_tR0600 {
 	int isLargeBar, asicRevision;
 } hipDeviceProp_tR0600;
 
+/* hipLaunchAttribute (ROCm 7.1: an id, padding to 8 bytes, a 64-byte
+ * value); the ids ROCm 7.1 names, and 4, the cluster dimension Triton's
+ * launcher sets (CUDA's number, not in ROCm 7.1's enum). */
+enum { hipLaunchAttributeAccessPolicyWindow = 1, hipLaunchAttributeCooperative = 2,
+       hipLaunchAttributeSynchronizationPolicy = 3, hipLaunchAttributeClusterDimensionTriton = 4,
+       hipLaunchAttributePriority = 8, hipLaunchAttributeMemSyncDomainMap = 9, hipLaunchAttributeMemSyncDomain = 10 };
+typedef struct hipLaunchAttribute {
+	int id;
+	char pad[4];
+	union {
+		char pad[64];
+		int cooperative;
+		int priority;
+	} val;
+} hipLaunchAttribute;
+
 /* HIP_LAUNCH_CONFIG */
 typedef struct hipLaunchConfig {
 	unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
 	hipStream_t hStream;
-	void *attrs;
+	hipLaunchAttribute *attrs;
 	unsigned numAttrs;
 } hipLaunchConfig;
 

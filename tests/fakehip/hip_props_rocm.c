@@ -1,4 +1,4 @@
-/* ROCm's declaration's offsets (hip_props_offsets.h), read from the ROCm
+/* ROCm's declarations' offsets (hip_props_offsets.h), read from the ROCm
  * 7.1 headers the triton wheel ships, only at build time. Without them
  * (FAKEHIP_ROCM_HEADERS undefined) there is nothing to compare. */
 #include "hip_props_offsets.h"
@@ -14,10 +14,22 @@ int hip_props_rocm(struct hip_props_offsets *o)
 #undef HIP_PROPS_AT
 	return 0;
 }
+
+int hip_launch_rocm(size_t v[HIP_LAUNCH_N])
+{
+	HIP_LAUNCH_AT(hipLaunchAttribute, HIP_LAUNCH_CONFIG, v);
+	return 0;
+}
 #else
 int hip_props_rocm(struct hip_props_offsets *o)
 {
 	(void)o;
+	return -1;
+}
+
+int hip_launch_rocm(size_t v[HIP_LAUNCH_N])
+{
+	(void)v;
 	return -1;
 }
 #endif

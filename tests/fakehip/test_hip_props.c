@@ -3,7 +3,8 @@
  * (hip_mini_api.h, what the test double fills), every field Triton's
  * launcher reads against ROCm 7.1's header where the triton wheel ships
  * it (else said, and the constants are held against ours only), and HIP
- * 5's R0000 against ours. */
+ * 5's R0000 against ours; hipDrvLaunchKernelEx's attribute and config
+ * layouts and the attribute ids the hook tells apart, alike. */
 #include <stdio.h>
 #include "hip_props_offsets.h"
 #include "hook/hook_hip_api.h"
@@ -40,6 +41,18 @@ int main(void)
 	same("R0000 clockRate", hip_props5_offset(1), HIP_PROPS_CLOCK_KHZ);
 	same("R0000 multiProcessorCount", hip_props5_offset(2), HIP_PROPS_CUS);
 	same("R0000 gcnArchName", hip_props5_offset(3), HIP_PROPS_ARCH_NAME);
+	size_t hook[HIP_LAUNCH_N] = { sizeof(hip_launch_attr), offsetof(hip_launch_attr, val),
+				      sizeof(hip_launch_config), offsetof(hip_launch_config, attrs),
+				      offsetof(hip_launch_config, n_attrs), HIP_ATTR_COOPERATIVE, HIP_ATTR_PRIORITY,
+				      HIP_ATTR_MEM_SYNC_DOMAIN },
+	       fake[HIP_LAUNCH_N], rocm_launch[HIP_LAUNCH_N];
+	hip_launch_fake(fake);
+	int have_rocm = hip_launch_rocm(rocm_launch) == 0;
+	for (int i = 0; i < HIP_LAUNCH_N; i++) {
+		same(hip_launch_what[i], hook[i], fake[i]);
+		if (have_rocm)
+			same(hip_launch_what[i], hook[i], rocm_launch[i]);
+	}
 	printf("%s\n", fails ? "FAILED" : "ok");
 	return fails != 0;
 }

@@ -7,7 +7,8 @@
 # the runtime, the modules, the device as hipGetDeviceProperties describes
 # it, the instrumented kernels (the GCN version of block_sched, assembled
 # with LLVM 19), every probed launch and result, and the reasons
-# cooperative and captured launches ran unprobed; the fake checked the
+# cooperative (HIP 5.2 has no hipModuleLaunchCooperativeKernel) and
+# captured launches ran unprobed; the fake checked the
 # ntop_launch block and read the map pointers from the probed kernarg
 # segment (a wrong argument fails the probed launch, which would show as a
 # decline). Then `ntop report`, `ntop export --view timeline` (the PNG read
@@ -69,7 +70,9 @@ for api in hipLaunchKernel hipExtLaunchKernel hipModuleLaunchKernel hipExtModule
 done
 # seq 1-4 registered (<<<>>>, hipLaunchKernel, hipExtLaunchKernel, cooperative), 5-7 module; per round
 expect "$E" '^launch .* seq=6 api=hipModuleLaunchKernel .* probed=1' "the extra-buffer launch probed"
-expect "$E" '^probe .* status=declined reason=cooperative%20launch' "cooperative launch declined with the reason"
+# HIP 5.2 has no hipModuleLaunchCooperativeKernel: the probed copy cannot be launched cooperatively
+expect "$E" '^probe .* status=declined reason=cooperative%20launch:%20the%20HIP%20runtime%20has%20no%20hipModuleLaunchCooperativeKernel' \
+	"cooperative launch declined with the reason"
 expect "$E" '^probe .* status=declined reason=stream%20capture%20active' "captured launch declined with the reason"
 expect "$E" '^graph .* api=capture ' "captured launch listed"
 expect "$E" '^graph .* api=hipGraphLaunch .* launches=2' "graph replays counted"
