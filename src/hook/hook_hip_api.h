@@ -117,7 +117,9 @@ typedef struct {
 	X(hipModuleLaunchCooperativeKernel, hipError_t, \
 	  (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **)) \
 	X(hipDrvLaunchKernelEx, hipError_t, (const hip_launch_config *, hipFunction_t, void **, void **)) \
-	X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t, (int *, hipFunction_t, int, size_t))
+	X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t, (int *, hipFunction_t, int, size_t)) \
+	X(hipGetLastError, hipError_t, (void)) \
+	X(hipPeekAtLastError, hipError_t, (void))
 
 struct hip_real {
 #define HIP_API_FIELD(name, ret, args) ret(*name) args;

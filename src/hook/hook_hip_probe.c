@@ -378,6 +378,20 @@ static hipError_t probe_run(const struct hip_launch *l, const struct hip_plan *p
 					  j->block[2], (unsigned)l->smem, l->ostream, params, extra);
 }
 
+/* A call of ours that failed left its error for the app's next
+ * hipGetLastError, as if the app's launch had failed (it then runs the
+ * original, which succeeds). Cleared when the app had no error waiting;
+ * an error it had waiting was replaced by ours, and cannot be put back. */
+static void probe_forget_error(hipError_t pending, char **cause)
+{
+	if (!hipr.hipGetLastError)
+		return;
+	if (pending == HIP_SUCCESS)
+		hipr.hipGetLastError();
+	else if (cause && *cause)
+		cause_set(cause, "%s; the application's unread error %d was replaced by it", *cause, (int)pending);
+}
+
 /* Queues the probed kernel between our events (and the app's, hipExt*). */
 static int probe_enqueue(const struct hip_launch *l, const struct hip_plan *p, struct hip_job *j, char **cause)
 {
@@ -388,7 +402,7 @@ static int probe_enqueue(const struct hip_launch *l, const struct hip_plan *p, s
 		return -1;
 	}
 	hipStream_t s = l->ostream;
-	hipError_t e;
+	hipError_t e, pending = hipr.hipPeekAtLastError ? hipr.hipPeekAtLastError() : HIP_SUCCESS;
 	int rc = -1;
 	if (l->ev_start && (e = hipr.hipEventRecord(l->ev_start, s)) != HIP_SUCCESS)
 		cause_set(cause, "hipEventRecord of the launch's start event failed (HIP error %d)", e);
@@ -399,8 +413,10 @@ static int probe_enqueue(const struct hip_launch *l, const struct hip_plan *p, s
 	else
 		rc = 0;
 	free(a.buf);
-	if (rc < 0)
+	if (rc < 0) {
+		probe_forget_error(pending, cause);
 		return -1;
+	}
 	/* queued: never launch the original a second time */
 	if ((e = hipr.hipEventRecord(j->end, s)) != HIP_SUCCESS ||
 	    (l->ev_stop && (e = hipr.hipEventRecord(l->ev_stop, s)) != HIP_SUCCESS)) {

@@ -210,6 +210,11 @@ hipError_t hipGetLastError(void)
 	return e;
 }
 
+hipError_t hipPeekAtLastError(void)
+{
+	return last_error;
+}
+
 static hipError_t launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const unsigned block[3], size_t smem,
 			 hipStream_t s, void **params, void **extra)
 {
@@ -263,6 +268,10 @@ hipError_t fh_launch(struct ihipModuleSymbol_t *f, const unsigned grid[3], const
 		     hipStream_t s, void **params, void **extra, const struct fh_how *how)
 {
 	hipError_t rc = how && how->cooperative && f ? fh_coop_check(f->k, grid, block, smem) : hipSuccess;
+	/* FAKEHIP_FAIL_PROBED: every launch of a probed copy fails (as a
+	 * runtime may refuse one), leaving its error for hipGetLastError */
+	if (rc == hipSuccess && f && getenv("FAKEHIP_FAIL_PROBED") && arg_named(f->k, "ntop_launch"))
+		rc = hipErrorLaunchFailure;
 	if (rc == hipSuccess)
 		rc = launch(f, grid, block, smem, s, params, extra);
 	log_launch(f, grid, how, rc);

@@ -120,6 +120,18 @@ d=$("$DUMP" "$T/dm/results/$(ls "$T/dm/results" | sort -t- -k2 -n | head -1)")
 echo "dmat result: $d"
 echo "$d" | grep -Eq 'kernel=tt_add .* units=256 records=256 dropped=0 ' || bad "dmat: 256 work-item records"
 
+# ---- a probed launch the runtime refuses ----
+# The original runs, and the refusal's error is not left for the
+# program's next hipGetLastError (app_triton_hip checks it at the end; it
+# used to read 719 there and fail).
+E=$T/fail/events.log
+FAKEHIP_FAIL_PROBED=1 "$NTOP" record -p block_sched -o "$T/fail" -- "$F/app_triton_hip" "$R7" "$CO" >"$T/out" 2>"$T/err" ||
+	bad "a refused probed launch: exit status $?: $(tail -3 "$T/err")"
+cmp -s "$T/plain" "$T/out" || bad "a refused probed launch: the program's output changed: $(diff "$T/plain" "$T/out" | head -3)"
+expect "$E" '^probe .* status=declined reason=probed%20launch%20failed%20\(HIP%20error%20719\);%20the%20original%20ran' \
+	"a refused probed launch: declined with the runtime's error"
+[ "$(grep -c '^result ' "$E")" = 0 ] || bad "a refused probed launch: no result"
+
 # ---- an application linked against libamdhip64.so.7, lazy and BIND_NOW ----
 export LD_LIBRARY_PATH=$F/runtime7${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for app in app_hip7 app_hip7_now; do
