@@ -77,8 +77,8 @@ expect "$T/rep" 'probed: yes \(block_sched\)' "report: tt_add probed"
 # ---- dmat: Triton's buffer loads and store traced per work-item ----
 export FAKEHIP_MAP=thread:16
 record dmat dm
-grep -E "^instrument .* probes=dmat " "$T/dm/events.log" | grep -Evq ' sites=3 ' &&
-	bad "dmat: 3 memory sites per object (2 buffer loads, 1 buffer store)"
+grep -E "^instrument .* probes=dmat " "$T/dm/events.log" | grep -Evq ' sites=3 sites_no_addr=0 ' &&
+	bad "dmat: 3 memory sites per object (2 buffer loads, 1 buffer store), each with its address"
 for i in 1 3; do
 	d=$(dump dm $i)
 	echo "dmat result $i: $d"
