@@ -39,7 +39,9 @@ asan=$(ldd "$R7" 2>/dev/null | sed -nE 's/.*libasan[^ ]* => ([^ ]+).*/\1/p' | he
 PROG=$S/tests/fakehip/triton_add.py
 
 # ---- the program alone: Triton compiles both kernels (cached for the rest) ----
-"$PY" "$PROG" >"$T/plain" 2>"$T/plain.err" || { cat "$T/plain" "$T/plain.err"; bad "triton_add alone: exit status $?"; exit 1; }
+"$PY" "$PROG" >"$T/plain" 2>"$T/plain.err"
+rc=$?
+[ $rc = 0 ] || { cat "$T/plain" "$T/plain.err"; echo "FAIL: triton_add alone: exit status $rc"; exit 1; }
 cat "$T/plain"
 expect "$T/plain" '^driver: HIPDriver, target hip gfx90a warp 64$' "alone: Triton's HIP driver on the double's gfx90a"
 expect "$T/plain" '^triton_add: all correct$' "alone: every launch right"
