@@ -15,7 +15,29 @@ packages=(cmake make gcc g++ clang pkg-config libzstd-dev liblz4-dev libncurses-
 	# llvm-readelf), comgr, and rocRAND's real code objects to read; HIP's
 	# headers, ROCm's device libraries and hipcc (clang 15) to build a HIP
 	# app as users do (regress hip_app)
-	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1 libamdhip64-dev rocm-device-libs hipcc)
+	clang-19 llvm-19 lld-19 libamd-comgr-dev librocrand1 libamdhip64-dev rocm-device-libs hipcc
+	# a venv for triton (regress hip_triton); Python.h, which Triton's
+	# launcher is compiled against when it first runs
+	python3-venv python3-dev)
+
+# Triton 3.9.0 from PyPI, for regress hip_triton (Triton's own AMD launcher
+# over the HIP test double), in a venv of its own: the system Python is left
+# alone. A failure (no network) is one line here and a skip there, never a
+# failed set-up; once installed, a check of the version is all it costs.
+triton_venv=${NTOP_TRITON_VENV:-$PWD/.cache/triton-3.9.0}
+install_triton() {
+	local py=$triton_venv/bin/python log
+	"$py" -c 'import sys, triton; sys.exit(triton.__version__ != "3.9.0")' 2>/dev/null && return 0
+	echo "setup: installing triton 3.9.0 (about 290 MB) into $triton_venv" >&2
+	log=$(mktemp)
+	if python3 -m venv "$triton_venv" >"$log" 2>&1 &&
+		"$py" -m pip install -q --disable-pip-version-check --retries 1 --timeout 30 triton==3.9.0 >"$log" 2>&1; then
+		rm -f "$log"
+		return 0
+	fi
+	echo "setup: triton 3.9.0 not installed (regress hip_triton will skip): $(grep -v '^ *$' "$log" | tail -1)" >&2
+	rm -f "$log"
+}
 
 install_missing() {
 	local missing=()
@@ -74,6 +96,7 @@ run)
 test)
 	install_missing
 	find_cuda
+	install_triton
 	# Optimised builds see warnings a Debug build cannot (use-after-free,
 	# maybe-uninitialized), and clang warns where gcc does not: both
 	# compilers build everything, tests included, with warnings as errors.
