@@ -334,6 +334,7 @@ struct probe_args {
 	void *extra_arr[5];
 };
 
+/* *a comes zeroed from the caller (the NULL after the last parameter). */
 static int probe_args_build(const struct hook_launch *l, const struct hook_inst *in, const CUdeviceptr *maps,
 			    struct probe_args *a, char **cause)
 {
@@ -341,12 +342,9 @@ static int probe_args_build(const struct hook_launch *l, const struct hook_inst 
 	if (!l->extra || l->params) {
 		size_t n = (size_t)res->n_params_orig + (size_t)res->n_maps + 1;
 		void **p = a->params_local;
-		if (n > sizeof a->params_local / sizeof a->params_local[0]) {
-			if (!(p = a->params_alloc = calloc(n, sizeof(void *))))
-				return cause_set(cause, "out of memory");
-		} else {
-			memset(p, 0, n * sizeof(void *));
-		}
+		if (n > sizeof a->params_local / sizeof a->params_local[0] &&
+		    !(p = a->params_alloc = calloc(n, sizeof(void *))))
+			return cause_set(cause, "out of memory");
 		for (int i = 0; i < res->n_params_orig && l->params; i++)
 			p[i] = l->params[i];
 		for (int j = 0; j < res->n_maps; j++)
