@@ -19,7 +19,7 @@ refused() {
 	shift 2
 	fresh 80 24
 	tm send-keys -t "$UI" "cd $T/work; clear; env $* $NTOP view $T/session 2>$T/err; echo NTOP-EXIT=\$?" Enter
-	wait_for 'NTOP-EXIT=' || { bad "$what: ntop did not end: $(screen | tail -3)"; return; }
+	wait_for 'NTOP-EXIT=[0-9]' || { bad "$what: ntop did not end: $(screen | tail -3)"; return; }
 	screen | grep -q 'NTOP-EXIT=2' || bad "$what: exit status: $(screen | grep NTOP-EXIT)"
 	[ "$(wc -l <"$T/err")" = 1 ] || bad "$what: not one line: $(cat "$T/err")"
 	grep -Eq -- "$re" "$T/err" || bad "$what: message: $(cat "$T/err")"
@@ -34,7 +34,7 @@ refused "TERM=nosuch" "^ntop: TERM=nosuch-term is unknown to terminfo" TERM=nosu
 # live mode: refused before a session directory is made or the program runs
 fresh 80 24
 tm send-keys -t "$UI" "cd $T/work; clear; env TERM=dumb $NTOP -- touch $T/ran 2>$T/err; echo NTOP-EXIT=\$?" Enter
-wait_for 'NTOP-EXIT=' || bad "live dumb: ntop did not end"
+wait_for 'NTOP-EXIT=[0-9]' || bad "live dumb: ntop did not end"
 screen | grep -q 'NTOP-EXIT=2' || bad "live dumb: exit status: $(screen | grep NTOP-EXIT)"
 grep -q "TERM=dumb cannot move the cursor" "$T/err" || bad "live dumb: message: $(cat "$T/err")"
 [ -e "$T/ran" ] && bad "live dumb: the program ran"
