@@ -20,13 +20,14 @@ struct ins_opts {
 	int n_probes;
 	const char *kernel, *image, *out, *arch;
 	int assemble;
+	int addr_at_exit;
 	int sm;
 };
 
 static void instrument_help(void)
 {
 	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT\n"
-	       "                       [--arch sm_XX|gfxNNN] [--assemble]\n"
+	       "                       [--arch sm_XX|gfxNNN] [--assemble] [--addr-at-exit]\n"
 	       "\n"
 	       "Runs the probe engine on one kernel of IMAGE without a GPU: IMAGE is a PTX\n"
 	       "file, a fatbin, or an executable/shared library with embedded PTX (.nv_fatbin).\n"
@@ -49,6 +50,9 @@ static void instrument_help(void)
 	       "                      gfxNNN[:xnack-...] for AMD images\n"
 	       "      --assemble      also run ptxas on the pruned and probed PTX and print the\n"
 	       "                      registers each uses ($NTOP_PTXAS, else ptxas on PATH)\n"
+	       "      --addr-at-exit  compute each unit's map addresses at every exit instead\n"
+	       "                      of once at entry: fewer registers, slower exits (the hook\n"
+	       "                      uses it when the entry form would cut occupancy or spill)\n"
 	       "  -h, --help          this text\n"
 	       "\n"
 	       "Exit status: 0 written, 1 the engine or ptxas failed, 2 usage error or an\n"
@@ -107,6 +111,8 @@ static int ins_parse(int argc, char **argv, struct ins_opts *o)
 			o->arch = v;
 		} else if (strcmp(a, "--assemble") == 0) {
 			o->assemble = 1;
+		} else if (strcmp(a, "--addr-at-exit") == 0) {
+			o->addr_at_exit = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage("instrument", "unknown option '%s'", a);
 		} else if (o->image) {
@@ -305,7 +311,8 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 		goto out;
 	struct engine_result res;
 	memset(&res, 0, sizeof res);
-	if (engine_instrument(ptx, len, kernel, probes, o->n_probes, &res, &cause) < 0) {
+	if (engine_instrument(ptx, len, kernel, probes, o->n_probes,
+			      o->addr_at_exit ? ENGINE_ADDR_AT_EXIT : 0, &res, &cause) < 0) {
 		cli_err("instrumenting %s failed: %s", kernel, cause ? cause : "?");
 		goto out;
 	}
@@ -352,6 +359,10 @@ int cmd_instrument(int argc, char **argv)
 		strbuf_append(&sb, buf, got);
 	fclose(f);
 	img = strbuf_finish(&sb, &size);
+	if (img && cli_is_amd_image(img, size) && o.addr_at_exit) {
+		rc = cli_usage("instrument", "--addr-at-exit is for PTX, and %s is an AMD image", o.image);
+		goto out;
+	}
 	if (img && cli_is_amd_image(img, size)) {
 		rc = cmd_instrument_amd(&(struct cli_amd_instrument){ o.image, o.kernel, o.out, o.arch, o.probes,
 								       o.n_probes }, img, size);

@@ -110,6 +110,8 @@ static void rep_text_probe_status(const struct td_kernel *k)
 			printf(": %s", k->instrument_reason);
 		if (k->regs_orig >= 0 && k->regs_probed >= 0)
 			printf(", registers %d -> %d", k->regs_orig, k->regs_probed);
+		if (k->occ_orig >= 0 && k->occ_probed >= 0)
+			printf(", blocks per SM %d -> %d", k->occ_orig, k->occ_probed);
 		printf(", %d probed launch%s", k->n_results, k->n_results == 1 ? "" : "es");
 	} else if (k->n_results) {
 		printf("yes, %d probed launch%s", k->n_results, k->n_results == 1 ? "" : "es");
@@ -335,6 +337,9 @@ static void js_instrument(struct strbuf *sb, const struct td_kernel *k)
 	cli_json_string(&o, "probes", k->instrument_probes);
 	cli_json_int(&o, "regs_orig", k->regs_orig);
 	cli_json_int(&o, "regs_probed", k->regs_probed);
+	cli_json_int(&o, "occ_orig", k->occ_orig);
+	cli_json_int(&o, "occ_probed", k->occ_probed);
+	cli_json_string(&o, "addr", k->addr_at_exit < 0 ? NULL : k->addr_at_exit ? "exit" : "entry");
 	cli_json_int(&o, "sites", k->sites);
 	cli_json_number(&o, "ms_jit", k->ms_jit);
 	cli_json_end(&o);

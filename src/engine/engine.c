@@ -102,7 +102,7 @@ static void engine_fill_maps(struct engine_result *res, const struct ptx_inject_
 }
 
 int engine_instrument(const char *ptx, size_t len, const char *kernel,
-		      struct probe *const *probes, int n_probes,
+		      struct probe *const *probes, int n_probes, unsigned flags,
 		      struct engine_result *res, char **cause)
 {
 	memset(res, 0, sizeof *res);
@@ -134,7 +134,7 @@ int engine_instrument(const char *ptx, size_t len, const char *kernel,
 	t0 = time_mono_ns();
 	if (engine_verify(probes, n_probes, cause) < 0)
 		goto fail;
-	if (ptx_inject(m, kernel, probes, n_probes, &ir, cause) < 0) {
+	if (ptx_inject(m, kernel, probes, n_probes, flags, &ir, cause) < 0) {
 		cause_wrap(cause, "inject");
 		goto fail;
 	}

@@ -75,10 +75,20 @@ struct engine_result {
 	struct engine_stats stats;
 };
 
+/* Where a unit's map addresses (its count, a static cursor's record start)
+ * and warp maps' lane-0 test are computed. By default once at entry and
+ * kept in registers: the exit then only stores, so warps leave as soon as
+ * the kernel's own work is done (~40 instructions fewer at every exit).
+ * ENGINE_ADDR_AT_EXIT computes them at each exit instead: ~4 registers
+ * fewer through the whole kernel, for a kernel whose occupancy or spills
+ * those registers would cost (the hook builds both and picks). */
+enum { ENGINE_ADDR_AT_EXIT = 1 };
+
 /* Runs parse -> prune -> verify -> inject -> emit. Probes are verified here
- * too, so a rejected probe fails with the verifier's cause. */
+ * too, so a rejected probe fails with the verifier's cause. flags:
+ * ENGINE_ADDR_AT_EXIT or 0. */
 int engine_instrument(const char *ptx, size_t len, const char *kernel,
-		      struct probe *const *probes, int n_probes,
+		      struct probe *const *probes, int n_probes, unsigned flags,
 		      struct engine_result *res, char **cause);
 void engine_result_done(struct engine_result *res);
 

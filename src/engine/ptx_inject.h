@@ -2,7 +2,7 @@
  * so that it runs the given probes. Adds one `.param .u64 ntop_map<i>` per
  * probe map (probe order) after the kernel's own parameters, the probes'
  * snippets at their tracepoints with helpers expanded (SAVE stores at the
- * unit's record address, computed where it is needed; layout in engine.h),
+ * unit's record address; layout in engine.h),
  * and the count stores before every kernel exit. Probes must already have
  * passed verify_probe. Only the kernel body is instrumented: matching sites
  * inside .func bodies are counted, not probed. */
@@ -21,9 +21,10 @@ struct ptx_inject_result {
 	int sites_no_addr;              /* matching sites without an address for ADDR/BYTES (.param, bulk tensor copies), left alone */
 };
 
-/* On failure the module is left as it was. */
+/* flags: ENGINE_ADDR_AT_EXIT or 0 (engine.h). On failure the module is
+ * left as it was. */
 int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *probes,
-	       int n_probes, struct ptx_inject_result *res, char **cause);
+	       int n_probes, unsigned flags, struct ptx_inject_result *res, char **cause);
 
 /* Bytes a memory instruction accesses, as BYTES expands: type size times
  * vector width, or cp.async's size operand (written to `text`). */

@@ -3,13 +3,13 @@
  * exit, so it is rendered once. */
 #include "engine/ptx_inject_int.h"
 
+#include <stdio.h>
+
 #include "common/cause.h"
 
-/* Bytes a unit has tried to save when it leaves: the entry's and every
- * exit snippet's (static cursors only). */
-static uint32_t exit_count(const struct inj *in, int map)
+uint32_t ptx_inject_exit_bytes(const struct inj *in, int map)
 {
-	uint32_t c = in->maps[map].entry_bytes;
+	uint32_t c = 0;
 	const struct probe *p = in->pr[in->maps[map].pr].p;
 	for (int h = 0; h < p->n_hooks; h++)
 		if (p->hooks[h].kind == PROBE_TP_EXIT)
@@ -17,13 +17,19 @@ static uint32_t exit_count(const struct inj *in, int map)
 	return c;
 }
 
+/* The count address is kept from the entry (in->at_entry) or computed here. */
 static void emit_count_store(struct inj *in, struct strbuf *sb, struct site *st, int map)
 {
-	ptx_inject_unit_addr(in, sb, st, map, 0, "%ntop_ca");
-	if (in->maps[map].dynamic)
-		strbuf_printf(sb, "st.global.u32 [%%ntop_ca], %%ntop_cur%d;\n", map);
+	char ca[32] = "%ntop_ca";
+	if (in->at_entry)
+		snprintf(ca, sizeof ca, "%%ntop_hc%d", map);
 	else
-		strbuf_printf(sb, "st.global.u32 [%%ntop_ca], %u;\n", exit_count(in, map));
+		ptx_inject_unit_addr(in, sb, st, map, 0, ca);
+	if (in->maps[map].dynamic)
+		strbuf_printf(sb, "st.global.u32 [%s], %%ntop_cur%d;\n", ca, map);
+	else /* bytes it tried to save: the entry's and every exit snippet's */
+		strbuf_printf(sb, "st.global.u32 [%s], %u;\n", ca,
+			      inject_sat_add(in->maps[map].entry_bytes, ptx_inject_exit_bytes(in, map)));
 }
 
 /* The exit code of the probes whose map is (warp = 1) or is not (0) a warp
@@ -61,7 +67,8 @@ static int emit_exit_render(struct inj *in)
 	strbuf_init(&lane);
 	int rc = emit_exit_group(in, &all, &st, 0);
 	if (rc == 0 && in->any_warp) {
-		ptx_inject_unit_lane0(&all, &st, "%ntop_lane0");
+		if (!in->at_entry)
+			ptx_inject_unit_lane0(&all, &st, "%ntop_lane0");
 		st.lane0_only = 1;
 		rc = emit_exit_group(in, &lane, &st, 1);
 	}

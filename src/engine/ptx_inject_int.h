@@ -79,6 +79,7 @@ struct imap {
 				record k is k * units records after its record 0, so
 				%ntop_un<i> (units) lives beside %ntop_rec<i> when dynamic */
 	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
+	int rec_at_entry;    /* %ntop_hr<i> holds the unit's record 0 from the entry on */
 };
 
 struct inj {
@@ -89,6 +90,8 @@ struct inj {
 	struct imap maps[ENGINE_MAX_MAPS];
 	int any_warp, any_dyn_warp;
 	int has_exit_work;
+	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
+				%ntop_lane0 computed at entry (engine.h) */
 	struct strbuf decls;             /* renamed probe .reg lines */
 	struct kreg *regs;
 	int n_regs;
@@ -209,6 +212,8 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 
 /* ptx_inject_exit.c: the exit code, appended before a ret/exit or the end. */
 int ptx_inject_exit_emit(struct inj *in, struct strbuf *sb);
+/* Bytes map's exit snippets try to save (saturated). */
+uint32_t ptx_inject_exit_bytes(const struct inj *in, int map);
 
 /* ptx_inject_walk.c */
 /* Builds the new body into in->out: prologue, every statement, end. */

@@ -33,7 +33,11 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		ss->drop = 1;
 		return;
 	}
-	if (st->sa_map != map)
+	if (st->sa_map == map)
+		;
+	else if (m->rec_at_entry && st->kind == SITE_EXIT)
+		strbuf_printf(sb, "mov.b64 %%ntop_sa, %%ntop_hr%d;\n", map);
+	else
 		ptx_inject_unit_addr(in, sb, st, map, 1, "%ntop_sa");
 	st->sa_map = map;
 	ss->base = c;

@@ -98,6 +98,8 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 	for (int i = 0; i < in->n_maps; i++)
 		if (in->maps[i].dynamic && in->maps[i].slot_major)
 			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n.reg .pred %%ntop_sp%d;\n", i, i);
+	for (int i = 0; i < in->n_maps && in->at_entry; i++)
+		strbuf_printf(sb, ".reg .b64 %%ntop_hc%d, %%ntop_hr%d;\n", i, i);
 	if (in->decls.data)
 		strbuf_append(sb, in->decls.data, in->decls.len);
 	if (in->decls.failed)
@@ -118,8 +120,40 @@ static int prologue_entry_snips(struct inj *in, struct strbuf *sb, struct site *
 	return 0;
 }
 
+/* What a dynamic-cursor map keeps live from the entry: its unit's record
+ * 0, cursor, and (slot-major) units and sampled-block test. */
+static void prologue_dynamic(struct inj *in, struct strbuf *sb, struct site *st, int i)
+{
+	char reg[32];
+	snprintf(reg, sizeof reg, "%%ntop_rec%d", i);
+	ptx_inject_unit_addr(in, sb, st, i, 1, reg);
+	if (in->maps[i].slot_major) {
+		snprintf(reg, sizeof reg, "%%ntop_un%d", i);
+		ptx_inject_unit_count(in, sb, st, i, reg);
+		snprintf(reg, sizeof reg, "%%ntop_sp%d", i);
+		ptx_inject_unit_sampled(in, sb, st, i, reg);
+	}
+	strbuf_printf(sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st->cur[i]);
+}
+
+/* Addresses kept from the entry (in->at_entry): the unit's count, and a
+ * static cursor's record 0 (unit-major maps; a slot-major one also needs
+ * its units and sampling test at the exit, so it computes all there). */
+static void prologue_at_entry(struct inj *in, struct strbuf *sb, struct site *st, int i)
+{
+	struct imap *m = &in->maps[i];
+	char reg[32];
+	snprintf(reg, sizeof reg, "%%ntop_hc%d", i);
+	ptx_inject_unit_addr(in, sb, st, i, 0, reg);
+	if (m->dynamic || m->slot_major || m->entry_bytes >= m->cap_bytes || !ptx_inject_exit_bytes(in, i))
+		return;
+	snprintf(reg, sizeof reg, "%%ntop_hr%d", i);
+	ptx_inject_unit_addr(in, sb, st, i, 1, reg);
+	m->rec_at_entry = 1;
+}
+
 /* Registers, then the entry snippets first (so an entry clock reads as
- * early as possible), then what dynamic-cursor maps keep live. */
+ * early as possible), then what is kept live from the entry. */
 static int emit_prologue(struct inj *in)
 {
 	struct strbuf sb;
@@ -132,20 +166,12 @@ static int emit_prologue(struct inj *in)
 	}
 	for (int i = 0; i < in->n_maps; i++) {
 		in->maps[i].entry_bytes = st.cur[i];
-		if (!in->maps[i].dynamic)
-			continue;
-		char rec[32];
-		snprintf(rec, sizeof rec, "%%ntop_rec%d", i);
-		ptx_inject_unit_addr(in, &sb, &st, i, 1, rec);
-		if (in->maps[i].slot_major) {
-			snprintf(rec, sizeof rec, "%%ntop_un%d", i);
-			ptx_inject_unit_count(in, &sb, &st, i, rec);
-			snprintf(rec, sizeof rec, "%%ntop_sp%d", i);
-			ptx_inject_unit_sampled(in, &sb, &st, i, rec);
-		}
-		strbuf_printf(&sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st.cur[i]);
+		if (in->maps[i].dynamic)
+			prologue_dynamic(in, &sb, &st, i);
+		if (in->at_entry)
+			prologue_at_entry(in, &sb, &st, i);
 	}
-	if (in->any_dyn_warp)
+	if (in->any_dyn_warp || (in->at_entry && in->any_warp))
 		ptx_inject_unit_lane0(&sb, &st, "%ntop_lane0");
 	return out_flush(in, &sb);
 }

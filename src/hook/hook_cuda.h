@@ -3,6 +3,7 @@
 #define NTOP_HOOK_CUDA_H
 #include <stdint.h>
 #include <cuda.h>
+#include "engine/engine.h"
 #include "hook/hook_probe_sel.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"
@@ -51,6 +52,37 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
  * bookkeeping (0 at first, opaque after). 0, or -1 with a cause naming the
  * attribute and the CUDA error. When nothing changed: one atomic load. */
 int hook_attr_apply(struct hook_kernel *k, CUfunction orig, CUfunction probed, uint64_t *applied_gen, char **cause);
+
+/* hook_cuda_build.c */
+/* Module globals of an instrumented copy: where the app's and the probed
+ * module's copies live in this context. */
+struct probe_global {
+	CUdeviceptr app, probed;
+	size_t size;
+	int is_const;
+};
+
+struct probe_inst_data {
+	struct probe_global globals[ENGINE_MAX_GLOBALS];
+	int n_globals;
+};
+
+/* The instrumented copy of k for (ctx, set), built on first use (l: the
+ * launch that asked, whose shape picks the form). */
+struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
+				  const struct hook_ctl_set *set);
+
+/* hook_cuda_place.c: which form of a probed kernel to launch (engine.h's
+ * ENGINE_ADDR_AT_EXIT). */
+struct hook_fit {
+	int occ;   /* blocks per SM at the launch's block size and shared memory; -1 unknown */
+	int local; /* local memory bytes per thread (spills); -1 unknown */
+};
+void hook_place_fit(CUfunction f, unsigned threads, unsigned smem, struct hook_fit *fit);
+/* Does a cost the kernel more than b (fewer blocks per SM, or more spills)? */
+int hook_place_worse(const struct hook_fit *a, const struct hook_fit *b);
+/* Attribute a of f, a CUfunction or a CUkernel passed as one; -1 unknown. */
+int hook_func_attr(CUfunction f, CUfunction_attribute a);
 
 /* hook_cuda_rdclink.c */
 /* Loads probed PTX of module m's -rdc kernel linked with the PTX of the

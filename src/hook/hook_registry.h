@@ -48,6 +48,8 @@ struct hook_inst {
 	void *func;           /* CUfunction of the probed copy */
 	struct engine_result *res;
 	int regs_orig, regs_probed;
+	int occ_orig, occ_probed; /* blocks per SM at the first probed launch's shape; -1 unknown */
+	int addr_at_exit;     /* the form that computes map addresses at each exit (engine.h) */
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
 };
 

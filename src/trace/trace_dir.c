@@ -195,6 +195,7 @@ static struct td_kernel *td_kernel_get(struct trace_dir *td, uint32_t pid, uint3
 	k->pid = pid;
 	k->kid = kid;
 	k->regs_orig = k->regs_probed = -1;
+	k->occ_orig = k->occ_probed = k->addr_at_exit = -1;
 	k->sites = -1;
 	return k;
 }
@@ -457,6 +458,10 @@ static int td_on_instrument(struct trace_dir *td, const struct event *ev, struct
 	td_set_str(&k->instrument_probes, event_get(ev, "probes"));
 	k->regs_orig = (int)event_get_int(ev, "regs_orig", -1);
 	k->regs_probed = (int)event_get_int(ev, "regs_probed", -1);
+	k->occ_orig = (int)event_get_int(ev, "occ_orig", -1);
+	k->occ_probed = (int)event_get_int(ev, "occ_probed", -1);
+	const char *addr = event_get(ev, "addr");
+	k->addr_at_exit = addr ? !strcmp(addr, "exit") : -1;
 	k->sites = (int)event_get_int(ev, "sites", -1);
 	const char *jit = event_get(ev, "ms_jit");
 	k->ms_jit = jit ? strtod(jit, NULL) : 0;

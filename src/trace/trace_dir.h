@@ -59,6 +59,8 @@ struct td_kernel {
 	char *instrument_reason;
 	char *instrument_probes;
 	int regs_orig, regs_probed; /* -1 unknown */
+	int occ_orig, occ_probed;   /* blocks per SM at the first probed launch's shape; -1 unknown */
+	int addr_at_exit;           /* the form computing map addresses at each exit (engine.h); -1 unknown */
 	int sites;
 	double ms_jit;
 	/* launches: the stats event is cumulative and wins over counting */

@@ -160,11 +160,21 @@ static int vl_key(struct view *v, int key)
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
+/* " blocks/SM 32 -> 16" where the hook measured both at the first probed
+ * launch, else "". */
+static const char *occ_text(const struct td_kernel *k, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (k->occ_orig >= 0 && k->occ_probed >= 0)
+		snprintf(buf, n, " blocks/SM %d -> %d,", k->occ_orig, k->occ_probed);
+	return buf;
+}
+
 /* The lines above the table; returns rows used. */
 static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int h, const struct td_kernel *k)
 {
 	struct tui *t = v->tui;
-	char buf[1200], st[200];
+	char buf[1200], st[200], occ[48];
 	int row = 0, role;
 	if (h < 6)
 		return 0;
@@ -181,9 +191,9 @@ static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int 
 	if (k->instrument_status && !strcmp(k->instrument_status, "failed"))
 		snprintf(buf, sizeof buf, "instrumentation failed: %s", k->instrument_reason ? k->instrument_reason : "?");
 	else if (k->instrument_status)
-		snprintf(buf, sizeof buf, "instrumented with %s: registers %d -> %d, %d sites, JIT %.3f ms",
-			 k->instrument_probes ? k->instrument_probes : "?", k->regs_orig, k->regs_probed, k->sites,
-			 k->ms_jit);
+		snprintf(buf, sizeof buf, "instrumented with %s: registers %d -> %d,%s %d sites, JIT %.3f ms",
+			 k->instrument_probes ? k->instrument_probes : "?", k->regs_orig, k->regs_probed,
+			 occ_text(k, occ, sizeof occ), k->sites, k->ms_jit);
 	else
 		snprintf(buf, sizeof buf, "never instrumented");
 	/* reasons wrap while the table keeps a header and three rows */

@@ -28,6 +28,7 @@ struct fake_func {
 	char name[512];
 	int n_params;
 	struct fake_param params[FAKE_MAX_PARAMS];
+	int kept_addrs;    /* map address registers a probed copy keeps from its entry (%ntop_hc<i>) */
 	/* fake_attr.c: settable attributes as set (cuFuncSetAttribute,
 	 * cuKernelSetAttribute), by CUfunction_attribute; 0 until set */
 	int attr_set[CU_FUNC_ATTRIBUTE_MAX];

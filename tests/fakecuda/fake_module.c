@@ -104,6 +104,9 @@ static void fake_scan_entry(struct fake_module *m, const char *p)
 				break;
 		}
 	}
+	const char *next = brace ? strstr(brace, ".entry") : NULL;
+	for (const char *q = brace; q && (q = strstr(q, ".reg .b64 %ntop_hc")) != NULL && (!next || q < next); q++)
+		fn->kept_addrs++;
 	fn->mod = m;
 	fn->next = m->funcs;
 	m->funcs = fn;
@@ -238,8 +241,12 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 					void **v)
 {
 	(void)n, (void)o, (void)v;
-	/* A PTX text the fake JIT refuses, so the hook's JIT failure path runs. */
-	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL"))
+	/* A PTX text the fake JIT refuses, so the hook's JIT failure path runs;
+	 * FAKECUDA_JIT_FAIL_EXIT_FORM=1: every probed copy that computes map
+	 * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
+	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
+	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL") ||
+	    (exit_form && *exit_form == '1' && strstr((const char *)image, "[%ntop_ca]")))
 		return CUDA_ERROR_INVALID_PTX;
 	return cuModuleLoadData(mod, image);
 }
@@ -373,9 +380,13 @@ FAKE_EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, siz
 	return CUDA_SUCCESS;
 }
 
+/* 16 + 2 per parameter, and FAKECUDA_ENTRY_REGS (default 4) per map whose
+ * addresses a probed copy keeps from its entry: the price that form pays. */
 int fake_regs(const struct fake_func *fn)
 {
-	return 16 + 2 * fn->n_params;
+	const char *e = getenv("FAKECUDA_ENTRY_REGS");
+	int per = e && *e ? atoi(e) : 4;
+	return 16 + 2 * fn->n_params + per * fn->kept_addrs;
 }
 
 FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t smem)

@@ -23,7 +23,7 @@ module t=3 pid=500 mid=1 api=cuLibraryLoadData kind=fatbin size=100 ptx=1 sass=1
 kernel t=4 pid=500 kid=1 mid=1 name=_Z6vecaddPKfS0_Pfi ptx=1
 kernel t=5 pid=500 kid=2 mid=1 name=_Z5sgemmv ptx=0 reason=SASS%20only:%20rebuild%20with%20+PTX
 launch t=6 pid=500 kid=1 seq=1 api=cuLaunchKernel grid=5,1,1 block=32,1,1 smem=0 probed=0 occ=2
-instrument t=7 pid=500 kid=1 status=ok probes=block_sched reason= regs_orig=12 regs_probed=16 sites=2 ms_jit=150.5
+instrument t=7 pid=500 kid=1 status=ok probes=block_sched reason= regs_orig=12 regs_probed=16 addr=exit occ_orig=16 occ_probed=8 sites=2 ms_jit=150.5
 launch t=8 pid=500 kid=1 seq=2 api=cuLaunchKernel grid=5,1,1 block=32,1,1 smem=0 probed=1 occ=2
 result t=9 pid=500 kid=1 seq=2 file=results/500-2.ntr maps=1 records=5 dropped=0 bytes=200 ns=100
 launch t=10 pid=500 kid=1 seq=3 api=cuLaunchKernel grid=5,1,1 block=32,1,1 smem=0 probed=1 occ=2
@@ -86,7 +86,7 @@ echo "$out" | grep -q 'PTX: no (SASS only: rebuild with +PTX)' || bad "SASS-only
 echo "$out" | grep -q 'varied: 2 configs' || bad "varied configs"
 echo "$out" | grep -q 'mean 1.5 us over 2 timed' || bad "mean duration"
 echo "$out" | grep -q '1 declined (map budget exhausted)' || bad "declined"
-echo "$out" | grep -q 'registers 12 -> 16' || bad "registers"
+echo "$out" | grep -q 'registers 12 -> 16, blocks per SM 16 -> 8' || bad "registers and occupancy"
 echo "$out" | grep -q 'LOST: 2 events never reached the trace' || bad "lost events"
 echo "$out" | grep -q 'Warnings (1)' || bad "warnings"
 [ "$fail" = 0 ] || echo "$out"
@@ -105,6 +105,8 @@ v = k[1]
 assert v["name"] == "_Z6vecaddPKfS0_Pfi" and v["demangled"].startswith("vecadd(")
 assert v["launches"] == 4 and v["timed"] == 2 and v["mean_ns"] == 1500
 assert v["instrument"]["status"] == "ok" and v["declined"] == 1
+i = v["instrument"]
+assert i["occ_orig"] == 16 and i["occ_probed"] == 8 and i["addr"] == "exit", i
 l2, l3 = v["probed_launches"]
 b = l2["block_sched"]
 assert l2["ok"] and b["line"] == "No.block:5 Running:265 Scheduling:125 (cycle)", l2

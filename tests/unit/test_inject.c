@@ -257,8 +257,8 @@ static void check_assembles(const char *what, const char *ptx)
 }
 
 /* Parses HEADER+body, injects, emits; NULL on failure (cause kept). */
-static char *instrument(const char *body, const char *kernel, struct probe **probes, int n,
-			struct ptx_inject_result *ir, char **cause)
+static char *instrument_form(const char *body, const char *kernel, struct probe **probes, int n, unsigned flags,
+			     struct ptx_inject_result *ir, char **cause)
 {
 	size_t blen = strlen(HEADER) + strlen(body);
 	char *src = malloc(blen + 1);
@@ -266,11 +266,17 @@ static char *instrument(const char *body, const char *kernel, struct probe **pro
 	struct ptx_module *m = NULL;
 	char *out = NULL;
 	if (ptx_parse(src, blen, &m, cause) == 0 && ptx_prune(m, kernel, cause) == 0 &&
-	    ptx_inject(m, kernel, probes, n, ir, cause) == 0)
+	    ptx_inject(m, kernel, probes, n, flags, ir, cause) == 0)
 		out = ptx_emit(m, NULL);
 	ptx_free(m);
 	free(src);
 	return out;
+}
+
+static char *instrument(const char *body, const char *kernel, struct probe **probes, int n,
+			struct ptx_inject_result *ir, char **cause)
+{
+	return instrument_form(body, kernel, probes, n, 0, ir, cause);
 }
 
 static const char *pos(const char *hay, const char *needle)
@@ -302,11 +308,11 @@ static void test_noret(void)
 		 * the count (16 bytes tried) stored unguarded inside */
 		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
 		CHECK(lane != NULL);
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 1);
-		CHECK(lane && pos(lane, "st.global.u32 [%ntop_ca], 16;") < pos(lane, "$ntop_lane_0:"));
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 1);
+		CHECK(lane && pos(lane, "st.global.u32 [%ntop_hc0], 16;") < pos(lane, "$ntop_lane_0:"));
 		CHECK(strstr(out, "@%ntop_ok") == NULL);
 		/* exit code sits after the last kernel instruction, before the brace */
-		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_ca]"));
+		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_hc0]"));
 		/* nothing before the entry snippet: its clock reads first */
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "ld.param.u64 %rd1"));
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "%ctaid"));
@@ -318,6 +324,47 @@ static void test_noret(void)
 		CHECK(strstr(out, "st.global.b64 [%ntop_sa], %ntop_x0;") != NULL);
 		CHECK_EQ_INT(ir.sites, 2);
 		check_assembles("noret", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
+/* The two forms of one probe (engine.h): by default the unit's count and
+ * record addresses and the lane-0 test are computed once, after the entry
+ * snippet and before the kernel's own code, so the exit is stores alone;
+ * ENGINE_ADDR_AT_EXIT computes them at the exit instead. Both assemble. */
+static void test_exit_forms(void)
+{
+	struct probe *p = probe_block_sched();
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	char *out = instrument_form(K_NORET, "k_noret", &p, 1, 0, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		const char *body = strstr(out, "ld.param.u64 %rd1");
+		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
+		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "[ntop_map0]"));
+		CHECK(pos(out, "mad.wide.u32 %ntop_hc0, %ntop_uw, 4, %ntop_d0;") < pos(out, "ld.param.u64 %rd1"));
+		CHECK(pos(out, "mad.wide.u32 %ntop_hr0, %ntop_uw, 16, %ntop_d0;") < pos(out, "ld.param.u64 %rd1"));
+		CHECK(pos(out, "setp.eq.u32 %ntop_lane0,") < pos(out, "ld.param.u64 %rd1"));
+		CHECK(body && strstr(body, "[ntop_map0]") == NULL && strstr(body, "%ntop_tl") == NULL);
+		CHECK(lane && pos(lane, "mov.b64 %ntop_sa, %ntop_hr0;") < pos(lane, "$ntop_lane_0:"));
+		CHECK(strstr(out, "[%ntop_ca]") == NULL);
+		check_assembles("exit forms: at entry", out);
+	}
+	free(out);
+	free(cause);
+	cause = NULL;
+	out = instrument_form(K_NORET, "k_noret", &p, 1, ENGINE_ADDR_AT_EXIT, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		const char *body = strstr(out, "ld.param.u64 %rd1");
+		CHECK(strstr(out, "%ntop_hc") == NULL && strstr(out, "%ntop_hr") == NULL);
+		CHECK(pos(out, "ld.param.u64 %rd1") < pos(out, "[ntop_map0]"));
+		CHECK(body && pos(body, "setp.eq.u32 %ntop_lane0,") < pos(body, "@!%ntop_lane0 bra $ntop_lane_0;"));
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 1);
+		check_assembles("exit forms: at exit", out);
 	}
 	free(out);
 	free(cause);
@@ -339,9 +386,9 @@ static void test_rets(void)
 		/* three rets -> three exit sites, each storing both counts: the
 		 * warp map's behind a lane-0 branch, the thread map's (dynamic:
 		 * SAVEs at ld.global) from its cursor register */
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 3);
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 3);
 		CHECK_EQ_INT(count_str(out, "@!%ntop_lane0 bra $ntop_lane_"), 3);
-		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_ca], %ntop_cur1;"), 3);
+		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_hc1], %ntop_cur1;"), 3);
 		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_cur1;"), 1);
 		CHECK(strstr(out, "%ntop_cur0") == NULL);
 		/* the instruction site stores through the live record address; the
@@ -354,7 +401,7 @@ static void test_rets(void)
 		/* the guarded ret: exit code skipped unless %p1 holds */
 		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");
 		CHECK(skip != NULL);
-		CHECK(skip && pos(skip, "[%ntop_ca]") < pos(skip, "@%p1 ret;"));
+		CHECK(skip && pos(skip, "[%ntop_hc0]") < pos(skip, "@%p1 ret;"));
 		CHECK(skip && pos(skip, "@%p1 ret;") < pos(skip, "$ntop_skip_0:"));
 		/* one ld.global with [%rd2+-4]: ADDR = %rd2 - 4 */
 		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, -4;") != NULL);
@@ -391,9 +438,9 @@ static void test_exit(void)
 	char *out = instrument(K_EXIT, "k_exit", &p, 1, &ir, &cause);
 	CHECKF(out, "%s", cause ? cause : "");
 	if (out) {
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 2);
+		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 2);
 		CHECK(strstr(out, "@!%p1 bra $ntop_skip_0;") != NULL);
-		CHECK(pos(out, "[%ntop_ca]") < pos(out, "@%p1 exit;"));
+		CHECK(pos(out, "[%ntop_hc0]") < pos(out, "@%p1 exit;"));
 		/* ends in an unguarded exit: nothing added after it */
 		const char *last = strstr(out, "\texit;");
 		CHECK(last && strstr(last, "ntop") == NULL);
@@ -544,10 +591,10 @@ static void test_errors(void)
 		struct probe *bad = mk_probe("bad", 1, PROBE_LEVEL_THREAD, 1, 8);
 		add_hook(bad, PROBE_TP_INSN, 0, "ld.global", "SAVE.u64 {OUT}; mov.u32 %x, IN3;");
 		struct probe *both[2] = { p, bad };
-		CHECK(ptx_inject(m, "k_noret", both, 2, &ir, &cause) < 0);
+		CHECK(ptx_inject(m, "k_noret", both, 2, 0, &ir, &cause) < 0);
 		char *after = ptx_emit(m, NULL);
 		CHECK(before && after && strcmp(before, after) == 0);
-		CHECK(ptx_inject(m, "nope", both, 1, &ir, &cause) < 0);
+		CHECK(ptx_inject(m, "nope", both, 1, 0, &ir, &cause) < 0);
 		free(before);
 		free(after);
 		probe_free(bad);
@@ -581,7 +628,7 @@ static void test_engine(void)
 	struct probe *ps[2] = { probe_memtrace("atom"), probe_block_sched() };
 	struct engine_result r;
 	char *cause = NULL;
-	int rc = engine_instrument(src, blen, "k_vars", ps, 2, &r, &cause);
+	int rc = engine_instrument(src, blen, "k_vars", ps, 2, 0, &r, &cause);
 	CHECKF(rc == 0, "%s", cause ? cause : "");
 	if (rc == 0) {
 		CHECK_EQ_INT(r.n_params_orig, 1);
@@ -609,20 +656,20 @@ static void test_engine(void)
 		check_assembles("engine/pruned", r.pruned_ptx);
 	}
 	engine_result_done(&r);
-	CHECK(engine_instrument(src, blen, "k_missing", ps, 2, &r, &cause) < 0);
+	CHECK(engine_instrument(src, blen, "k_missing", ps, 2, 0, &r, &cause) < 0);
 	CHECKF(cause && !strncmp(cause, "parse", 5), "%s", cause ? cause : "");
 	CHECK(r.ptx == NULL && r.pruned_ptx == NULL);
 	struct probe *bad = NULL;
 	if (probe_load_file(testlib_src("tests/data/bad_branch.toml"), &bad, &cause) == 0) {
 		struct probe *both[2] = { ps[1], bad };
-		CHECK(engine_instrument(src, blen, "k_vars", both, 2, &r, &cause) < 0);
+		CHECK(engine_instrument(src, blen, "k_vars", both, 2, 0, &r, &cause) < 0);
 		CHECKF(cause && !strncmp(cause, "verify: ", 8), "%s", cause ? cause : "");
 		probe_free(bad);
 	}
 	/* an inject error (IN3 of a 3-operand atom) names its phase too */
 	struct probe *in3 = mk_probe("in3", 1, PROBE_LEVEL_THREAD, 1, 4);
 	add_hook(in3, PROBE_TP_INSN, 0, "atom", "SAVE.u32 {IN3};");
-	CHECK(engine_instrument(src, blen, "k_vars", &in3, 1, &r, &cause) < 0);
+	CHECK(engine_instrument(src, blen, "k_vars", &in3, 1, 0, &r, &cause) < 0);
 	CHECKF(cause && (!strncmp(cause, "inject: ", 8) || !strncmp(cause, "verify: ", 8)), "%s",
 	       cause ? cause : "");
 	probe_free(in3);
@@ -848,6 +895,7 @@ static void test_addr_forms(void)
 int main(void)
 {
 	test_noret();
+	test_exit_forms();
 	test_addr_forms();
 	test_rets();
 	test_exit();

@@ -485,7 +485,7 @@ static struct probe *mk_probe(const struct probe_spec *sp)
 	return p;
 }
 
-static char *instrument(const char *body, const char *kernel, struct probe *p)
+static char *instrument(const char *body, const char *kernel, struct probe *p, unsigned flags)
 {
 	size_t blen = strlen(HEADER) + strlen(body);
 	char *src = malloc(blen + 1);
@@ -494,7 +494,7 @@ static char *instrument(const char *body, const char *kernel, struct probe *p)
 	struct ptx_inject_result ir;
 	char *cause = NULL, *out = NULL;
 	if (ptx_parse(src, blen, &m, &cause) == 0 && ptx_prune(m, kernel, &cause) == 0 &&
-	    ptx_inject(m, kernel, &p, 1, &ir, &cause) == 0)
+	    ptx_inject(m, kernel, &p, 1, flags, &ir, &cause) == 0)
 		out = ptx_emit(m, NULL);
 	CHECKF(out != NULL, "%s: %s", kernel, cause ? cause : "");
 	ptx_free(m);
@@ -703,13 +703,16 @@ static void expect_exit_only(const uint32_t tid[3], const uint32_t ctaid[3], str
 	e->n = 1;
 }
 
-static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
+/* Both forms (engine.h): map addresses kept from the entry, or computed at
+ * each exit. */
+static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn, unsigned flags)
 {
 	struct probe *p = mk_probe(sp);
-	char *ptx = instrument(K_LOOP, "k_loop", p);
+	char *ptx = instrument(K_LOOP, "k_loop", p, flags);
 	for (size_t s = 0; ptx && s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
-		char what[128];
-		snprintf(what, sizeof what, "%s grid %ux%ux%u block %ux%ux%u", name, SHAPES[s][0],
+		char what[160];
+		snprintf(what, sizeof what, "%s (addresses at %s) grid %ux%ux%u block %ux%ux%u", name,
+			 flags & ENGINE_ADDR_AT_EXIT ? "exit" : "entry", SHAPES[s][0],
 			 SHAPES[s][1], SHAPES[s][2], SHAPES[s][3], SHAPES[s][4], SHAPES[s][5]);
 		struct probe_map pm = { .level = sp->level, .cap = sp->cap };
 		/* sampled maps: every block, 1 in 2 and 1 in 4 (the grids have 2-6 blocks) */
@@ -719,6 +722,12 @@ static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn
 	}
 	free(ptx);
 	probe_free(p);
+}
+
+static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
+{
+	run_form(name, sp, fn, 0);
+	run_form(name, sp, fn, ENGINE_ADDR_AT_EXIT);
 }
 
 int main(void)

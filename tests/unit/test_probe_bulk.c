@@ -45,7 +45,7 @@ static void check_assembles(const char *what, const char *ptx)
 static char *probe_kernel(const char *ptx, const char *kernel, struct probe *p, struct engine_result *r)
 {
 	char *cause = NULL;
-	int rc = engine_instrument(ptx, strlen(ptx), kernel, &p, 1, r, &cause);
+	int rc = engine_instrument(ptx, strlen(ptx), kernel, &p, 1, 0, r, &cause);
 	CHECKF(rc == 0, "%s [%s]: %s", kernel, p ? p->name : "?", cause ? cause : "");
 	free(cause);
 	if (rc < 0)

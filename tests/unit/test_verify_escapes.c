@@ -190,7 +190,7 @@ static void test_pasted_as_verified(void)
 	char *cause = NULL;
 	CHECK(probe_load_string(text, "ff.toml", &p, &cause) == 0);
 	struct engine_result res;
-	int r = p ? engine_instrument(KERNEL, strlen(KERNEL), "k", &p, 1, &res, &cause) : -1;
+	int r = p ? engine_instrument(KERNEL, strlen(KERNEL), "k", &p, 1, 0, &res, &cause) : -1;
 	CHECKF(r == 0, "instrument: %s", cause);
 	if (r == 0) {
 		CHECK(strchr(res.ptx, '\f') == NULL);
