@@ -114,7 +114,7 @@ def parse_events(text):
     processes' final results lines summed and lost event counts."""
     names, first, per, stats = {}, {}, {}, {}
     final = {"written": 0, "failed": 0, "pending": 0, "procs": 0, "probed": 0, "cpu_pre_us": 0, "cpu_post_us": 0,
-             "zero_waits": 0}
+             "zero_waits": 0, "staged": 0}
     lost_events, warns = 0, {}
 
     def k(pk):
@@ -156,7 +156,7 @@ def parse_events(text):
             s[1] = max(s[1], num(f, "declined"))
         elif typ == "results" and f.get("at") == "final":
             final["procs"] += 1
-            for key in ("written", "failed", "pending", "probed", "cpu_pre_us", "cpu_post_us", "zero_waits"):
+            for key in ("written", "failed", "pending", "probed", "cpu_pre_us", "cpu_post_us", "zero_waits", "staged"):
                 final[key] += num(f, key)
         elif typ == "lost":
             lost_events += num(f, "events")
@@ -212,7 +212,7 @@ def summary(w, probes):
                "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
                "lost": 0, "failed": 0, "pending": 0, "lost_events": 0, "records": 0, "disk": 0,
                "disk_ev": 0, "disk_known": bool(rs), "warns": {}, "cpu_n": 0, "cpu_pre_us": 0,
-               "cpu_post_us": 0, "zero_waits": 0}
+               "cpu_post_us": 0, "zero_waits": 0, "staged": 0}
         for r in rs:
             chk = r["app"]["check"]
             if ref and chk:
@@ -225,7 +225,7 @@ def summary(w, probes):
             agg["failed"] += ev["final"]["failed"]
             agg["pending"] += ev["final"]["pending"]
             agg["cpu_n"] += ev["final"]["probed"]
-            for key in ("cpu_pre_us", "cpu_post_us", "zero_waits"):
+            for key in ("cpu_pre_us", "cpu_post_us", "zero_waits", "staged"):
                 agg[key] += ev["final"][key]
             agg["lost_events"] += ev["lost_events"]
             for msg, n in ev["warns"].items():
@@ -387,6 +387,8 @@ def render(s):
         if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["probed launches that waited for zeroing", "", "-"] + [
         f"{per[m]['zero_waits']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
+    rows.append(["probed launches whose job was made ahead", "", "-"] + [
+        f"{per[m]['staged']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
         for m in modes[1:]])

@@ -48,6 +48,7 @@ static void cuda_fork_child(void)
 {
 	hook_registry_fork_child();
 	hook_timing_fork_child();
+	hook_stage_fork_child();
 	hook_results_fork_child();
 	hook_control_fork_child();
 }

@@ -129,12 +129,27 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 struct hook_inst;
 int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 		       struct hook_inst **in, struct hook_job **job, char **cause);
+/* A job for a launch of l's shape on `in` (plan, zeroed map buffer), or
+ * NULL with a cause. */
+struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_kernel *k, const struct hook_inst *in,
+				    CUcontext ctx, const struct hook_device *dev, char **cause);
 /* The map pointers the probed copy takes, in map order. */
 void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps);
 /* Does the probed copy share module globals with the app's module? */
 int hook_probe_uses_globals(const struct hook_inst *in);
 /* A prepared job never queued: its events and buffer go back. */
 void hook_probe_job_free(struct hook_job *j);
+
+/* hook_cuda_stage.c: the next probed launch's job, made ahead */
+/* The job made ahead for `in` when it fits l's shape (else it goes back):
+ * NULL when there is none. */
+struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
+/* After a probed launch of `in` (its maps `bytes`) was queued: makes the
+ * next one's job. */
+void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes);
+/* ctx is about to go: the jobs made ahead there give their buffers back. */
+void hook_stage_ctx_gone(CUcontext ctx);
+void hook_stage_fork_child(void);
 
 /* hook_cuda_results.c */
 /* Queues a probed launch (already on its stream) for the collector. */

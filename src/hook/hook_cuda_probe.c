@@ -195,10 +195,10 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
-	CUevent ev[2] = { NULL, NULL };
-	hook_event_get_n(j->ctx, ev, l->timed ? 2 : 1);
-	j->end = ev[0];
-	j->start = ev[1];
+	if (!j->end)
+		j->end = hook_event_get(j->ctx);
+	if (l->timed)
+		j->start = hook_event_get(j->ctx);
 	int rc = -1;
 	CUresult r;
 	if (!j->end || (l->timed && !j->start) || !cu.cuStreamWaitEvent)
@@ -236,12 +236,36 @@ void hook_probe_job_free(struct hook_job *j)
 	free(j);
 }
 
+/* A job for a launch of l's shape on the instrumented copy `in`: its plan
+ * and a zeroed map buffer (no sequence number or time yet). NULL with a
+ * cause when the maps do not fit. */
+struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_kernel *k, const struct hook_inst *in,
+				    CUcontext ctx, const struct hook_device *dev, char **cause)
+{
+	struct hook_job *j = calloc(1, sizeof *j);
+	if (!j) {
+		cause_set(cause, "out of memory");
+		return NULL;
+	}
+	j->k = k;
+	j->plan = in->res;
+	j->ctx = ctx;
+	j->device = *dev;
+	memcpy(j->grid, l->grid, sizeof j->grid);
+	memcpy(j->block, l->block, sizeof j->block);
+	if (probe_plan(l, in->res, j, cause) < 0 ||
+	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, cause))) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
 int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 		       struct hook_inst **inp, struct hook_job **jp, char **cause)
 {
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
-	struct hook_job *j = NULL;
 	*inp = NULL;
 	*jp = NULL;
 	if (!k->has_ptx)
@@ -258,22 +282,12 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 		return -1;
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, cause) < 0)
 		return -1;
-	if (!(j = calloc(1, sizeof *j)))
-		return cause_set(cause, "out of memory");
-	j->k = k;
-	j->plan = in->res;
+	struct hook_job *j = hook_stage_take(in, l);
+	if (!j && !(j = hook_probe_job_new(l, k, in, ctx, dev, cause)))
+		return -1;
 	j->seq = l->seq;
 	j->wall_ns = time_wall_ns();
-	j->ctx = ctx;
-	j->device = *dev;
-	memcpy(j->grid, l->grid, sizeof j->grid);
-	memcpy(j->block, l->block, sizeof j->block);
 	j->smem = l->smem;
-	if (probe_plan(l, in->res, j, cause) < 0 ||
-	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, cause))) {
-		free(j);
-		return -1;
-	}
 	*inp = in;
 	*jp = j;
 	return 0;
@@ -316,9 +330,11 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	hook_cuda_emit_launch(k, l, 1, 0);
 	hook_results_count_launch(l->submit_ns - l->entry_ns, time_mono_ns() - l->submit_ns, !j->dev_ready);
 	j->app_queued = hook_results_app_queued();
+	uint64_t bytes = j->bytes; /* j is the collector's once submitted */
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
+	hook_stage_next(in, k, l, bytes);
 	return 1;
 declined:
 	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");

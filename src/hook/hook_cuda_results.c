@@ -54,7 +54,8 @@ static void results_emit_backlog(const char *why)
 	pthread_mutex_lock(&r->lock);
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
 			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
-			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable };
+			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable,
+			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED) };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -73,6 +74,7 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "cpu_pre_us", (long long)v[10]);
 	event_add_int(&sb, "cpu_post_us", (long long)v[11]);
 	event_add_int(&sb, "zero_waits", (long long)v[12]);
+	event_add_int(&sb, "staged", (long long)v[14]);
 	hook_event_emit(&sb);
 }
 
@@ -624,7 +626,7 @@ void hook_results_fork_child(void)
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = 0;
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
-	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = 0;
+	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;
 	r->spare_ctx = NULL;
 	r->spare_bytes = r->spare_n = 0;

@@ -51,6 +51,8 @@ struct hook_inst {
 	int occ_orig, occ_probed; /* blocks per SM at the first probed launch's shape; -1 unknown */
 	int addr_at_exit;     /* the form that computes map addresses at each exit (engine.h) */
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
+	struct hook_job *staged; /* the next launch's job, made ahead (hook_cuda_stage.c; atomic) */
+	uint64_t launches;    /* probed launches queued (atomic) */
 };
 
 /* Function attributes the application set on any handle of a kernel

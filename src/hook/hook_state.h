@@ -145,6 +145,8 @@ struct hook_results {
 	 * a buffer's zeroing */
 	uint64_t cpu_pre_ns, cpu_post_ns, cpu_launches, zero_waits;
 	uint64_t app_queued;       /* launches the app has queued (atomic; results_let_app_go) */
+	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
+	uint64_t staged;           /* probed launches that took a job made ahead (atomic) */
 	int draining;              /* at exit or a context's end (atomic): nobody to let go first */
 	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
 	uint64_t spare_bytes, spare_n;

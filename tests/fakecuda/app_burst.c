@@ -13,6 +13,8 @@
  * APP_BURST_SMEM=BYTES: every launch asks for that much dynamic shared
  * memory, after cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) on `fill`
  * (as apps do for more than 48 KB).
+ * APP_BURST_SHAPES=1: the bursts alternate between grids of 4 and 3 blocks
+ * (a job the hook made ahead for one shape is not the next launch's).
  * APP_BURST_CAPTURE=1: after the bursts, a probed launch on a stream and at
  * once a global-mode capture on that stream that lasts while the hook
  * still drains results; the capture must end valid.
@@ -44,6 +46,7 @@ struct watch {
 };
 
 static unsigned smem;
+static int shapes;
 
 static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, const struct watch *w)
 {
@@ -52,7 +55,7 @@ static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, con
 	unsigned long a0 = w->count(0), s0 = w->count(1), q0 = w->count(2), r0 = w->count(3);
 	w->on(1);
 	for (int i = 0; i < n; i++)
-		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
+		CK(cuLaunchKernel(fill, shapes && i % 2 ? 3 : 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
 	w->on(0);
 	printf("burst %s launches=%d allocs=%lu syncs=%lu queries=%lu records=%lu\n", name, n, w->count(0) - a0,
 	       w->count(1) - s0, w->count(2) - q0, w->count(3) - r0);
@@ -106,6 +109,7 @@ int main(int argc, char **argv)
 	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
 	free(ptx);
 	smem = getenv("APP_BURST_SMEM") ? (unsigned)atoi(getenv("APP_BURST_SMEM")) : 0;
+	shapes = getenv("APP_BURST_SHAPES") != NULL;
 	if (smem)
 		CK(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
 	burst("warm", fill, buf, n, &w);

@@ -14,6 +14,7 @@
 #                 when that exists)
 #   app_cost      bench/app_cost.sh --quick with APP_COST_PROBES (default
 #                 "block_sched dmat"): the app's own cudaEvent time per launch
+#   app_cost_ab   app_cost for several builds, alternating (AB, below)
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -49,6 +50,28 @@ step_issue11() {
 
 step_app_cost() {
 	APP_COST_PROBES=${APP_COST_PROBES:-"block_sched dmat"} BUDGET_S=$((STEP_S - 30)) bench/app_cost.sh --quick
+}
+
+# app_cost_ab: bench/app_cost.sh --quick for each build in AB (default
+# "before:build-before head:build-gpu"), alternating, AB_REPS (2) rounds;
+# an entry NAME:DIR[:VAR=VAL,...] runs DIR/bin/ntop with those variables
+# set (a diagnostic build's switches) and AB_PROBES_NAME (else
+# APP_COST_PROBES, else "block_sched dmat") as its probes. Prints each run's
+# table of what the app's own clock sees.
+step_app_cost_ab() {
+	local rep spec name dir vars probes
+	for rep in $(seq "${AB_REPS:-2}"); do
+		for spec in ${AB:-before:build-before head:build-gpu}; do
+			IFS=: read -r name dir vars <<<"$spec"
+			[ -x "$dir/bin/ntop" ] || { echo "$name: no $dir/bin/ntop"; continue; }
+			probes=AB_PROBES_$name
+			probes=${!probes:-${APP_COST_PROBES:-block_sched dmat}}
+			echo "=== $name round $rep ($dir${vars:+, $vars}; $probes)"
+			env ${vars//,/ } NTOP=$ROOT/$dir/bin/ntop OUT=$OUT/ab-$name-$rep APP_COST_PROBES="$probes" \
+				BUDGET_S=240 bench/app_cost.sh --quick >/dev/null 2>&1
+			sed -n '/^## What the app.s own clock sees/,$p' "$OUT/ab-$name-$rep/app_cost.txt"
+		done
+	done
 }
 
 step_dmat_session() {

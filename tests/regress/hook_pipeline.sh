@@ -28,7 +28,7 @@ every_result() {
 	files=$(find "$TMP/$name/results" -name '*.ntr' | wc -l)
 	[ "$got" = "$n" ] || fail "$name: $got result events, want $n"
 	[ "$files" = "$n" ] || fail "$name: $files result files, want $n"
-	expect "$E" "^results .*at=final pending=0 written=$n failed=0 .* probed=$n cpu_pre_us=[0-9]+ cpu_post_us=[0-9]+ zero_waits=[0-9]+$" \
+	expect "$E" "^results .*at=final pending=0 written=$n failed=0 .* probed=$n cpu_pre_us=[0-9]+ cpu_post_us=[0-9]+ zero_waits=[0-9]+ staged=[0-9]+$" \
 		"$name: final results line (with the probed launches' time on the app's thread)"
 	[ "$(grep -c '^launch .*probed=1 .*cpu_ns=[0-9]' "$E")" = "$n" ] || fail "$name: probed launch lines without cpu_ns"
 	grep -q '^probe .*status=declined' "$E" && fail "$name: declined: $(grep '^probe .*declined' "$E" | head -2)"
@@ -53,6 +53,19 @@ rec=$(sed -nE 's/^burst steady .* records=([0-9]+)$/\1/p' "$O")
 [ -n "$rec" ] && [ "$rec" -ge 40 ] && [ "$rec" -lt 60 ] || fail "steady burst: $rec event records for 40 probed launches, want 40 + the few timed"
 untimed=$(grep -c '^result .* ns=0$' "$TMP/burst.log")
 [ "$untimed" -gt 0 ] || fail "burst: every probed launch timed under the default sampling"
+# the job of each probed launch (plan, zeroed map buffer, end event) is made
+# by the one before it, after that one's kernel was queued: from the third
+# launch on, no launch takes a buffer or an event before its kernel is queued
+staged=$(sed -nE 's/^results .*at=final .* staged=([0-9]+)$/\1/p' "$TMP/burst.log")
+[ -n "$staged" ] && [ "$staged" -ge 76 ] || fail "burst: $staged of 80 probed launches took a job made ahead, want >= 76"
+# shapes alternating: no job made ahead fits, each goes back unused, and
+# every result still holds its own launch's warps (4 or 3 blocks of 2)
+run shapes 20 APP_BURST_SHAPES=1
+every_result shapes 40
+expect "$TMP/shapes.log" "^results .*at=final .* staged=0$" "alternating shapes: no job made ahead is taken"
+n8=$(grep -c '^result .* records=8 ' "$TMP/shapes.log")
+n6=$(grep -c '^result .* records=6 ' "$TMP/shapes.log")
+[ "$n8" = 20 ] && [ "$n6" = 20 ] || fail "alternating shapes: $n8 results of 8 warps and $n6 of 6, want 20 each"
 run timed 10 NTOP_TIME_LAUNCHES=all
 expect "$TMP/timed.out" "^burst steady launches=10 allocs=0 syncs=0 queries=[0-9]+ records=20$" "NTOP_TIME_LAUNCHES=all: a start and an end event per probed launch"
 grep -q '^result .* ns=0$' "$TMP/timed.log" && fail "NTOP_TIME_LAUNCHES=all: a probed launch without its time"
