@@ -145,13 +145,13 @@ static int pool_gpu_has_room(uint64_t bytes, char **cause)
 
 CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 {
-	CUevent e = hook_event_get(ctx);
+	CUevent e = hook_event_get_bare(ctx);
 	if (!e)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	CUresult rc = cu.cuEventRecord(e, s);
 	if (rc == CUDA_SUCCESS)
 		rc = cu.cuEventSynchronize(e);
-	hook_event_put(ctx, e);
+	hook_event_put_bare(ctx, e);
 	return rc;
 }
 
@@ -184,10 +184,10 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	struct hook_buf *first = NULL;
 	for (uint64_t i = 0; rc == CUDA_SUCCESS && i < n; i++) {
 		struct hook_buf *b = calloc(1, sizeof *b);
-		if (!b || !(b->ready = hook_event_get(ctx)) || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
+		if (!b || !(b->ready = hook_event_get_bare(ctx)) || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
 			/* A buffer without its event cannot be proved zeroed: unused. */
 			if (b)
-				hook_event_put(ctx, b->ready);
+				hook_event_put_bare(ctx, b->ready);
 			free(b);
 			break;
 		}

@@ -178,6 +178,23 @@ static int probe_plan(const struct hook_launch *l, const struct engine_result *r
 	return 0;
 }
 
+/* A timed launch gets a start and an end event with timing; an untimed
+ * one an end event without (cheaper to record), made ahead or taken here. */
+static void probe_events(struct hook_job *j, int timed)
+{
+	if (timed && j->end_bare) {
+		hook_event_put_bare(j->ctx, j->end);
+		j->end = NULL;
+		j->end_bare = 0;
+	}
+	if (!j->end) {
+		j->end_bare = !timed;
+		j->end = timed ? hook_event_get(j->ctx) : hook_event_get_bare(j->ctx);
+	}
+	if (timed)
+		j->start = hook_event_get(j->ctx);
+}
+
 /* The application's stream gets the probed kernel and nothing it would
  * wait on: a wait for the buffer's zeroing (long done, as a rule), the
  * module globals the kernel shares with the app (stream-ordered state), and
@@ -195,10 +212,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
-	if (!j->end)
-		j->end = hook_event_get(j->ctx);
-	if (l->timed)
-		j->start = hook_event_get(j->ctx);
+	probe_events(j, l->timed);
 	int rc = -1;
 	CUresult r;
 	if (!j->end || (l->timed && !j->start) || !cu.cuStreamWaitEvent)
@@ -228,10 +242,20 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	return 0;
 }
 
-void hook_probe_job_free(struct hook_job *j)
+void hook_probe_job_events_put(struct hook_job *j)
 {
 	hook_event_put(j->ctx, j->start);
-	hook_event_put(j->ctx, j->end);
+	if (j->end_bare)
+		hook_event_put_bare(j->ctx, j->end);
+	else
+		hook_event_put(j->ctx, j->end);
+	j->start = j->end = NULL;
+	j->end_bare = 0;
+}
+
+void hook_probe_job_free(struct hook_job *j)
+{
+	hook_probe_job_events_put(j);
 	hook_pool_put_dev(j->dev); /* never written: still zeroed */
 	free(j);
 }

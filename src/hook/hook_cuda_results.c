@@ -264,8 +264,7 @@ static void results_queue_write(struct hook_job *j)
 /* A job ends here, written or not. */
 static void results_done(struct hook_job *j, int written)
 {
-	hook_event_put(j->ctx, j->start);
-	hook_event_put(j->ctx, j->end);
+	hook_probe_job_events_put(j);
 	if (j->dev)
 		hook_pool_recycle_dev(j->dev, &j->zero);
 	hook_pool_put_host(j->counts);

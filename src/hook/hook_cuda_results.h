@@ -30,6 +30,7 @@ struct hook_job {
 	uint64_t seq, wall_ns;
 	CUcontext ctx;
 	CUevent start, end;               /* around the probed launch, on the app's stream */
+	int end_bare;                     /* end has no timing (an untimed launch's) */
 	struct hook_buf *dev;             /* the maps as the kernel wrote them */
 	int dev_ready;                    /* its zeroing was seen done: no wait needed */
 	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */

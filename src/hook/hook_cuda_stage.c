@@ -77,7 +77,8 @@ void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct h
 		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
 		return;
 	}
-	j->end = hook_event_get(ctx);
+	j->end = hook_event_get_bare(ctx); /* a timed launch swaps it (probe_enqueue) */
+	j->end_bare = 1;
 	struct hook_job *none = NULL;
 	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		stage_drop(j); /* another thread's launch made one first */

@@ -21,48 +21,44 @@
 #define TIMING_STATS_NS 200000000ull       /* stats lines at most every 200 ms */
 #define TIMING_DRAIN_NS 500000000ull       /* at exit, wait this long for pending events */
 
-/* The pool of ctx; created when `create` (hook_event_get: the context is
- * current and alive), never by a put, so an event given back after its
- * context was dropped cannot land in the pool of a new context at the same
- * address (it is left to the driver, which freed it with the context). */
-static struct hook_event_pool *timing_pool(CUcontext ctx, int create)
+/* The pool of ctx's events with timing (bare = 0) or without (1); created
+ * when `create` (hook_event_get: the context is current and alive), never
+ * by a put, so an event given back after its context was dropped cannot
+ * land in the pool of a new context at the same address (it is left to the
+ * driver, which freed it with the context). */
+static struct hook_event_pool *timing_pool(CUcontext ctx, int bare, int create)
 {
 	struct hook_event_pool *p;
-	for (p = hook.timing.pools; p && p->ctx != ctx; p = p->next)
+	for (p = hook.timing.pools; p && (p->ctx != ctx || p->bare != bare); p = p->next)
 		;
 	if (!p && create && (p = calloc(1, sizeof *p)) != NULL) {
 		p->ctx = ctx;
+		p->bare = bare;
 		p->next = hook.timing.pools;
 		hook.timing.pools = p;
 	}
 	return p;
 }
 
-void hook_event_get_n(CUcontext ctx, CUevent *ev, int n)
+static void pool_event_get(CUcontext ctx, int bare, CUevent *ev, int n)
 {
 	pthread_mutex_lock(&hook.timing.lock);
-	struct hook_event_pool *p = timing_pool(ctx, 1);
+	struct hook_event_pool *p = timing_pool(ctx, bare, 1);
 	for (int i = 0; i < n; i++)
 		ev[i] = p && p->n > 0 ? p->free[--p->n] : NULL;
 	pthread_mutex_unlock(&hook.timing.lock);
+	unsigned flags = bare ? CU_EVENT_DISABLE_TIMING : CU_EVENT_DEFAULT;
 	for (int i = 0; i < n; i++)
-		if (!ev[i] && (!cu.cuEventCreate || cu.cuEventCreate(&ev[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS))
+		if (!ev[i] && (!cu.cuEventCreate || cu.cuEventCreate(&ev[i], flags) != CUDA_SUCCESS))
 			ev[i] = NULL;
 }
 
-CUevent hook_event_get(CUcontext ctx)
-{
-	CUevent e;
-	hook_event_get_n(ctx, &e, 1);
-	return e;
-}
-
-void hook_event_put(CUcontext ctx, CUevent e)
+static void pool_event_put(CUcontext ctx, int bare, CUevent e)
 {
 	if (!e)
 		return;
 	pthread_mutex_lock(&hook.timing.lock);
-	struct hook_event_pool *p = timing_pool(ctx, 0);
+	struct hook_event_pool *p = timing_pool(ctx, bare, 0);
 	if (p && p->n == p->cap) {
 		int cap = p->cap ? p->cap * 2 : 16;
 		void **v = realloc(p->free, (size_t)cap * sizeof *v);
@@ -74,6 +70,35 @@ void hook_event_put(CUcontext ctx, CUevent e)
 	if (p && p->n < p->cap)
 		p->free[p->n++] = e;
 	pthread_mutex_unlock(&hook.timing.lock);
+}
+
+void hook_event_get_n(CUcontext ctx, CUevent *ev, int n)
+{
+	pool_event_get(ctx, 0, ev, n);
+}
+
+CUevent hook_event_get(CUcontext ctx)
+{
+	CUevent e;
+	pool_event_get(ctx, 0, &e, 1);
+	return e;
+}
+
+void hook_event_put(CUcontext ctx, CUevent e)
+{
+	pool_event_put(ctx, 0, e);
+}
+
+CUevent hook_event_get_bare(CUcontext ctx)
+{
+	CUevent e;
+	pool_event_get(ctx, 1, &e, 1);
+	return e;
+}
+
+void hook_event_put_bare(CUcontext ctx, CUevent e)
+{
+	pool_event_put(ctx, 1, e);
 }
 
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n)

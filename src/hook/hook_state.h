@@ -71,6 +71,7 @@ struct hook_timed {
 struct hook_event_pool {
 	struct hook_event_pool *next;
 	void *ctx;
+	int bare;             /* events without timing (CU_EVENT_DISABLE_TIMING) */
 	void **free;
 	int n, cap;
 };

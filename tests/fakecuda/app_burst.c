@@ -4,12 +4,13 @@
  * thread's driver calls (the fake driver's fakecuda_watch) across a second
  * burst of N launches. Prints what each burst's launching thread allocated
  * and waited on:
- *   burst warm launches=N allocs=A syncs=S queries=Q records=R
- *   burst steady launches=N allocs=A syncs=S queries=Q records=R
+ *   burst warm launches=N allocs=A syncs=S queries=Q records=R timing=T
+ *   burst steady launches=N allocs=A syncs=S queries=Q records=R timing=T
  * With the hook's launch path correct, syncs are 0 in both, and allocs and
  * event queries 0 in the steady burst (the pool is as deep as the warm
  * burst needed, and its buffers came back known to be zeroed). Event
- * records: one per probed launch (its end), two where it is timed.
+ * records: one per probed launch (its end), two where it is timed; T of
+ * them of events with timing (a timed launch's two).
  * APP_BURST_SMEM=BYTES: every launch asks for that much dynamic shared
  * memory, after cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) on `fill`
  * (as apps do for more than 48 KB).
@@ -52,13 +53,13 @@ static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, con
 {
 	unsigned len = 1024;
 	void *params[] = { &buf, &len };
-	unsigned long a0 = w->count(0), s0 = w->count(1), q0 = w->count(2), r0 = w->count(3);
+	unsigned long a0 = w->count(0), s0 = w->count(1), q0 = w->count(2), r0 = w->count(3), t0 = w->count(4);
 	w->on(1);
 	for (int i = 0; i < n; i++)
 		CK(cuLaunchKernel(fill, shapes && i % 2 ? 3 : 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
 	w->on(0);
-	printf("burst %s launches=%d allocs=%lu syncs=%lu queries=%lu records=%lu\n", name, n, w->count(0) - a0,
-	       w->count(1) - s0, w->count(2) - q0, w->count(3) - r0);
+	printf("burst %s launches=%d allocs=%lu syncs=%lu queries=%lu records=%lu timing=%lu\n", name, n,
+	       w->count(0) - a0, w->count(1) - s0, w->count(2) - q0, w->count(3) - r0, w->count(4) - t0);
 }
 
 static void capture_after_launch(CUfunction fill, CUdeviceptr buf)

@@ -101,7 +101,8 @@ CUresult fake_smem_ok(const struct fake_func *fn, unsigned smem);
 void fake_attr_note_probed(const struct fake_func *fn);
 
 /* fake_copy.c: calls of the watched thread (fakecuda_watch) by kind */
-enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_QUERY, FAKE_WATCH_RECORD, FAKE_WATCH_KINDS };
+enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_QUERY, FAKE_WATCH_RECORD, FAKE_WATCH_RECORD_TIMING,
+		  FAKE_WATCH_KINDS };
 void fake_watch_note(enum fake_watch kind);
 void fake_sync_delay(void);
 

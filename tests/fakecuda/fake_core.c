@@ -281,6 +281,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t
 struct fake_event {
 	uint64_t ns;
 	int recorded;
+	int timing; /* not CU_EVENT_DISABLE_TIMING: cuEventElapsedTime refuses those, as the driver does */
 	unsigned gen;
 };
 
@@ -293,14 +294,15 @@ static uint64_t fake_now(void)
 
 FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
-	(void)flags;
 	/* kept reachable: a context's destruction frees its events in a real
 	 * driver, so a hook may rightly drop them without cuEventDestroy */
 	if (fake_current_alive("cuEventCreate") != CUDA_SUCCESS)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	struct fake_event *fe = fake_keep(calloc(1, sizeof *fe));
-	if (fe)
+	if (fe) {
 		fe->gen = fake_ctx_gen;
+		fe->timing = !(flags & CU_EVENT_DISABLE_TIMING);
+	}
 	*e = (CUevent)fe;
 	return fe ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -308,6 +310,8 @@ FAKE_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
 	fake_watch_note(FAKE_WATCH_RECORD);
+	if (((struct fake_event *)e)->timing)
+		fake_watch_note(FAKE_WATCH_RECORD_TIMING);
 	CUresult rc = fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventRecord");
 	if (rc == CUDA_SUCCESS)
 		rc = fake_stream_op(s);
@@ -344,7 +348,7 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
 FAKE_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
 	struct fake_event *x = (struct fake_event *)a, *y = (struct fake_event *)b;
-	if (!x->recorded || !y->recorded)
+	if (!x->recorded || !y->recorded || !x->timing || !y->timing)
 		return CUDA_ERROR_INVALID_HANDLE;
 	*ms = (float)((double)(y->ns - x->ns) / 1e6);
 	return CUDA_SUCCESS;

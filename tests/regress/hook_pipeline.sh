@@ -38,8 +38,8 @@ every_result() {
 # 1. a warm pool: the steady burst allocates nothing; no burst waits
 run burst 40
 O=$TMP/burst.out
-expect "$O" "^burst warm launches=40 allocs=[0-9]+ syncs=0 queries=[0-9]+ records=[0-9]+$" "warm burst: the launch path never waits"
-expect "$O" "^burst steady launches=40 allocs=0 syncs=0 queries=[0-9]+ records=[0-9]+$" "steady burst: no allocation, no wait"
+expect "$O" "^burst warm launches=40 allocs=[0-9]+ syncs=0 queries=[0-9]+ records=[0-9]+ timing=[0-9]+$" "warm burst: the launch path never waits"
+expect "$O" "^burst steady launches=40 allocs=0 syncs=0 queries=[0-9]+ records=[0-9]+ timing=[0-9]+$" "steady burst: no allocation, no wait"
 # buffers come back known zeroed: launches take them without asking the
 # driver (before, every launch queried at least one buffer's event; a
 # launch that outruns the collector still asks about the ones in flight)
@@ -49,8 +49,12 @@ every_result burst 80
 # probed launches are timed as others are (the first few of a kernel, then
 # one per 10 ms): the rest queue only their end event, no start event (it
 # cost the app ~2-3 us per launch on an H100)
-rec=$(sed -nE 's/^burst steady .* records=([0-9]+)$/\1/p' "$O")
+rec=$(sed -nE 's/^burst steady .* records=([0-9]+) timing=.*$/\1/p' "$O")
 [ -n "$rec" ] && [ "$rec" -ge 40 ] && [ "$rec" -lt 60 ] || fail "steady burst: $rec event records for 40 probed launches, want 40 + the few timed"
+# an untimed launch's end event has no timing (cheaper to record: ~0.4 us
+# against ~2 us on an H100); only a timed launch's two events have it
+tim=$(sed -nE 's/^burst steady .* timing=([0-9]+)$/\1/p' "$O")
+[ -n "$tim" ] && [ "$tim" = $((2 * (rec - 40))) ] || fail "steady burst: $tim records of events with timing, want 2 per timed launch ($((2 * (rec - 40))))"
 untimed=$(grep -c '^result .* ns=0$' "$TMP/burst.log")
 [ "$untimed" -gt 0 ] || fail "burst: every probed launch timed under the default sampling"
 # the job of each probed launch (plan, zeroed map buffer, end event) is made
@@ -67,7 +71,7 @@ n8=$(grep -c '^result .* records=8 ' "$TMP/shapes.log")
 n6=$(grep -c '^result .* records=6 ' "$TMP/shapes.log")
 [ "$n8" = 20 ] && [ "$n6" = 20 ] || fail "alternating shapes: $n8 results of 8 warps and $n6 of 6, want 20 each"
 run timed 10 NTOP_TIME_LAUNCHES=all
-expect "$TMP/timed.out" "^burst steady launches=10 allocs=0 syncs=0 queries=[0-9]+ records=20$" "NTOP_TIME_LAUNCHES=all: a start and an end event per probed launch"
+expect "$TMP/timed.out" "^burst steady launches=10 allocs=0 syncs=0 queries=[0-9]+ records=20 timing=20$" "NTOP_TIME_LAUNCHES=all: a start and an end event per probed launch"
 grep -q '^result .* ns=0$' "$TMP/timed.log" && fail "NTOP_TIME_LAUNCHES=all: a probed launch without its time"
 every_result timed 20
 
@@ -116,7 +120,7 @@ expect "$TMP/capture.out" "app_burst: done, 0 failures" "capture: every call suc
 # for it, the backlog shows while it drains, every result is written at exit
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000
 O=$TMP/slow.out
-expect "$O" "^burst steady launches=25 allocs=0 syncs=0 queries=[0-9]+ records=[0-9]+$" "slow collector: the app does not wait"
+expect "$O" "^burst steady launches=25 allocs=0 syncs=0 queries=[0-9]+ records=[0-9]+ timing=[0-9]+$" "slow collector: the app does not wait"
 expect "$TMP/slow.log" "^results .*at=(run|exit) pending=[1-9]" "slow collector: backlog reported"
 every_result slow 50
 
