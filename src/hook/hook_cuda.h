@@ -112,8 +112,6 @@ void hook_timing_fork_child(void);
 void hook_timing_ctx_gone(CUcontext ctx);
 /* Event pool shared with the result path. */
 CUevent hook_event_get(CUcontext ctx);
-/* n pooled events at once (one lock); NULL where none could be made. */
-void hook_event_get_n(CUcontext ctx, CUevent *ev, int n);
 void hook_event_put(CUcontext ctx, CUevent e);
 /* Events without timing, for waits alone: on an H100 recording one took
  * ~0.4 us against ~2 us for an event with timing, and with them as the end

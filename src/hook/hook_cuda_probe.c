@@ -6,35 +6,18 @@
  * probes come from NTOP_PROBES, or from the live control file's selection
  * once it exists (hook_control.c). Whenever anything is missing or fails,
  * the original kernel runs and a `probe status=declined` line says why. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "common/cause.h"
-#include "common/safefs.h"
 #include "common/timeutil.h"
-#include "engine/assemble.h"
 #include "engine/engine.h"
-#include "engine/image.h"
-#include "engine/probe.h"
-#include "engine/verify.h"
 #include "hook/hook_config.h"
 #include "hook/hook_cuda.h"
-#include "hook/hook_dir.h"
 #include "hook/hook_cuda_api.h"
 #include "hook/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_extra.h"
-#include "hook/hook_log.h"
-
 #include "hook/hook_probe_sel.h"
-#include "hook/hook_signals.h"
-#include "hook/hook_table.h"
-#include "trace/events.h"
-
 
 /* Parameters of the probed launch: the originals plus one pointer per map.
  * kernelParams gets a longer array; `extra` a longer buffer with each map

@@ -1,9 +1,10 @@
 /* The next probed launch's job, made ahead. While the app waits for each
  * launch, everything the hook does before the probed kernel is queued is
  * GPU idle time on the app's own clock. Measured on an H100 (doc/
- * performance.md), taking the plan, a zeroed map buffer and an end event
- * cost a launch 1.5-4 us there (more while the collector lags behind large
- * results), against ~0.1 us for the rest. So once a kernel's probed copy
+ * performance.md), taking the job, the plan, a zeroed map buffer and an
+ * end event took 1.5-5 us of a launch's 3.2-7.2 us there (up to 230 us
+ * while the collector lagged behind large results); with them made ahead,
+ * 1.0-1.9 us were left. So once a kernel's probed copy
  * has been launched twice, each probed launch, after its kernel is queued,
  * makes the job for the next launch of the same shape and leaves it in the
  * instrumented copy; the next launch takes it with one atomic exchange.

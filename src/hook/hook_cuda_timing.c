@@ -40,17 +40,16 @@ static struct hook_event_pool *timing_pool(CUcontext ctx, int bare, int create)
 	return p;
 }
 
-static void pool_event_get(CUcontext ctx, int bare, CUevent *ev, int n)
+static CUevent pool_event_get(CUcontext ctx, int bare)
 {
 	pthread_mutex_lock(&hook.timing.lock);
 	struct hook_event_pool *p = timing_pool(ctx, bare, 1);
-	for (int i = 0; i < n; i++)
-		ev[i] = p && p->n > 0 ? p->free[--p->n] : NULL;
+	CUevent e = p && p->n > 0 ? p->free[--p->n] : NULL;
 	pthread_mutex_unlock(&hook.timing.lock);
-	unsigned flags = bare ? CU_EVENT_DISABLE_TIMING : CU_EVENT_DEFAULT;
-	for (int i = 0; i < n; i++)
-		if (!ev[i] && (!cu.cuEventCreate || cu.cuEventCreate(&ev[i], flags) != CUDA_SUCCESS))
-			ev[i] = NULL;
+	if (!e && (!cu.cuEventCreate ||
+		   cu.cuEventCreate(&e, bare ? CU_EVENT_DISABLE_TIMING : CU_EVENT_DEFAULT) != CUDA_SUCCESS))
+		e = NULL;
+	return e;
 }
 
 static void pool_event_put(CUcontext ctx, int bare, CUevent e)
@@ -72,16 +71,9 @@ static void pool_event_put(CUcontext ctx, int bare, CUevent e)
 	pthread_mutex_unlock(&hook.timing.lock);
 }
 
-void hook_event_get_n(CUcontext ctx, CUevent *ev, int n)
-{
-	pool_event_get(ctx, 0, ev, n);
-}
-
 CUevent hook_event_get(CUcontext ctx)
 {
-	CUevent e;
-	pool_event_get(ctx, 0, &e, 1);
-	return e;
+	return pool_event_get(ctx, 0);
 }
 
 void hook_event_put(CUcontext ctx, CUevent e)
@@ -91,9 +83,7 @@ void hook_event_put(CUcontext ctx, CUevent e)
 
 CUevent hook_event_get_bare(CUcontext ctx)
 {
-	CUevent e;
-	pool_event_get(ctx, 1, &e, 1);
-	return e;
+	return pool_event_get(ctx, 1);
 }
 
 void hook_event_put_bare(CUcontext ctx, CUevent e)
