@@ -98,6 +98,11 @@ mkdir -p "$tmp/batch"
 (cd "$src" && OUT=$tmp/batch tests/gpu/batch.sh nosuch:5) >"$tmp/batch.log" 2>&1
 grep -q "^unknown step nosuch" "$tmp/batch/batch.txt" || fail "batch.sh: an unknown step not reported"
 [ "$(ls "$tmp/batch" | sort | tr '\n' ' ')" = "batch-logs.tgz batch.txt " ] || fail "batch.sh: files under OUT: $(ls "$tmp/batch")"
+# app_cost_ab: a build that is not there is said, and nothing runs for it
+mkdir -p "$tmp/batch_ab"
+(cd "$src" && OUT=$tmp/batch_ab AB="gone:no-such-build" tests/gpu/batch.sh app_cost_ab:20) >"$tmp/batch_ab.log" 2>&1
+grep -q "^gone: no no-such-build/bin/ntop" "$tmp/batch_ab.log" || fail "batch.sh app_cost_ab: a missing build not said"
+grep -q "^app_cost_ab *exit 0 " "$tmp/batch_ab/batch.txt" || fail "batch.sh app_cost_ab: $(cat "$tmp/batch_ab/batch.txt")"
 
 # The Python reader against result files the hook wrote (fake driver): thread
 # and warp maps of both probes at once, and dmat's slot-major map.
