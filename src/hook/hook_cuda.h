@@ -141,6 +141,10 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps);
 /* Does the probed copy share module globals with the app's module? */
 int hook_probe_uses_globals(const struct hook_inst *in);
+/* A timed launch's job gets a start and an end event with timing; an
+ * untimed one's an end event without (cheaper to record), made ahead or
+ * taken here. */
+void hook_probe_job_events(struct hook_job *j, int timed);
 /* A job's events go back to their pools. */
 void hook_probe_job_events_put(struct hook_job *j);
 /* A prepared job never queued: its events and buffer go back. */
@@ -150,9 +154,10 @@ void hook_probe_job_free(struct hook_job *j);
 /* The job made ahead for `in` when it fits l's shape (else it goes back):
  * NULL when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
-/* After a probed launch of `in` (its maps `bytes`) was queued: makes the
- * next one's job. */
-void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes);
+/* After a probed launch of `in` (its maps `bytes`, on device `dev`) was
+ * queued: makes the next one's job. */
+void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
+		     const struct hook_device *dev);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
 void hook_stage_fork_child(void);

@@ -439,9 +439,7 @@ static CUresult graph_launch_twin(struct hook_gexec *g, struct graph_pick *gp, C
 		struct hook_job *j = gp[i].job;
 		if (!j)
 			continue;
-		hook_probe_job_events_put(j); /* a job made ahead brought an end without timing */
-		j->start = hook_event_get(j->ctx);
-		j->end = hook_event_get(j->ctx);
+		hook_probe_job_events(j, 1);
 		if (!j->start || !j->end || (!j->dev_ready && cu.cuStreamWaitEvent(s, (CUevent)j->dev->ready, 0)) ||
 		    cu.cuEventRecord(j->start, s) != CUDA_SUCCESS)
 			return CUDA_ERROR_UNKNOWN;

@@ -161,9 +161,7 @@ static int probe_plan(const struct hook_launch *l, const struct engine_result *r
 	return 0;
 }
 
-/* A timed launch gets a start and an end event with timing; an untimed
- * one an end event without (cheaper to record), made ahead or taken here. */
-static void probe_events(struct hook_job *j, int timed)
+void hook_probe_job_events(struct hook_job *j, int timed)
 {
 	if (timed && j->end_bare) {
 		hook_event_put_bare(j->ctx, j->end);
@@ -195,7 +193,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
-	probe_events(j, l->timed);
+	hook_probe_job_events(j, l->timed);
 	int rc = -1;
 	CUresult r;
 	if (!j->end || (l->timed && !j->start) || !cu.cuStreamWaitEvent)
@@ -338,10 +336,11 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	hook_results_count_launch(l->submit_ns - l->entry_ns, time_mono_ns() - l->submit_ns, !j->dev_ready);
 	j->app_queued = hook_results_app_queued();
 	uint64_t bytes = j->bytes; /* j is the collector's once submitted */
+	struct hook_device dev = j->device;
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
-	hook_stage_next(in, k, l, bytes);
+	hook_stage_next(in, k, l, bytes, &dev);
 	return 1;
 declined:
 	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");

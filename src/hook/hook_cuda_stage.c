@@ -55,7 +55,8 @@ static int stage_worth_it(const struct hook_kernel *k)
 	return __atomic_load_n(&k->probed, __ATOMIC_RELAXED) < hook.cfg.probe_limit;
 }
 
-void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes)
+void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
+		     const struct hook_device *dev)
 {
 	if (__atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED) < 2 || bytes > STAGE_JOB_MAX ||
 	    __atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) || !stage_worth_it(k))
@@ -64,10 +65,9 @@ void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct h
 		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
 		return;
 	}
-	CUcontext ctx = NULL;
-	const struct hook_device *dev = hook_cuda_device(&ctx);
+	CUcontext ctx = in->ctx; /* where the launch was just queued; NULL once it went */
 	char *cause = NULL;
-	struct hook_job *j = dev && ctx == in->ctx ? hook_probe_job_new(l, k, in, ctx, dev, &cause) : NULL;
+	struct hook_job *j = ctx ? hook_probe_job_new(l, k, in, ctx, dev, &cause) : NULL;
 	free(cause); /* the next launch, made the usual way, says why if it fails too */
 	if (j && j->bytes != bytes) { /* the caps were checked for `bytes` */
 		__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
