@@ -24,8 +24,9 @@
  * registers. Entry and exit
  * snippets run exactly once per thread in a fixed order, so a map whose
  * SAVEs all sit there has its cursor known here: no cursor register, the
- * count is a constant, a record past cap is dropped at instrumentation
- * time. Only SAVEs at instruction tracepoints need a live cursor and record
+ * count is a constant the host is told rather than a store per unit
+ * (unless a .func can `exit`: engine.h), a record past cap is dropped at
+ * instrumentation time. Only SAVEs at instruction tracepoints need a live cursor and record
  * address. A SAVE goes out in as few (vector) stores as alignment allows.
  *
  * Warp maps store only from lane 0 (thread_linear % 32 == 0): lane 0 exists
@@ -87,8 +88,29 @@ static int setup_probes(struct inj *in, struct probe *const *probes, int n_probe
 		if (ptx_inject_snip_prepare(in, &in->pr[k]) < 0)
 			return -1;
 	}
-	for (int i = 0; i < in->n_maps; i++)
+	for (int i = 0; i < in->n_maps; i++) {
 		in->any_dyn_warp |= in->maps[i].dynamic && in->maps[i].warp;
+		in->maps[i].count_static = !in->maps[i].dynamic && !in->func_exit;
+	}
+	return 0;
+}
+
+/* Can a thread leave the kernel other than through the kernel's own
+ * ret/exit (where our exit code sits)? Through an `exit` in a .func, or in
+ * a .func whose body is not in this module (declared only: linked later). */
+static int module_func_exits(const struct ptx_module *m)
+{
+	for (int t = 0; t < m->n_items; t++) {
+		const struct ptx_func *f = m->items[t].kind == PTX_TOP_FUNC ? m->items[t].func : NULL;
+		if (!f || f->is_entry)
+			continue;
+		if (f->is_decl)
+			return 1;
+		for (int i = 0; i < f->n_body; i++)
+			if (f->body[i].kind == PTX_INSN && f->body[i].insn.opcode &&
+			    ptx_opcode_matches(f->body[i].insn.opcode, "exit"))
+				return 1;
+	}
 	return 0;
 }
 
@@ -147,6 +169,7 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	if (m->address_size == 32)
 		return cause_set(cause, "32-bit PTX (.address_size 32) is not supported");
 	int rc = -1;
+	in.func_exit = module_func_exits(m);
 	if (ptx_inject_operand_kernel_regs(&in) < 0 || setup_probes(&in, probes, n_probes) < 0)
 		goto done;
 	if (in.decls.failed) {
@@ -163,8 +186,11 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	in.kernel->n_body = in.n_out;
 	in.out = NULL;
 	res->n_maps = in.n_maps;
-	for (int i = 0; i < in.n_maps; i++)
+	for (int i = 0; i < in.n_maps; i++) {
 		res->map_probe[i] = in.maps[i].pr;
+		res->count_static[i] = in.maps[i].count_static;
+		res->count_bytes[i] = inject_sat_add(in.maps[i].entry_bytes, ptx_inject_exit_bytes(&in, i));
+	}
 	res->sites = in.sites;
 	res->sites_no_addr = in.sites_no_addr;
 	res->sites_in_funcs = ptx_inject_walk_func_sites(&in, m);

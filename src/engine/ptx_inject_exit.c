@@ -21,6 +21,8 @@ uint32_t ptx_inject_exit_bytes(const struct inj *in, int map)
 static void emit_count_store(struct inj *in, struct strbuf *sb, struct site *st, int map)
 {
 	char ca[32] = "%ntop_ca";
+	if (in->maps[map].count_static)
+		return; /* the host knows it (engine.h) */
 	if (in->at_entry)
 		snprintf(ca, sizeof ca, "%%ntop_hc%d", map);
 	else

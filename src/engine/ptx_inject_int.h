@@ -80,6 +80,7 @@ struct imap {
 				%ntop_un<i> (units) lives beside %ntop_rec<i> when dynamic */
 	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
 	int rec_at_entry;    /* %ntop_hr<i> holds the unit's record 0 from the entry on */
+	int count_static;    /* no count stores: every unit's count is the same (engine.h) */
 };
 
 struct inj {
@@ -89,6 +90,8 @@ struct inj {
 	int n_maps;
 	struct imap maps[ENGINE_MAX_MAPS];
 	int any_warp, any_dyn_warp;
+	int func_exit;       /* a .func of the module has an `exit`: a thread may leave
+				without our exit code, so every count is stored */
 	int has_exit_work;
 	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
 				%ntop_lane0 computed at entry (engine.h) */

@@ -136,15 +136,17 @@ static void prologue_dynamic(struct inj *in, struct strbuf *sb, struct site *st,
 	strbuf_printf(sb, "mov.u32 %%ntop_cur%d, %u;\n", i, st->cur[i]);
 }
 
-/* Addresses kept from the entry (in->at_entry): the unit's count, and a
- * static cursor's record 0 (unit-major maps; a slot-major one also needs
- * its units and sampling test at the exit, so it computes all there). */
+/* Addresses kept from the entry (in->at_entry): the unit's count (unless
+ * the kernel stores none), and a static cursor's record 0 (unit-major maps;
+ * a slot-major one also needs its units and sampling test at the exit, so
+ * it computes all there). */
 static void prologue_at_entry(struct inj *in, struct strbuf *sb, struct site *st, int i)
 {
 	struct imap *m = &in->maps[i];
 	char reg[32];
 	snprintf(reg, sizeof reg, "%%ntop_hc%d", i);
-	ptx_inject_unit_addr(in, sb, st, i, 0, reg);
+	if (!m->count_static)
+		ptx_inject_unit_addr(in, sb, st, i, 0, reg);
 	if (m->dynamic || m->slot_major || m->entry_bytes >= m->cap_bytes || !ptx_inject_exit_bytes(in, i))
 		return;
 	snprintf(reg, sizeof reg, "%%ntop_hr%d", i);

@@ -120,7 +120,8 @@ static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *
 	return 0;
 }
 
-/* The counts a buffer must have cleared for this launch, and the layout's key. */
+/* The counts a buffer must have cleared for this launch (none for a map
+ * whose kernel stores no counts: engine.h), and the layout's key. */
 static void probe_zero_spec(const struct engine_result *res, struct hook_job *j, uint64_t blocks, uint32_t threads)
 {
 	struct hook_zero *z = &j->zero;
@@ -129,10 +130,12 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		h = (h ^ v[i]) * 1099511628211ull;
 	z->key = h | 1; /* 0 means "all of it zero" */
-	z->n = res->n_maps;
+	z->n = 0;
 	for (int i = 0; i < res->n_maps; i++) {
-		z->off[i] = j->map_off[i];
-		z->len[i] = engine_map_units(&res->maps[i].map, blocks, threads) * 4;
+		if (res->maps[i].count_static)
+			continue;
+		z->off[z->n] = j->map_off[i];
+		z->len[z->n++] = engine_map_units(&res->maps[i].map, blocks, threads) * 4;
 	}
 }
 

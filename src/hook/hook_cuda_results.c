@@ -130,10 +130,18 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 	return rc;
 }
 
+/* Counts the kernel stored come back from the device; a map whose kernel
+ * stores none (engine.h) gets its constant here, on the collector's clock. */
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 {
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		const struct hook_copy *c = &j->copy[i];
+		if (j->plan->maps[i].count_static) {
+			uint32_t *dst = (uint32_t *)(uintptr_t)(j->counts->ptr + c->counts_off);
+			for (uint64_t u = 0; u < c->units; u++)
+				dst[u] = j->plan->maps[i].count_bytes;
+			continue;
+		}
 		CUresult rc = results_dtoh(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], c->units * 4, s);
 		if (rc != CUDA_SUCCESS)
 			return rc;

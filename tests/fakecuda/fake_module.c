@@ -5,7 +5,8 @@
  * parameters) fills its trailing map buffers with block_sched-style records:
  * one record per warp (or thread);
  * layout from FAKECUDA_MAP ("warp:24" by default: level:record bytes, cap 1),
- * records u64 start, u64 gstart, u32 elapsed, u32 smid (probes/block_sched). */
+ * records u64 start, u64 gstart, u32 elapsed, u32 smid (probes/block_sched);
+ * counts only where the probed PTX stores them (engine.h: count_static). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,9 @@ static void fake_scan_entry(struct fake_module *m, const char *p)
 	const char *next = brace ? strstr(brace, ".entry") : NULL;
 	for (const char *q = brace; q && (q = strstr(q, ".reg .b64 %ntop_hc")) != NULL && (!next || q < next); q++)
 		fn->kept_addrs++;
+	const char *cs = brace ? strstr(brace, "st.global.u32 [%ntop_hc") : NULL;
+	const char *ca = brace ? strstr(brace, "st.global.u32 [%ntop_ca]") : NULL;
+	fn->stores_counts = (cs && (!next || cs < next)) || (ca && (!next || ca < next));
 	fn->mod = m;
 	fn->next = m->funcs;
 	m->funcs = fn;
@@ -246,7 +250,8 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 	 * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
 	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
 	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL") ||
-	    (exit_form && *exit_form == '1' && strstr((const char *)image, "[%ntop_ca]")))
+	    (exit_form && *exit_form == '1' && strstr((const char *)image, "ntop_map") &&
+	     !strstr((const char *)image, ".reg .b64 %ntop_hc")))
 		return CUDA_ERROR_INVALID_PTX;
 	return cuModuleLoadData(mod, image);
 }
@@ -470,8 +475,11 @@ static uint64_t fake_param_value(const struct fake_func *fn, int i, void **param
 }
 
 /* base: the map pointer as the hook passed it; a thread map's low bits
- * carry the block-sampling shift (engine.h): records only for kept blocks. */
-static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3])
+ * carry the block-sampling shift (engine.h): records only for kept blocks.
+ * A probed copy whose PTX stores no counts (count_static) leaves them 0,
+ * so a hook that read them back instead of taking the plan's constant
+ * would find no records. */
+static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3], int counts)
 {
 	uint8_t *base = (uint8_t *)(uintptr_t)(ptr & ~(uint64_t)255);
 	unsigned shift = (unsigned)(ptr & 31);
@@ -488,7 +496,7 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 	 * unit-major with cap > 1 would put it at u * cap * rec: not faked). */
 	for (uint64_t u = 0; u < units; u++) {
 		uint64_t b = u / upb;
-		uint32_t count = rec, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;
+		uint32_t count = counts ? rec : 0, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;
 		uint64_t start = 1000 + (b / FAKE_SMS) * 5000 + (u % upb) * 10;
 		memcpy(base + u * 4, &count, 4);
 		if (b & ((1ull << shift) - 1))
@@ -533,7 +541,7 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		uint64_t p = fake_param_value(fn, i, params, extra);
 		if (!p)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
-		fake_fill_map(p, grid, block);
+		fake_fill_map(p, grid, block, fn->stores_counts);
 	}
 	return CUDA_SUCCESS;
 }

@@ -305,14 +305,17 @@ static void test_noret(void)
 		/* SAVEs only at entry/exit: the cursor is known here, no register */
 		CHECK(strstr(out, "%ntop_cur") == NULL && strstr(out, "%ntop_rec") == NULL);
 		/* lane 0 alone runs the warp map's exit code: one branch around it,
-		 * the count (16 bytes tried) stored unguarded inside */
+		 * the record stored unguarded inside; no count store: every warp
+		 * tried 16 bytes, and the engine says so instead (engine.h) */
 		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
 		CHECK(lane != NULL);
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 1);
-		CHECK(lane && pos(lane, "st.global.u32 [%ntop_hc0], 16;") < pos(lane, "$ntop_lane_0:"));
+		CHECK(lane && pos(lane, "st.global.b64 [%ntop_sa], %ntop_x0;") < pos(lane, "$ntop_lane_0:"));
+		CHECK(strstr(out, "%ntop_hc0]") == NULL && strstr(out, "mad.wide.u32 %ntop_hc0") == NULL);
+		CHECK_EQ_INT(ir.count_static[0], 1);
+		CHECK_EQ_INT((int)ir.count_bytes[0], 16);
 		CHECK(strstr(out, "@%ntop_ok") == NULL);
 		/* exit code sits after the last kernel instruction, before the brace */
-		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "[%ntop_hc0]"));
+		CHECK(pos(out, "st.global.u32 [%rd2+4], %r3;") < pos(out, "mov.b64 %ntop_sa, %ntop_hr0;"));
 		/* nothing before the entry snippet: its clock reads first */
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "ld.param.u64 %rd1"));
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "%ctaid"));
@@ -345,7 +348,6 @@ static void test_exit_forms(void)
 		const char *body = strstr(out, "ld.param.u64 %rd1");
 		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
 		CHECK(pos(out, "mov.u64 %ntop_p0_lstart, %clock64;") < pos(out, "[ntop_map0]"));
-		CHECK(pos(out, "mad.wide.u32 %ntop_hc0, %ntop_uw, 4, %ntop_d0;") < pos(out, "ld.param.u64 %rd1"));
 		CHECK(pos(out, "mad.wide.u32 %ntop_hr0, %ntop_uw, 16, %ntop_d0;") < pos(out, "ld.param.u64 %rd1"));
 		CHECK(pos(out, "setp.eq.u32 %ntop_lane0,") < pos(out, "ld.param.u64 %rd1"));
 		CHECK(body && strstr(body, "[ntop_map0]") == NULL && strstr(body, "%ntop_tl") == NULL);
@@ -363,7 +365,9 @@ static void test_exit_forms(void)
 		CHECK(strstr(out, "%ntop_hc") == NULL && strstr(out, "%ntop_hr") == NULL);
 		CHECK(pos(out, "ld.param.u64 %rd1") < pos(out, "[ntop_map0]"));
 		CHECK(body && pos(body, "setp.eq.u32 %ntop_lane0,") < pos(body, "@!%ntop_lane0 bra $ntop_lane_0;"));
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_ca], 16;"), 1);
+		CHECK(strstr(out, "[%ntop_ca]") == NULL);
+		CHECK_EQ_INT(count_str(out, "st.global.b64 [%ntop_sa], %ntop_x0;"), 1);
+		CHECK_EQ_INT(ir.count_static[0], 1);
 		check_assembles("exit forms: at exit", out);
 	}
 	free(out);
@@ -383,10 +387,12 @@ static void test_rets(void)
 		CHECK_EQ_INT(ir.n_maps, 2);
 		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map0"), 1);
 		CHECK_EQ_INT(count_str(out, ".param .u64 ntop_map1"), 1);
-		/* three rets -> three exit sites, each storing both counts: the
-		 * warp map's behind a lane-0 branch, the thread map's (dynamic:
-		 * SAVEs at ld.global) from its cursor register */
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 3);
+		/* three rets -> three exit sites: the warp map's record behind a
+		 * lane-0 branch (its count, static, is not stored), the thread
+		 * map's count (dynamic: SAVEs at ld.global) from its cursor */
+		CHECK_EQ_INT(count_str(out, "mov.b64 %ntop_sa, %ntop_hr0;"), 3);
+		CHECK(strstr(out, "%ntop_hc0]") == NULL);
+		CHECK(ir.count_static[0] == 1 && ir.count_static[1] == 0);
 		CHECK_EQ_INT(count_str(out, "@!%ntop_lane0 bra $ntop_lane_"), 3);
 		CHECK_EQ_INT(count_str(out, "\tst.global.u32 [%ntop_hc1], %ntop_cur1;"), 3);
 		CHECK_EQ_INT(count_str(out, ".reg .b32 %ntop_cur1;"), 1);
@@ -401,7 +407,7 @@ static void test_rets(void)
 		/* the guarded ret: exit code skipped unless %p1 holds */
 		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");
 		CHECK(skip != NULL);
-		CHECK(skip && pos(skip, "[%ntop_hc0]") < pos(skip, "@%p1 ret;"));
+		CHECK(skip && pos(skip, "mov.b64 %ntop_sa, %ntop_hr0;") < pos(skip, "@%p1 ret;"));
 		CHECK(skip && pos(skip, "@%p1 ret;") < pos(skip, "$ntop_skip_0:"));
 		/* one ld.global with [%rd2+-4]: ADDR = %rd2 - 4 */
 		CHECK(strstr(out, "mov.b64 %ntop_addr, %rd2;\n\tadd.s64 %ntop_addr, %ntop_addr, -4;") != NULL);
@@ -438,9 +444,9 @@ static void test_exit(void)
 	char *out = instrument(K_EXIT, "k_exit", &p, 1, &ir, &cause);
 	CHECKF(out, "%s", cause ? cause : "");
 	if (out) {
-		CHECK_EQ_INT(count_str(out, "st.global.u32 [%ntop_hc0], 16;"), 2);
+		CHECK_EQ_INT(count_str(out, "mov.b64 %ntop_sa, %ntop_hr0;"), 2);
 		CHECK(strstr(out, "@!%p1 bra $ntop_skip_0;") != NULL);
-		CHECK(pos(out, "[%ntop_hc0]") < pos(out, "@%p1 exit;"));
+		CHECK(pos(out, "mov.b64 %ntop_sa, %ntop_hr0;") < pos(out, "@%p1 exit;"));
 		/* ends in an unguarded exit: nothing added after it */
 		const char *last = strstr(out, "\texit;");
 		CHECK(last && strstr(last, "ntop") == NULL);
@@ -516,6 +522,72 @@ static void test_func_untouched(void)
 	free(cause);
 	probe_free(ps[0]);
 	probe_free(ps[1]);
+}
+
+/* A thread that leaves through an `exit` in a .func, or in a .func whose
+ * body is linked in later, skips the kernel's exit code: its count would
+ * not be what the engine claims, so a static cursor's counts are stored
+ * then, and the host reads them back (engine.h). */
+static const char *K_FUNC_EXIT =
+	".func helper_exit(\n"
+	"\t.param .b32 helper_exit_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\tld.param.u32 %r1, [helper_exit_param_0];\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\t@%p1 exit;\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry k_fe(\n"
+	"\t.param .u32 k_fe_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\tld.param.u32 %r1, [k_fe_param_0];\n"
+	"\t{\n"
+	"\t.param .b32 param0;\n"
+	"\tst.param.b32 [param0], %r1;\n"
+	"\tcall.uni helper_exit, (param0);\n"
+	"\t}\n"
+	"\tret;\n"
+	"}\n";
+
+static const char *K_FUNC_EXTERN =
+	".extern .func helper_ext(\n"
+	"\t.param .b32 helper_ext_param_0\n"
+	");\n"
+	".visible .entry k_fx(\n"
+	"\t.param .u32 k_fx_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\tld.param.u32 %r1, [k_fx_param_0];\n"
+	"\t{\n"
+	"\t.param .b32 param0;\n"
+	"\tst.param.b32 [param0], %r1;\n"
+	"\tcall.uni helper_ext, (param0);\n"
+	"\t}\n"
+	"\tret;\n"
+	"}\n";
+
+static void test_counts_when_func_exits(void)
+{
+	const char *bodies[2] = { K_FUNC_EXIT, K_FUNC_EXTERN }, *kernels[2] = { "k_fe", "k_fx" };
+	for (int i = 0; i < 2; i++) {
+		struct probe *p = probe_block_sched();
+		struct ptx_inject_result ir;
+		char *cause = NULL;
+		char *out = instrument(bodies[i], kernels[i], &p, 1, &ir, &cause);
+		CHECKF(out, "%s: %s", kernels[i], cause ? cause : "");
+		if (out) {
+			CHECK_EQ_INT(ir.count_static[0], 0);
+			CHECKF(count_str(out, "st.global.u32 [%ntop_hc0], 16;") == 1, "%s: count not stored", kernels[i]);
+			if (i == 0) /* the other needs its .func linked in */
+				check_assembles("func exit", out);
+		}
+		free(out);
+		free(cause);
+		probe_free(p);
+	}
 }
 
 static void test_noparam(void)
@@ -901,6 +973,7 @@ int main(void)
 	test_exit();
 	test_3d_helpers();
 	test_func_untouched();
+	test_counts_when_func_exits();
 	test_noparam();
 	test_errors();
 	test_engine();
