@@ -145,7 +145,9 @@ static void rep_text_result(const struct rep_result *rr, int amd)
 	} else if (rr->read_ok && !rr->error) {
 		printf("%d map%s, %llu records, %llu dropped", rr->n_maps, rr->n_maps == 1 ? "" : "s",
 		       (unsigned long long)rr->records, (unsigned long long)rr->dropped);
-		if (rr->sample_shift)
+		if (rr->sample_shift && rr->unsampled_unknown)
+			printf(", 1 block in %llu kept (the others' records not counted)", 1ull << rr->sample_shift);
+		else if (rr->sample_shift)
 			printf(", 1 block in %llu kept (%llu records of the others not kept)",
 			       1ull << rr->sample_shift, (unsigned long long)rr->unsampled);
 		printf(" (%s)\n", tr->file);
@@ -318,7 +320,10 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr, const stru
 	cli_json_u64(&o, "records", rr->records);
 	cli_json_u64(&o, "records_dropped", rr->dropped);
 	cli_json_u64(&o, "sampled_one_block_in", 1ull << rr->sample_shift);
-	cli_json_u64(&o, "records_not_sampled", rr->unsampled);
+	if (rr->unsampled_unknown) /* the skipped blocks stored no counts */
+		cli_json_string(&o, "records_not_sampled", NULL);
+	else
+		cli_json_u64(&o, "records_not_sampled", rr->unsampled);
 	if (rr->has_bs) {
 		cli_json_key(&o, "block_sched");
 		js_block_sched(sb, rr);

@@ -16,6 +16,7 @@ struct rep_result {
 	int n_maps;
 	uint64_t records, dropped;
 	uint64_t unsampled;      /* records of blocks block sampling skipped */
+	int unsampled_unknown;   /* those blocks stored no counts (a map's unsampled_unknown) */
 	uint32_t sample_shift;   /* largest over the maps: 1 block in 2^this kept */
 	int has_bs;
 	char bs_line[128];

@@ -31,6 +31,7 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->records += r->maps[i].records_written;
 		rr->dropped += r->maps[i].records_dropped;
 		rr->unsampled += r->maps[i].records_unsampled;
+		rr->unsampled_unknown |= r->maps[i].unsampled_unknown;
 		if (r->maps[i].sample_shift > rr->sample_shift)
 			rr->sample_shift = r->maps[i].sample_shift;
 	}

@@ -42,8 +42,12 @@
  * cap x threads): when a launch's maps would not fit the hook's budget, it
  * keeps the records of 1 block in 2^shift, those whose block_linear is a
  * multiple of 2^shift. The shift travels in the low 5 bits of the map's
- * pointer parameter (the buffer itself is 256-aligned). Counts still cover
- * every unit, so what the other blocks tried to save is counted; the record
+ * pointer parameter (the buffer itself is 256-aligned). The count area
+ * still has a slot for every unit, but only the kept blocks' units store
+ * their counts where a map's cursor is dynamic (the others leave theirs as
+ * found: the host clears and reads only the kept blocks' counts, so what
+ * the other blocks tried to save is not known; a static map's counts are
+ * not stored at all, see count_static); the record
  * area holds only the kept blocks' units, kept unit index =
  * (block_linear >> shift) * units_per_block + unit in block, and the
  * slot-major stride is that smaller number of units. */

@@ -27,7 +27,9 @@ static void emit_count_store(struct inj *in, struct strbuf *sb, struct site *st,
 		snprintf(ca, sizeof ca, "%%ntop_hc%d", map);
 	else
 		ptx_inject_unit_addr(in, sb, st, map, 0, ca);
-	if (in->maps[map].dynamic)
+	if (in->maps[map].dynamic && in->maps[map].slot_major) /* only kept blocks count (engine.h) */
+		strbuf_printf(sb, "@%%ntop_sp%d st.global.u32 [%s], %%ntop_cur%d;\n", map, ca, map);
+	else if (in->maps[map].dynamic)
 		strbuf_printf(sb, "st.global.u32 [%s], %%ntop_cur%d;\n", ca, map);
 	else /* bytes it tried to save: the entry's and every exit snippet's */
 		strbuf_printf(sb, "st.global.u32 [%s], %u;\n", ca,

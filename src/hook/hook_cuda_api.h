@@ -28,7 +28,9 @@
 	X(cuMemAlloc_v2) \
 	X(cuMemAllocHost_v2) \
 	X(cuMemsetD8Async) \
+	X(cuMemsetD2D8Async) \
 	X(cuMemcpyDtoHAsync_v2) \
+	X(cuMemcpy2DAsync_v2) \
 	X(cuMemcpyDtoDAsync_v2) \
 	X(cuEventCreate) \
 	X(cuEventRecord) \

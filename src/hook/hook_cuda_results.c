@@ -102,6 +102,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
 	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
+	rm->counts_kept_only = c->counts_kept;
 }
 
 /* n bytes from the device into staging dst at off: one async copy into
@@ -130,10 +131,50 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 	return rc;
 }
 
-/* Counts the kernel stored come back from the device; a map whose kernel
- * stores none (engine.h) gets its constant here, on the collector's clock. */
+struct hook_rows hook_counts_rows(const struct engine_result *plan, int i, uint64_t blocks, uint32_t threads,
+				  uint32_t shift)
+{
+	const struct probe_map *m = &plan->maps[i].map;
+	uint64_t units = engine_map_units(m, blocks, threads);
+	struct hook_rows rw = { units * 4, units * 4, 1, 0 };
+	if (!engine_map_slot_major(m) || !shift || !blocks || plan->maps[i].count_static)
+		return rw;
+	uint64_t upb = units / blocks;
+	rw.len = upb * 4;
+	rw.pitch = rw.len << shift;
+	rw.rows = engine_map_rec_units(m, blocks, threads, shift) / upb;
+	rw.kept_only = 1;
+	return rw;
+}
+
+/* rw's runs from src, packed one after the other into staging dst at off:
+ * one 2D copy into pinned staging, else a run at a time. */
+static CUresult results_dtoh_rows(CUcontext ctx, struct hook_buf *dst, uint64_t off, CUdeviceptr src,
+				  struct hook_rows rw, CUstream s)
+{
+	if (rw.rows <= 1)
+		return results_dtoh(ctx, dst, off, src, rw.len, s);
+	if (!dst->pageable && cu.cuMemcpy2DAsync_v2 && rw.pitch <= HOOK_PITCH_MAX) {
+		CUDA_MEMCPY2D c = {
+			.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = src, .srcPitch = rw.pitch,
+			.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = (void *)(uintptr_t)(dst->ptr + off),
+			.dstPitch = rw.len, .WidthInBytes = rw.len, .Height = rw.rows,
+		};
+		return cu.cuMemcpy2DAsync_v2(&c, s);
+	}
+	CUresult rc = CUDA_SUCCESS;
+	for (uint64_t r = 0; r < rw.rows && rc == CUDA_SUCCESS; r++)
+		rc = results_dtoh(ctx, dst, off + r * rw.len, src + r * rw.pitch, rw.len, s);
+	return rc;
+}
+
+/* Counts the kernel stored come back from the device (a sampled map's kept
+ * blocks' only: the others stored none); a map whose kernel stores none
+ * (engine.h) gets its constant here, on the collector's clock. */
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 {
+	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
+	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		const struct hook_copy *c = &j->copy[i];
 		if (j->plan->maps[i].count_static) {
@@ -142,7 +183,8 @@ static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 				dst[u] = j->plan->maps[i].count_bytes;
 			continue;
 		}
-		CUresult rc = results_dtoh(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], c->units * 4, s);
+		struct hook_rows rw = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift);
+		CUresult rc = results_dtoh_rows(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], rw, s);
 		if (rc != CUDA_SUCCESS)
 			return rc;
 	}
@@ -214,8 +256,9 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		c->units = engine_map_units(m, blocks, threads);
 		uint32_t shift = engine_map_slot_major(m) ? j->sample_shift : 0;
 		c->rec_units = engine_map_rec_units(m, blocks, threads, shift);
+		c->counts_kept = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift).kept_only;
 		c->counts_off = counts_bytes;
-		counts_bytes += align16(c->units * 4);
+		counts_bytes += align16((c->counts_kept ? c->rec_units : c->units) * 4);
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;

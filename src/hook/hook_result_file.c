@@ -14,10 +14,12 @@ static void result_emit(const struct result *r, const char *name, uint64_t bytes
 			uint64_t disk_bytes)
 {
 	uint64_t written = 0, dropped = 0, unsampled = 0;
+	int unknown = 0; /* the skipped blocks stored no counts */
 	for (int i = 0; i < r->n_maps; i++) {
 		written += r->maps[i].records_written;
 		dropped += r->maps[i].records_dropped;
 		unsampled += r->maps[i].records_unsampled;
+		unknown |= r->maps[i].counts_kept_only || r->maps[i].unsampled_unknown;
 	}
 	struct strbuf sb;
 	hook_event_begin(&sb, "result");
@@ -29,7 +31,8 @@ static void result_emit(const struct result *r, const char *name, uint64_t bytes
 	event_add_int(&sb, "dropped", (long long)dropped);
 	if (sample_shift) {
 		event_add_int(&sb, "sampled", 1ll << sample_shift);
-		event_add_int(&sb, "unsampled", (long long)unsampled);
+		if (!unknown)
+			event_add_int(&sb, "unsampled", (long long)unsampled);
 	}
 	event_add_int(&sb, "bytes", (long long)bytes);
 	event_add_int(&sb, "disk", (long long)disk_bytes);

@@ -42,6 +42,7 @@
 #define RESULT_DESC_FIXED 56u      /* descriptor bytes before the map name */
 #define RESULT_MAX_MAPS 64u
 #define RESULT_MAP_SLOT_MAJOR 1u   /* descriptor flags: records slot-major */
+#define RESULT_MAP_KEPT_COUNTS 2u  /* descriptor flags: counts of the kept units only */
 #define RESULT_MAP_SHIFT_AT 8u     /* flags bits 8-12: block-sampling shift */
 #define RESULT_MAP_SHIFT_MASK (31u << RESULT_MAP_SHIFT_AT)
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
@@ -139,7 +140,13 @@ static uint64_t map_records_bytes(const struct result *r, const struct result_ma
 	return per * units;
 }
 
-static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec_bytes)
+/* Counts a map writes: every unit's, or the kept units' (counts_kept_only). */
+static uint64_t map_counts_n(const struct result *r, const struct result_map *m, int *bad)
+{
+	return m->counts_kept_only ? map_rec_units(r, m, bad) : m->units;
+}
+
+static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t counts_n, uint64_t rec_bytes)
 {
 	size_t start = sb->len;
 	put_u32(sb, 0); /* desc_bytes, patched below */
@@ -147,9 +154,10 @@ static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec
 	put_u32(sb, m->map.cap);
 	put_u32(sb, m->map.rec_size);
 	put_u32(sb, (uint32_t)m->map.n_fields);
-	put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | m->sample_shift << RESULT_MAP_SHIFT_AT);
+	put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | (m->counts_kept_only ? RESULT_MAP_KEPT_COUNTS : 0) |
+			    m->sample_shift << RESULT_MAP_SHIFT_AT);
 	put_u64(sb, m->units);
-	put_u64(sb, m->units * 4);
+	put_u64(sb, counts_n * 4);
 	put_u64(sb, rec_bytes);
 	put_u64(sb, 0); /* frame_bytes, patched after compression */
 	put_str(sb, m->map.name);
@@ -166,17 +174,17 @@ static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t rec
 }
 
 /* Streams counts then records through one zstd frame into fd. */
-static int write_frame(int fd, ZSTD_CCtx *cc, const struct result_map *m, uint64_t rec_bytes,
+static int write_frame(int fd, ZSTD_CCtx *cc, const struct result_map *m, uint64_t counts_n, uint64_t rec_bytes,
 		       uint64_t *frame_bytes, char **cause)
 {
 	static uint8_t none;
 	uint8_t out[1 << 16];
 	ZSTD_inBuffer parts[2] = {
-		{m->counts ? (const void *)m->counts : &none, m->units * 4, 0},
+		{m->counts ? (const void *)m->counts : &none, counts_n * 4, 0},
 		{m->records ? (const void *)m->records : &none, rec_bytes, 0},
 	};
 	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
-	ZSTD_CCtx_setPledgedSrcSize(cc, m->units * 4 + rec_bytes);
+	ZSTD_CCtx_setPledgedSrcSize(cc, counts_n * 4 + rec_bytes);
 	*frame_bytes = 0;
 	for (int k = 0; k < 2; k++) {
 		ZSTD_EndDirective mode = k == 1 ? ZSTD_e_end : ZSTD_e_continue;
@@ -194,11 +202,11 @@ static int write_frame(int fd, ZSTD_CCtx *cc, const struct result_map *m, uint64
 	return 0;
 }
 
-/* Records unit u holds: min(count, cap * rec_size) / rec_size. */
-static uint64_t map_unit_records(const struct result_map *m, uint64_t u)
+/* Records counts[i] stands for: min(count, cap * rec_size) / rec_size. */
+static uint64_t map_unit_records(const struct result_map *m, uint64_t i)
 {
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size;
-	return (m->counts[u] < cap_bytes ? m->counts[u] : cap_bytes) / m->map.rec_size;
+	return (m->counts[i] < cap_bytes ? m->counts[i] : cap_bytes) / m->map.rec_size;
 }
 
 /* The passes over every unit below run on maps of tens of millions of
@@ -247,12 +255,19 @@ static uint64_t walk_records(const struct unit_walk *w, uint64_t bytes)
 }
 
 /* The map's first unit with records holding more than `stored` (units
- * when none): what the reader would refuse and result_map_record not find. */
+ * when none): what the reader would refuse and result_map_record not find.
+ * An index into counts[]: a kept unit's with counts_kept_only. */
 static uint64_t map_unit_past_stored(const struct result_map *m)
 {
 	uint64_t limit = (uint64_t)m->stored * m->map.rec_size + m->map.rec_size;
 	if (m->stored >= m->map.cap)
 		return m->units; /* min(count, cap * rec_size) never exceeds it */
+	if (m->counts_kept_only) {
+		for (uint64_t i = 0; i < m->rec_units; i++)
+			if (m->counts[i] >= limit)
+				return i;
+		return m->units;
+	}
 	struct unit_walk w;
 	walk_init(&w, m);
 	while (walk_next(&w))
@@ -271,17 +286,18 @@ static int result_check_for_write(const struct result *r, char **cause)
 		int bad = 0;
 		uint64_t rb = map_records_bytes(r, m, &bad);
 		if (bad || m->units > UINT64_MAX / 4 || m->map.rec_size == 0 || m->stored > m->map.cap ||
-		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS)
+		    m->map.n_fields < 0 || m->map.n_fields > PROBE_MAX_FIELDS || (m->counts_kept_only && !m->sample_shift))
 			return cause_set(cause, "map %d (%s): bad sizes", i, m->map.name);
 		if ((m->units && !m->counts) || (rb && !m->records))
 			return cause_set(cause, "map %d (%s): no data", i, m->map.name);
-		struct result_map v = *m; /* units_per_block as the reader derives it */
+		struct result_map v = *m; /* units_per_block and rec_units as the reader derives them */
 		v.units_per_block = map_units_per_block(r, m);
-		uint64_t u = map_unit_past_stored(&v);
+		v.rec_units = map_rec_units(r, m, &bad);
+		uint64_t u = bad ? 0 : map_unit_past_stored(&v);
 		if (u < m->units)
 			return cause_set(cause, "map %d (%s): unit %llu holds more records (%llu) than are stored (%u)",
-					 i, m->map.name, (unsigned long long)u, (unsigned long long)map_unit_records(m, u),
-					 m->stored);
+					 i, m->map.name, (unsigned long long)(m->counts_kept_only ? result_map_unit_at(&v, u) : u),
+					 (unsigned long long)map_unit_records(m, u), m->stored);
 	}
 	return 0;
 }
@@ -355,11 +371,11 @@ static int result_write_body(int fd, const struct result *r, char **cause)
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
 		int bad = 0;
-		uint64_t rb = map_records_bytes(r, m, &bad);
-		put_desc(&sb, m, rb);
+		uint64_t rb = map_records_bytes(r, m, &bad), cn = map_counts_n(r, m, &bad);
+		put_desc(&sb, m, cn, rb);
 		uint64_t frame_off = off + 48, frame_bytes = 0;
 		if (flush_sb(fd, &sb, &off, cause) < 0 ||
-		    write_frame(fd, cc, m, rb, &frame_bytes, cause) < 0 ||
+		    write_frame(fd, cc, m, cn, rb, &frame_bytes, cause) < 0 ||
 		    pwrite_u64(fd, frame_bytes, frame_off, cause) < 0)
 			goto out;
 		off += frame_bytes;
@@ -666,10 +682,14 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",
 				 (unsigned long long)start, m->map.rec_size, n_fields);
 	/* an unknown bit may be a layout this reader would draw as garbage */
-	if (flags & ~(RESULT_MAP_SLOT_MAJOR | RESULT_MAP_SHIFT_MASK))
+	if (flags & ~(RESULT_MAP_SLOT_MAJOR | RESULT_MAP_KEPT_COUNTS | RESULT_MAP_SHIFT_MASK))
 		return cause_set(r->cause, "byte %llu: map flags 0x%x unknown", (unsigned long long)start, flags);
 	m->slot_major = (flags & RESULT_MAP_SLOT_MAJOR) != 0;
 	m->sample_shift = (flags & RESULT_MAP_SHIFT_MASK) >> RESULT_MAP_SHIFT_AT;
+	m->counts_kept_only = (flags & RESULT_MAP_KEPT_COUNTS) != 0;
+	if (m->counts_kept_only && !m->sample_shift)
+		return cause_set(r->cause, "byte %llu: kept units' counts in a map that is not sampled",
+				 (unsigned long long)start);
 	m->map.level = (enum probe_level)level;
 	m->map.n_fields = (int)n_fields;
 	if (rd_name(r, m->map.name, sizeof m->map.name, "map name") < 0 || rd_fields(r, &m->map) < 0)
@@ -683,8 +703,8 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 	m->stored = m->map.cap; /* before version 4: every slot */
 	if (!bad && res->version >= 4 && rd_slots_stored(r, m, d) < 0)
 		return -1;
-	uint64_t want = map_records_bytes(res, m, &bad);
-	if (bad || m->units > UINT64_MAX / 4 || d->counts_bytes != m->units * 4 || d->records_bytes != want)
+	uint64_t want = map_records_bytes(res, m, &bad), counts_n = map_counts_n(res, m, &bad);
+	if (bad || m->units > UINT64_MAX / 4 || d->counts_bytes != counts_n * 4 || d->records_bytes != want)
 		return cause_set(r->cause, "map %s: sizes disagree (units %llu, counts %llu, records %llu)",
 				 m->map.name, (unsigned long long)m->units,
 				 (unsigned long long)d->counts_bytes, (unsigned long long)d->records_bytes);
@@ -760,8 +780,27 @@ static int rd_frame(struct result_rd *r, struct result_map *m, const struct resu
 	return rc;
 }
 
+/* A file's kept-only counts spread over every unit (0 for the blocks not
+ * kept), so readers index counts[] by unit as always. */
+static int rd_spread_counts(struct result_rd *r, struct result_map *m)
+{
+	uint32_t *all = calloc(m->units ? (size_t)m->units : 1, 4);
+	if (!all)
+		return cause_set(r->cause, "map %s: out of memory for %llu counts", m->map.name,
+				 (unsigned long long)m->units);
+	for (uint64_t i = 0; i < m->rec_units; i++)
+		all[result_map_unit_at(m, i)] = m->counts[i];
+	free(m->counts);
+	m->counts = all;
+	m->counts_kept_only = 0;
+	m->unsampled_unknown = 1;
+	return 0;
+}
+
 int result_rd_counts(struct result_rd *r, struct result_map *m)
 {
+	if (m->counts_kept_only && rd_spread_counts(r, m) < 0)
+		return -1;
 	uint64_t u = map_unit_past_stored(m);
 	if (u < m->units)
 		return cause_set(r->cause, "map %s: unit %llu holds more records (%llu) than the file stores per unit (%u)",
@@ -776,7 +815,10 @@ uint32_t result_map_most_records(const struct result_map *m)
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, most = 0;
 	struct unit_walk w;
 	walk_init(&w, m);
-	while (walk_next(&w))
+	for (uint64_t i = 0; m->counts_kept_only && i < m->rec_units; i++)
+		if (m->counts[i] > most)
+			most = m->counts[i];
+	while (!m->counts_kept_only && walk_next(&w))
 		for (uint64_t u = w.u; w.kept && u < w.end; u++)
 			if (m->counts[u] > most)
 				most = m->counts[u];
@@ -788,7 +830,11 @@ void result_map_derive_counts(struct result_map *m)
 	uint64_t cap_bytes = (uint64_t)m->map.cap * m->map.rec_size, attempted = 0, written = 0, unsampled = 0;
 	struct unit_walk w;
 	walk_init(&w, m);
-	while (walk_next(&w)) {
+	for (uint64_t i = 0; m->counts_kept_only && i < m->rec_units; i++) {
+		attempted += walk_records(&w, m->counts[i]);
+		written += walk_records(&w, m->counts[i] < cap_bytes ? m->counts[i] : cap_bytes);
+	}
+	while (!m->counts_kept_only && walk_next(&w)) {
 		for (uint64_t u = w.u; !w.kept && u < w.end; u++)
 			unsampled += walk_records(&w, m->counts[u]);
 		for (uint64_t u = w.u; w.kept && u < w.end; u++) {

@@ -45,6 +45,13 @@ struct result_map {
 	uint32_t sample_shift;
 	uint64_t rec_units;
 	uint64_t units_per_block;
+	/* Sampled maps whose skipped blocks stored no counts (the CUDA hook's,
+	 * engine.h). Written: counts_kept_only, counts[] holds the rec_units
+	 * kept units' counts in kept-unit order (descriptor flag bit 1). Read:
+	 * the reader spreads them over every unit, 0 for the others, and sets
+	 * unsampled_unknown: records_unsampled (0) is then no count at all. */
+	int counts_kept_only;
+	int unsampled_unknown;
 	uint64_t records_written; /* derived when read: sum(min(count, cap*rec)/rec) over kept units */
 	uint64_t records_dropped; /* derived when read: past the cap in kept units */
 	uint64_t records_unsampled; /* derived when read: all attempted by units of blocks not kept */
@@ -97,6 +104,13 @@ static inline uint64_t result_units_per_block(const struct result *r, const stru
 	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
 	uint64_t lanes = r->warp_size ? r->warp_size : 32;
 	return m->level == PROBE_LEVEL_WARP ? (threads + lanes - 1) / lanes : threads;
+}
+
+/* Counts the file holds for a map: every unit's, or the kept units' only
+ * (a map read with unsampled_unknown). */
+static inline uint64_t result_map_file_counts(const struct result_map *m)
+{
+	return m->unsampled_unknown || m->counts_kept_only ? m->rec_units : m->units;
 }
 
 /* Does unit `unit` have records (its block sampled)? */

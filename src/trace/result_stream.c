@@ -161,7 +161,7 @@ int result_pass_next(struct result_pass *p, struct result_chunk *c, char **cause
 	if (p->done)
 		return 0;
 	uint8_t skip[4096];
-	uint64_t counts = p->m->units * 4;
+	uint64_t counts = result_map_file_counts(p->m) * 4;
 	for (uint64_t done = 0; !p->skipped && done < counts;) {
 		size_t n = counts - done < sizeof skip ? (size_t)(counts - done) : sizeof skip;
 		if (pass_read(p, skip, n, cause) < 0)
@@ -225,6 +225,7 @@ static int stream_counts(struct result_stream *s, struct result_rd *r, int i, co
 	result_pass_free(p);
 	if (rc < 0 || result_rd_counts(r, m) < 0)
 		return -1;
+	s->mem += (size_t)(m->units * 4 - d->counts_bytes); /* spread over every unit */
 	r->off += d->frame_bytes;
 	return 0;
 }

@@ -73,7 +73,10 @@ static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct
 		const struct result_map *mp = &r->maps[dm];
 		int n = snprintf(s->line, sizeof s->line, "dmat: %llu memory accesses recorded, %llu dropped",
 				 (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);
-		if (mp->sample_shift && n > 0 && (size_t)n < sizeof s->line)
+		if (mp->sample_shift && mp->unsampled_unknown && n > 0 && (size_t)n < sizeof s->line)
+			snprintf(s->line + n, sizeof s->line - (size_t)n, ", 1 block in %llu sampled (the others not counted)",
+				 1ull << mp->sample_shift);
+		else if (mp->sample_shift && n > 0 && (size_t)n < sizeof s->line)
 			snprintf(s->line + n, sizeof s->line - (size_t)n, ", 1 block in %llu sampled (%llu not kept)",
 				 1ull << mp->sample_shift, (unsigned long long)mp->records_unsampled);
 	} else if (map < 0) {

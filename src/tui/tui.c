@@ -231,7 +231,10 @@ static void tui_log_event(struct tui *t, const struct event *ev)
 				 tui_kname_by_id(t, ev), event_get_int(ev, "seq", -1),
 				 (unsigned long long)event_get_u64(ev, "records", 0),
 				 (unsigned long long)event_get_u64(ev, "dropped", 0));
-		if (event_get(ev, "sampled") && n > 0 && (size_t)n < sizeof buf)
+		if (event_get(ev, "sampled") && !event_get(ev, "unsampled") && n > 0 && (size_t)n < sizeof buf)
+			snprintf(buf + n, sizeof buf - (size_t)n, ", 1 block in %llu sampled (the others not counted)",
+				 (unsigned long long)event_get_u64(ev, "sampled", 1));
+		else if (event_get(ev, "sampled") && n > 0 && (size_t)n < sizeof buf)
 			snprintf(buf + n, sizeof buf - (size_t)n, ", 1 block in %llu sampled (%llu records not kept)",
 				 (unsigned long long)event_get_u64(ev, "sampled", 1),
 				 (unsigned long long)event_get_u64(ev, "unsampled", 0));

@@ -687,6 +687,7 @@ static int dm_new(const struct result *r, int map_index, const struct dmat_opts 
 	m->kinds = o->kinds ? o->kinds : UINT32_MAX;
 	m->dropped = r->maps[map_index].records_dropped;
 	m->unsampled = r->maps[map_index].records_unsampled;
+	m->unsampled_unknown = r->maps[map_index].unsampled_unknown;
 	m->sample_shift = r->maps[map_index].sample_shift;
 	*out = m;
 	return 0;
@@ -1267,7 +1268,9 @@ void dmat_header(const struct dmat *m, char *buf, size_t len)
 		timeline_fmt_num((double)m->dropped, d, sizeof d);
 		snprintf(drop, sizeof drop, "  %s dropped past cap %u", d, m->r->maps[m->map_index].map.cap);
 	}
-	if (m->sample_shift) {
+	if (m->sample_shift && m->unsampled_unknown) {
+		snprintf(smp, sizeof smp, "  1 block in %llu sampled (the others not counted)", 1ull << m->sample_shift);
+	} else if (m->sample_shift) {
 		char d[32];
 		timeline_fmt_num((double)m->unsampled, d, sizeof d);
 		snprintf(smp, sizeof smp, "  1 block in %llu sampled (%s not kept)", 1ull << m->sample_shift, d);

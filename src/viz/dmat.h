@@ -125,6 +125,7 @@ struct dmat {
 	uint64_t accesses;       /* records kept by the filters */
 	uint64_t dropped;        /* saves past the cap (the map's count) */
 	uint64_t unsampled;      /* saves of blocks block sampling skipped */
+	int unsampled_unknown;   /* ... not counted (the hook's sampled dmat launches) */
 	uint32_t sample_shift;   /* 1 block in 2^this has records (0: all) */
 	uint64_t by_kind[DMAT_N_KINDS]; /* kept accesses per kind */
 	uint64_t bytes;          /* kept accesses' bytes (0 when sizes are not recorded) */

@@ -30,6 +30,7 @@ struct fake_func {
 	struct fake_param params[FAKE_MAX_PARAMS];
 	int kept_addrs;    /* map address registers a probed copy keeps from its entry (%ntop_hc<i>) */
 	int stores_counts; /* a probed copy's PTX stores its units' counts (engine.h: count_static) */
+	int counts_kept_only; /* ... only in blocks block sampling keeps */
 	/* fake_attr.c: settable attributes as set (cuFuncSetAttribute,
 	 * cuKernelSetAttribute), by CUfunction_attribute; 0 until set */
 	int attr_set[CU_FUNC_ATTRIBUTE_MAX];

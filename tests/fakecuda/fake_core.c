@@ -1,6 +1,7 @@
 /* fakecuda core: init, devices, contexts, memory, events, streams and
  * capture, cuGetProcAddress and a private export table. */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,34 @@ FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUst
 	if (rc == CUDA_SUCCESS)
 		memcpy(h, (void *)(uintptr_t)d, n);
 	return rc;
+}
+
+/* The 2D forms the hook uses for a sampled map's kept counts (device to
+ * host copies only). */
+FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (c->srcMemoryType != CU_MEMORYTYPE_DEVICE || c->dstMemoryType != CU_MEMORYTYPE_HOST ||
+	    c->srcPitch < c->WidthInBytes || c->dstPitch < c->WidthInBytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t r = 0; r < c->Height; r++)
+		memcpy((uint8_t *)c->dstHost + r * c->dstPitch, (const uint8_t *)(uintptr_t)c->srcDevice + r * c->srcPitch,
+		       c->WidthInBytes);
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s)
+{
+	CUresult rc = fake_stream_op(s);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (pitch < w)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t r = 0; r < h; r++)
+		memset((void *)(uintptr_t)(p + r * pitch), v, w);
+	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s)

@@ -111,6 +111,14 @@ static void fake_scan_entry(struct fake_module *m, const char *p)
 	const char *cs = brace ? strstr(brace, "st.global.u32 [%ntop_hc") : NULL;
 	const char *ca = brace ? strstr(brace, "st.global.u32 [%ntop_ca]") : NULL;
 	fn->stores_counts = (cs && (!next || cs < next)) || (ca && (!next || ca < next));
+	/* "@%ntop_sp<i> st.global.u32 [...": only kept blocks store counts */
+	for (const char *q = brace; q && (q = strstr(q, "@%ntop_sp")) != NULL && (!next || q < next); q++) {
+		const char *sp = q + strlen("@%ntop_sp");
+		while (isdigit((unsigned char)*sp))
+			sp++;
+		if (!strncmp(sp, " st.global.u32 [", 16))
+			fn->counts_kept_only = 1;
+	}
 	fn->mod = m;
 	fn->next = m->funcs;
 	m->funcs = fn;
@@ -478,8 +486,9 @@ static uint64_t fake_param_value(const struct fake_func *fn, int i, void **param
  * carry the block-sampling shift (engine.h): records only for kept blocks.
  * A probed copy whose PTX stores no counts (count_static) leaves them 0,
  * so a hook that read them back instead of taking the plan's constant
- * would find no records. */
-static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3], int counts)
+ * would find no records; one whose blocks not kept store none leaves an
+ * absurd count there. */
+static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3], int counts, int kept_only)
 {
 	uint8_t *base = (uint8_t *)(uintptr_t)(ptr & ~(uint64_t)255);
 	unsigned shift = (unsigned)(ptr & 31);
@@ -498,9 +507,14 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 		uint64_t b = u / upb;
 		uint32_t count = counts ? rec : 0, smid = (uint32_t)(b % FAKE_SMS), elapsed = 4000 + (uint32_t)(u % 7) * 10;
 		uint64_t start = 1000 + (b / FAKE_SMS) * 5000 + (u % upb) * 10;
+		if (b & ((1ull << shift) - 1)) {
+			/* not kept: counted, or (kept_only) its count left as found,
+			 * which the fake makes absurd */
+			uint32_t left = kept_only ? 0x7fffffffu : count;
+			memcpy(base + u * 4, &left, 4);
+			continue;
+		}
 		memcpy(base + u * 4, &count, 4);
-		if (b & ((1ull << shift) - 1))
-			continue; /* counted, not kept */
 		uint8_t *r = records + ((b >> shift) * upb + u % upb) * rec;
 		uint64_t gstart = 1700000000000000000ull + start; /* ns, like %globaltimer */
 		if (rec >= 16) { /* a 16-byte record (dmat's size) gets the times */
@@ -541,7 +555,7 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 		uint64_t p = fake_param_value(fn, i, params, extra);
 		if (!p)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
-		fake_fill_map(p, grid, block, fn->stores_counts);
+		fake_fill_map(p, grid, block, fn->stores_counts, fn->counts_kept_only);
 	}
 	return CUDA_SUCCESS;
 }

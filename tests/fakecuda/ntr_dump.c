@@ -1,6 +1,6 @@
 /* Prints a summary of one result file for the regress scripts:
  *   kernel=NAME kid=N seq=N maps=N units=N records=N dropped=N smid_max=N sms=N blocks=N
- *   [sampled=N unsampled=N] version=N warp=N slots=STORED/CAP,... fnv=HEX probes=A,B
+ *   [sampled=N unsampled=N|unknown] version=N warp=N slots=STORED/CAP,... fnv=HEX probes=A,B
  * (smid_max: the largest u32 field named "smid" in the first map, -1 when
  * there is none; slots: per map, record slots stored per unit / cap; probes:
  * the rest of the line; fnv: FNV-1a of every map's counts and stored
@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	long long smid_max = -1;
 	uint64_t units = 0, written = 0, dropped = 0, unsampled = 0;
 	unsigned shift = 0;
+	int unknown = 0;
 	uint64_t h = 1469598103934665603ull;
 	for (int i = 0; i < r->n_maps; i++) {
 		const struct result_map *m = &r->maps[i];
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 		written += m->records_written;
 		dropped += m->records_dropped;
 		unsampled += m->records_unsampled;
+		unknown |= m->unsampled_unknown;
 		if (m->sample_shift > shift)
 			shift = m->sample_shift;
 		for (int f = 0; i == 0 && f < m->map.n_fields; f++) {
@@ -77,7 +79,9 @@ int main(int argc, char **argv)
 	       r->kernel, r->kernel_id, (unsigned long long)r->seq, r->n_maps, (unsigned long long)units,
 	       (unsigned long long)written, (unsigned long long)dropped, smid_max, r->device_sms,
 	       (unsigned long long)r->grid[0] * r->grid[1] * r->grid[2]);
-	if (shift)
+	if (shift && unknown)
+		printf(" sampled=%llu unsampled=unknown", 1ull << shift);
+	else if (shift)
 		printf(" sampled=%llu unsampled=%llu", 1ull << shift, (unsigned long long)unsampled);
 	printf(" version=%u warp=%u slots=", r->version, r->warp_size);
 	for (int i = 0; i < r->n_maps; i++)

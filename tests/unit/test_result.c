@@ -260,6 +260,44 @@ static void test_sampled_layout(void)
 	}
 	free(b);
 	result_free(g);
+	g = NULL;
+
+	/* The hook's form (engine.h): the blocks not kept stored no counts, so
+	 * only the 6 kept units' counts are written (flag bit 1); read back,
+	 * they are spread over every unit, 0 for the others, and the records
+	 * the other blocks tried are unknown, not 0. */
+	uint32_t *all = m->counts, kept[6];
+	for (uint32_t i = 0; i < 6; i++)
+		kept[i] = all[(i / 2) * 4 + i % 2];
+	m->counts = kept;
+	m->counts_kept_only = 1;
+	m->rec_units = 6;
+	m->units_per_block = 2;
+	CHECKF(result_write(dir, "smp.ntr", r, &cause) == 0, "%s", cause);
+	m->counts = all;
+	CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+	gm = g ? &g->maps[0] : NULL;
+	CHECK(gm && gm->unsampled_unknown && !gm->counts_kept_only && gm->records_unsampled == 0);
+	CHECK(gm && gm->records_written == 3 && gm->records_dropped == 0);
+	ok = gm != NULL;
+	for (uint32_t u = 0; gm && u < 10; u++) {
+		ok &= gm->counts[u] == ((u / 2) % 2 ? 0 : all[u]);
+		for (uint32_t k = 0; k < 2; k++) {
+			const uint8_t *x = result_map_record(gm, u, k);
+			ok &= (u / 2) % 2 ? x == NULL : x && x[0] == u * 16 + k;
+		}
+	}
+	CHECK(ok);
+	result_free(g);
+	g = NULL;
+	b = load("smp.ntr", &n);
+	if (b && n > flags + 4) {
+		CHECK(b[flags] == (1 | 2) && b[flags + 1] == 1); /* slot-major, kept counts, shift 1 */
+		CHECK(b[flags + 12] == 24); /* counts_bytes: 6 units x 4 */
+		b[flags + 12] = 40;         /* every unit's: disagrees with the flag */
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "sizes disagree"));
+	}
+	free(b);
 	unlink(p);
 	free(p);
 	result_free(r);
@@ -292,8 +330,10 @@ static void test_layouts(void)
 			CHECK(result_read_mem(b, n, &g, &cause) == 0 && !g->maps[0].slot_major && !layout_ok(g) &&
 			      result_map_record(&g->maps[0], 1, 0)[0] == 3 * 16 /* index 3: slot-major (3, 0) */);
 			result_free(g);
-			b[flags] = 2;
+			b[flags] = 4;
 			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "flags"));
+			b[flags] = 2; /* kept units' counts only, in a map that is not sampled */
+			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "not sampled"));
 		}
 		free(b);
 		unlink(p);
@@ -703,6 +743,29 @@ static void test_stream_layouts(void)
 		CHECK(result_read_head(p, &h, &cause) == 0 && h && h->maps[1].records == NULL &&
 		      h->maps[1].counts[7] == r->maps[1].counts[7] && h->maps[1].stored == stored &&
 		      h->version == (stored < cap ? 4u : lay[i][1] ? 3u : lay[i][0] ? 2u : 1u));
+		result_free(h);
+		unlink(p);
+		free(p);
+		free(cause);
+		result_free(r);
+	}
+	/* sampled maps as the hook writes them: the kept units' counts only */
+	static const int kept_lay[][4] = {{1, 2, 3, 3}, {1, 12, 3, 3}, {1, 2, 4, 1}};
+	for (size_t i = 0; i < sizeof kept_lay / sizeof kept_lay[0]; i++) {
+		struct result *r = make_big(1, (uint32_t)kept_lay[i][1], (uint32_t)kept_lay[i][2], (uint32_t)kept_lay[i][3]);
+		struct result_map *m = &r->maps[1];
+		m->units_per_block = 64;
+		m->rec_units = ((BIG_BLOCKS + (1u << m->sample_shift) - 1) >> m->sample_shift) * 64;
+		for (uint64_t k = 0; k < m->rec_units; k++)
+			m->counts[k] = m->counts[result_map_unit_at(m, k)];
+		m->counts_kept_only = 1;
+		char *cause = NULL;
+		CHECKF(result_write(dir, "big.ntr", r, &cause) == 0, "%s", cause);
+		char *p = path_of("big.ntr");
+		CHECKF(stream_vs_read(p) == 0, "kept counts %zu: streaming reader disagrees", i);
+		struct result *h = NULL;
+		CHECK(result_read_head(p, &h, &cause) == 0 && h && h->maps[1].unsampled_unknown &&
+		      h->maps[1].counts[0] == m->counts[0] && h->maps[1].counts[64] == 0);
 		result_free(h);
 		unlink(p);
 		free(p);
