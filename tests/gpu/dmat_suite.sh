@@ -43,14 +43,14 @@ cp "$W/acc.log" "$OUT/suite/acc.log"
 NTOP_SAMPLE=4 OUT=$OUT/acc4 timeout -k 5 200 tests/gpu/dmat_accuracy.sh --only dm_linear,dm_gather,dm_random,dm_overflow \
 	>"$W/acc4.log" 2>&1
 rc=$?
-row "dmat accuracy, 1 block in 4" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$(grep -c '^PASS' "$W/acc4.log") PASS, $(grep -c '^FAIL' "$W/acc4.log") FAIL; $(grep -m1 -o 'sampled=[0-9]* unsampled=[0-9]*' "$W/acc4.log")"
+row "dmat accuracy, 1 block in 4" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$(grep -c '^PASS' "$W/acc4.log") PASS, $(grep -c '^FAIL' "$W/acc4.log") FAIL; $(grep -m1 -oE 'sampled=[0-9]+( unsampled=[0-9]+)?' "$W/acc4.log")"
 cp "$W/acc4.log" "$OUT/suite/acc4.log"
 
 # 4. automatic sampling: fill (32768 blocks x 128 threads, 4 GiB of dmat map) under the default budget
 timeout -k 5 60 "$EX/fill" >"$W/fill.plain" 2>&1
 timeout -k 5 "$STEP_S" "$NTOP" record -p dmat --limit 2 -o "$W/fill" -- "$EX/fill" >"$W/fill.probed" 2>"$W/fill.err"
 if diff <(grep -v '^info:' "$W/fill.plain") <(grep -v '^info:' "$W/fill.probed") >/dev/null; then same=1; else same=0; fi
-res=$(grep -m1 '^result ' "$W/fill/events.log" 2>/dev/null | grep -o 'records=[0-9]* dropped=[0-9]* .*sampled=[0-9]* unsampled=[0-9]*' | sed 's/ bytes=[0-9]* ns=[0-9]*//')
+res=$(grep -m1 '^result ' "$W/fill/events.log" 2>/dev/null | grep -oE 'records=[0-9]+ dropped=[0-9]+ .*sampled=[0-9]+( unsampled=[0-9]+)?' | sed 's/ bytes=[0-9]* ns=[0-9]*//')
 "$NTOP" report "$W/fill" >"$OUT/suite/fill_report.txt" 2>&1
 [ "$same" = 1 ] && [ -n "$res" ] && row "auto sampling, fill 4M threads" PASS "$res" ||
 	row "auto sampling, fill 4M threads" FAIL "same output $same; $(grep -E '^(probe|result|warn)' "$W/fill/events.log" | head -2 | cut -c1-160)"

@@ -26,6 +26,7 @@ MAGIC = b"NTOPRES\0"
 HEADER_V1 = 104
 TYPE_U32, TYPE_U64 = 4, 8
 FLAG_SLOT_MAJOR = 1
+FLAG_KEPT_COUNTS = 2  # counts of the kept units only (the CUDA hook's sampled maps)
 SHIFT_MASK = 31 << 8  # map flags bits 8-12: block-sampling shift
 
 
@@ -116,9 +117,12 @@ def read_map(rd, block, version=3):
     name = rd.string("map name")
     if level not in (1, 2) or rec_size == 0 or n_fields > 16:
         raise NtrError(f"map {name}: level {level}, rec_size {rec_size}, {n_fields} fields")
-    if flags & ~(FLAG_SLOT_MAJOR | SHIFT_MASK):
+    if flags & ~(FLAG_SLOT_MAJOR | FLAG_KEPT_COUNTS | SHIFT_MASK):
         raise NtrError(f"map {name}: unknown flags 0x{flags:x} (newer ntop?)")
     shift = (flags & SHIFT_MASK) >> 8  # block sampling (version 3): 1 block in 2^shift kept
+    kept_counts = bool(flags & FLAG_KEPT_COUNTS)
+    if kept_counts and not shift:
+        raise NtrError(f"map {name}: kept units' counts in a map that is not sampled")
     rec_units, upb = units, 0
     if shift:
         threads = block[0] * block[1] * block[2]
@@ -150,14 +154,23 @@ def read_map(rd, block, version=3):
             raise NtrError(f"map {name}: {records_bytes} record bytes are not whole slots of {rec_units} units")
         if stored > cap:
             raise NtrError(f"map {name}: {records_bytes} record bytes store {stored} slots per unit, cap {cap}")
-    if counts_bytes != units * 4 or records_bytes != rec_units * stored * rec_size:
+    if counts_bytes != (rec_units if kept_counts else units) * 4 or records_bytes != rec_units * stored * rec_size:
         raise NtrError(f"map {name}: sizes disagree (units {units}, counts {counts_bytes}, records {records_bytes})")
     data = zstd_decompress(rd.take(frame_bytes, f"map {name} frame"), counts_bytes + records_bytes)
+    counts = data[:counts_bytes]
+    if kept_counts:
+        # as the C reader: spread over every unit, 0 for the blocks not kept
+        # (their records not sampled are unknown, not 0)
+        full = bytearray(units * 4)
+        for ru in range(rec_units):
+            u = ((ru // upb) << shift) * upb + ru % upb
+            full[u * 4:u * 4 + 4] = counts[ru * 4:ru * 4 + 4]
+        counts = bytes(full)
     m = {
         "name": name, "level": "thread" if level == 1 else "warp", "cap": cap, "rec_size": rec_size,
         "fields": fields, "units": units, "slot_major": bool(flags & FLAG_SLOT_MAJOR),
         "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb, "stored": stored,
-        "counts": data[:counts_bytes], "records": data[counts_bytes:],
+        "counts": counts, "records": data[counts_bytes:], "unsampled_unknown": kept_counts,
     }
     if stored < cap:
         # as the C reader: no unit with records may hold more than is stored
@@ -273,9 +286,10 @@ def _str(s):
 
 
 def write_bytes(kernel, probes, maps, seq=1, pid=7, kid=1, duration_ns=1000, version=2, extra_desc=b"",
-                grid=(1, 1, 1), block=(64, 1, 1)):
+                grid=(1, 1, 1), block=(64, 1, 1), kept_counts=False):
     """maps: [(name, level 1|2, cap, rec_size, [(field, type, off)], units,
-    counts bytes, records bytes, slot_major[, sample shift])]."""
+    counts bytes, records bytes, slot_major[, sample shift])]; kept_counts:
+    the sampled maps' counts are the kept units' only (flag bit 1)."""
     body = _str(kernel) + _str(probes)
     for name, level, cap, rec, fields, units, counts, records, slot, *shift in maps:
         frame = zstd_compress(counts + records)
@@ -283,6 +297,7 @@ def write_bytes(kernel, probes, maps, seq=1, pid=7, kid=1, duration_ns=1000, ver
         nb = _str(name)
         desc_bytes = 56 + len(nb) + len(fb) + len(extra_desc)
         flags = (FLAG_SLOT_MAJOR if slot else 0) | (shift[0] << 8 if shift else 0)
+        flags |= FLAG_KEPT_COUNTS if kept_counts and shift else 0
         body += struct.pack("<IIIIII", desc_bytes, level, cap, rec, len(fields), flags)
         body += struct.pack("<QQQQ", units, len(counts), len(records), len(frame)) + nb + fb + extra_desc + frame
     total = HEADER_V1 + len(body)
@@ -353,6 +368,12 @@ def selftest():
     h6 = read_bytes(write_bytes("k", "p", [sm], version=4, grid=(2, 1, 1), block=(2, 1, 1)))
     expect(h6["maps"][0]["stored"] == 1 and field_sums(h6["maps"][0]) == {"v": 7, "n": 1}
            and map_stats(h6["maps"][0]) == (1, 0), f"sampled v4 {field_sums(h6['maps'][0])}")
+    # the same as the CUDA hook writes it: block 0's counts only
+    sk = sm[:6] + (c6[:8],) + sm[7:]
+    h6k = read_bytes(write_bytes("k", "p", [sk], version=4, grid=(2, 1, 1), block=(2, 1, 1), kept_counts=True))
+    expect(h6k["maps"][0]["unsampled_unknown"] and h6k["maps"][0]["counts"] == struct.pack("<4I", 16, 0, 0, 0)
+           and field_sums(h6k["maps"][0]) == {"v": 7, "n": 1} and map_stats(h6k["maps"][0]) == (1, 0),
+           "sampled v4, kept units' counts")
     # nothing written: counts only
     h7 = read_bytes(write_bytes("k", "p", [dm4[:6] + (bytes(16), b"") + dm4[8:]], version=4))
     expect(h7["maps"][0]["stored"] == 0 and map_stats(h7["maps"][0]) == (0, 0), "v4 counts only")
