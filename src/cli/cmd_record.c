@@ -83,7 +83,7 @@ static void record_help(void)
 	       "                        keep the records of 1 block in N (a power of two); auto\n"
 	       "                        (default) samples only launches that would not fit the\n"
 	       "                        budget, as few blocks skipped as fit; off declines them.\n"
-	       "                        Skipped blocks' accesses are still counted (report)\n"
+	       "                        Skipped blocks store nothing (NVIDIA: not even counts)\n"
 	       "      --no-audit        no loader audit module in PROGRAM's LD_AUDIT: libraries\n"
 	       "                        it opens by absolute path (the driver, NVRTC, nvJitLink)\n"
 	       "                        then bypass ntop's stand-ins, and ROCm 6/7 HIP runtimes\n"
