@@ -12,6 +12,9 @@ python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
 python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too
 bash "$src/bench/app_cost.sh" --selftest # its embedded parser
+if [ -n "$bin" ] && [ -x "$bin/bin/ntop" ]; then
+	python3 "$src/bench/ptx_variants.py" selftest --ntop "$bin/bin/ntop" # each variant assembles
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
