@@ -97,6 +97,7 @@ static void engine_fill_maps(struct engine_result *res, const struct ptx_inject_
 		em->param_index = ir->n_params_orig + i;
 		em->count_static = ir->count_static[i];
 		em->count_bytes = ir->count_bytes[i];
+		em->count_clear = ir->count_clear[i];
 	}
 	res->stats.sites = ir->sites;
 	res->stats.sites_in_funcs = ir->sites_in_funcs;

@@ -27,7 +27,9 @@
  * kernel stores no counts at all (count_static, count_bytes); the host
  * neither clears nor copies them and takes count_bytes for every unit. On
  * an H100 the count store alone cost a memory-bound copy 2.6% and a short
- * block reduction 3-4% (doc/performance.md).
+ * block reduction 3-4% (doc/performance.md). A map that stores counts
+ * then stores every unit's at its exit, overwriting what was there, so
+ * the host clears counts only where a unit may leave without (count_clear).
  *
  * Records are laid out one of two ways, by engine_map_slot_major():
  *  - unit-major: unit u's record k at (u * cap + k) * rec_size (warp maps,
@@ -57,6 +59,8 @@ struct engine_map {
 	int param_index;      /* index of its .u64 parameter in the probed kernel */
 	int count_static;     /* the kernel stores no counts: every unit's is count_bytes */
 	uint32_t count_bytes;
+	int count_clear;      /* a unit may leave without storing its count (a .func can
+				 exit): the host clears the counts before each launch */
 };
 
 struct engine_global {

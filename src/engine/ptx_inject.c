@@ -189,6 +189,7 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	for (int i = 0; i < in.n_maps; i++) {
 		res->map_probe[i] = in.maps[i].pr;
 		res->count_static[i] = in.maps[i].count_static;
+		res->count_clear[i] = !in.maps[i].count_static && in.func_exit;
 		res->count_bytes[i] = inject_sat_add(in.maps[i].entry_bytes, ptx_inject_exit_bytes(&in, i));
 	}
 	res->sites = in.sites;

@@ -18,6 +18,7 @@ struct ptx_inject_result {
 	int map_probe[ENGINE_MAX_MAPS]; /* index in probes[] owning map i */
 	int count_static[ENGINE_MAX_MAPS]; /* map i's counts are not stored: all are count_bytes[i] */
 	uint32_t count_bytes[ENGINE_MAX_MAPS];
+	int count_clear[ENGINE_MAX_MAPS];  /* map i's counts must be cleared before a launch */
 	int sites;                      /* entry + exit + instruction sites probed */
 	int sites_in_funcs;             /* matching sites in .func bodies, left alone */
 	int sites_no_addr;              /* matching sites without an address for ADDR/BYTES (.param, bulk tensor copies), left alone */

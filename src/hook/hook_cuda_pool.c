@@ -223,11 +223,24 @@ static int pool_zeroed(struct hook_buf *b)
 	return b->zeroed;
 }
 
-/* Better for a launch of layout key: already cleared for it (or never
- * used), then smaller. */
+/* Does b suit a launch of layout key without clearing: cleared for it, or
+ * never used; any buffer for key 0 (a layout with no counts to clear). */
+static int pool_fits(const struct hook_buf *b, uint64_t key)
+{
+	return key == 0 || b->key == key || b->key == 0;
+}
+
+/* The key a launch asks the pool for: its layout's, or 0 when it has no
+ * counts to clear (every unit stores its own: engine.h's count_clear). */
+static uint64_t pool_want_key(const struct hook_zero *z)
+{
+	return z->n ? z->key : 0;
+}
+
+/* Better for a launch of layout key: one that fits, then smaller. */
 static int pool_better(const struct hook_buf *b, const struct hook_buf *best, uint64_t key)
 {
-	int fits = b->key == key || b->key == 0, best_fits = best && (best->key == key || best->key == 0);
+	int fits = pool_fits(b, key), best_fits = best && pool_fits(best, key);
 	return !best || (fits && !best_fits) || (fits == best_fits && b->size < best->size);
 }
 
@@ -254,7 +267,7 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
 		if (b->key == key && b->size == fit)
 			break; /* none is better: the list can be long (slabs of small buffers) */
 	}
-	if (!best || (!ask && (*best)->key != key && (*best)->key != 0))
+	if (!best || (!ask && !pool_fits(*best, key)))
 		return NULL;
 	struct hook_buf *b = *best;
 	*best = b->next;
@@ -311,7 +324,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	struct hook_results *r = &hook.res;
 	int busy = 0, allocated = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, 1, &busy);
+	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 1, &busy);
 	int last = pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	uint64_t depth = r->pending + 1;
 	pthread_mutex_unlock(&r->lock);
@@ -334,7 +347,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 		return NULL;
 	/* Cleared for another layout: clear this one's counts; the launch then
 	 * waits for that (a change of kernel or launch shape only). */
-	if (b->key != z->key && b->key != 0) {
+	if (!pool_fits(b, pool_want_key(z))) {
 		*ready = 0;
 		if (pool_zero(b, z, still_clearing ? POOL_ZERO_FOR_LAUNCH_AFTER_READY : POOL_ZERO_FOR_LAUNCH) < 0) {
 			hook_pool_put_dev(b);
@@ -362,7 +375,7 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 	struct hook_results *r = &hook.res;
 	int busy = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, z->key, 0, &busy);
+	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 0, &busy);
 	int last = b && pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	pthread_mutex_unlock(&r->lock);
 	/* The last one of its size: one spare made ahead by the collector (as

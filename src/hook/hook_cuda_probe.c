@@ -120,8 +120,9 @@ static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *
 	return 0;
 }
 
-/* The counts a buffer must have cleared for this launch (none for a map
- * whose kernel stores no counts: engine.h), and the layout's key. */
+/* The counts a buffer must have cleared for this launch (only where a unit
+ * may leave without storing its own: engine.h's count_clear), and the
+ * layout's key. */
 static void probe_zero_spec(const struct engine_result *res, struct hook_job *j, uint64_t blocks, uint32_t threads)
 {
 	struct hook_zero *z = &j->zero;
@@ -132,7 +133,7 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 	z->key = h | 1; /* 0 means "all of it zero" */
 	z->n = 0;
 	for (int i = 0; i < res->n_maps; i++) {
-		if (res->maps[i].count_static)
+		if (!res->maps[i].count_clear)
 			continue;
 		struct hook_rows rw = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
 		z->off[z->n] = j->map_off[i];

@@ -394,6 +394,8 @@ static void test_rets(void)
 		CHECK_EQ_INT(count_str(out, "mov.b64 %ntop_sa, %ntop_hr0;"), 3);
 		CHECK(strstr(out, "%ntop_hc0]") == NULL);
 		CHECK(ir.count_static[0] == 1 && ir.count_static[1] == 0);
+		/* every unit stores its own count at its exit: nothing to clear */
+		CHECK(ir.count_clear[0] == 0 && ir.count_clear[1] == 0);
 		CHECK_EQ_INT(count_str(out, "@!%ntop_lane0 bra $ntop_lane_"), 3);
 		/* only a block sampling keeps stores its count (engine.h) */
 		CHECK_EQ_INT(count_str(out, "\t@%ntop_sp1 st.global.u32 [%ntop_hc1], %ntop_cur1;"), 3);
@@ -529,7 +531,7 @@ static void test_func_untouched(void)
 /* A thread that leaves through an `exit` in a .func, or in a .func whose
  * body is linked in later, skips the kernel's exit code: its count would
  * not be what the engine claims, so a static cursor's counts are stored
- * then, and the host reads them back (engine.h). */
+ * then, cleared by the host before each launch and read back (engine.h). */
 static const char *K_FUNC_EXIT =
 	".func helper_exit(\n"
 	"\t.param .b32 helper_exit_param_0\n"
@@ -582,6 +584,7 @@ static void test_counts_when_func_exits(void)
 		CHECKF(out, "%s: %s", kernels[i], cause ? cause : "");
 		if (out) {
 			CHECK_EQ_INT(ir.count_static[0], 0);
+			CHECK_EQ_INT(ir.count_clear[0], 1); /* a thread leaving in the .func stores none */
 			CHECKF(count_str(out, "st.global.u32 [%ntop_hc0], 16;") == 1, "%s: count not stored", kernels[i]);
 			if (i == 0) /* the other needs its .func linked in */
 				check_assembles("func exit", out);
