@@ -286,17 +286,17 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
  * last clearing (b->ready) when that may still be running. */
 enum pool_zero_at { POOL_ZERO_AFTER_COPIES, POOL_ZERO_FOR_LAUNCH, POOL_ZERO_FOR_LAUNCH_AFTER_READY };
 
-/* Zeroes `rows` runs of len bytes, pitch apart, from p: one 2D memset, or
- * a run at a time where the driver lacks it or the pitch is too large. */
-static CUresult pool_memset_rows(CUdeviceptr p, uint64_t len, uint64_t pitch, uint64_t rows, CUstream s)
+/* Zeroes rw's runs from p: one 2D memset, or a run at a time where the
+ * driver lacks it or the pitch is too large. */
+static CUresult pool_memset_rows(CUdeviceptr p, struct hook_rows rw, CUstream s)
 {
-	if (rows <= 1)
-		return cu.cuMemsetD8Async(p, 0, len, s);
-	if (cu.cuMemsetD2D8Async && pitch <= HOOK_PITCH_MAX)
-		return cu.cuMemsetD2D8Async(p, pitch, 0, len, rows, s);
+	if (rw.rows <= 1)
+		return cu.cuMemsetD8Async(p, 0, rw.len, s);
+	if (cu.cuMemsetD2D8Async && rw.pitch <= HOOK_PITCH_MAX)
+		return cu.cuMemsetD2D8Async(p, rw.pitch, 0, rw.len, rw.rows, s);
 	CUresult rc = CUDA_SUCCESS;
-	for (uint64_t r = 0; r < rows && rc == CUDA_SUCCESS; r++)
-		rc = cu.cuMemsetD8Async(p + r * pitch, 0, len, s);
+	for (uint64_t r = 0; r < rw.rows && rc == CUDA_SUCCESS; r++)
+		rc = cu.cuMemsetD8Async(p + r * rw.pitch, 0, rw.len, s);
 	return rc;
 }
 
@@ -308,7 +308,7 @@ static int pool_zero(struct hook_buf *b, const struct hook_zero *z, enum pool_ze
 	if (s && at == POOL_ZERO_FOR_LAUNCH_AFTER_READY && cu.cuStreamWaitEvent(s, (CUevent)b->ready, 0) != CUDA_SUCCESS)
 		return -1;
 	for (int i = 0; s && i < z->n; i++)
-		if (pool_memset_rows(b->ptr + z->off[i], z->len[i], z->pitch[i], z->rows[i], s) != CUDA_SUCCESS)
+		if (pool_memset_rows(b->ptr + z->off[i], z->counts[i], s) != CUDA_SUCCESS)
 			return -1;
 	if (!s || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS)
 		return -1;

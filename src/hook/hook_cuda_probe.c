@@ -135,11 +135,8 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 	for (int i = 0; i < res->n_maps; i++) {
 		if (!res->maps[i].count_clear)
 			continue;
-		struct hook_rows rw = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
 		z->off[z->n] = j->map_off[i];
-		z->len[z->n] = rw.len;
-		z->pitch[z->n] = rw.pitch;
-		z->rows[z->n++] = rw.rows;
+		z->counts[z->n++] = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
 	}
 }
 

@@ -102,7 +102,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
 	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
-	rm->counts_kept_only = c->counts_kept;
+	rm->counts_kept_only = c->counts.kept_only;
 }
 
 /* n bytes from the device into staging dst at off: one async copy into
@@ -173,8 +173,6 @@ static CUresult results_dtoh_rows(CUcontext ctx, struct hook_buf *dst, uint64_t 
  * (engine.h) gets its constant here, on the collector's clock. */
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 {
-	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2];
-	uint32_t threads = j->block[0] * j->block[1] * j->block[2];
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		const struct hook_copy *c = &j->copy[i];
 		if (j->plan->maps[i].count_static) {
@@ -183,8 +181,7 @@ static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 				dst[u] = j->plan->maps[i].count_bytes;
 			continue;
 		}
-		struct hook_rows rw = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift);
-		CUresult rc = results_dtoh_rows(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], rw, s);
+		CUresult rc = results_dtoh_rows(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], c->counts, s);
 		if (rc != CUDA_SUCCESS)
 			return rc;
 	}
@@ -256,9 +253,9 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		c->units = engine_map_units(m, blocks, threads);
 		uint32_t shift = engine_map_slot_major(m) ? j->sample_shift : 0;
 		c->rec_units = engine_map_rec_units(m, blocks, threads, shift);
-		c->counts_kept = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift).kept_only;
+		c->counts = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift);
 		c->counts_off = counts_bytes;
-		counts_bytes += align16((c->counts_kept ? c->rec_units : c->units) * 4);
+		counts_bytes += align16((c->counts.kept_only ? c->rec_units : c->units) * 4);
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;

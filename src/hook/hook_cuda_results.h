@@ -6,24 +6,24 @@
 #include "engine/engine.h"
 #include "hook/hook_state.h"
 
-/* What must be zero in a map buffer before a launch: each map's counts (a
- * unit that never reaches an exit leaves its count as found; records past
- * a count are never read), as `rows` runs of `len` bytes `pitch` apart
- * (a sampled map: the kept blocks' counts only). `key` names the layout
- * (kernel plan and launch shape): a buffer recycled under the same key
- * needs nothing more. */
-struct hook_zero {
-	uint64_t key;
-	int n;
-	uint64_t off[ENGINE_MAX_MAPS], len[ENGINE_MAX_MAPS], pitch[ENGINE_MAX_MAPS], rows[ENGINE_MAX_MAPS];
-};
-
 /* Where the counts the host reads sit in the device buffer: `rows` runs of
  * `len` bytes, `pitch` apart; kept_only: a sampled map's kept blocks only,
  * else every unit's (one run). */
 struct hook_rows {
 	uint64_t len, pitch, rows;
 	int kept_only;
+};
+
+/* What must be zero in a map buffer before a launch: each map's counts (a
+ * unit that never reaches an exit leaves its count as found; records past
+ * a count are never read), `counts[i]` from `off[i]` (a sampled map: the
+ * kept blocks' counts only). `key` names the layout (kernel plan and
+ * launch shape): a buffer recycled under the same key needs nothing more. */
+struct hook_zero {
+	uint64_t key;
+	int n;
+	uint64_t off[ENGINE_MAX_MAPS];
+	struct hook_rows counts[ENGINE_MAX_MAPS];
 };
 
 /* The counts of map i of plan that are cleared and copied back: a sampled
@@ -36,7 +36,8 @@ struct hook_rows hook_counts_rows(const struct engine_result *plan, int i, uint6
 /* Where one map's counts and stored records landed in the job's staging. */
 struct hook_copy {
 	uint64_t units, rec_units;
-	int counts_kept;                  /* staging holds the kept units' counts only */
+	struct hook_rows counts;          /* the device counts copied back (kept_only: the
+					     staging holds the kept units' counts only) */
 	uint32_t stored;                  /* record slots copied per unit (<= cap) */
 	uint64_t counts_off, rec_off;     /* in counts / recs staging */
 };
