@@ -3,7 +3,8 @@
  * variant in turn gets PER launches, each with its own event pair, on a
  * stream of its own; per variant the median over rounds of each round's
  * median launch time. Variants that take a map get a buffer sized for one
- * 24-byte record and one count per warp (block_sched's layout, engine.h);
+ * count and up to 32 bytes of record per warp (block_sched's layout,
+ * engine.h, and ptx_variants.py's wider strides);
  * `--check-blocks PTX` also launches that variant once over a cleared map
  * and checks one record per block (bench/ptx_variants.py's `block`).
  *
@@ -18,7 +19,7 @@
 
 #define ROUNDS 7
 #define PER 41
-#define MAX_VARIANTS 16
+#define MAX_VARIANTS 24
 
 struct shape {
 	const char *kind;
@@ -136,7 +137,7 @@ static int check_blocks(struct bench *b, int i, const char *name)
 static int setup(struct bench *b)
 {
 	size_t n = (size_t)b->sh->n;
-	b->map_bytes = n / 32 * 28 + 4096; /* a count and a 24-byte record per warp */
+	b->map_bytes = n / 32 * 36 + 4096;
 	if (ck(cuMemAlloc(&b->a, n * 4), "cuMemAlloc") < 0 || ck(cuMemAlloc(&b->b, n * 4), "cuMemAlloc") < 0 ||
 	    ck(cuMemAlloc(&b->map, b->map_bytes), "cuMemAlloc") < 0 ||
 	    ck(cuMemsetD32(b->a, 0x3f800000u, n), "cuMemsetD32") < 0 || ck(cuMemsetD32(b->b, 0, n), "cuMemsetD32") < 0 ||

@@ -3,19 +3,42 @@
 inside the kernel (doc/performance.md, "block_sched's exit stores").
 
 examples/cuda/app_cost.cu's fill, copy and reduce kernels are compiled to PTX
-(nvcc -ptx) and probed by `ntop instrument -p block_sched`; each variant is
-that probed PTX edited as text:
+(nvcc -ptx) and probed by `ntop instrument -p block_sched --1d` (the copy
+the hook launches for these 1-D launches); each variant is that probed PTX
+edited as text:
 
   orig      the kernel as nvcc wrote it
-  emitted   block_sched as ntop emits it
+  emitted   block_sched as ntop emits it for 1-D launches
+  general   block_sched as ntop emits it for any launch shape (y and z
+            indices read: what every launch got before the 1-D copy)
   onestore  only the record's last 8 bytes stored (one store)
   lanes     the 24-byte record from 3 lanes in one store
   nosmid    the SM id not read (0 stored)
   entry16   the record's first 16 bytes stored at entry
-  nostore   nothing stored at the exit (the entry's clock reads stay)
+  nostore   nothing stored at the exit (ptxas then drops the clock reads and
+            the address arithmetic too: this is the original kernel's SASS)
+  nomem     every instruction of emitted, the record's stores predicated on
+            a global timer of 0 (never true, which ptxas cannot know): the
+            probe's reads and arithmetic without its memory traffic
+  noglobal  emitted with the SM clock read in place of the global timer
+  noclock   emitted without the exit's SM clock read (elapsed stored as 0)
+  noread    nomem without the exit's clock and SM id reads: the entry's
+            reads and arithmetic alone
+  idx1d     emitted with the record's address from x alone (tid.x, ntid.x,
+            ctaid.x: right for 1D launches only) and no count area
+  idx1dm    idx1d with the stores predicated off, as nomem
   block     one record per block: thread 0 keeps its entry clocks in shared
             memory after a barrier, the block's last thread out (a
             shared-memory atomic per warp) stores 24 bytes
+  w0        one record per block from thread 0 alone (its own clocks, no
+            barrier): 24 bytes per block instead of per warp
+  pack8     8 bytes per warp in one store, records packed 8 bytes apart
+  pack16    16 bytes per warp in one vector store, packed 16 bytes apart
+  pad32     the 24-byte record in two vector stores, 32 bytes apart (one
+            whole sector per warp, 8 bytes of it never written)
+  full32    32 bytes per warp in two vector stores (whole sectors)
+  samesm    8 bytes per warp in one store, every warp of an SM to the same
+            address (a store that reaches no DRAM)
 
   ptx_variants.py make --ntop NTOP --out DIR     writes DIR/<kernel>.<variant>.ptx
   ptx_variants.py selftest --ntop NTOP           every variant assembles (ptxas
@@ -30,7 +53,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
-VARIANTS = ("orig", "emitted", "onestore", "lanes", "nosmid", "entry16", "nostore", "block")
+VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
+            "noclock", "noread", "idx1d", "idx1dm",
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
@@ -137,10 +162,62 @@ def drop(lines, texts):
     return [line for line in lines if not any(t in line for t in texts)]
 
 
-def variant(name, emitted, orig_kernel, header):
+# The unit's record address for 1D launches: (ctaid.x * warps per block +
+# tid.x / 32) * 24 from the map's start.
+IDX1D = """\tmov.u32 %ntop_tl, %tid.x;
+\tmov.u32 %ntop_w3, %ntid.x;
+\tadd.u32 %ntop_pw, %ntop_w3, 31;
+\tshr.u32 %ntop_pw, %ntop_pw, 5;
+\tshr.u32 %ntop_uw, %ntop_tl, 5;
+\tmov.u32 %ntop_w5, %ctaid.x;
+\tmad.lo.u32 %ntop_w1, %ntop_w5, %ntop_pw, %ntop_uw;
+\tld.param.u64 %ntop_d2, [ntop_map0];
+\tcvta.to.global.u64 %ntop_d2, %ntop_d2;
+\tmad.wide.u32 %ntop_hr0, %ntop_w1, 24, %ntop_d2;
+"""
+RECORD_STRIDE = ("mad.lo.u64 %ntop_d0, %ntop_d0, 24, %ntop_d2;", "mad.wide.u32 %ntop_hr0, %ntop_uw, 24, %ntop_d0;")
+# What the packed variants store in place of RECORD_STORES (after the
+# record's values are in %ntop_x0 / %ntop_v0-1).
+PACKED = {
+    "pack8": (8, ["\tst.global.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"]),
+    "pack16": (16, ["\tmov.b64 %ntop_x1, {%ntop_v0, %ntop_v1};",
+                    "\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_x1};"]),
+    "pad32": (32, ["\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                   "\tst.global.v2.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1};"]),
+    "full32": (32, ["\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                    "\tst.global.v4.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1, %ntop_v0, %ntop_v1};"]),
+}
+
+
+def restride(lines, stride):
+    for text in RECORD_STRIDE:
+        i = find(lines, text, f"stride {stride}")
+        lines = lines[:i] + ["\t" + text.replace(" 24,", f" {stride},")] + lines[i + 1:]
+    return lines
+
+
+def packed(name, emitted):
+    stride, stores = PACKED[name]
+    body = restride(emitted, stride)
+    i = find(body, RECORD_STORES[2], name)
+    return drop(body[:i], RECORD_STORES[:2]) + stores + body[i + 1:]
+
+
+def no_exit_reads(lines, smid):
+    i = find(lines, "mov.u64 %ntop_p0_bs_cycles, %clock64;", "exit clock")
+    lines = lines[:i] + ["\tmov.u64 %ntop_p0_bs_cycles, %ntop_p0_bs_start;"] + lines[i + 1:]
+    if smid:
+        i = find(lines, "mov.u32 %ntop_p0_bs_smid, %smid;", "exit SM id")
+        lines = lines[:i] + ["\tmov.u32 %ntop_p0_bs_smid, 0;"] + lines[i + 1:]
+    return lines
+
+
+def variant(name, emitted, orig_kernel, header, general=None):
     """The variant `name` of one kernel's probed PTX (a list of lines)."""
     if name == "emitted":
         return emitted
+    if name == "general":
+        return general
     if name == "orig":
         return header + orig_kernel
     if name == "onestore":
@@ -159,6 +236,37 @@ def variant(name, emitted, orig_kernel, header):
         i = find(body, "setp.eq.u32 %ntop_lane0", name)
         return body[:i + 1] + ["\t@%ntop_lane0 st.global.b64 [%ntop_hr0], %ntop_p0_bs_start;",
                                "\t@%ntop_lane0 st.global.b64 [%ntop_hr0+8], %ntop_p0_bs_gstart;"] + body[i + 1:]
+    if name == "nomem":
+        i = find(emitted, RECORD_STORES[0], name)
+        body = emitted[:i] + ["\t{ .reg .pred %vnever; setp.eq.u64 %vnever, %ntop_p0_bs_gstart, 0;"] + emitted[i:]
+        body = [("\t@%vnever " + line.strip()) if any(t in line for t in RECORD_STORES) else line for line in body]
+        j = find(body, "@%vnever " + RECORD_STORES[2], name)
+        return body[:j + 1] + ["\t}"] + body[j + 1:]
+    if name == "noclock":
+        return no_exit_reads(emitted, smid=False)
+    if name == "noread":
+        return no_exit_reads(variant("nomem", emitted, orig_kernel, header), smid=True)
+    if name in ("idx1d", "idx1dm"):
+        body = variant("nomem", emitted, orig_kernel, header) if name == "idx1dm" else emitted
+        i = find(body, "%ntop_p0_bs_gstart, %globaltimer;", name) + 1  # the address arithmetic follows
+        j = find(body, RECORD_STRIDE[1], name)
+        return body[:i] + IDX1D.rstrip("\n").split("\n") + body[j + 1:]
+    if name == "noglobal":
+        i = find(emitted, "%globaltimer;", name)
+        return emitted[:i] + [emitted[i].replace("%globaltimer", "%clock64")] + emitted[i + 1:]
+    if name in PACKED:
+        return packed(name, emitted)
+    if name == "samesm":
+        body = drop(emitted, RECORD_STORES[:2])
+        i = find(body, RECORD_STORES[2], name)
+        return body[:i] + ["\tmad.wide.u32 %ntop_sa, %ntop_p0_bs_smid, 8, %ntop_d2;",
+                           "\tst.global.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"] + body[i + 1:]
+    if name == "w0":
+        i = find(emitted, RECORD_STRIDE[1], name)
+        j = find(emitted, "and.b32 %ntop_w0, %ntop_tl, 31;", name)
+        body = emitted[:i + 1] + ["\tmad.lo.u64 %ntop_hr0, %ntop_bl, 24, %ntop_d2;"] + emitted[i + 1:j] + \
+            ["\tmov.u32 %ntop_w0, %ntop_tl;"] + emitted[j + 1:]
+        return body
     if name == "block":
         k = list(orig_kernel)
         i = find(k, ")", name)
@@ -194,15 +302,17 @@ def make(ntop, out):
     text = open(ptx).read()
     made = []
     for kernel, entry in KERNELS.items():
-        probed = os.path.join(out, f"{kernel}.probed.ptx")
-        subprocess.run([ntop, "instrument", "-p", "block_sched", "-k", entry, ptx, "-o", probed, "--arch", "sm_90"],
-                       check=True, stdout=subprocess.DEVNULL)
-        emitted = open(probed).read().split("\n")
+        forms = {}
+        for form, shape in (("1d", ["--1d"]), ("any", [])):
+            probed = os.path.join(out, f"{kernel}.probed-{form}.ptx")
+            subprocess.run([ntop, "instrument", "-p", "block_sched", "-k", entry, ptx, "-o", probed,
+                            "--arch", "sm_90"] + shape, check=True, stdout=subprocess.DEVNULL)
+            forms[form] = open(probed).read().split("\n")
         header, orig_kernel = split_module(text, entry)
         for v in VARIANTS:
             path = os.path.join(out, f"{kernel}.{v}.ptx")
             with open(path, "w") as f:
-                f.write("\n".join(variant(v, emitted, orig_kernel, header)))
+                f.write("\n".join(variant(v, forms["1d"], orig_kernel, header, forms["any"])))
             made.append(path)
     return made
 
@@ -238,8 +348,23 @@ def selftest(ntop):
                    f"{kernel}: onestore")
             expect("st.global" not in lane["nostore"].split("$ntop_lane_0:")[0], f"{kernel}: nostore stores")
             expect("%laneid" in v["lanes"] and v["lanes"].count("st.global.b64 [%va], %vv;") == 1, f"{kernel}: lanes")
+            expect(lane["nomem"].count("@%vnever st.global") == 3, f"{kernel}: nomem")
+            expect(lane["noclock"].count("%clock64") == 0 and lane["noclock"].count("st.global") == 3, f"{kernel}: noclock")
+            expect("%clock64" not in lane["noread"] and "%smid" not in lane["noread"] and
+                   lane["noread"].count("@%vnever st.global") == 3, f"{kernel}: noread")
+            expect("%ctaid.y" not in v["idx1d"] and lane["idx1d"].count("st.global") == 3, f"{kernel}: idx1d")
+            expect("%ntid.y" not in v["emitted"] and "%ntid.y" in v["general"], f"{kernel}: emitted/general shapes")
+            expect("%ctaid.y" not in v["idx1dm"] and lane["idx1dm"].count("@%vnever st.global") == 3, f"{kernel}: idx1dm")
+            expect("%globaltimer" not in v["noglobal"] and "%globaltimer" in v["emitted"], f"{kernel}: noglobal")
             expect("mov.u32 %ntop_p0_bs_smid, 0;" in v["nosmid"], f"{kernel}: nosmid reads the SM id")
             expect(v["entry16"].count("@%ntop_lane0 st.global.b64 [%ntop_hr0") == 2, f"{kernel}: entry16")
+            for name, (stride, stores) in PACKED.items():
+                expect(f"mad.wide.u32 %ntop_hr0, %ntop_uw, {stride}, %ntop_d0;" in v[name] and
+                       lane[name].count("st.global") == len([x for x in stores if "st.global" in x]),
+                       f"{kernel}: {name}")
+            expect("mad.wide.u32 %ntop_sa, %ntop_p0_bs_smid, 8" in v["samesm"] and lane["samesm"].count("st.global") == 1,
+                   f"{kernel}: samesm")
+            expect("mov.u32 %ntop_w0, %ntop_tl;" in v["w0"] and "%ntop_bl, 24, %ntop_d2" in v["w0"], f"{kernel}: w0")
             expect("atom.shared.add.u32" in v["block"] and "bar.sync 0;" in v["block"] and
                    v["block"].count(".param .u64 ntop_map0") == 1, f"{kernel}: block")
     print("ptx_variants selftest", "FAILED" if fails else "ok")

@@ -21,6 +21,7 @@ struct ins_opts {
 	const char *kernel, *image, *out, *arch;
 	int assemble;
 	int addr_at_exit;
+	unsigned shape; /* ENGINE_BLOCK_1D, ENGINE_GRID_1D */
 	int sm;
 };
 
@@ -28,6 +29,7 @@ static void instrument_help(void)
 {
 	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT\n"
 	       "                       [--arch sm_XX|gfxNNN] [--assemble] [--addr-at-exit]\n"
+	       "                       [--1d | --1d-block | --1d-grid]\n"
 	       "\n"
 	       "Runs the probe engine on one kernel of IMAGE without a GPU: IMAGE is a PTX\n"
 	       "file, a fatbin, or an executable/shared library with embedded PTX (.nv_fatbin).\n"
@@ -53,6 +55,12 @@ static void instrument_help(void)
 	       "      --addr-at-exit  compute each unit's map addresses at every exit instead\n"
 	       "                      of once at entry: fewer registers, slower exits (the hook\n"
 	       "                      uses it when the entry form would cut occupancy or spill)\n"
+	       "      --1d-block      the probed code assumes 1D blocks (ntid.y = ntid.z = 1) and\n"
+	       "                      reads no y/z thread index: cheaper, and WRONG for any other\n"
+	       "                      block shape (the hook builds it only for launches of that\n"
+	       "                      shape, and a separate copy for others)\n"
+	       "      --1d-grid       the same for 1D grids (nctaid.y = nctaid.z = 1)\n"
+	       "      --1d            both\n"
 	       "  -h, --help          this text\n"
 	       "\n"
 	       "Exit status: 0 written, 1 the engine or ptxas failed, 2 usage error or an\n"
@@ -113,6 +121,12 @@ static int ins_parse(int argc, char **argv, struct ins_opts *o)
 			o->assemble = 1;
 		} else if (strcmp(a, "--addr-at-exit") == 0) {
 			o->addr_at_exit = 1;
+		} else if (strcmp(a, "--1d") == 0) {
+			o->shape = ENGINE_BLOCK_1D | ENGINE_GRID_1D;
+		} else if (strcmp(a, "--1d-block") == 0) {
+			o->shape |= ENGINE_BLOCK_1D;
+		} else if (strcmp(a, "--1d-grid") == 0) {
+			o->shape |= ENGINE_GRID_1D;
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage("instrument", "unknown option '%s'", a);
 		} else if (o->image) {
@@ -315,7 +329,7 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 	struct engine_result res;
 	memset(&res, 0, sizeof res);
 	if (engine_instrument(ptx, len, kernel, probes, o->n_probes,
-			      o->addr_at_exit ? ENGINE_ADDR_AT_EXIT : 0, &res, &cause) < 0) {
+			      (o->addr_at_exit ? ENGINE_ADDR_AT_EXIT : 0) | o->shape, &res, &cause) < 0) {
 		cli_err("instrumenting %s failed: %s", kernel, cause ? cause : "?");
 		goto out;
 	}
@@ -362,8 +376,9 @@ int cmd_instrument(int argc, char **argv)
 		strbuf_append(&sb, buf, got);
 	fclose(f);
 	img = strbuf_finish(&sb, &size);
-	if (img && cli_is_amd_image(img, size) && o.addr_at_exit) {
-		rc = cli_usage("instrument", "--addr-at-exit is for PTX, and %s is an AMD image", o.image);
+	if (img && cli_is_amd_image(img, size) && (o.addr_at_exit || o.shape)) {
+		rc = cli_usage("instrument", "%s is for PTX, and %s is an AMD image",
+			       o.addr_at_exit ? "--addr-at-exit" : "--1d", o.image);
 		goto out;
 	}
 	if (img && cli_is_amd_image(img, size)) {

@@ -101,9 +101,20 @@ struct engine_result {
  * those registers would cost (the hook builds both and picks). */
 enum { ENGINE_ADDR_AT_EXIT = 1 };
 
+/* Launch shapes the probed code may assume. ENGINE_BLOCK_1D: launched only
+ * with ntid.y = ntid.z = 1; ENGINE_GRID_1D: only with nctaid.y = nctaid.z =
+ * 1. The unit arithmetic then leaves the y and z terms out: on H100 their
+ * special-register reads cost app_cost's reduce 7% and copy 2% inside the
+ * kernel (doc/performance.md). Code built with either flag computes wrong
+ * addresses for any other shape: the caller keys it by the shape
+ * (engine_shape_of) and never launches it with another. */
+enum { ENGINE_BLOCK_1D = 2, ENGINE_GRID_1D = 4 };
+/* The shape flags a launch of grid x block satisfies. */
+unsigned engine_shape_of(const uint32_t grid[3], const uint32_t block[3]);
+
 /* Runs parse -> prune -> verify -> inject -> emit. Probes are verified here
  * too, so a rejected probe fails with the verifier's cause. flags:
- * ENGINE_ADDR_AT_EXIT or 0. */
+ * ENGINE_ADDR_AT_EXIT and the shape flags, or 0. */
 int engine_instrument(const char *ptx, size_t len, const char *kernel,
 		      struct probe *const *probes, int n_probes, unsigned flags,
 		      struct engine_result *res, char **cause);

@@ -140,3 +140,9 @@ uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint
 		return (uint64_t)slot * units + unit;
 	return unit * m->cap + slot;
 }
+
+unsigned engine_shape_of(const uint32_t grid[3], const uint32_t block[3])
+{
+	return (block[1] == 1 && block[2] == 1 ? ENGINE_BLOCK_1D : 0u) |
+	       (grid[1] == 1 && grid[2] == 1 ? ENGINE_GRID_1D : 0u);
+}

@@ -162,6 +162,8 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	memset(res, 0, sizeof *res);
 	in.cause = cause;
 	in.at_entry = !(flags & ENGINE_ADDR_AT_EXIT);
+	in.block_1d = !!(flags & ENGINE_BLOCK_1D);
+	in.grid_1d = !!(flags & ENGINE_GRID_1D);
 	strbuf_init(&in.decls);
 	in.kernel = ptx_find_func(m, kernel);
 	if (!in.kernel || !in.kernel->is_entry || in.kernel->is_decl)

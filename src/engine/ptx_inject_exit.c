@@ -72,7 +72,7 @@ static int emit_exit_render(struct inj *in)
 	int rc = emit_exit_group(in, &all, &st, 0);
 	if (rc == 0 && in->any_warp) {
 		if (!in->at_entry)
-			ptx_inject_unit_lane0(&all, &st, "%ntop_lane0");
+			ptx_inject_unit_lane0(in, &all, &st, "%ntop_lane0");
 		st.lane0_only = 1;
 		rc = emit_exit_group(in, &lane, &st, 1);
 	}

@@ -95,6 +95,7 @@ struct inj {
 	int has_exit_work;
 	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
 				%ntop_lane0 computed at entry (engine.h) */
+	int block_1d, grid_1d; /* ENGINE_BLOCK_1D, ENGINE_GRID_1D */
 	struct strbuf decls;             /* renamed probe .reg lines */
 	struct kreg *regs;
 	int n_regs;
@@ -201,7 +202,7 @@ int ptx_inject_save_emit(struct inj *in, struct strbuf *sb, const struct iprobe 
 
 /* ptx_inject_unit.c */
 /* pred = this thread is lane 0 of its warp. */
-void ptx_inject_unit_lane0(struct strbuf *sb, struct site *st, const char *pred);
+void ptx_inject_unit_lane0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred);
 /* dst = address of this unit's count (rec = 0) or first record (rec = 1) in map. */
 void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			  int rec, const char *dst);

@@ -55,7 +55,7 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		ss->base = 0;
 	}
 	if (m->warp && !st->lane0_only) {
-		ptx_inject_unit_lane0(sb, st, "%ntop_ok");
+		ptx_inject_unit_lane0(in, sb, st, "%ntop_ok");
 		ss->pred = 1;
 	}
 }

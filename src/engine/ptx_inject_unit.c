@@ -14,10 +14,14 @@ static int first_at_site(struct site *st, unsigned what)
 }
 
 /* thread_linear (< 1024, so 32-bit) into %ntop_tl. */
-static void emit_thread_linear(struct strbuf *sb, struct site *st)
+static void emit_thread_linear(const struct inj *in, struct strbuf *sb, struct site *st)
 {
 	if (!first_at_site(st, HAVE_TL))
 		return;
+	if (in->block_1d) {
+		strbuf_puts(sb, "mov.u32 %ntop_tl, %tid.x;\n");
+		return;
+	}
 	strbuf_puts(sb,
 		"mov.u32 %ntop_w0, %tid.x;\n"
 		"mov.u32 %ntop_w1, %tid.y;\n"
@@ -30,19 +34,27 @@ static void emit_thread_linear(struct strbuf *sb, struct site *st)
 
 /* pred = this thread is lane 0 of its warp. Warps are cut from consecutive
  * thread_linear values, so lane = thread_linear % 32 (no %laneid read). */
-void ptx_inject_unit_lane0(struct strbuf *sb, struct site *st, const char *pred)
+void ptx_inject_unit_lane0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred)
 {
-	emit_thread_linear(sb, st);
+	emit_thread_linear(in, sb, st);
 	strbuf_printf(sb, "and.b32 %%ntop_w0, %%ntop_tl, 31;\nsetp.eq.u32 %s, %%ntop_w0, 0;\n", pred);
 }
 
 /* block_linear and blocks. The y/z grid extents are <= 65535, so
  * ctaid.z * nctaid.y + ctaid.y and nctaid.y * nctaid.z fit 32 bits; the
  * products with the x extent (< 2^31) need 64. */
-static void emit_grid(struct strbuf *sb, struct site *st)
+static void emit_grid(const struct inj *in, struct strbuf *sb, struct site *st)
 {
 	if (!first_at_site(st, HAVE_GRID))
 		return;
+	if (in->grid_1d) {
+		strbuf_puts(sb,
+			"mov.u32 %ntop_w4, %nctaid.x;\n"
+			"mov.u32 %ntop_w5, %ctaid.x;\n"
+			"cvt.u64.u32 %ntop_bl, %ntop_w5;\n"
+			"cvt.u64.u32 %ntop_nb, %ntop_w4;\n");
+		return;
+	}
 	strbuf_puts(sb,
 		"mov.u32 %ntop_w0, %ctaid.y;\n"
 		"mov.u32 %ntop_w1, %ctaid.z;\n"
@@ -63,11 +75,20 @@ static void emit_grid(struct strbuf *sb, struct site *st)
 /* Units per block and this thread's unit in its block, both 32-bit
  * (<= 1024 threads): one per thread, or ceil(threads/32) warps, the last
  * possibly partial. */
-static void emit_unit_in_block(struct strbuf *sb, struct site *st, int warp)
+static void emit_unit_in_block(const struct inj *in, struct strbuf *sb, struct site *st, int warp)
 {
 	if (!first_at_site(st, warp ? HAVE_UNIT_W : HAVE_UNIT_T))
 		return;
-	emit_thread_linear(sb, st);
+	emit_thread_linear(in, sb, st);
+	if (in->block_1d) {
+		strbuf_puts(sb, warp ? "mov.u32 %ntop_w0, %ntid.x;\n"
+				       "add.u32 %ntop_pw, %ntop_w0, 31;\n"
+				       "shr.u32 %ntop_pw, %ntop_pw, 5;\n"
+				       "shr.u32 %ntop_uw, %ntop_tl, 5;\n"
+				     : "mov.u32 %ntop_pt, %ntid.x;\n"
+				       "mov.u32 %ntop_ut, %ntop_tl;\n");
+		return;
+	}
 	strbuf_puts(sb,
 		"mov.u32 %ntop_w0, %ntid.x;\n"
 		"mov.u32 %ntop_w1, %ntid.y;\n"
@@ -124,8 +145,8 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 {
 	const struct imap *m = &in->maps[map];
 	const char *u = m->warp ? "w" : "t";
-	emit_unit_in_block(sb, st, m->warp);
-	emit_grid(sb, st);
+	emit_unit_in_block(in, sb, st, m->warp);
+	emit_grid(in, sb, st);
 	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", u);
 	strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_bl, %ntop_d1;\n"); /* the block's first unit */
 	emit_map_base(m, sb, map);
@@ -156,8 +177,8 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 			   const char *dst)
 {
 	const struct imap *m = &in->maps[map];
-	emit_unit_in_block(sb, st, m->warp);
-	emit_grid(sb, st);
+	emit_unit_in_block(in, sb, st, m->warp);
+	emit_grid(in, sb, st);
 	strbuf_printf(sb, "cvt.u64.u32 %%ntop_d1, %%ntop_p%s;\n", m->warp ? "w" : "t");
 	if (!m->slot_major) {
 		strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_nb, %%ntop_d1;\n", dst);
@@ -173,7 +194,7 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			     const char *pred)
 {
-	emit_grid(sb, st);
+	emit_grid(in, sb, st);
 	emit_map_base(&in->maps[map], sb, map);
 	strbuf_puts(sb,
 		"mov.u64 %ntop_d5, 1;\n"

@@ -174,7 +174,7 @@ static int emit_prologue(struct inj *in)
 			prologue_at_entry(in, &sb, &st, i);
 	}
 	if (in->any_dyn_warp || (in->at_entry && in->any_warp))
-		ptx_inject_unit_lane0(&sb, &st, "%ntop_lane0");
+		ptx_inject_unit_lane0(in, &sb, &st, "%ntop_lane0");
 	return out_flush(in, &sb);
 }
 

@@ -195,6 +195,8 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 		event_addf(&sb, "ms_emit", "%.3f", s->ms_emit);
 	}
 	event_addf(&sb, "ms_jit", "%.3f", ms_jit);
+	static const char *const shapes[] = { "any", "1d-block", "1d-grid", "1d" };
+	event_add(&sb, "shape", shapes[in->shape >> 1 & 3]);
 	hook_event_emit(&sb);
 }
 
@@ -270,7 +272,7 @@ static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int 
 	if (entry->res->n_maps == 0 || !hook_place_worse(&entry->fit, &orig))
 		return;
 	char *c = NULL;
-	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT, &alt, ms_jit, &c) < 0) {
+	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, &alt, ms_jit, &c) < 0) {
 		hook_event_warn("%s: the probed copy with map addresses at the exits failed (%s); launching the "
 				"one that keeps them from the entry", k->name, c ? c : "?");
 		free(c);
@@ -297,7 +299,7 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	memset(&f, 0, sizeof f);
 	if (probe_source(k, cc, &ptx, &len, cause) < 0)
 		return -1;
-	int rc = probe_form_build(k, cc, pl, ptx, len, 0, &f, ms_jit, cause);
+	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, &f, ms_jit, cause);
 	if (rc == 0)
 		probe_place(k, l, cc, pl, ptx, len, &f, in, ms_jit);
 	free(ptx);
@@ -323,14 +325,17 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	return 0;
 }
 
-/* The instrumented copy of k for (ctx, set), built on first use. */
+/* The instrumented copy of k for (ctx, set, the launch's shape), built on
+ * first use. 1D launches get a copy that reads no y/z indices (engine.h);
+ * a kernel also launched with 2D or 3D blocks or grids gets a second one. */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
 				  const struct hook_ctl_set *set)
 {
+	unsigned shape = engine_shape_of(l->grid, l->block);
 	pthread_mutex_lock(&hook.probe_lock);
 	struct hook_probe_list pl = hook_probe_list_locked(set);
 	struct hook_inst *in;
-	for (in = k->insts; in && (in->ctx != ctx || in->set != set); in = in->next)
+	for (in = k->insts; in && (in->ctx != ctx || in->set != set || in->shape != shape); in = in->next)
 		;
 	if (in) {
 		pthread_mutex_unlock(&hook.probe_lock);
@@ -343,6 +348,7 @@ struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launc
 	}
 	in->ctx = ctx;
 	in->set = set;
+	in->shape = shape;
 	in->regs_orig = in->regs_probed = in->occ_orig = in->occ_probed = -1;
 	char *cause = NULL;
 	double ms_jit = 0;

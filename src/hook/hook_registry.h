@@ -50,6 +50,8 @@ struct hook_inst {
 	int regs_orig, regs_probed;
 	int occ_orig, occ_probed; /* blocks per SM at the first probed launch's shape; -1 unknown */
 	int addr_at_exit;     /* the form that computes map addresses at each exit (engine.h) */
+	unsigned shape;       /* launch shapes it assumes (ENGINE_BLOCK_1D, ENGINE_GRID_1D):
+				 launched only where engine_shape_of gives the same */
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
 	struct hook_job *staged; /* the next launch's job, made ahead (hook_cuda_stage.c; atomic) */
 	uint64_t launches;    /* probed launches queued (atomic) */

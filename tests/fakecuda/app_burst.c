@@ -16,6 +16,8 @@
  * (as apps do for more than 48 KB).
  * APP_BURST_SHAPES=1: the bursts alternate between grids of 4 and 3 blocks
  * (a job the hook made ahead for one shape is not the next launch's).
+ * APP_BURST_SHAPES=2: they alternate between a 1-D launch (4 x 64) and a
+ * 2-D one (2x2 blocks of 32x2 threads), the same threads and blocks.
  * APP_BURST_CAPTURE=1: after the bursts, a probed launch on a stream and at
  * once a global-mode capture on that stream that lasts while the hook
  * still drains results; the capture must end valid.
@@ -55,8 +57,13 @@ static void burst(const char *name, CUfunction fill, CUdeviceptr buf, int n, con
 	void *params[] = { &buf, &len };
 	unsigned long a0 = w->count(0), s0 = w->count(1), q0 = w->count(2), r0 = w->count(3), t0 = w->count(4);
 	w->on(1);
-	for (int i = 0; i < n; i++)
-		CK(cuLaunchKernel(fill, shapes && i % 2 ? 3 : 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
+	for (int i = 0; i < n; i++) {
+		int odd = i % 2;
+		if (shapes == 2 && odd)
+			CK(cuLaunchKernel(fill, 2, 2, 1, 32, 2, 1, smem, 0, params, NULL));
+		else
+			CK(cuLaunchKernel(fill, shapes && odd ? 3 : 4, 1, 1, 64, 1, 1, smem, 0, params, NULL));
+	}
 	w->on(0);
 	printf("burst %s launches=%d allocs=%lu syncs=%lu queries=%lu records=%lu timing=%lu\n", name, n,
 	       w->count(0) - a0, w->count(1) - s0, w->count(2) - q0, w->count(3) - r0, w->count(4) - t0);
@@ -110,7 +117,7 @@ int main(int argc, char **argv)
 	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
 	free(ptx);
 	smem = getenv("APP_BURST_SMEM") ? (unsigned)atoi(getenv("APP_BURST_SMEM")) : 0;
-	shapes = getenv("APP_BURST_SHAPES") != NULL;
+	shapes = getenv("APP_BURST_SHAPES") ? atoi(getenv("APP_BURST_SHAPES")) : 0;
 	if (smem)
 		CK(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
 	burst("warm", fill, buf, n, &w);

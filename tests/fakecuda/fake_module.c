@@ -111,6 +111,10 @@ static void fake_scan_entry(struct fake_module *m, const char *p)
 	const char *cs = brace ? strstr(brace, "st.global.u32 [%ntop_hc") : NULL;
 	const char *ca = brace ? strstr(brace, "st.global.u32 [%ntop_ca]") : NULL;
 	fn->stores_counts = (cs && (!next || cs < next)) || (ca && (!next || ca < next));
+	const char *ny = brace ? strstr(brace, "%ntid.y") : NULL, *gy = brace ? strstr(brace, "%nctaid.y") : NULL;
+	int probed = brace && strstr(brace, "ntop_map") && (!next || strstr(brace, "ntop_map") < next);
+	fn->only_1d_block = probed && !(ny && (!next || ny < next));
+	fn->only_1d_grid = probed && !(gy && (!next || gy < next));
 	/* "@%ntop_sp<i> st.global.u32 [...": only kept blocks store counts */
 	for (const char *q = brace; q && (q = strstr(q, "@%ntop_sp")) != NULL && (!next || q < next); q++) {
 		const char *sp = q + strlen("@%ntop_sp");
@@ -549,8 +553,16 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 	pthread_mutex_unlock(&fake_lock);
 	if (captured) /* a node of the stream's graph, not run */
 		return params ? fake_graph_capture(s, f, grid, block, smem, params) : CUDA_SUCCESS;
-	if (first >= 0 && fn->n_params > first)
+	if (first >= 0 && fn->n_params > first) {
 		fake_attr_note_probed(fn);
+		/* what the GPU would do is store records at wrong addresses */
+		if ((fn->only_1d_block && (block[1] != 1 || block[2] != 1)) ||
+		    (fn->only_1d_grid && (grid[1] != 1 || grid[2] != 1))) {
+			fprintf(stderr, "fakecuda: a probed copy built for 1-D launches launched as %ux%ux%u x %ux%ux%u\n",
+				grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+			return CUDA_ERROR_ILLEGAL_ADDRESS;
+		}
+	}
 	for (int i = first >= 0 ? first : fn->n_params; i < fn->n_params; i++) {
 		uint64_t p = fake_param_value(fn, i, params, extra);
 		if (!p)

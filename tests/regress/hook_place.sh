@@ -42,5 +42,18 @@ expect "$TMP/noexit.log" "^instrument .*status=ok .*regs_probed=38 addr=entry oc
 expect "$TMP/noexit.log" "^warn .*map%20addresses%20at%20the%20exits%20failed%20\\(driver%20JIT%20failed.*launching%20the%20one%20that%20keeps%20them%20from%20the%20entry" \
 	"the exit form's failure is said"
 
+# 1-D launches get a copy that reads no y/z indices, others a general one:
+# alternating 1-D and 2-D launches of one kernel build both and launch each
+# only with its own shape (the fake driver fails a 1-D copy launched 2-D).
+mkdir -p "$TMP/shapes"
+NTOP_TRACE_DIR=$TMP/shapes NTOP_PROBES=$S/probes/block_sched.toml NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
+	LD_LIBRARY_PATH=$HOOKDIR APP_BURST_SHAPES=2 "$BURST" "$PTX" 4 > "$TMP/shapes.out" 2>&1 9> "$TMP/shapes.log" ||
+	fail "shapes: app failed: $(tail -3 "$TMP/shapes.out")"
+[ "$(grep -c '^result ' "$TMP/shapes.log")" = 8 ] || fail "shapes: $(grep -c '^result ' "$TMP/shapes.log") results, want 8"
+grep -q '^probe .*status=declined' "$TMP/shapes.log" && fail "shapes: declined: $(grep declined "$TMP/shapes.log" | head -1)"
+expect "$TMP/shapes.log" "^instrument .*status=ok .* shape=1d( |$)" "1-D launches: the 1-D copy"
+expect "$TMP/shapes.log" "^instrument .*status=ok .* shape=any( |$)" "2-D launches: the general copy"
+[ "$(grep -c '^instrument ' "$TMP/shapes.log")" = 2 ] || fail "shapes: want two instrument lines"
+
 [ "$fails" = 0 ] && echo "hook_place: ok"
 exit $((fails > 0))

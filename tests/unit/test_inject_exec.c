@@ -620,6 +620,8 @@ static const uint32_t SHAPES[][6] = {
 	{ 2, 2, 1, 7, 3, 2 },   /* 3-D block of 42 threads: 2 warps, the second partial */
 	{ 2, 1, 3, 5, 5, 5 },   /* 3-D grid and block, 125 threads */
 	{ 1, 3, 2, 16, 2, 1 },
+	{ 2, 3, 1, 40, 1, 1 },  /* 2-D grid of 1-D blocks */
+	{ 3, 1, 1, 8, 4, 1 },   /* 1-D grid of 2-D blocks */
 };
 
 /* entry + exit SAVEs, static cursor: records say who wrote them */
@@ -723,8 +725,9 @@ static void expect_exit_only(const uint32_t tid[3], const uint32_t ctaid[3], str
 	e->n = 1;
 }
 
-/* Both forms (engine.h): map addresses kept from the entry, or computed at
- * each exit. */
+/* Every form (engine.h): map addresses kept from the entry, or computed at
+ * each exit; for any launch shape or for 1D blocks and/or grids only (run
+ * on the shapes it is for). */
 static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn, unsigned flags)
 {
 	struct probe *p = mk_probe(sp);
@@ -732,10 +735,18 @@ static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn
 	char *ptx = instrument(K_LOOP, "k_loop", p, flags, &said);
 	/* k_loop has no .func: a static cursor's counts are never stored */
 	CHECKF(said.is_static == (sp->insn == NULL), "%s: counts %s", name, said.is_static ? "not stored" : "stored");
+	/* the probes' snippets read %tid.y and %ctaid.y, never these */
+	CHECKF(!ptx || !strstr(ptx, "%ntid.y") == !!(flags & ENGINE_BLOCK_1D), "%s (flags %u): %%ntid.y read", name,
+	       flags);
+	CHECKF(!ptx || !strstr(ptx, "%nctaid.y") == !!(flags & ENGINE_GRID_1D), "%s (flags %u): %%nctaid.y read",
+	       name, flags);
+	unsigned shape_flags = flags & (ENGINE_BLOCK_1D | ENGINE_GRID_1D);
 	for (size_t s = 0; ptx && s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+		if ((engine_shape_of(SHAPES[s], SHAPES[s] + 3) & shape_flags) != shape_flags)
+			continue;
 		char what[160];
-		snprintf(what, sizeof what, "%s (addresses at %s) grid %ux%ux%u block %ux%ux%u", name,
-			 flags & ENGINE_ADDR_AT_EXIT ? "exit" : "entry", SHAPES[s][0],
+		snprintf(what, sizeof what, "%s (addresses at %s, flags %u) grid %ux%ux%u block %ux%ux%u", name,
+			 flags & ENGINE_ADDR_AT_EXIT ? "exit" : "entry", flags, SHAPES[s][0],
 			 SHAPES[s][1], SHAPES[s][2], SHAPES[s][3], SHAPES[s][4], SHAPES[s][5]);
 		struct probe_map pm = { .level = sp->level, .cap = sp->cap };
 		/* sampled maps: every block, 1 in 2 and 1 in 4 (the grids have 2-6 blocks) */
@@ -749,8 +760,10 @@ static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn
 
 static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn)
 {
-	run_form(name, sp, fn, 0);
-	run_form(name, sp, fn, ENGINE_ADDR_AT_EXIT);
+	for (unsigned shape = 0; shape <= (ENGINE_BLOCK_1D | ENGINE_GRID_1D); shape += ENGINE_BLOCK_1D) {
+		run_form(name, sp, fn, shape);
+		run_form(name, sp, fn, ENGINE_ADDR_AT_EXIT | shape);
+	}
 }
 
 int main(void)
