@@ -27,6 +27,11 @@ edited as text:
   idx1d     emitted with the record's address from x alone (tid.x, ntid.x,
             ctaid.x: right for 1D launches only) and no count area
   idx1dm    idx1d with the stores predicated off, as nomem
+  nomemp    nomem with the stores predicated on the map's address being 1
+            (so the entry's clock reads can go: next)
+  nomemclk  nomemp without the entry's clock and global timer reads (0)
+  lateclk   emitted with the entry's two clock reads moved after the
+            kernel's first global load (fill, which loads nothing: as is)
   block     one record per block: thread 0 keeps its entry clocks in shared
             memory after a barrier, the block's last thread out (a
             shared-memory atomic per warp) stores 24 bytes
@@ -54,7 +59,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
-            "noclock", "noread", "idx1d", "idx1dm",
+            "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
             "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm")
 
 LANES = """{
@@ -251,6 +256,25 @@ def variant(name, emitted, orig_kernel, header, general=None):
         i = find(body, "%ntop_p0_bs_gstart, %globaltimer;", name) + 1  # the address arithmetic follows
         j = find(body, RECORD_STRIDE[1], name)
         return body[:i] + IDX1D.rstrip("\n").split("\n") + body[j + 1:]
+    if name in ("nomemp", "nomemclk"):
+        i = find(emitted, RECORD_STORES[0], name)
+        body = emitted[:i] + ["\t{ .reg .pred %vnever; setp.eq.u64 %vnever, %ntop_hr0, 1;"] + emitted[i:]
+        body = [("\t@%vnever " + line.strip()) if any(t in line for t in RECORD_STORES) else line for line in body]
+        j = find(body, "@%vnever " + RECORD_STORES[2], name)
+        body = body[:j + 1] + ["\t}"] + body[j + 1:]
+        if name == "nomemclk":
+            body = [line.replace("%clock64;", "0;").replace("%globaltimer;", "0;")
+                    if "mov.u64 %ntop_p0_bs_start," in line or "mov.u64 %ntop_p0_bs_gstart," in line else line
+                    for line in body]
+        return body
+    if name == "lateclk":
+        reads = [line for line in emitted if "mov.u64 %ntop_p0_bs_start, %clock64;" in line or
+                 "mov.u64 %ntop_p0_bs_gstart, %globaltimer;" in line]
+        body = [line for line in emitted if line not in reads]
+        k = next((i for i, line in enumerate(body) if "ld.global" in line), None)
+        if k is None:
+            return emitted
+        return body[:k + 1] + reads + body[k + 1:]
     if name == "noglobal":
         i = find(emitted, "%globaltimer;", name)
         return emitted[:i] + [emitted[i].replace("%globaltimer", "%clock64")] + emitted[i + 1:]
@@ -355,6 +379,10 @@ def selftest(ntop):
             expect("%ctaid.y" not in v["idx1d"] and lane["idx1d"].count("st.global") == 3, f"{kernel}: idx1d")
             expect("%ntid.y" not in v["emitted"] and "%ntid.y" in v["general"], f"{kernel}: emitted/general shapes")
             expect("%ctaid.y" not in v["idx1dm"] and lane["idx1dm"].count("@%vnever st.global") == 3, f"{kernel}: idx1dm")
+            expect(lane["nomemp"].count("@%vnever st.global") == 3 and "%clock64" in v["nomemp"], f"{kernel}: nomemp")
+            expect("%ntop_p0_bs_start, 0;" in v["nomemclk"] and "%globaltimer" not in v["nomemclk"], f"{kernel}: nomemclk")
+            expect(kernel == "fill" or v["lateclk"].index("%globaltimer") > v["lateclk"].index("ld.global"),
+                   f"{kernel}: lateclk")
             expect("%globaltimer" not in v["noglobal"] and "%globaltimer" in v["emitted"], f"{kernel}: noglobal")
             expect("mov.u32 %ntop_p0_bs_smid, 0;" in v["nosmid"], f"{kernel}: nosmid reads the SM id")
             expect(v["entry16"].count("@%ntop_lane0 st.global.b64 [%ntop_hr0") == 2, f"{kernel}: entry16")

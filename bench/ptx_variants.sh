@@ -20,7 +20,7 @@ W=$(mktemp -d /tmp/ptx_variants.XXXXXX) # the PTX files: only the table goes to 
 NTOP=${NTOP:-build-gpu/bin/ntop}
 TIME=${PTX_TIME:-build-gpu/bench/ptx_time}
 export PATH=$PATH:/usr/local/cuda/bin
-VARIANTS="orig emitted general onestore lanes nosmid entry16 nostore nomem noglobal noclock noread idx1d idx1dm block w0 pack8 pack16 pad32 full32 samesm"
+VARIANTS="orig emitted general onestore lanes nosmid entry16 nostore nomem noglobal noclock noread idx1d idx1dm nomemp nomemclk lateclk block w0 pack8 pack16 pad32 full32 samesm"
 declare -A ENTRY=([fill]=_Z6k_fillPiii [copy]=_Z6k_copyPKfPfi [reduce]=_Z8k_reducePKfPyi)
 
 python3 bench/ptx_variants.py make --ntop "$NTOP" --out "$W" >/dev/null || exit 1

@@ -206,10 +206,14 @@ static void tui_log_event(struct tui *t, const struct event *ev)
 			snprintf(buf, sizeof buf, "instrumenting %s failed: %s", tui_kname_by_id(t, ev),
 				 event_get(ev, "reason") ? event_get(ev, "reason") : "?");
 		} else {
-			snprintf(buf, sizeof buf, "instrumented %s with %s (registers %lld -> %lld, %s ms JIT)",
+			/* a kernel launched in several shapes gets one copy per shape (doc/hook.md) */
+			const char *shape = event_get(ev, "shape");
+			snprintf(buf, sizeof buf, "instrumented %s with %s (registers %lld -> %lld, %s ms JIT%s%s)",
 				 tui_kname_by_id(t, ev), event_get(ev, "probes") ? event_get(ev, "probes") : "?",
 				 event_get_int(ev, "regs_orig", -1), event_get_int(ev, "regs_probed", -1),
-				 event_get(ev, "ms_jit") ? event_get(ev, "ms_jit") : "?");
+				 event_get(ev, "ms_jit") ? event_get(ev, "ms_jit") : "?",
+				 shape && strcmp(shape, "any") ? ", copy for launches of shape " : "",
+				 shape && strcmp(shape, "any") ? shape : "");
 		}
 	} else if (!strcmp(ty, "probe")) {
 		kind = MSG_WARN;
