@@ -58,11 +58,21 @@ out=$("$NTOP" instrument -p "$SRC/tests/corpus/neutrino/tensorop_count.toml" -k 
 echo "$out" | grep -q '^sites: 3 instrumented' || bad "NEUTRINO tensorop_count on wmma: $out"
 grep -A4 'wmma.mma.sync' "$T/w.ptx" | grep -q 'add.u64' || bad "nothing counts after wmma.mma.sync"
 
+# --1d: the copy for 1-D launches reads no y/z extents (the general one does)
+grep -q '%ntid.y' "$T/v.ptx" && grep -q '%nctaid.y' "$T/v.ptx" || bad "the general copy reads no y extents"
+out=$("$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/v1.ptx" --1d 2>&1) || bad "--1d: $out"
+grep -q '%ntid.y\|%nctaid.y\|%tid.y\|%ctaid.y' "$T/v1.ptx" && bad "--1d copy reads y indices"
+"$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/b1.ptx" --1d-block >/dev/null 2>&1 || bad "--1d-block"
+grep -q '%ntid.y' "$T/b1.ptx" || grep -q '%nctaid.y' "$T/b1.ptx" || bad "--1d-block left out the grid's y too"
+grep -q '%ntid.y' "$T/b1.ptx" && bad "--1d-block copy reads ntid.y"
+
 PTXAS=${NTOP_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ -x "$PTXAS" ]; then
 	out=$("$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/v.ptx" --assemble 2>&1)
 	[ $? = 0 ] || bad "--assemble: $out"
 	echo "$out" | grep -Eq '^ptxas -arch=sm_80: registers [0-9]+ unprobed, [0-9]+ probed' || bad "registers: $out"
+	out=$("$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/v1.ptx" --1d --assemble 2>&1)
+	[ $? = 0 ] || bad "--1d --assemble: $out"
 else
 	echo "note: no ptxas, --assemble not tested"
 fi
