@@ -10,6 +10,13 @@
  *
  *   ptx_time fill|copy|reduce KERNEL PTX...
  *
+ * PTX_TIME_WAIT=1: each launch is waited for before the next is queued
+ * (cuEventSynchronize on its end event), as an app timing each launch
+ * does, so the time the GPU idles until a launch arrives counts;
+ * PTX_TIME_WAIT=2: the same with an event without timing recorded between
+ * the kernel and the end event (what the hook queues after a probed
+ * kernel). Default: launches queued back to back.
+ *
  * Prints "variant <ptx> median_us=<x> min_us=<y> max_us=<z>" per PTX.
  * Exit status 0, 1 on a CUDA error or a failed check, 2 on usage. */
 #include <cuda.h>
@@ -78,6 +85,8 @@ struct bench {
 	void *args[4];
 	CUstream s;
 	CUevent e0[PER], e1[PER];
+	int wait;   /* PTX_TIME_WAIT */
+	CUevent bare; /* PTX_TIME_WAIT=2: recorded after each kernel */
 };
 
 static int launch(struct bench *b, int i)
@@ -93,7 +102,9 @@ static int round_median(struct bench *b, int i, float *us)
 	float t[PER];
 	for (int k = 0; k < PER; k++)
 		if (ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || launch(b, i) < 0 ||
-		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0)
+		    (b->wait > 1 && ck(cuEventRecord(b->bare, b->s), "cuEventRecord") < 0) ||
+		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0 ||
+		    (b->wait && ck(cuEventSynchronize(b->e1[k]), "cuEventSynchronize") < 0))
 			return -1;
 	if (ck(cuStreamSynchronize(b->s), "cuStreamSynchronize") < 0)
 		return -1;
@@ -146,6 +157,10 @@ static int setup(struct bench *b)
 	for (int k = 0; k < PER; k++)
 		if (ck(cuEventCreate(&b->e0[k], 0), "cuEventCreate") < 0 || ck(cuEventCreate(&b->e1[k], 0), "cuEventCreate") < 0)
 			return -1;
+	const char *w = getenv("PTX_TIME_WAIT");
+	b->wait = w ? atoi(w) : 0;
+	if (b->wait > 1 && ck(cuEventCreate(&b->bare, CU_EVENT_DISABLE_TIMING), "cuEventCreate") < 0)
+		return -1;
 	/* k_fill(int *out, int v, int n); k_copy/k_reduce(in, out, int n); then the map */
 	b->v = 7;
 	b->n = b->sh->n;
