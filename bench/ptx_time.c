@@ -16,6 +16,9 @@
  * PTX_TIME_WAIT=2: the same with an event without timing recorded between
  * the kernel and the end event (what the hook queues after a probed
  * kernel). Default: launches queued back to back.
+ * PTX_TIME_DTOH=BYTES: before each launch a copy of that many bytes from
+ * the device into pinned memory is queued on a second stream, so it runs
+ * beside the kernel (as the hook's copies back of earlier results do).
  *
  * Prints "variant <ptx> median_us=<x> min_us=<y> max_us=<z>" per PTX.
  * Exit status 0, 1 on a CUDA error or a failed check, 2 on usage. */
@@ -87,6 +90,10 @@ struct bench {
 	CUevent e0[PER], e1[PER];
 	int wait;   /* PTX_TIME_WAIT */
 	CUevent bare; /* PTX_TIME_WAIT=2: recorded after each kernel */
+	size_t dtoh;  /* PTX_TIME_DTOH */
+	CUdeviceptr dsrc;
+	void *hdst;
+	CUstream s2;
 };
 
 static int launch(struct bench *b, int i)
@@ -101,7 +108,8 @@ static int round_median(struct bench *b, int i, float *us)
 {
 	float t[PER];
 	for (int k = 0; k < PER; k++)
-		if (ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || launch(b, i) < 0 ||
+		if ((b->dtoh && ck(cuMemcpyDtoHAsync(b->hdst, b->dsrc, b->dtoh, b->s2), "cuMemcpyDtoHAsync") < 0) ||
+		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || launch(b, i) < 0 ||
 		    (b->wait > 1 && ck(cuEventRecord(b->bare, b->s), "cuEventRecord") < 0) ||
 		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0 ||
 		    (b->wait && ck(cuEventSynchronize(b->e1[k]), "cuEventSynchronize") < 0))
@@ -160,6 +168,12 @@ static int setup(struct bench *b)
 	const char *w = getenv("PTX_TIME_WAIT");
 	b->wait = w ? atoi(w) : 0;
 	if (b->wait > 1 && ck(cuEventCreate(&b->bare, CU_EVENT_DISABLE_TIMING), "cuEventCreate") < 0)
+		return -1;
+	const char *d = getenv("PTX_TIME_DTOH");
+	b->dtoh = d ? (size_t)strtoull(d, NULL, 10) : 0;
+	if (b->dtoh && (ck(cuMemAlloc(&b->dsrc, b->dtoh), "cuMemAlloc") < 0 ||
+			ck(cuMemAllocHost(&b->hdst, b->dtoh), "cuMemAllocHost") < 0 ||
+			ck(cuStreamCreate(&b->s2, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0))
 		return -1;
 	/* k_fill(int *out, int v, int n); k_copy/k_reduce(in, out, int n); then the map */
 	b->v = 7;
