@@ -254,6 +254,15 @@ static void ins_stats(const struct engine_result *res)
 		printf("module variables used: %d\n", res->n_globals);
 }
 
+/* A copy built for 1-D launches is wrong for others: said every time. */
+static void ins_shape(unsigned shape)
+{
+	if (shape)
+		printf("shape: launches with %s only (unit addresses are wrong for any other shape)\n",
+		       shape == ENGINE_BLOCK_1D ? "1-D blocks" : shape == ENGINE_GRID_1D ? "a 1-D grid"
+											: "1-D blocks and a 1-D grid");
+}
+
 /* ptxas on one PTX text; registers or -1. */
 static int ins_ptxas(const char *ptx, size_t len, const char *arch, const char *what)
 {
@@ -334,6 +343,7 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 		goto out;
 	}
 	ins_stats(&res);
+	ins_shape(o->shape);
 	rc = ins_write(o->out, res.ptx, res.ptx_len) < 0 ? 1 : 0;
 	if (rc == 0)
 		printf("wrote %s (%zu bytes, target %s)\n", o->out, res.ptx_len, res.target);

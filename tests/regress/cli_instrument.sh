@@ -61,6 +61,7 @@ grep -A4 'wmma.mma.sync' "$T/w.ptx" | grep -q 'add.u64' || bad "nothing counts a
 # --1d: the copy for 1-D launches reads no y/z extents (the general one does)
 grep -q '%ntid.y' "$T/v.ptx" && grep -q '%nctaid.y' "$T/v.ptx" || bad "the general copy reads no y extents"
 out=$("$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/v1.ptx" --1d 2>&1) || bad "--1d: $out"
+echo "$out" | grep -q '^shape: launches with 1-D blocks and a 1-D grid only' || bad "--1d not said: $out"
 grep -q '%ntid.y\|%nctaid.y\|%tid.y\|%ctaid.y' "$T/v1.ptx" && bad "--1d copy reads y indices"
 "$NTOP" instrument -p block_sched -k vecadd "$PTX" -o "$T/b1.ptx" --1d-block >/dev/null 2>&1 || bad "--1d-block"
 grep -q '%ntid.y' "$T/b1.ptx" || grep -q '%nctaid.y' "$T/b1.ptx" || bad "--1d-block left out the grid's y too"
