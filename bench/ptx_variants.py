@@ -217,6 +217,17 @@ def no_exit_reads(lines, smid):
     return lines
 
 
+def stores_off(lines, never, what):
+    """The record's stores predicated on `setp.eq.u64 %vnever, <never>`: a
+    condition that never holds at run time but ptxas cannot rule out, so it
+    keeps every instruction that feeds them."""
+    i = find(lines, RECORD_STORES[0], what)
+    body = lines[:i] + [f"\t{{ .reg .pred %vnever; setp.eq.u64 %vnever, {never};"] + lines[i:]
+    body = [("\t@%vnever " + line.strip()) if any(t in line for t in RECORD_STORES) else line for line in body]
+    j = find(body, "@%vnever " + RECORD_STORES[2], what)
+    return body[:j + 1] + ["\t}"] + body[j + 1:]
+
+
 def variant(name, emitted, orig_kernel, header, general=None):
     """The variant `name` of one kernel's probed PTX (a list of lines)."""
     if name == "emitted":
@@ -242,11 +253,7 @@ def variant(name, emitted, orig_kernel, header, general=None):
         return body[:i + 1] + ["\t@%ntop_lane0 st.global.b64 [%ntop_hr0], %ntop_p0_bs_start;",
                                "\t@%ntop_lane0 st.global.b64 [%ntop_hr0+8], %ntop_p0_bs_gstart;"] + body[i + 1:]
     if name == "nomem":
-        i = find(emitted, RECORD_STORES[0], name)
-        body = emitted[:i] + ["\t{ .reg .pred %vnever; setp.eq.u64 %vnever, %ntop_p0_bs_gstart, 0;"] + emitted[i:]
-        body = [("\t@%vnever " + line.strip()) if any(t in line for t in RECORD_STORES) else line for line in body]
-        j = find(body, "@%vnever " + RECORD_STORES[2], name)
-        return body[:j + 1] + ["\t}"] + body[j + 1:]
+        return stores_off(emitted, "%ntop_p0_bs_gstart, 0", name)
     if name == "noclock":
         return no_exit_reads(emitted, smid=False)
     if name == "noread":
@@ -257,11 +264,7 @@ def variant(name, emitted, orig_kernel, header, general=None):
         j = find(body, RECORD_STRIDE[1], name)
         return body[:i] + IDX1D.rstrip("\n").split("\n") + body[j + 1:]
     if name in ("nomemp", "nomemclk"):
-        i = find(emitted, RECORD_STORES[0], name)
-        body = emitted[:i] + ["\t{ .reg .pred %vnever; setp.eq.u64 %vnever, %ntop_hr0, 1;"] + emitted[i:]
-        body = [("\t@%vnever " + line.strip()) if any(t in line for t in RECORD_STORES) else line for line in body]
-        j = find(body, "@%vnever " + RECORD_STORES[2], name)
-        body = body[:j + 1] + ["\t}"] + body[j + 1:]
+        body = stores_off(emitted, "%ntop_hr0, 1", name)
         if name == "nomemclk":
             body = [line.replace("%clock64;", "0;").replace("%globaltimer;", "0;")
                     if "mov.u64 %ntop_p0_bs_start," in line or "mov.u64 %ntop_p0_bs_gstart," in line else line
