@@ -16,6 +16,8 @@
  * PTX_TIME_WAIT=2: the same with an event without timing recorded between
  * the kernel and the end event (what the hook queues after a probed
  * kernel). Default: launches queued back to back.
+ * PTX_TIME_CAPCHECK=1: cuStreamIsCapturing on the stream between the
+ * start event and the launch (what the hook asks before a probed launch).
  * PTX_TIME_DTOH=BYTES: before each launch a copy of that many bytes from
  * the device into pinned memory is queued on a second stream, so it runs
  * beside the kernel (as the hook's copies back of earlier results do).
@@ -29,7 +31,7 @@
 
 #define ROUNDS 7
 #define PER 41
-#define MAX_VARIANTS 24
+#define MAX_VARIANTS 32
 
 struct shape {
 	const char *kind;
@@ -91,6 +93,7 @@ struct bench {
 	int wait;   /* PTX_TIME_WAIT */
 	CUevent bare; /* PTX_TIME_WAIT=2: recorded after each kernel */
 	size_t dtoh;  /* PTX_TIME_DTOH */
+	int capcheck; /* PTX_TIME_CAPCHECK */
 	CUdeviceptr dsrc;
 	void *hdst;
 	CUstream s2;
@@ -103,13 +106,19 @@ static int launch(struct bench *b, int i)
 		  "cuLaunchKernel");
 }
 
+static int capture_check(struct bench *b)
+{
+	CUstreamCaptureStatus st;
+	return b->capcheck ? ck(cuStreamIsCapturing(b->s, &st), "cuStreamIsCapturing") : 0;
+}
+
 /* Median launch time of PER launches of variant i, in us. */
 static int round_median(struct bench *b, int i, float *us)
 {
 	float t[PER];
 	for (int k = 0; k < PER; k++)
 		if ((b->dtoh && ck(cuMemcpyDtoHAsync(b->hdst, b->dsrc, b->dtoh, b->s2), "cuMemcpyDtoHAsync") < 0) ||
-		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || launch(b, i) < 0 ||
+		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || capture_check(b) < 0 || launch(b, i) < 0 ||
 		    (b->wait > 1 && ck(cuEventRecord(b->bare, b->s), "cuEventRecord") < 0) ||
 		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0 ||
 		    (b->wait && ck(cuEventSynchronize(b->e1[k]), "cuEventSynchronize") < 0))
@@ -169,6 +178,8 @@ static int setup(struct bench *b)
 	b->wait = w ? atoi(w) : 0;
 	if (b->wait > 1 && ck(cuEventCreate(&b->bare, CU_EVENT_DISABLE_TIMING), "cuEventCreate") < 0)
 		return -1;
+	const char *c = getenv("PTX_TIME_CAPCHECK");
+	b->capcheck = c && atoi(c) > 0;
 	const char *d = getenv("PTX_TIME_DTOH");
 	b->dtoh = d ? (size_t)strtoull(d, NULL, 10) : 0;
 	if (b->dtoh && (ck(cuMemAlloc(&b->dsrc, b->dtoh), "cuMemAlloc") < 0 ||

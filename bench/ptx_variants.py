@@ -44,6 +44,15 @@ edited as text:
   full32    32 bytes per warp in two vector stores (whole sectors)
   samesm    8 bytes per warp in one store, every warp of an SM to the same
             address (a store that reaches no DRAM)
+  v4        16 bytes per warp in one vector store: the low 32 bits of the
+            SM clock and global timer at entry, elapsed cycles and the SM
+  blkred    one 32-byte record per block: each warp's lane 0 folds its exit
+            clock into the block's end (red.global.max), thread 0 also
+            stores its entry clocks and the SM
+  blkred2   blkred, each warp also folding its entry clock into the block's
+            start (red.global.max of its complement)
+  p8w0      8 bytes per warp (low 32 bits of the entry clock, elapsed) in
+            one store, thread 0 also storing a 32-byte block header
 
   ptx_variants.py make --ntop NTOP --out DIR     writes DIR/<kernel>.<variant>.ptx
   ptx_variants.py selftest --ntop NTOP           every variant assembles (ptxas
@@ -60,7 +69,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
-            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm")
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
@@ -193,6 +202,32 @@ PACKED = {
                     "\tst.global.v4.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1, %ntop_v0, %ntop_v1};"]),
 }
 
+# Layouts that keep exact block extents with fewer bytes or stores per warp:
+# what they store in place of RECORD_STORES (end clock = start + cycles).
+BLOCKWISE = {
+    "v4": (16, ["\t{ .reg .b32 %vsl, %vgl;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
+                "\tcvt.u32.u64 %vgl, %ntop_p0_bs_gstart;",
+                "\tst.global.v4.b32 [%ntop_sa], {%vsl, %ntop_v0, %ntop_v1, %vgl}; }"]),
+    "blkred": (24, ["\t{ .reg .b64 %vb, %ve; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 32, %ntop_d2;",
+                    "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
+                    "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
+                    "\t@%vt st.global.v2.b64 [%vb], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                    "\t@%vt st.global.b32 [%vb+24], %ntop_v1; }"]),
+    "blkred2": (24, ["\t{ .reg .b64 %vb, %ve, %vn; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 32, %ntop_d2;",
+                     "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
+                     "\tnot.b64 %vn, %ntop_p0_bs_start;",
+                     "\tred.global.max.u64 [%vb], %vn;",
+                     "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
+                     "\t@%vt st.global.b64 [%vb+8], %ntop_p0_bs_gstart;",
+                     "\t@%vt st.global.b32 [%vb+24], %ntop_v1; }"]),
+    "p8w0": (8, ["\t{ .reg .b64 %vh; .reg .b32 %vsl; .reg .pred %vt;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
+                 "\tst.global.v2.b32 [%ntop_sa], {%vsl, %ntop_v0};", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
+                 "\tmul.lo.u64 %vh, %ntop_nb, %ntop_d1;", "\tmad.lo.u64 %vh, %vh, 8, %ntop_d2;",
+                 "\tmad.lo.u64 %vh, %ntop_bl, 32, %vh;",
+                 "\t@%vt st.global.v2.b64 [%vh], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                 "\t@%vt st.global.b32 [%vh+16], %ntop_v1; }"]),
+}
+
 
 def restride(lines, stride):
     for text in RECORD_STRIDE:
@@ -202,7 +237,7 @@ def restride(lines, stride):
 
 
 def packed(name, emitted):
-    stride, stores = PACKED[name]
+    stride, stores = PACKED[name] if name in PACKED else BLOCKWISE[name]
     body = restride(emitted, stride)
     i = find(body, RECORD_STORES[2], name)
     return drop(body[:i], RECORD_STORES[:2]) + stores + body[i + 1:]
@@ -281,7 +316,7 @@ def variant(name, emitted, orig_kernel, header, general=None):
     if name == "noglobal":
         i = find(emitted, "%globaltimer;", name)
         return emitted[:i] + [emitted[i].replace("%globaltimer", "%clock64")] + emitted[i + 1:]
-    if name in PACKED:
+    if name in PACKED or name in BLOCKWISE:
         return packed(name, emitted)
     if name == "samesm":
         body = drop(emitted, RECORD_STORES[:2])
@@ -389,9 +424,10 @@ def selftest(ntop):
             expect("%globaltimer" not in v["noglobal"] and "%globaltimer" in v["emitted"], f"{kernel}: noglobal")
             expect("mov.u32 %ntop_p0_bs_smid, 0;" in v["nosmid"], f"{kernel}: nosmid reads the SM id")
             expect(v["entry16"].count("@%ntop_lane0 st.global.b64 [%ntop_hr0") == 2, f"{kernel}: entry16")
-            for name, (stride, stores) in PACKED.items():
+            for name, (stride, stores) in list(PACKED.items()) + list(BLOCKWISE.items()):
                 expect(f"mad.wide.u32 %ntop_hr0, %ntop_uw, {stride}, %ntop_d0;" in v[name] and
-                       lane[name].count("st.global") == len([x for x in stores if "st.global" in x]),
+                       lane[name].count("st.global") + lane[name].count("red.global") ==
+                       len([x for x in stores if "st.global" in x or "red.global" in x]),
                        f"{kernel}: {name}")
             expect("mad.wide.u32 %ntop_sa, %ntop_p0_bs_smid, 8" in v["samesm"] and lane["samesm"].count("st.global") == 1,
                    f"{kernel}: samesm")
