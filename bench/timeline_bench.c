@@ -127,7 +127,7 @@ static void tb_fill_records(struct result_map *m, uint32_t blocks)
 static struct result *tb_result(uint32_t blocks)
 {
 	static const struct probe_field f[] = {
-		{"start", PROBE_U64, 0}, {"elapsed", PROBE_U32, 8}, {"smid", PROBE_U32, 12}, {"gstart", PROBE_U64, 16}};
+		{"start", PROBE_U64, 0, 0}, {"elapsed", PROBE_U32, 8, 0}, {"smid", PROBE_U32, 12, 0}, {"gstart", PROBE_U64, 16, 0}};
 	struct result *r = calloc(1, sizeof *r);
 	r->pid = 1;
 	r->seq = 1;

@@ -98,13 +98,14 @@ void cli_probe_map_summary(struct strbuf *sb, const struct probe *p)
 		return;
 	}
 	const struct probe_map *m = &p->map;
-	strbuf_printf(sb, "map %s: %s, %u x %u B", m->name,
-		      m->level == PROBE_LEVEL_WARP ? "per warp" : "per thread", m->cap, m->rec_size);
+	strbuf_printf(sb, "map %s: per %s, %u x %u B", m->name, probe_level_name(m->level), m->cap, m->rec_size);
 	if (m->n_fields) {
 		strbuf_puts(sb, " (");
 		for (int i = 0; i < m->n_fields; i++)
-			strbuf_printf(sb, "%s%s:%s", i ? " " : "", m->fields[i].name,
-				      m->fields[i].type == PROBE_U64 ? "u64" : "u32");
+			strbuf_printf(sb, "%s%s:%s%s", i ? " " : "", m->fields[i].name,
+				      m->fields[i].type == PROBE_U64 ? "u64" : "u32",
+				      m->fields[i].fold == PROBE_FOLD_MAX ? ":max" :
+				      m->fields[i].fold == PROBE_FOLD_ADD ? ":add" : "");
 		strbuf_puts(sb, ")");
 	}
 }

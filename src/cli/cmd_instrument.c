@@ -243,11 +243,12 @@ static void ins_stats(const struct engine_result *res)
 	       s->ms_prune, s->ms_inject, s->ms_emit);
 	for (int i = 0; i < res->n_maps; i++) {
 		const struct probe_map *m = &res->maps[i].map;
-		printf("map %s (probe %s): %s, %u x %u B, kernel parameter %d", m->name, res->maps[i].probe,
-		       m->level == PROBE_LEVEL_WARP ? "per warp" : "per thread", m->cap, m->rec_size,
-		       res->maps[i].param_index);
+		printf("map %s (probe %s): per %s, %u x %u B, kernel parameter %d", m->name, res->maps[i].probe,
+		       probe_level_name(m->level), m->cap, m->rec_size, res->maps[i].param_index);
 		if (res->maps[i].count_static)
 			printf(", no count stores (every unit's count is %u B)", res->maps[i].count_bytes);
+		if (engine_map_records_clear(m))
+			printf(", records cleared before each launch (folded fields)");
 		printf("\n");
 	}
 	if (res->n_globals)

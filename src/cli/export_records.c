@@ -69,6 +69,7 @@ static int er_check_shape(const struct result *r, const struct result_map *m, ui
 				 " blocks of %" PRIu64 " %s",
 				 m->map.name, m->units, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
 				 r->block[2], blocks, upb,
+				 m->map.level == PROBE_LEVEL_BLOCK ? "block" :
 				 m->map.level != PROBE_LEVEL_WARP ? "threads" : r->warp_size == 64 ? "waves" : "warps");
 	return 0;
 }

@@ -12,9 +12,9 @@
 /* One map buffer as the device code addresses it: an extra .u64 kernel
  * parameter appended after the original ones (in map order) points at
  *   [u32 count per unit][pad to 16 bytes][units * cap * rec_size record bytes]
- * where unit = thread (thread maps) or warp (warp maps: ceil(threads/32) per
- * block), units = blocks * units_per_block, unit index =
- * block_linear * units_per_block + (thread_linear or thread_linear/32), and
+ * where unit = thread (thread maps), warp (warp maps: ceil(threads/32) per
+ * block) or block (block maps), units = blocks * units_per_block, unit index =
+ * block_linear * units_per_block + (thread_linear, thread_linear/32 or 0), and
  * count = bytes the unit tried to save (saves past cap*rec_size are dropped,
  * so records written = min(count, cap*rec_size)/rec_size). The buffer must
  * be 16-byte aligned (the device code uses vector stores where a record
@@ -147,6 +147,9 @@ uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint3
 uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
 /* Offset of the record area inside the buffer (after the counts). */
 uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);
+/* 1 when m has a folded field (a block map's "end:u64:max"): its records
+ * must be all zero before each launch (the host clears them). */
+int engine_map_records_clear(const struct probe_map *m);
 /* 1 when m's records are slot-major (see the layout above): the one rule
  * the instrumenter, the host mirror and the hook's result files share. */
 int engine_map_slot_major(const struct probe_map *m);
@@ -157,7 +160,9 @@ uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint
 /* Unit index of thread `tid` of block `ctaid` in a launch of grid x block,
  * computed the way the probed kernel's prologue does (host mirror, used by
  * tests and trace readers); *lane0 = 1 when this thread stores for its unit
- * (always for thread maps, lane 0 of each warp for warp maps). */
+ * (always for thread maps, lane 0 of each warp for warp maps, thread 0 of
+ * the block for a block map's plain fields: every warp's lane 0 folds its
+ * folded ones). */
 uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3],
 			       const uint32_t block[3], const uint32_t ctaid[3],
 			       const uint32_t tid[3], int *lane0);

@@ -3,10 +3,13 @@
  * both must change together. */
 #include "engine/engine.h"
 
-/* Units per block: one per thread, or one per (possibly partial) warp. A
- * block of 33 threads has 2 warps: the second holds one thread. */
+/* Units per block: one per thread, or one per (possibly partial) warp, or
+ * the block itself. A block of 33 threads has 2 warps: the second holds
+ * one thread. */
 static uint64_t map_plan_units_per_block(const struct probe_map *m, uint32_t threads)
 {
+	if (m->level == PROBE_LEVEL_BLOCK)
+		return 1;
 	if (m->level == PROBE_LEVEL_WARP)
 		return ((uint64_t)threads + 31) / 32;
 	return threads;
@@ -114,6 +117,11 @@ uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3]
 	uint32_t threads = block[0] * block[1] * block[2];
 	uint32_t thread_linear = (tid[2] * block[1] + tid[1]) * block[0] + tid[0];
 	uint64_t upb = map_plan_units_per_block(m, threads);
+	if (m->level == PROBE_LEVEL_BLOCK) {
+		if (lane0)
+			*lane0 = thread_linear == 0;
+		return block_linear;
+	}
 	if (m->level == PROBE_LEVEL_WARP) {
 		if (lane0)
 			*lane0 = thread_linear % 32 == 0;
@@ -145,4 +153,12 @@ unsigned engine_shape_of(const uint32_t grid[3], const uint32_t block[3])
 {
 	return (block[1] == 1 && block[2] == 1 ? ENGINE_BLOCK_1D : 0u) |
 	       (grid[1] == 1 && grid[2] == 1 ? ENGINE_GRID_1D : 0u);
+}
+
+int engine_map_records_clear(const struct probe_map *m)
+{
+	for (int i = 0; i < m->n_fields; i++)
+		if (m->fields[i].fold != PROBE_FOLD_NONE)
+			return 1;
+	return 0;
 }

@@ -388,3 +388,8 @@ fail:
 	close(fd);
 	return -1;
 }
+
+const char *probe_level_name(enum probe_level level)
+{
+	return level == PROBE_LEVEL_BLOCK ? "block" : level == PROBE_LEVEL_WARP ? "warp" : "thread";
+}

@@ -18,7 +18,9 @@
 #define NTOP_PROBE_H
 #include <stdint.h>
 
-enum probe_level { PROBE_LEVEL_THREAD = 1, PROBE_LEVEL_WARP = 2 };
+/* BLOCK: one record array per block; thread 0 of the block stores its
+ * fields, except folded ones (below), which every warp's lane 0 folds in. */
+enum probe_level { PROBE_LEVEL_THREAD = 1, PROBE_LEVEL_WARP = 2, PROBE_LEVEL_BLOCK = 3 };
 /* What the snippets are written in: PTX (NVIDIA), or AMDGPU assembly
  * (isa = "gcn" in the ntop schema; doc/amdgpu.md has its dialect). */
 enum probe_isa { PROBE_ISA_PTX, PROBE_ISA_GCN };
@@ -27,16 +29,23 @@ enum probe_type { PROBE_U32 = 4, PROBE_U64 = 8 }; /* value = size in bytes */
 #define PROBE_NAME_MAX 64
 #define PROBE_MAX_FIELDS 16
 
+/* How a block map's field combines its warps' values ("end:u64:max"): the
+ * field starts at 0 before the launch and each warp's lane 0 folds its
+ * value in (red.global.max / red.global.add), so the block's last exit or
+ * its warps' count needs no barrier and no per-warp record. */
+enum probe_fold { PROBE_FOLD_NONE, PROBE_FOLD_MAX, PROBE_FOLD_ADD };
+
 struct probe_field {
 	char name[PROBE_NAME_MAX];
 	enum probe_type type;
 	uint32_t offset; /* bytes from record start */
+	enum probe_fold fold; /* block maps only */
 };
 
 struct probe_map {
 	char name[PROBE_NAME_MAX];
 	enum probe_level level;
-	uint32_t cap;      /* records per thread (or warp) */
+	uint32_t cap;      /* records per thread (or warp, or block) */
 	uint32_t rec_size; /* bytes per record */
 	int n_fields;      /* 0 when the schema gives no names (NEUTRINO) */
 	struct probe_field fields[PROBE_MAX_FIELDS];
@@ -100,6 +109,9 @@ struct probe {
 #define PROBE_MAX_OPCODES 32      /* opcode patterns per hook */
 #define PROBE_MAX_CAP (1u << 20)  /* records per thread or warp */
 #define PROBE_MAX_REC 4096        /* bytes per record */
+
+/* "thread", "warp" or "block". */
+const char *probe_level_name(enum probe_level level);
 
 /* Loads and checks the schema (not the snippets: see verify.h). Errors read
  * "FILE:LINE:COL: what is wrong". */

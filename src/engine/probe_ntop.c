@@ -6,9 +6,10 @@
  *   analysis = "block_sched"        built-in analysis for the results (optional)
  *   isa = "ptx" | "gcn"             what the snippets are written in (default ptx)
  *   [map]                           optional: where SAVE writes
- *   level = "warp" | "thread"
- *   cap = 1                         records per warp/thread (default 1)
- *   fields = ["start:u64", "elapsed:u32", ...]   record layout, in order
+ *   level = "warp" | "thread" | "block"
+ *   cap = 1                         records per warp/thread/block (default 1)
+ *   fields = ["start:u64", "elapsed:u32", ...]   record layout, in order;
+ *                                   block maps may fold a field: "end:u64:max"
  *   [[hook]]                        one or more
  *   at = "entry" | "exit" | ["ld.global", "st.global"]
  *   when = "before" | "after"       opcode hooks only (required there)
@@ -29,17 +30,50 @@ static const char *const top_keys[] = { "ntop_probe", "name", "description", "an
 static const char *const map_keys[] = { "level", "cap", "fields", NULL };
 static const char *const hook_keys[] = { "at", "when", "asm", NULL };
 
+/* "name:u32[:max|:add]" -> fold; 0, or -1 after the error. The type's
+ * colon is then the last one left in `name:type`. */
+static int parse_fold(const struct probe_src *src, const struct toml_node *f, enum probe_level level,
+		      struct probe_field *out, size_t *len)
+{
+	const char *s = f->v.s, *last = strrchr(s, ':');
+	out->fold = PROBE_FOLD_NONE;
+	*len = strlen(s);
+	if (!last || last == strchr(s, ':'))
+		return 0;
+	if (strcmp(last + 1, "max") == 0)
+		out->fold = PROBE_FOLD_MAX;
+	else if (strcmp(last + 1, "add") == 0)
+		out->fold = PROBE_FOLD_ADD;
+	else
+		return probe_err(src, f, "field \"%s\": '%s' is not a fold; a block map's field may end in :max or :add",
+				 s, last + 1);
+	if (level != PROBE_LEVEL_BLOCK)
+		return probe_err(src, f, "field \"%s\" folds warps' values (:%s), which only a level = \"block\" map "
+				 "does", s, last + 1);
+	*len = (size_t)(last - s);
+	return 0;
+}
+
 /* "name:u32" -> field; offsets are assigned by the caller. */
-static int parse_field(const struct probe_src *src, const struct toml_node *f, struct probe_field *out)
+static int parse_field(const struct probe_src *src, const struct toml_node *f, enum probe_level level,
+		       struct probe_field *out)
 {
 	if (f->type != TOML_STRING)
 		return probe_err(src, f, "each field is a string \"name:u32\" or \"name:u64\", not a %s",
 				 toml_type_name(f->type));
-	const char *colon = strrchr(f->v.s, ':');
-	size_t nl = colon ? (size_t)(colon - f->v.s) : 0;
+	size_t len;
+	if (parse_fold(src, f, level, out, &len) < 0)
+		return -1;
+	char spec[PROBE_NAME_MAX + 8];
+	if (len >= sizeof spec)
+		return probe_err(src, f, "field \"%s\" must read \"name:u32\" or \"name:u64\"", f->v.s);
+	memcpy(spec, f->v.s, len);
+	spec[len] = 0;
+	const char *colon = strrchr(spec, ':');
+	size_t nl = colon ? (size_t)(colon - spec) : 0;
 	if (!colon || nl == 0 || nl >= PROBE_NAME_MAX)
 		return probe_err(src, f, "field \"%s\" must read \"name:u32\" or \"name:u64\"", f->v.s);
-	memcpy(out->name, f->v.s, nl);
+	memcpy(out->name, spec, nl);
 	out->name[nl] = 0;
 	if (!probe_is_ident(out->name))
 		return probe_err(src, f, "field name '%s' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)", out->name);
@@ -89,7 +123,7 @@ static int load_fields(const struct probe_src *src, const struct toml_node *fiel
 	int misaligned = -1, has_u64 = 0;
 	for (int i = 0; i < fields->n_items; i++) {
 		struct probe_field *f = &m->fields[i];
-		if (parse_field(src, fields->items[i], f) < 0)
+		if (parse_field(src, fields->items[i], m->level, f) < 0)
 			return -1;
 		for (int j = 0; j < i; j++)
 			if (strcmp(m->fields[j].name, f->name) == 0)
@@ -129,8 +163,14 @@ static int load_map(const struct probe_src *src, const struct toml_node *t, stru
 		m->level = PROBE_LEVEL_WARP;
 	else if (strcmp(level->v.s, "thread") == 0)
 		m->level = PROBE_LEVEL_THREAD;
+	else if (strcmp(level->v.s, "block") == 0)
+		m->level = PROBE_LEVEL_BLOCK;
 	else
-		return probe_err(src, level, "level must be \"warp\" or \"thread\", not \"%s\"", level->v.s);
+		return probe_err(src, level, "level must be \"warp\", \"thread\" or \"block\", not \"%s\"",
+				 level->v.s);
+	if (m->level == PROBE_LEVEL_BLOCK && p->isa == PROBE_ISA_GCN)
+		return probe_err(src, level, "level = \"block\" is not supported for AMD probes (isa = \"gcn\") yet: "
+				 "use \"warp\"");
 	m->cap = 1;
 	if (cap && (cap->type != TOML_INT || cap->v.i < 1 || cap->v.i > PROBE_MAX_CAP))
 		return probe_err(src, cap, "cap must be an integer from 1 to %u (records per %s)", PROBE_MAX_CAP,

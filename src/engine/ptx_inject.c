@@ -62,7 +62,8 @@ static int setup_map(struct inj *in, struct iprobe *ip)
 	m->cap_bytes = (uint32_t)capb;
 	m->rec_size = p->map.rec_size;
 	m->slot_major = engine_map_slot_major(&p->map);
-	m->warp = p->map.level == PROBE_LEVEL_WARP;
+	m->block = p->map.level == PROBE_LEVEL_BLOCK;
+	m->warp = p->map.level == PROBE_LEVEL_WARP || m->block;
 	in->any_warp |= m->warp;
 	return 0;
 }

@@ -71,7 +71,9 @@ struct kreg {
  * %ntop_rec<i> then live from the entry to the exits. */
 struct imap {
 	int pr;              /* iprobe index */
-	int warp;            /* warp map: lane 0 stores */
+	int warp;            /* warp or block map: lane 0 stores (exit code in lane 0) */
+	int block;           /* block map: one unit per block, thread 0 stores its
+				plain fields, every warp's lane 0 folds the others */
 	int dynamic;
 	uint32_t cap_bytes;  /* cap * rec_size */
 	uint32_t rec_size;   /* bytes per record */
@@ -139,6 +141,7 @@ struct site {
 struct save_state {
 	int drop;      /* static cursor past cap: no stores (the count still grows) */
 	int pred;      /* stores guarded by %ntop_ok */
+	int t0;        /* block map: plain stores guarded by %ntop_t0 (thread 0, and %ntop_ok) */
 	uint32_t base; /* bytes: immediate offset of the snippet's record from %ntop_sa */
 	/* slot-major maps: the snippet's record j lies (slot0 + j) * units
 	 * records past %ntop_sa (static: %ntop_sa = the unit's record 0, slot0 =
@@ -194,6 +197,9 @@ int ptx_inject_site_expand(struct inj *in, struct strbuf *sb, const char *s, con
 int ptx_inject_site_bytes64(struct inj *in, struct strbuf *sb, const char *text, struct site *st, int need64);
 int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip, int hook,
 			 struct site *st);
+
+/* ptx_inject_unit.c: pred = this thread is thread 0 of its block. */
+void ptx_inject_unit_thread0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred);
 
 /* ptx_inject_save.c: one SAVE line of snippet sn (its first sets up ss). */
 int ptx_inject_save_emit(struct inj *in, struct strbuf *sb, const struct iprobe *ip,

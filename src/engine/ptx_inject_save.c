@@ -58,6 +58,12 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		ptx_inject_unit_lane0(in, sb, st, "%ntop_ok");
 		ss->pred = 1;
 	}
+	if (m->block) { /* thread 0 stores the plain fields, after the lane-0 test */
+		ptx_inject_unit_thread0(in, sb, st, "%ntop_t0");
+		if (ss->pred)
+			strbuf_puts(sb, "and.pred %ntop_t0, %ntop_t0, %ntop_ok;\n");
+		ss->t0 = 1;
+	}
 }
 
 /* Dynamic cursor: checked and advanced at run time. */
@@ -98,21 +104,44 @@ static void save_head(struct inj *in, struct strbuf *sb, const struct iprobe *ip
 		save_head_dynamic(in, sb, ip->map, s, st, ss);
 }
 
-/* One store of n values (vector when n > 1) at byte `off` from register base. */
+/* How the field at byte `off` of a record combines a block's warps. */
+static enum probe_fold save_fold(const struct probe_map *m, uint32_t off)
+{
+	for (int i = 0; m->level == PROBE_LEVEL_BLOCK && i < m->n_fields; i++)
+		if (m->fields[i].offset == off % m->rec_size)
+			return m->fields[i].fold;
+	return PROBE_FOLD_NONE;
+}
+
+/* One store of n values (vector when n > 1) at byte `off` from register
+ * base; a folded field's one value is a reduction instead. */
 static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, const char *base,
-		       uint32_t off, int pred)
+		       uint32_t off, const char *pred, enum probe_fold fold)
 {
 	char reg = sv->size == 8 ? 'x' : 'v';
-	strbuf_printf(sb, "%sst.global", pred ? "@%ntop_ok " : "");
-	if (n > 1)
-		strbuf_printf(sb, ".v%d", n);
-	strbuf_printf(sb, ".b%d [%s", sv->size * 8, base);
+	if (pred)
+		strbuf_printf(sb, "@%s ", pred);
+	if (fold != PROBE_FOLD_NONE)
+		strbuf_printf(sb, "red.global.%s.u%d [%s", fold == PROBE_FOLD_MAX ? "max" : "add", sv->size * 8, base);
+	else if (n > 1)
+		strbuf_printf(sb, "st.global.v%d.b%d [%s", n, sv->size * 8, base);
+	else
+		strbuf_printf(sb, "st.global.b%d [%s", sv->size * 8, base);
 	if (off)
 		strbuf_printf(sb, "+%u", off);
 	strbuf_puts(sb, "], ");
 	for (int k = 0; k < n; k++)
 		strbuf_printf(sb, "%s%%ntop_%c%d", k ? ", " : n > 1 ? "{" : "", reg, k);
 	strbuf_puts(sb, n > 1 ? "};\n" : ";\n");
+}
+
+/* How many of the n values from byte `off` on land in unfolded fields. */
+static int save_plain_run(const struct probe_map *m, uint32_t off, int size, int n)
+{
+	int k = 0;
+	while (k < n && !save_fold(m, off + (uint32_t)(k * size)))
+		k++;
+	return k;
 }
 
 /* Slot-major: the register addressing the snippet's record j (byte
@@ -134,18 +163,23 @@ static const char *save_record_base(struct strbuf *sb, struct save_state *ss, ui
  * start is 16-aligned in the buffer, plus multiples of rec_size (either
  * layout), so a value at byte `off` of it is aligned to the powers of two
  * dividing 16, rec_size and off (v2 needs twice the value size, v4 16
- * bytes); such a store never crosses into the next record. */
+ * bytes); such a store never crosses into the next record. A block map's
+ * folded field is a reduction of its own, by every warp's lane 0; its other
+ * fields are stored by thread 0 alone. */
 static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
 		       const struct snip_save *sv, struct site *st, struct save_state *ss)
 {
 	uint32_t off = ss->base + sv->off;
 	for (int v = 0; v < sv->n_vals;) {
 		uint32_t a = pow2_align(ip->p->map.rec_size, off);
+		enum probe_fold fold = save_fold(&ip->p->map, off);
 		int n = 1;
 		if (sv->size == 4 && a >= 16 && v + 4 <= sv->n_vals)
 			n = 4;
 		else if ((uint32_t)sv->size * 2 <= a && v + 2 <= sv->n_vals)
 			n = 2;
+		while (n > 1 && (fold || save_plain_run(&ip->p->map, off, sv->size, n) < n))
+			n /= 2;
 		for (int k = 0; k < n; k++) {
 			if (ptx_inject_site_bytes64(in, sb, sv->vals[v + k], st, sv->size == 8) < 0)
 				return -1;
@@ -159,7 +193,8 @@ static int save_values(struct inj *in, struct strbuf *sb, const struct iprobe *i
 		const char *base = "%ntop_sa";
 		if (ss->slot_major)
 			base = save_record_base(sb, ss, ip->p->map.rec_size, &at);
-		save_store(sb, sv, n, base, at, ss->pred);
+		const char *pred = ss->t0 && !fold ? "%ntop_t0" : ss->pred ? "%ntop_ok" : NULL;
+		save_store(sb, sv, n, base, at, pred, fold);
 		v += n;
 		off += (uint32_t)(n * sv->size);
 	}

@@ -190,7 +190,10 @@ static int snip_check_saves(struct inj *in, const struct iprobe *ip, int h)
 	if (sn->save_bytes > m->cap_bytes)
 		return cause_set(in->cause, "probe '%s' hook '%s': SAVEs write %u bytes, more than the map holds per %s (%u)",
 				 p->name, p->hooks[h].name, sn->save_bytes,
-				 p->map.level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap_bytes);
+				 probe_level_name(p->map.level), m->cap_bytes);
+	if (p->hooks[h].kind == PROBE_TP_INSN && m->block)
+		return cause_set(in->cause, "probe '%s' hook '%s': a block map's SAVEs sit in entry or exit hooks (its "
+				 "warps share one record and no cursor)", p->name, p->hooks[h].name);
 	if (p->hooks[h].kind == PROBE_TP_INSN)
 		m->dynamic = 1;
 	return 0;

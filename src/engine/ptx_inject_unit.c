@@ -40,6 +40,12 @@ void ptx_inject_unit_lane0(const struct inj *in, struct strbuf *sb, struct site 
 	strbuf_printf(sb, "and.b32 %%ntop_w0, %%ntop_tl, 31;\nsetp.eq.u32 %s, %%ntop_w0, 0;\n", pred);
 }
 
+void ptx_inject_unit_thread0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred)
+{
+	emit_thread_linear(in, sb, st);
+	strbuf_printf(sb, "setp.eq.u32 %s, %%ntop_tl, 0;\n", pred);
+}
+
 /* block_linear and blocks. The y/z grid extents are <= 65535, so
  * ctaid.z * nctaid.y + ctaid.y and nctaid.y * nctaid.z fit 32 bits; the
  * products with the x extent (< 2^31) need 64. */
@@ -140,10 +146,31 @@ static void emit_sampled_blocks(struct strbuf *sb)
  * registers), and the per-thread part is one mad.wide.u32. Counts cover
  * every unit; a slot-major map's records only the sampled blocks' units
  * (an unsampled block's address is computed but never stored to). */
+/* A block map's unit is its block: one count and cap records per block. */
+static void block_unit_addr(const struct imap *m, struct strbuf *sb, int map, int rec, const char *dst)
+{
+	emit_map_base(m, sb, map);
+	if (!rec) {
+		strbuf_printf(sb, "mad.lo.u64 %s, %%ntop_bl, 4, %%ntop_d2;\n", dst);
+		return;
+	}
+	strbuf_puts(sb,
+		"shl.b64 %ntop_d3, %ntop_nb, 2;\n"
+		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
+		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
+		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");
+	strbuf_printf(sb, "mad.lo.u64 %s, %%ntop_bl, %u, %%ntop_d2;\n", dst, m->cap_bytes);
+}
+
 void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			  int rec, const char *dst)
 {
 	const struct imap *m = &in->maps[map];
+	if (m->block) {
+		emit_grid(in, sb, st);
+		block_unit_addr(m, sb, map, rec, dst);
+		return;
+	}
 	const char *u = m->warp ? "w" : "t";
 	emit_unit_in_block(in, sb, st, m->warp);
 	emit_grid(in, sb, st);

@@ -49,7 +49,7 @@ int verify_save_total(const struct probe_map *m, uint32_t saved, char *msg, size
 	}
 	if ((uint64_t)saved > (uint64_t)m->rec_size * m->cap) {
 		snprintf(msg, len, "this snippet saves %u bytes, more than the map holds per %s (%u records of %u bytes): "
-			 "raise cap", saved, m->level == PROBE_LEVEL_WARP ? "warp" : "thread", m->cap, m->rec_size);
+			 "raise cap", saved, probe_level_name(m->level), m->cap, m->rec_size);
 		return -1;
 	}
 	return 0;

@@ -308,7 +308,7 @@ static int pool_zero(struct hook_buf *b, const struct hook_zero *z, enum pool_ze
 	if (s && at == POOL_ZERO_FOR_LAUNCH_AFTER_READY && cu.cuStreamWaitEvent(s, (CUevent)b->ready, 0) != CUDA_SUCCESS)
 		return -1;
 	for (int i = 0; s && i < z->n; i++)
-		if (pool_memset_rows(b->ptr + z->off[i], z->counts[i], s) != CUDA_SUCCESS)
+		if (pool_memset_rows(b->ptr + z->off[i], z->runs[i], s) != CUDA_SUCCESS)
 			return -1;
 	if (!s || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS)
 		return -1;

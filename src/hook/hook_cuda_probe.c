@@ -120,9 +120,9 @@ static int probe_coop_fits(const struct hook_launch *l, const struct hook_inst *
 	return 0;
 }
 
-/* The counts a buffer must have cleared for this launch (only where a unit
- * may leave without storing its own: engine.h's count_clear), and the
- * layout's key. */
+/* What a buffer must have cleared for this launch (hook_zero: counts where
+ * a unit may leave without storing its own, engine.h's count_clear; the
+ * records of a map with a folded field), and the layout's key. */
 static void probe_zero_spec(const struct engine_result *res, struct hook_job *j, uint64_t blocks, uint32_t threads)
 {
 	struct hook_zero *z = &j->zero;
@@ -133,10 +133,16 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 	z->key = h | 1; /* 0 means "all of it zero" */
 	z->n = 0;
 	for (int i = 0; i < res->n_maps; i++) {
-		if (!res->maps[i].count_clear)
-			continue;
-		z->off[z->n] = j->map_off[i];
-		z->counts[z->n++] = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
+		const struct probe_map *m = &res->maps[i].map;
+		if (res->maps[i].count_clear) {
+			z->off[z->n] = j->map_off[i];
+			z->runs[z->n++] = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
+		}
+		if (engine_map_records_clear(m)) { /* block maps: never sampled */
+			uint64_t len = engine_map_units(m, blocks, threads) * m->cap * m->rec_size;
+			z->off[z->n] = j->map_off[i] + engine_map_records_offset(m, blocks, threads);
+			z->runs[z->n++] = (struct hook_rows){ len, len, 1, 0 };
+		}
 	}
 }
 

@@ -14,16 +14,18 @@ struct hook_rows {
 	int kept_only;
 };
 
-/* What must be zero in a map buffer before a launch: each map's counts (a
- * unit that never reaches an exit leaves its count as found; records past
- * a count are never read), `counts[i]` from `off[i]` (a sampled map: the
- * kept blocks' counts only). `key` names the layout (kernel plan and
- * launch shape): a buffer recycled under the same key needs nothing more. */
+/* What must be zero in a map buffer before a launch, `runs[i]` from
+ * `off[i]`: a map's counts where a unit may never reach an exit and leave
+ * its count as found (records past a count are never read; a sampled map:
+ * the kept blocks' counts only), and the records of a map with a folded
+ * field (engine_map_records_clear: every warp folds into what is there).
+ * `key` names the layout (kernel plan and launch shape): a buffer recycled
+ * under the same key needs nothing more. */
 struct hook_zero {
 	uint64_t key;
 	int n;
-	uint64_t off[ENGINE_MAX_MAPS];
-	struct hook_rows counts[ENGINE_MAX_MAPS];
+	uint64_t off[2 * ENGINE_MAX_MAPS];
+	struct hook_rows runs[2 * ENGINE_MAX_MAPS];
 };
 
 /* The counts of map i of plan that are cleared and copied back: a sampled

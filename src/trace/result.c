@@ -676,7 +676,7 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 	rd_u64(r, &d->records_bytes, "records size");
 	if (rd_u64(r, &d->frame_bytes, "frame size") < 0)
 		return -1;
-	if (level != PROBE_LEVEL_THREAD && level != PROBE_LEVEL_WARP)
+	if (level != PROBE_LEVEL_THREAD && level != PROBE_LEVEL_WARP && level != PROBE_LEVEL_BLOCK)
 		return cause_set(r->cause, "byte %llu: map level %u unknown", (unsigned long long)start, level);
 	if (m->map.rec_size == 0 || n_fields > PROBE_MAX_FIELDS)
 		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",

@@ -98,11 +98,13 @@ void result_map_derive_counts(struct result_map *m);
  * / rec_size: the least `stored` that keeps them all (0 when none wrote). */
 uint32_t result_map_most_records(const struct result_map *m);
 
-/* Units per block of a map: threads, or warps (waves) of a block. */
+/* Units per block of a map: threads, or warps (waves) of a block, or 1. */
 static inline uint64_t result_units_per_block(const struct result *r, const struct probe_map *m)
 {
 	uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
 	uint64_t lanes = r->warp_size ? r->warp_size : 32;
+	if (m->level == PROBE_LEVEL_BLOCK)
+		return 1;
 	return m->level == PROBE_LEVEL_WARP ? (threads + lanes - 1) / lanes : threads;
 }
 

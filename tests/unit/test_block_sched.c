@@ -31,8 +31,8 @@ static struct result *make(int named, uint32_t blocks, uint32_t threads, const s
 	m->map.rec_size = named ? 24 : 16;
 	if (named) {
 		static const struct probe_field f[] = {
-			{"start", PROBE_U64, 0}, {"elapsed", PROBE_U32, 8},
-			{"smid", PROBE_U32, 12}, {"gstart", PROBE_U64, 16}};
+			{"start", PROBE_U64, 0, 0}, {"elapsed", PROBE_U32, 8, 0},
+			{"smid", PROBE_U32, 12, 0}, {"gstart", PROBE_U64, 16, 0}};
 		m->map.n_fields = 4;
 		memcpy(m->map.fields, f, sizeof f);
 	}

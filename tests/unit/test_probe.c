@@ -243,6 +243,7 @@ static void test_neutrino_corpus_dsl(void)
 	load_err("regs = 2\nkeys = 1\n", "p.toml:2:1: ", "unknown key 'keys'");
 }
 
+/* The built-in block_sched: one record per block, its end folded by max. */
 static void test_ntop_block_sched(void)
 {
 	struct probe *p = load_ok("probes/block_sched.toml");
@@ -250,9 +251,37 @@ static void test_ntop_block_sched(void)
 		return;
 	CHECK(strcmp(p->name, "block_sched") == 0);
 	CHECK(p->analysis && strcmp(p->analysis, "block_sched") == 0);
-	CHECK(p->description && strncmp(p->description, "When each warp started", 22) == 0 &&
+	CHECK(p->description && strncmp(p->description, "When each block started", 23) == 0 &&
 	      !strchr(p->description, '\n'));
-	CHECK(p->has_map && strcmp(p->map.name, "block_sched") == 0 && p->map.level == PROBE_LEVEL_WARP);
+	CHECK(p->has_map && strcmp(p->map.name, "block_sched") == 0 && p->map.level == PROBE_LEVEL_BLOCK);
+	CHECK_EQ_INT(p->map.cap, 1);
+	CHECK_EQ_INT(p->map.rec_size, 32);
+	CHECK_EQ_INT(p->map.n_fields, 5);
+	if (p->map.n_fields == 5) {
+		static const char *const names[] = { "start", "gstart", "end", "smid", "pad" };
+		static const int offs[] = { 0, 8, 16, 24, 28 }, types[] = { 8, 8, 8, 4, 4 };
+		for (int i = 0; i < 5; i++) {
+			CHECK(strcmp(p->map.fields[i].name, names[i]) == 0);
+			CHECK_EQ_INT(p->map.fields[i].offset, offs[i]);
+			CHECK_EQ_INT(p->map.fields[i].type, types[i]);
+			CHECK_EQ_INT(p->map.fields[i].fold, i == 2 ? PROBE_FOLD_MAX : PROBE_FOLD_NONE);
+		}
+	}
+	CHECK_EQ_INT(p->n_hooks, 2);
+	CHECK(p->n_hooks == 2 && p->hooks[0].kind == PROBE_TP_ENTRY && p->hooks[1].kind == PROBE_TP_EXIT);
+	probe_free(p);
+}
+
+static void test_ntop_block_sched_warp(void)
+{
+	struct probe *p = load_ok("probes/block_sched_warp.toml");
+	if (!p)
+		return;
+	CHECK(strcmp(p->name, "block_sched_warp") == 0);
+	CHECK(p->analysis && strcmp(p->analysis, "block_sched") == 0);
+	CHECK(p->description && strncmp(p->description, "block_sched with a record per warp", 34) == 0 &&
+	      !strchr(p->description, '\n'));
+	CHECK(p->has_map && strcmp(p->map.name, "block_sched_warp") == 0 && p->map.level == PROBE_LEVEL_WARP);
 	CHECK_EQ_INT(p->map.cap, 1);
 	CHECK_EQ_INT(p->map.rec_size, 24);
 	CHECK_EQ_INT(p->map.n_fields, 4);
@@ -269,8 +298,8 @@ static void test_ntop_block_sched(void)
 	if (p->n_hooks == 2) {
 		CHECK(p->hooks[0].kind == PROBE_TP_ENTRY && p->hooks[1].kind == PROBE_TP_EXIT);
 		CHECK(strcmp(p->hooks[0].name, "hook1") == 0 && strcmp(p->hooks[1].name, "hook2") == 0);
-		CHECK_EQ_INT(p->hooks[0].snippet_line, 24);
-		CHECK_EQ_INT(p->hooks[1].snippet_line, 33);
+		CHECK_EQ_INT(p->hooks[0].snippet_line, 25);
+		CHECK_EQ_INT(p->hooks[1].snippet_line, 34);
 		CHECK(!p->hooks[0].snippet_flat);
 		CHECK(strncmp(p->hooks[0].snippet, ".reg .b64 %bs_start;\n", 21) == 0);
 	}
@@ -310,8 +339,14 @@ static void test_ntop_errors(void)
 	/* [map] */
 	load_err(NTOP_HEAD "[map]\nlevel = \"warp\"\nfields = [\"a:u32\"]\nlvl = 1\n" HOOK_ENTRY, "p.toml:6:1: ",
 		 "unknown key 'lvl' in [map] (did you mean 'level'?)");
-	load_err(NTOP_HEAD "[map]\nlevel = \"block\"\nfields = [\"a:u32\"]\n" HOOK_ENTRY, "p.toml:4:9: ",
-		 "level must be \"warp\" or \"thread\"");
+	load_err(NTOP_HEAD "[map]\nlevel = \"grid\"\nfields = [\"a:u32\"]\n" HOOK_ENTRY, "p.toml:4:9: ",
+		 "level must be \"warp\", \"thread\" or \"block\"");
+	load_err(NTOP_HEAD "[map]\nlevel = \"warp\"\nfields = [\"a:u64:max\"]\n" HOOK_ENTRY, "p.toml:5:11: ",
+		 "field \"a:u64:max\" folds warps' values (:max), which only a level = \"block\" map does");
+	load_err(NTOP_HEAD "[map]\nlevel = \"block\"\nfields = [\"a:u64:min\"]\n" HOOK_ENTRY, "p.toml:5:11: ",
+		 "'min' is not a fold; a block map's field may end in :max or :add");
+	load_err(NTOP_HEAD "isa = \"gcn\"\n[map]\nlevel = \"block\"\nfields = [\"a:u64\"]\n" HOOK_ENTRY, "p.toml:5:9: ",
+		 "level = \"block\" is not supported for AMD probes");
 	load_err(NTOP_HEAD "[map]\nlevel = \"warp\"\ncap = 0\nfields = [\"a:u32\"]\n" HOOK_ENTRY, "p.toml:5:7: ",
 		 "cap must be an integer from 1");
 	load_err(NTOP_HEAD "[map]\nlevel = \"warp\"\n" HOOK_ENTRY, "p.toml:3:1: ", "[map] needs fields");
@@ -425,6 +460,7 @@ int main(void)
 	test_neutrino_corpus_old();
 	test_neutrino_corpus_dsl();
 	test_ntop_block_sched();
+	test_ntop_block_sched_warp();
 	test_ntop_opcode_hooks();
 	test_ntop_errors();
 	test_neutrino_errors();

@@ -655,7 +655,8 @@ static struct result *fx_block_sched(uint32_t seq, uint32_t kid, const char *ker
 	m->map.rec_size = l->gstart ? 24 : 16;
 	if (l->gstart) {
 		static const struct probe_field f[] = {
-			{"start", PROBE_U64, 0}, {"elapsed", PROBE_U32, 8}, {"smid", PROBE_U32, 12}, {"gstart", PROBE_U64, 16}};
+			{"start", PROBE_U64, 0, 0}, {"elapsed", PROBE_U32, 8, 0}, {"smid", PROBE_U32, 12, 0},
+			{"gstart", PROBE_U64, 16, 0}};
 		m->map.n_fields = 4;
 		memcpy(m->map.fields, f, sizeof f);
 	}
