@@ -3,14 +3,17 @@
 inside the kernel (doc/performance.md, "block_sched's exit stores").
 
 examples/cuda/app_cost.cu's fill, copy and reduce kernels are compiled to PTX
-(nvcc -ptx) and probed by `ntop instrument -p block_sched --1d` (the copy
-the hook launches for these 1-D launches); each variant is that probed PTX
-edited as text:
+(nvcc -ptx) and probed by `ntop instrument -p block_sched_warp --1d` (the
+copy the hook launches for these 1-D launches); each variant is that probed
+PTX edited as text:
 
   orig      the kernel as nvcc wrote it
-  emitted   block_sched as ntop emits it for 1-D launches
-  general   block_sched as ntop emits it for any launch shape (y and z
+  emitted   block_sched_warp (a record per warp: block_sched until
+            2026-11-28) as ntop emits it for 1-D launches
+  general   the same as ntop emits it for any launch shape (y and z
             indices read: what every launch got before the 1-D copy)
+  blockmap  block_sched (a block map, probes/block_sched.toml) as ntop
+            emits it for 1-D launches: blkred made by the engine
   onestore  only the record's last 8 bytes stored (one store)
   lanes     the 24-byte record from 3 lanes in one store
   nosmid    the SM id not read (0 stored)
@@ -69,7 +72,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
-            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0")
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0", "blockmap")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
@@ -365,16 +368,18 @@ def make(ntop, out):
     made = []
     for kernel, entry in KERNELS.items():
         forms = {}
-        for form, shape in (("1d", ["--1d"]), ("any", [])):
+        for form, probe, shape in (("1d", "block_sched_warp", ["--1d"]), ("any", "block_sched_warp", []),
+                                   ("blockmap", "block_sched", ["--1d"])):
             probed = os.path.join(out, f"{kernel}.probed-{form}.ptx")
-            subprocess.run([ntop, "instrument", "-p", "block_sched", "-k", entry, ptx, "-o", probed,
+            subprocess.run([ntop, "instrument", "-p", probe, "-k", entry, ptx, "-o", probed,
                             "--arch", "sm_90"] + shape, check=True, stdout=subprocess.DEVNULL)
             forms[form] = open(probed).read().split("\n")
         header, orig_kernel = split_module(text, entry)
         for v in VARIANTS:
             path = os.path.join(out, f"{kernel}.{v}.ptx")
             with open(path, "w") as f:
-                f.write("\n".join(variant(v, forms["1d"], orig_kernel, header, forms["any"])))
+                f.write("\n".join(forms["blockmap"] if v == "blockmap" else
+                                   variant(v, forms["1d"], orig_kernel, header, forms["any"])))
             made.append(path)
     return made
 

@@ -12,6 +12,9 @@
 #                 (plain vs ntop record -p block_sched, checked)
 #   issue11       tests/gpu/issue11.sh (NTOP_BEFORE=build-before/bin/ntop
 #                 when that exists)
+#   block_records tests/gpu/block_records.sh: block_sched's block records
+#                 against block_sched_warp's warp records, block_skew's
+#                 known lifetimes
 #   app_cost      bench/app_cost.sh --quick with APP_COST_PROBES (default
 #                 "block_sched dmat"): the app's own cudaEvent time per launch
 #   app_cost_ab   app_cost for several builds, alternating (AB, below)
@@ -20,7 +23,7 @@
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
-# batch.txt (the table), summary.txt, issue11.txt, app_cost.txt,
+# batch.txt (the table), summary.txt, issue11.txt, app_cost.txt, block_records.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -74,6 +77,10 @@ step_app_cost_ab() {
 	done
 }
 
+step_block_records() {
+	tests/gpu/block_records.sh
+}
+
 step_dmat_session() {
 	local ex=/tmp/ntop-batch-ex tr=/tmp/ntop-batch-dmat
 	rm -rf "$tr"
@@ -102,7 +109,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt issue11.txt app_cost.txt; do
+for f in summary.txt issue11.txt app_cost.txt block_records.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"

@@ -115,7 +115,7 @@ def read_map(rd, block, version=3):
     level, cap, rec_size, n_fields, flags = (rd.u32(w) for w in ("level", "cap", "rec_size", "n_fields", "flags"))
     units, counts_bytes, records_bytes, frame_bytes = (rd.u64(w) for w in ("units", "counts", "records", "frame"))
     name = rd.string("map name")
-    if level not in (1, 2) or rec_size == 0 or n_fields > 16:
+    if level not in (1, 2, 3) or rec_size == 0 or n_fields > 16:  # 3: a block map
         raise NtrError(f"map {name}: level {level}, rec_size {rec_size}, {n_fields} fields")
     if flags & ~(FLAG_SLOT_MAJOR | FLAG_KEPT_COUNTS | SHIFT_MASK):
         raise NtrError(f"map {name}: unknown flags 0x{flags:x} (newer ntop?)")
@@ -126,7 +126,7 @@ def read_map(rd, block, version=3):
     rec_units, upb = units, 0
     if shift:
         threads = block[0] * block[1] * block[2]
-        upb = threads if level == 1 else (threads + 31) // 32
+        upb = threads if level == 1 else 1 if level == 3 else (threads + 31) // 32
         if not upb or units % upb:
             raise NtrError(f"map {name}: {units} units are not whole blocks of {upb}")
         blocks = units // upb
@@ -167,7 +167,7 @@ def read_map(rd, block, version=3):
             full[u * 4:u * 4 + 4] = counts[ru * 4:ru * 4 + 4]
         counts = bytes(full)
     m = {
-        "name": name, "level": "thread" if level == 1 else "warp", "cap": cap, "rec_size": rec_size,
+        "name": name, "level": {1: "thread", 2: "warp", 3: "block"}[level], "cap": cap, "rec_size": rec_size,
         "fields": fields, "units": units, "slot_major": bool(flags & FLAG_SLOT_MAJOR),
         "sample_shift": shift, "rec_units": rec_units, "units_per_block": upb, "stored": stored,
         "counts": counts, "records": data[counts_bytes:], "unsampled_unknown": kept_counts,

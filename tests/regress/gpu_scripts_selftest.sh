@@ -8,6 +8,7 @@ src=${NTOP_SOURCE_DIR:?}
 bin=${NTOP_BINARY_DIR:-}
 python3 "$src/tests/gpu/check_trace.py" selftest
 python3 "$src/tests/gpu/issue11_check.py" selftest
+python3 "$src/tests/gpu/check_block_records.py" selftest
 python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
 python3 "$src/tests/gpu/ncu_probes.py" selftest # runs ntr_read.py's selftest too

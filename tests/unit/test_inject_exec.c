@@ -270,6 +270,8 @@ static int store(struct thread *t, const struct insn *x)
 		snprintf(t->err, sizeof t->err, "misaligned or bad store %s at %#llx", x->op, (unsigned long long)a);
 		return -1;
 	}
+	/* red.global.max/add: folds into what is there (threads run one at a time) */
+	int red = !strncmp(x->op, "red.", 4), add = red && has_part(x->op, "add");
 	for (int k = 0; k < n; k++, a += (uint64_t)bytes) {
 		uint64_t v;
 		if (value(t, vals[k], &v) < 0)
@@ -277,7 +279,12 @@ static int store(struct thread *t, const struct insn *x)
 		int hit = 0;
 		for (int m = 0; m < t->mem->n && !hit; m++)
 			if (a >= t->mem->base[m] && a + (uint64_t)bytes <= t->mem->base[m] + t->mem->size[m]) {
-				memcpy(t->mem->host[m] + (a - t->mem->base[m]), &v, (size_t)bytes);
+				uint8_t *at = t->mem->host[m] + (a - t->mem->base[m]);
+				uint64_t was = 0;
+				memcpy(&was, at, (size_t)bytes);
+				if (red)
+					v = add ? was + v : was > v ? was : v;
+				memcpy(at, &v, (size_t)bytes);
 				hit = 1;
 			}
 		if (!hit) {
@@ -310,7 +317,7 @@ static int exec_one(struct thread *t, const struct insn *x)
 	int bits = op_bits(op);
 	uint64_t mask = bits == 64 ? UINT64_MAX : 0xffffffffu;
 	uint64_t a = 0, b = 0, c = 0;
-	if (!strncmp(op, "st.global", 9))
+	if (!strncmp(op, "st.global", 9) || !strncmp(op, "red.global", 10))
 		return store(t, x);
 	if (!strncmp(op, "ld.param", 8)) {
 		char name[96];
@@ -451,6 +458,8 @@ struct probe_spec {
 	const char *entry, *insn, *exit; /* snippets (NULL: no hook) */
 	const char *opcode;              /* of the insn hook (NULL: st.global) */
 	int after, no_pred, after_jump_before; /* the insn hook's */
+	enum probe_fold fold;            /* a block map's: fields w0, w1, ... (u32), */
+	int fold_word;                   /* this one folded */
 };
 
 static struct probe *mk_probe(const struct probe_spec *sp)
@@ -463,6 +472,13 @@ static struct probe *mk_probe(const struct probe_spec *sp)
 	p->map.level = sp->level;
 	p->map.cap = sp->cap;
 	p->map.rec_size = sp->rec;
+	for (uint32_t w = 0; sp->fold && w < sp->rec / 4; w++) {
+		struct probe_field *f = &p->map.fields[p->map.n_fields++];
+		snprintf(f->name, sizeof f->name, "w%u", w);
+		f->type = PROBE_U32;
+		f->offset = 4 * w;
+		f->fold = (int)w == sp->fold_word ? sp->fold : PROBE_FOLD_NONE;
+	}
 	const char *snips[3] = { sp->entry, sp->insn, sp->exit };
 	const enum probe_tp_kind kinds[3] = { PROBE_TP_ENTRY, PROBE_TP_INSN, PROBE_TP_EXIT };
 	p->hooks = calloc(3, sizeof *p->hooks);
@@ -525,6 +541,31 @@ struct expect {
 
 typedef void (*expect_fn)(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e);
 
+/* A block map's expected record bytes from one thread: every warp's lane 0
+ * folds the folded word into the block's records, thread 0 alone stores
+ * the others (probe.h). */
+static void expect_block(const struct probe_spec *sp, uint8_t *recs, uint64_t block_index, const uint32_t tid[3],
+			 const uint32_t ctaid[3], const uint32_t block[3], expect_fn fn)
+{
+	uint32_t tl = (tid[2] * block[1] + tid[1]) * block[0] + tid[0];
+	if (tl % 32)
+		return;
+	struct expect e;
+	memset(&e, 0, sizeof e);
+	fn(tid, ctaid, &e);
+	for (uint32_t k = 0; k < (uint32_t)e.n && k < sp->cap; k++)
+		for (uint32_t w = 0; w < sp->rec / 4; w++) {
+			uint8_t *at = recs + (block_index * sp->cap + k) * sp->rec + 4 * w;
+			uint32_t v = e.words[k][w], was;
+			memcpy(&was, at, 4);
+			if ((int)w == sp->fold_word)
+				v = sp->fold == PROBE_FOLD_ADD ? was + v : was > v ? was : v;
+			else if (tl != 0)
+				continue;
+			memcpy(at, &v, 4);
+		}
+}
+
 /* Runs the launch and compares every map byte with what engine.h implies:
  * counts the kernel does not store (said) stay as they were, and every
  * unit would have stored the constant the engine gave instead; a block
@@ -548,6 +589,10 @@ static void check_launch(const char *what, const struct probe_spec *sp, const ch
 	mem.host[1] = calloc(1, 64);
 	uint8_t *want = malloc(bytes);
 	memset(want, FILL, bytes);
+	if (sp->fold) { /* the hook clears a folded map's records (engine_map_records_clear) */
+		memset(mem.host[0] + roff, 0, bytes - roff);
+		memset(want + roff, 0, bytes - roff);
+	}
 
 	struct prog pg = { NULL, 0 };
 	CHECKF(prog_load(&pg, ptx) == 0, "%s: cannot read the probed PTX", what);
@@ -577,7 +622,9 @@ static void check_launch(const char *what, const struct probe_spec *sp, const ch
 		/* the expected bytes: the storing thread's count and records */
 		int lane0 = 0;
 		uint64_t u = engine_map_unit_index(&pm, grid, block, c, d, &lane0);
-		if (!lane0)
+		if (sp->level == PROBE_LEVEL_BLOCK)
+			expect_block(sp, want + roff, u, d, c, block, fn);
+		if (!lane0 || sp->level == PROBE_LEVEL_BLOCK)
 			continue;
 		struct expect e;
 		memset(&e, 0, sizeof e);
@@ -774,10 +821,10 @@ int main(void)
 	static const char *EXIT2 = ".reg .b32 %e;\nmad.lo.u32 %e, %tid.y, 100, %tid.z;\nSAVE.u32 {99, %e};";
 	struct probe_spec cases[] = {
 		/* static cursor: entry and exit SAVEs, both records fit / the second dropped */
-		{ PROBE_LEVEL_WARP, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_WARP, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_THREAD, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_THREAD, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_WARP, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_WARP, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
 	};
 	run_case("warp cap 2 entry+exit", &cases[0], expect_entry_exit);
 	run_case("warp cap 1 entry+exit", &cases[1], expect_entry_exit);
@@ -785,9 +832,9 @@ int main(void)
 	run_case("thread cap 1 entry+exit", &cases[3], expect_entry_exit);
 	/* dynamic cursor: SAVEs at an instruction tracepoint inside a loop,
 	 * cap 3 so threads with more trips drop their last records */
-	struct probe_spec loop_t = { PROBE_LEVEL_THREAD, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
-	struct probe_spec loop_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
-	struct probe_spec loop_big = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0 };
+	struct probe_spec loop_t = { PROBE_LEVEL_THREAD, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 };
+	struct probe_spec loop_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 };
+	struct probe_spec loop_big = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 };
 	run_case("thread cap 3 loop", &loop_t, expect_loop);
 	run_case("warp cap 3 loop", &loop_w, expect_loop);
 	run_case("thread cap 8 loop", &loop_big, expect_loop);
@@ -797,11 +844,11 @@ int main(void)
 	static const char *ENTRY2 = "SAVE.u32 {%tid.x, %tid.y, %tid.z, %ctaid.x};";
 	static const char *INSN2 = "SAVE.u32 {IN1, %tid.x};\nSAVE.u32 {5, %tid.y};";
 	struct probe_spec pairs[] = {
-		{ PROBE_LEVEL_THREAD, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_THREAD, 3, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_WARP, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_THREAD, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0 },
-		{ PROBE_LEVEL_WARP, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 3, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_WARP, 4, 8, ENTRY2, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_WARP, 4, 8, NULL, INSN2, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 },
 	};
 	run_case("thread cap 4 entry+exit pairs", &pairs[0], expect_entry_exit_pairs);
 	run_case("thread cap 3 entry+exit pairs", &pairs[1], expect_entry_exit_pairs_cap3);
@@ -812,16 +859,27 @@ int main(void)
 	 * no_pred (runs whenever reached), `after` moved before the branch */
 	static const char *BRA = "SAVE.u32 {%tid.x, 3};";
 	struct probe_spec bra[] = {
-		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 0, 0 },
-		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 1, 0 },
-		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 1, 1 },
-		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 1 },
-		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 0, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 0, 1, 0, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 1, 1, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 1, PROBE_FOLD_NONE, 0 },
+		{ PROBE_LEVEL_THREAD, 16, 8, NULL, BRA, EXIT2, "bra", 1, 0, 0, PROBE_FOLD_NONE, 0 },
 	};
 	run_case("bra guarded", &bra[0], expect_branches_taken);
 	run_case("bra no_pred", &bra[1], expect_branches_reached);
 	run_case("bra after no_pred, run before", &bra[2], expect_branches_reached);
 	run_case("bra after guarded, run before", &bra[3], expect_branches_taken);
 	run_case("bra after", &bra[4], expect_exit_only);
+	/* block maps: thread 0 stores, every warp's lane 0 folds one word
+	 * (tid.x by max in the entry's record and ctaid.y in the exit's; tid.y
+	 * and ctaid.z summed over the warps) */
+	struct probe_spec blk[] = {
+		{ PROBE_LEVEL_BLOCK, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_MAX, 0 },
+		{ PROBE_LEVEL_BLOCK, 2, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_ADD, 1 },
+		{ PROBE_LEVEL_BLOCK, 1, 16, ENTRY, NULL, EXIT, NULL, 0, 0, 0, PROBE_FOLD_MAX, 3 },
+	};
+	run_case("block cap 2 entry+exit, max", &blk[0], expect_entry_exit);
+	run_case("block cap 2 entry+exit, add", &blk[1], expect_entry_exit);
+	run_case("block cap 1 entry+exit (exit dropped), max", &blk[2], expect_entry_exit);
 	return testlib_report();
 }
