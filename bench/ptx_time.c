@@ -18,6 +18,9 @@
  * kernel). Default: launches queued back to back.
  * PTX_TIME_CAPCHECK=1: cuStreamIsCapturing on the stream between the
  * start event and the launch (what the hook asks before a probed launch).
+ * PTX_TIME_PRE_US=N / PTX_TIME_POST_US=N: the host busy for N us between
+ * the start event and the launch / between the launch and the end event
+ * (the hook's own work before and after it queues a probed kernel).
  * PTX_TIME_DTOH=BYTES: before each launch a copy of that many bytes from
  * the device into pinned memory is queued on a second stream, so it runs
  * beside the kernel (as the hook's copies back of earlier results do).
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ROUNDS 7
 #define PER 41
@@ -94,6 +98,7 @@ struct bench {
 	CUevent bare; /* PTX_TIME_WAIT=2: recorded after each kernel */
 	size_t dtoh;  /* PTX_TIME_DTOH */
 	int capcheck; /* PTX_TIME_CAPCHECK */
+	double pre_us, post_us; /* PTX_TIME_PRE_US, PTX_TIME_POST_US */
 	CUdeviceptr dsrc;
 	void *hdst;
 	CUstream s2;
@@ -104,6 +109,24 @@ static int launch(struct bench *b, int i)
 	unsigned blocks = (unsigned)(b->sh->n / b->sh->block);
 	return ck(cuLaunchKernel(b->fn[i], blocks, 1, 1, (unsigned)b->sh->block, 1, 1, 0, b->s, b->args, NULL),
 		  "cuLaunchKernel");
+}
+
+static void busy_us(double us)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (us > 0 && (double)(t.tv_sec - t0.tv_sec) * 1e6 + (double)(t.tv_nsec - t0.tv_nsec) / 1e3 < us);
+}
+
+/* Host work where the hook does its own, before and after the launch. */
+static int launch_busy(struct bench *b, int i)
+{
+	busy_us(b->pre_us);
+	int rc = launch(b, i);
+	busy_us(b->post_us);
+	return rc;
 }
 
 static int capture_check(struct bench *b)
@@ -118,7 +141,7 @@ static int round_median(struct bench *b, int i, float *us)
 	float t[PER];
 	for (int k = 0; k < PER; k++)
 		if ((b->dtoh && ck(cuMemcpyDtoHAsync(b->hdst, b->dsrc, b->dtoh, b->s2), "cuMemcpyDtoHAsync") < 0) ||
-		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || capture_check(b) < 0 || launch(b, i) < 0 ||
+		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || capture_check(b) < 0 || launch_busy(b, i) < 0 ||
 		    (b->wait > 1 && ck(cuEventRecord(b->bare, b->s), "cuEventRecord") < 0) ||
 		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0 ||
 		    (b->wait && ck(cuEventSynchronize(b->e1[k]), "cuEventSynchronize") < 0))
@@ -178,6 +201,9 @@ static int setup(struct bench *b)
 	b->wait = w ? atoi(w) : 0;
 	if (b->wait > 1 && ck(cuEventCreate(&b->bare, CU_EVENT_DISABLE_TIMING), "cuEventCreate") < 0)
 		return -1;
+	const char *pre = getenv("PTX_TIME_PRE_US"), *post = getenv("PTX_TIME_POST_US");
+	b->pre_us = pre ? atof(pre) : 0;
+	b->post_us = post ? atof(post) : 0;
 	const char *c = getenv("PTX_TIME_CAPCHECK");
 	b->capcheck = c && atoi(c) > 0;
 	const char *d = getenv("PTX_TIME_DTOH");

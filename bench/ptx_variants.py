@@ -3,17 +3,16 @@
 inside the kernel (doc/performance.md, "block_sched's exit stores").
 
 examples/cuda/app_cost.cu's fill, copy and reduce kernels are compiled to PTX
-(nvcc -ptx) and probed by `ntop instrument -p block_sched_warp --1d` (the
-copy the hook launches for these 1-D launches); each variant is that probed
-PTX edited as text:
+(nvcc -ptx) and probed by `ntop instrument -p block_sched --1d` (the copy
+the hook launches for these 1-D launches); each variant is that probed PTX
+edited as text:
 
   orig      the kernel as nvcc wrote it
-  emitted   block_sched_warp (a record per warp: block_sched until
-            2026-11-28) as ntop emits it for 1-D launches
-  general   the same as ntop emits it for any launch shape (y and z
+  emitted   block_sched as ntop emits it for 1-D launches
+  general   block_sched as ntop emits it for any launch shape (y and z
             indices read: what every launch got before the 1-D copy)
-  blockmap  block_sched (a block map, probes/block_sched.toml) as ntop
-            emits it for 1-D launches: blkred made by the engine
+  blockmap  tests/gpu/block_span.toml (a block map: every warp folds its
+            start and end in) as ntop emits it for 1-D launches
   onestore  only the record's last 8 bytes stored (one store)
   lanes     the 24-byte record from 3 lanes in one store
   nosmid    the SM id not read (0 stored)
@@ -54,6 +53,10 @@ PTX edited as text:
             stores its entry clocks and the SM
   blkred2   blkred, each warp also folding its entry clock into the block's
             start (red.global.max of its complement)
+  blkred2e  a 40-byte block record: each warp's lane 0 folds its entry
+            clock's complement in at entry (the block's first start) and
+            its exit clock at exit (red.global.max); thread 0 also stores
+            its own entry clocks and the SM
   p8w0      8 bytes per warp (low 32 bits of the entry clock, elapsed) in
             one store, thread 0 also storing a 32-byte block header
 
@@ -72,7 +75,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
-            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0", "blockmap")
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0", "blockmap",
+            "blkred2e")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
@@ -223,6 +227,12 @@ BLOCKWISE = {
                      "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
                      "\t@%vt st.global.b64 [%vb+8], %ntop_p0_bs_gstart;",
                      "\t@%vt st.global.b32 [%vb+24], %ntop_v1; }"]),
+    "blkred2e": (24, ["\t{ .reg .b64 %vb, %ve; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 40, %ntop_d2;",
+                      "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
+                      "\tred.global.max.u64 [%vb+24], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
+                      "\t@%vt st.global.b64 [%vb+8], %ntop_p0_bs_start;",
+                      "\t@%vt st.global.b64 [%vb+16], %ntop_p0_bs_gstart;",
+                      "\t@%vt st.global.v2.b32 [%vb+32], {%ntop_v1, %ntop_v1}; }"]),
     "p8w0": (8, ["\t{ .reg .b64 %vh; .reg .b32 %vsl; .reg .pred %vt;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
                  "\tst.global.v2.b32 [%ntop_sa], {%vsl, %ntop_v0};", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
                  "\tmul.lo.u64 %vh, %ntop_nb, %ntop_d1;", "\tmad.lo.u64 %vh, %vh, 8, %ntop_d2;",
@@ -319,8 +329,14 @@ def variant(name, emitted, orig_kernel, header, general=None):
     if name == "noglobal":
         i = find(emitted, "%globaltimer;", name)
         return emitted[:i] + [emitted[i].replace("%globaltimer", "%clock64")] + emitted[i + 1:]
-    if name in PACKED or name in BLOCKWISE:
+    if name in PACKED or (name in BLOCKWISE and name != "blkred2e"):
         return packed(name, emitted)
+    if name == "blkred2e":
+        body = packed(name, emitted)
+        i = find(body, "setp.eq.u32 %ntop_lane0, %ntop_w0, 0;", name)
+        return body[:i + 1] + ["\t.reg .b64 %vbe, %vne;", "\tmad.lo.u64 %vbe, %ntop_bl, 40, %ntop_d2;",
+                               "\tnot.b64 %vne, %ntop_p0_bs_start;",
+                               "\t@%ntop_lane0 red.global.max.u64 [%vbe], %vne;"] + body[i + 1:]
     if name == "samesm":
         body = drop(emitted, RECORD_STORES[:2])
         i = find(body, RECORD_STORES[2], name)
@@ -368,8 +384,8 @@ def make(ntop, out):
     made = []
     for kernel, entry in KERNELS.items():
         forms = {}
-        for form, probe, shape in (("1d", "block_sched_warp", ["--1d"]), ("any", "block_sched_warp", []),
-                                   ("blockmap", "block_sched", ["--1d"])):
+        for form, probe, shape in (("1d", "block_sched", ["--1d"]), ("any", "block_sched", []),
+                                   ("blockmap", os.path.join(ROOT, "tests/gpu/block_span.toml"), ["--1d"])):
             probed = os.path.join(out, f"{kernel}.probed-{form}.ptx")
             subprocess.run([ntop, "instrument", "-p", probe, "-k", entry, ptx, "-o", probed,
                             "--arch", "sm_90"] + shape, check=True, stdout=subprocess.DEVNULL)
@@ -437,6 +453,8 @@ def selftest(ntop):
             expect("mad.wide.u32 %ntop_sa, %ntop_p0_bs_smid, 8" in v["samesm"] and lane["samesm"].count("st.global") == 1,
                    f"{kernel}: samesm")
             expect("mov.u32 %ntop_w0, %ntop_tl;" in v["w0"] and "%ntop_bl, 24, %ntop_d2" in v["w0"], f"{kernel}: w0")
+            expect(v["blockmap"].count("red.global.max.u64") == 2 and "@%ntop_t0 st.global" in v["blockmap"],
+                   f"{kernel}: blockmap")
             expect("atom.shared.add.u32" in v["block"] and "bar.sync 0;" in v["block"] and
                    v["block"].count(".param .u64 ntop_map0") == 1, f"{kernel}: block")
     print("ptx_variants selftest", "FAILED" if fails else "ok")

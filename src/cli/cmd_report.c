@@ -136,8 +136,7 @@ static void rep_text_result(const struct rep_result *rr, int amd)
 		printf("%s", rr->bs_line);
 		if (rr->bs_waves >= 0)
 			printf("  waves/%s %.2f", lane, rr->bs_waves);
-		printf("  %ss %u  %s %llu/%llu  dropped %llu", lane, rr->bs_sms,
-		       rr->bs_per_block ? "blocks" : amd ? "waves" : "warps",
+		printf("  %ss %u  %s %llu/%llu  dropped %llu", lane, rr->bs_sms, amd ? "waves" : "warps",
 		       (unsigned long long)rr->bs_warps_rec, (unsigned long long)rr->bs_warps_exp,
 		       (unsigned long long)rr->bs_dropped);
 		if (rr->bs_mismatch)
@@ -293,8 +292,7 @@ static void js_block_sched(struct strbuf *sb, const struct rep_result *rr)
 	cli_json_number_if(&o, "waves_per_sm", rr->bs_waves >= 0, rr->bs_waves);
 	cli_json_u64(&o, "sms_used", rr->bs_sms);
 	cli_json_u64(&o, "max_concurrent_blocks", rr->bs_max_conc);
-	cli_json_string(&o, "records_per", rr->bs_per_block ? "block" : "warp");
-	cli_json_u64(&o, "warps_recorded", rr->bs_warps_rec); /* records_per block: blocks */
+	cli_json_u64(&o, "warps_recorded", rr->bs_warps_rec);
 	cli_json_u64(&o, "warps_expected", rr->bs_warps_exp);
 	cli_json_u64(&o, "records_dropped", rr->bs_dropped);
 	cli_json_u64(&o, "smid_mismatch_blocks", rr->bs_mismatch);

@@ -252,8 +252,7 @@ static void pf_block(struct pf_out *o, const struct pf_block *b)
 	cli_json_u64(&a, "y", b->xyz[1]);
 	cli_json_u64(&a, "z", b->xyz[2]);
 	cli_json_u64(&a, "sm", b->smid);
-	if (b->warps) /* 0: a block record, which does not say */
-		cli_json_u64(&a, "warps", b->warps);
+	cli_json_u64(&a, "warps", b->warps);
 	cli_json_string(&a, "kernel", pf_kname(o->td, b->pid, b->kid));
 	cli_json_u64(&a, "seq", b->seq);
 	cli_json_u64(&a, "start_cycles", b->start_cyc);

@@ -21,7 +21,6 @@ struct rep_result {
 	int has_bs;
 	char bs_line[128];
 	uint64_t bs_blocks, bs_warps_rec, bs_warps_exp, bs_dropped, bs_mismatch;
-	int bs_per_block; /* one record per block: bs_warps_* count blocks */
 	double bs_running, bs_sched, bs_waves;
 	uint32_t bs_sms, bs_max_conc, bs_smid_max;
 	uint64_t bs_el_min, bs_el_max;

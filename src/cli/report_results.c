@@ -53,7 +53,6 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->bs_max_conc = bs->max_concurrent;
 		rr->bs_warps_rec = bs->warps_recorded;
 		rr->bs_warps_exp = bs->warps_expected;
-		rr->bs_per_block = bs->per_block;
 		rr->bs_dropped = bs->records_dropped;
 		rr->bs_mismatch = bs->smid_mismatch_blocks;
 		rr->bs_smid_max = bs->smid_max;

@@ -91,7 +91,12 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 		".reg .b64 %ntop_sa, %ntop_sb, %ntop_un, %ntop_ca, %ntop_addr, %ntop_bw, %ntop_x<2>;\n"
 		".reg .b64 %ntop_bl, %ntop_nb;\n"
 		".reg .b32 %ntop_pt, %ntop_ut, %ntop_pw, %ntop_uw;\n"
-		".reg .pred %ntop_ok, %ntop_lane0, %ntop_t0;\n");
+		".reg .pred %ntop_ok, %ntop_lane0;\n");
+	for (int i = 0; i < in->n_maps; i++)
+		if (in->maps[i].block) { /* thread 0's stores */
+			strbuf_puts(sb, ".reg .pred %ntop_t0;\n");
+			break;
+		}
 	for (int i = 0; i < in->n_maps; i++)
 		if (in->maps[i].dynamic)
 			strbuf_printf(sb, ".reg .b64 %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i);

@@ -325,11 +325,9 @@ static void vt_readout(struct view *v, struct cellgrid *g, int x, int y, int w)
 		const struct bs_block *bl = &s->bs->blocks[i];
 		timeline_fmt_num(s->tl->t_start[i], b, sizeof b);
 		timeline_fmt_num((double)(bl->end - bl->start), c, sizeof c);
-		char w[48] = "";
-		if (bl->warps) /* 0: a block record, which does not say */
-			snprintf(w, sizeof w, "  %s %u", s->tl->warps, bl->warps);
-		snprintf(buf, sizeof buf, "cursor %s %u  slot %u  block %llu  start %s %s  duration %s cyc%s%s",
-			 s->tl->lane, bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c, w,
+		snprintf(buf, sizeof buf, "cursor %s %u  slot %u  block %llu  start %s %s  duration %s cyc  %s %u%s",
+			 s->tl->lane, bl->smid, bl->slot, (unsigned long long)bl->index, b, u, c,
+			 s->tl->warps, bl->warps,
 			 timeline_block_is_tail(s->tl, (uint32_t)i) ? "  (tail)" : "");
 	}
 	draw_fields(t, g, x, y, w, buf, draw_c(t, THEME_FG), t->theme.c[THEME_BG], 0);

@@ -19,7 +19,6 @@
 struct bs_layout {
 	uint32_t start_off, el_off, smid_off, gstart_off;
 	int start_size, el_size, has_gstart;
-	int has_end; /* a block map: el_off is the block's end clock, not cycles */
 };
 
 static const struct probe_field *bs_field(const struct probe_map *m, const char *a, const char *b)
@@ -37,17 +36,11 @@ static int bs_layout_of(const struct probe_map *m, struct bs_layout *l)
 		/* NEUTRINO's warp:16 record: u64 lstart, u32 elapse, u32 smid */
 		if (m->rec_size != 16 || m->level != PROBE_LEVEL_WARP)
 			return -1;
-		*l = (struct bs_layout){0, 8, 12, 0, 8, 4, 0, 0};
+		*l = (struct bs_layout){0, 8, 12, 0, 8, 4, 0};
 		return 0;
 	}
 	const struct probe_field *s = bs_field(m, "start", "lstart");
 	const struct probe_field *e = bs_field(m, "elapsed", "elapse");
-	if (m->level == PROBE_LEVEL_BLOCK) { /* probes/block_sched.toml: start and end clocks */
-		e = bs_field(m, "end", NULL);
-		if (!e || e->type != PROBE_U64)
-			return -1;
-		l->has_end = 1;
-	}
 	const struct probe_field *id = bs_field(m, "smid", "cuid"); /* cuid: NEUTRINO's DSL */
 	const struct probe_field *g = bs_field(m, "gstart", NULL);
 	if (!s || !e || !id || id->type != PROBE_U32)
@@ -89,7 +82,7 @@ struct bs_ctx {
 };
 
 /* Folds block b's records into *blk (and the record extremes into *bs);
- * returns units (warps, or the block itself for a block map) that recorded. */
+ * returns warps (units) that recorded. */
 static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_block *blk,
 			      struct block_sched *bs)
 {
@@ -100,19 +93,11 @@ static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_bloc
 	for (uint64_t u = b * c->upb; u < (b + 1) * c->upb; u++) {
 		uint64_t cnt = m->counts[u] < cap_bytes ? m->counts[u] : cap_bytes;
 		uint64_t n = cnt / m->map.rec_size;
-		int any = 0;
+		warps += n > 0;
 		for (uint64_t k = 0; k < n; k++) {
 			const uint8_t *rec = result_map_record(m, u, (uint32_t)k);
 			uint64_t s = bs_get(rec, c->l.start_off, c->l.start_size);
 			uint64_t el = bs_get(rec, c->l.el_off, c->l.el_size);
-			if (c->l.has_end) {
-				/* a block map's record is all zero until thread 0 stores
-				 * and a warp folds its end in: neither missing counts */
-				if (!s || el < s)
-					continue;
-				el -= s;
-			}
-			any = 1;
 			uint64_t e = s + el < s ? UINT64_MAX : s + el;
 			uint32_t sm = (uint32_t)bs_get(rec, c->l.smid_off, 4);
 			uint64_t g = c->l.has_gstart ? bs_get(rec, c->l.gstart_off, 8) : 0;
@@ -139,10 +124,9 @@ static uint32_t bs_fold_block(const struct bs_ctx *c, uint64_t b, struct bs_bloc
 			if (sm != blk->smid)
 				blk->smid_mismatch = 1;
 		}
-		warps += any;
 	}
 	blk->index = b;
-	blk->warps = c->l.has_end ? 0 : warps; /* a block record does not say */
+	blk->warps = warps;
 	return warps;
 }
 
@@ -292,8 +276,7 @@ int block_sched_analyze(const struct result *r, int map_index, int occ_blocks_pe
 		return cause_set(cause, "no map %d in the result", map_index);
 	struct bs_ctx c = {&r->maps[map_index], {0}, 0};
 	if (bs_layout_of(&c.m->map, &c.l) < 0)
-		return cause_set(cause, "map %s has no start/elapsed/smid fields (a block map: start/end/smid)",
-				 c.m->map.name);
+		return cause_set(cause, "map %s has no start/elapsed/smid fields", c.m->map.name);
 	uint64_t blocks = 0;
 	if (bs_check_shape(r, c.m, &c, &blocks, cause) < 0)
 		return -1;
@@ -301,7 +284,6 @@ int block_sched_analyze(const struct result *r, int map_index, int occ_blocks_pe
 	if (!bs || !(bs->blocks = calloc((size_t)blocks, sizeof *bs->blocks)))
 		goto oom;
 	bs->n_blocks = blocks;
-	bs->per_block = c.l.has_end;
 	bs->warps_expected = c.m->units;
 	bs->records_dropped = c.m->records_dropped;
 	bs->elapsed_min = UINT64_MAX;

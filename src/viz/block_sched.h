@@ -7,9 +7,7 @@
  * Records are recognised by field names (start or lstart: u64 SM clock,
  * elapsed or elapse: u32/u64 cycles, smid: u32, optional gstart: u64 global
  * timer ns), or, for NEUTRINO's schema that names no fields, by the 16-byte
- * record {u64 lstart; u32 elapse; u32 smid}. A block map (probes/
- * block_sched.toml) has one record per block with u64 end (SM clock of its
- * last warp's exit) in place of elapsed; its start is thread 0's. */
+ * record {u64 lstart; u32 elapse; u32 smid}. */
 #ifndef NTOP_BLOCK_SCHED_H
 #define NTOP_BLOCK_SCHED_H
 #include <stddef.h>
@@ -24,7 +22,7 @@ struct bs_block {
 	uint32_t smid;      /* of its first recorded warp */
 	uint32_t slot;      /* residency slot on its SM chosen by the replay (timeline lane) */
 	uint64_t index;     /* linear block index in the grid */
-	uint32_t warps;     /* warps that left a record (0: a block record, not known) */
+	uint32_t warps;     /* warps that left a record */
 	int smid_mismatch;  /* its warps reported different SMs */
 };
 
@@ -40,8 +38,6 @@ struct bs_sm {
 struct block_sched {
 	uint64_t n_blocks;          /* blocks in the grid */
 	uint64_t n_blocks_recorded; /* blocks with at least one warp record */
-	int per_block;              /* one record per block (a block map): warps_* count
-				       blocks, and bs_block.warps is 0 (not known) */
 	uint64_t warps_expected, warps_recorded;
 	uint64_t records_dropped;   /* from the map: saves past its cap */
 	uint64_t smid_mismatch_blocks;

@@ -30,7 +30,7 @@ struct fake_func {
 	struct fake_param params[FAKE_MAX_PARAMS];
 	int kept_addrs;    /* map address registers a probed copy keeps from its entry (%ntop_hc<i>) */
 	int stores_counts; /* a probed copy's PTX stores its units' counts (engine.h: count_static) */
-	int block_map;     /* ... folds into a block map (red.global.max): probes/block_sched.toml */
+	int block_map;     /* ... folds into a block map (red.global): tests/gpu/block_span.toml */
 	int only_1d_block, only_1d_grid; /* a probed copy built for 1-D launches (engine.h:
 					    ENGINE_BLOCK_1D/GRID_1D): it never reads ntid.y / nctaid.y */
 	int counts_kept_only; /* ... only in blocks block sampling keeps */

@@ -6,11 +6,12 @@
  * one record per warp (or thread);
  * layout from FAKECUDA_MAP ("warp:24" by default: level:record bytes, cap 1),
  * records u64 start, u64 gstart, u32 elapsed, u32 smid (probes/
- * block_sched_warp); counts only where the probed PTX stores them (engine.h:
- * count_static). A copy whose PTX folds a field (red.global.max: a block
- * map, probes/block_sched.toml) gets one 32-byte record per block, u64
- * start, gstart, end, u32 smid, pad, its end folded into what the buffer
- * held as the GPU would (and a line on stderr when that was not zero). */
+ * block_sched); counts only where the probed PTX stores them (engine.h:
+ * count_static). A copy whose PTX folds a field (red.global: a block map,
+ * tests/gpu/block_span.toml) gets one record per block (FAKECUDA_MAP
+ * "block:BYTES", default 40) whose every u64 word is folded with max into
+ * what the buffer held, and a line on stderr when that was not zero (the
+ * hook clears such records before each launch). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,7 @@ static void fake_scan_entry(struct fake_module *m, const char *p)
 	const char *cs = brace ? strstr(brace, "st.global.u32 [%ntop_hc") : NULL;
 	const char *ca = brace ? strstr(brace, "st.global.u32 [%ntop_ca]") : NULL;
 	fn->stores_counts = (cs && (!next || cs < next)) || (ca && (!next || ca < next));
-	const char *red = brace ? strstr(brace, "red.global.max.u64 [%ntop_sa") : NULL;
+	const char *red = brace ? strstr(brace, "red.global.") : NULL;
 	fn->block_map = red && (!next || red < next);
 	const char *ny = brace ? strstr(brace, "%ntid.y") : NULL, *gy = brace ? strstr(brace, "%nctaid.y") : NULL;
 	int probed = brace && strstr(brace, "ntop_map") && (!next || strstr(brace, "ntop_map") < next);
@@ -498,26 +499,22 @@ static uint64_t fake_param_value(const struct fake_func *fn, int i, void **param
  * so a hook that read them back instead of taking the plan's constant
  * would find no records; one whose blocks not kept store none leaves an
  * absurd count there. */
-/* One block record per block, its end folded in with max. */
-static void fake_fill_blocks(uint8_t *base, uint64_t blocks, int counts)
+/* One record of rec bytes per block, every u64 word folded in with max. */
+static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int counts)
 {
 	uint8_t *records = base + ((blocks * 4 + 15) & ~(uint64_t)15);
 	int stale = 0;
 	for (uint64_t b = 0; b < blocks; b++) {
-		uint32_t count = 32, smid = (uint32_t)(b % FAKE_SMS), pad = 0;
-		uint64_t start = 1000 + (b / FAKE_SMS) * 5000, end = start + 4000 + (b % 7) * 10, was;
-		uint64_t gstart = 1700000000000000000ull + start;
-		uint8_t *r = records + b * 32;
+		uint8_t *r = records + b * rec;
 		if (counts)
-			memcpy(base + b * 4, &count, 4);
-		memcpy(&was, r + 16, 8);
-		stale |= was != 0;
-		end = was > end ? was : end;
-		memcpy(r, &start, 8);
-		memcpy(r + 8, &gstart, 8);
-		memcpy(r + 16, &end, 8);
-		memcpy(r + 24, &smid, 4);
-		memcpy(r + 28, &pad, 4);
+			memcpy(base + b * 4, &rec, 4);
+		for (uint32_t w = 0; w + 8 <= rec; w += 8) {
+			uint64_t v = 1000 + (b / FAKE_SMS) * 5000 + w, was;
+			memcpy(&was, r + w, 8);
+			stale |= was != 0;
+			v = was > v ? was : v;
+			memcpy(r + w, &v, 8);
+		}
 	}
 	if (stale)
 		fprintf(stderr, "fakecuda: a folded field was not zero before the launch\n");
@@ -530,7 +527,8 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 	unsigned shift = (unsigned)(ptr & 31);
 	const char *spec = getenv("FAKECUDA_MAP");
 	if (block_map) {
-		fake_fill_blocks(base, (uint64_t)grid[0] * grid[1] * grid[2], counts);
+		uint32_t rec = spec && !strncmp(spec, "block:", 6) ? (uint32_t)strtoul(spec + 6, NULL, 10) : 40;
+		fake_fill_blocks(base, (uint64_t)grid[0] * grid[1] * grid[2], rec, counts);
 		return;
 	}
 	int warp = !spec || strncmp(spec, "thread", 6) != 0;

@@ -1,9 +1,9 @@
 #!/bin/bash
-# block_sched's block records against block_sched_warp's warp records of
+# The block map of tests/gpu/block_span.toml against block_sched's warp records of
 # the same launches, on a GPU (tests/gpu/check_block_records.py says what
 # is checked): examples/cuda/block_skew.cu (warps that end 8x apart, known
 # in advance) and app_cost's kernels, each under
-# `ntop record -p block_sched -p block_sched_warp`, outputs as plain.
+# `ntop record -p block_sched -p tests/gpu/block_span.toml`, outputs as plain.
 # Run from the repository root with the Release build in build-gpu/;
 # writes $OUT/block_records.txt. Exit status: number of failed checks.
 set -u
@@ -30,14 +30,14 @@ same_output() { # name plain probed
 }
 
 "$EX/block_skew" --spin "$SPIN" >"$W/skew.plain" 2>&1
-"$NTOP" record -p block_sched -p block_sched_warp -o "$W/skew" -- "$EX/block_skew" --spin "$SPIN" \
+"$NTOP" record -p block_sched -p tests/gpu/block_span.toml -o "$W/skew" -- "$EX/block_skew" --spin "$SPIN" \
 	>"$W/skew.probed" 2>&1
 same_output block_skew "$W/skew.plain" "$W/skew.probed"
 python3 tests/gpu/check_block_records.py --spin "$SPIN" "$W/skew" 2>&1 | report
 [ "${PIPESTATUS[0]}" = 0 ] || fails=$((fails + 1))
 
 "$EX/app_cost" 3 >"$W/cost.plain" 2>&1
-"$NTOP" record -p block_sched -p block_sched_warp --every 1 --limit 2 -o "$W/cost" -- "$EX/app_cost" 3 \
+"$NTOP" record -p block_sched -p tests/gpu/block_span.toml --every 1 --limit 2 -o "$W/cost" -- "$EX/app_cost" 3 \
 	>"$W/cost.probed" 2>&1
 same_output app_cost "$W/cost.plain" "$W/cost.probed"
 python3 tests/gpu/check_block_records.py "$W/cost" 2>&1 | report

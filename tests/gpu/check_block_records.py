@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Checks block_sched's block records against block_sched_warp's warp
-records of the same launches (both probes in one probed copy: `ntop record
--p block_sched -p block_sched_warp`), read with ntr_read.py:
+"""Checks the block map of tests/gpu/block_span.toml (one record per block,
+fields folded in by every warp with red.global.max) against block_sched's
+warp records of the same launches (both probes in one probed copy: `ntop
+record -p block_sched -p tests/gpu/block_span.toml`), read with ntr_read.py:
 
   - every block has a record, on the SM all its warps report;
-  - its start is within TOL cycles of its earliest warp's start (thread 0
-    stores it; the two probes read their clocks a few instructions apart);
-  - its end is within TOL cycles of its last warp's end (every warp folds
-    its exit clock in with red.global.max);
+  - its first start (~first) is within TOL cycles of its earliest warp's
+    start and its end within TOL cycles of its last warp's end (the two
+    probes read their clocks a few instructions apart);
+  - thread 0's start (the record's start) is not before the first;
   - for examples/cuda/block_skew.cu's kernels (--spin N): a block lives at
     least 8 * N cycles (its last warp spins that long) and its end is the
     last warp's, not thread 0's (which leaves after N cycles, or at once).
@@ -37,7 +38,8 @@ def get(rec, off, typ):
 
 
 def block_records(m):
-    """[(start, gstart, end, smid) or None] per block of a block map."""
+    """[(first start, end, smid, thread 0's start) or None] per block of a
+    block map (first: the complement of the max folded in)."""
     f, out = fields(m), []
     counts = memoryview(m["counts"]).cast("I")
     for b in range(m["units"]):
@@ -45,7 +47,8 @@ def block_records(m):
             out.append(None)
             continue
         rec = m["records"][b * m["rec_size"]:(b + 1) * m["rec_size"]]
-        out.append(tuple(get(rec, *f[k]) for k in ("start", "gstart", "end", "smid")))
+        first, start0, end, smid = (get(rec, *f[k]) for k in ("first", "start", "end", "smid"))
+        out.append((~first & (2**64 - 1), end, smid, start0))
     return out
 
 
@@ -71,14 +74,18 @@ def warp_extents(m, block):
 def check_launch(h, spin, tol):
     """(problems, summary line) of one result file's header h."""
     maps = {m["name"]: m for m in h["maps"]}
-    blk, wrp = maps.get("block_sched"), maps.get("block_sched_warp")
+    blk, wrp = maps.get("block_span"), maps.get("block_sched")
     if not blk or blk["level"] != "block":
-        return [f"seq {h['seq']}: no block_sched block map"], ""
+        return [f"seq {h['seq']}: no block_span block map"], ""
     recs = block_records(blk)
     problems = [f"block {b}: no record" for b, r in enumerate(recs) if r is None][:5]
-    problems += [f"block {b}: end {r[2]} before start {r[0]}" for b, r in enumerate(recs)
-                 if r and r[2] < r[0]][:5]
+    problems += [f"block {b}: end {r[1]} before start {r[0]}" for b, r in enumerate(recs)
+                 if r and r[1] < r[0]][:5]
+    problems += [f"block {b}: thread 0 started at {r[3]}, before the first warp ({r[0]})"
+                 for b, r in enumerate(recs) if r and r[3] < r[0]][:5]
     line = f"{h['kernel'][:40]} seq {h['seq']}: {len(recs)} blocks"
+    if any(recs):
+        line += f", thread 0 {max(r[3] - r[0] for r in recs if r)} cycles after the first warp at most"
     if wrp:
         ext = warp_extents(wrp, h["block"])
         if len(ext) != len(recs):
@@ -87,10 +94,10 @@ def check_launch(h, spin, tol):
         for b, (r, w) in enumerate(zip(recs, ext)):
             if not r or not w:
                 continue
-            if w[2] != {r[3]}:
-                problems.append(f"block {b}: SM {r[3]}, its warps on {sorted(w[2])}")
+            if w[2] != {r[2]}:
+                problems.append(f"block {b}: SM {r[2]}, its warps on {sorted(w[2])}")
             ds.append(r[0] - w[0])
-            de.append(r[2] - w[1])
+            de.append(r[1] - w[1])
         if ds:
             worst_s, worst_e = max(ds, key=abs), max(de, key=abs)
             line += f", start - first warp's {min(ds)}..{max(ds)}, end - last warp's {min(de)}..{max(de)} cycles"
@@ -99,12 +106,12 @@ def check_launch(h, spin, tol):
             if abs(worst_e) > tol:
                 problems.append(f"a block's end is {worst_e} cycles from its last warp's (tolerance {tol})")
     if spin and h["kernel"] in SKEW_KERNELS:
-        lives = [r[2] - r[0] for r in recs if r]
+        lives = [r[1] - r[0] for r in recs if r]
         short = [x for x in lives if x < 8 * spin]
         line += f", lives {min(lives)}..{max(lives)} cycles (last warp spins {8 * spin})"
         if short:
             problems.append(f"{len(short)} blocks end before their last warp could ({min(short)} < {8 * spin} "
-                            f"cycles): thread 0's end, not the block's")
+                            f"cycles): not the block's last exit")
     return problems, line
 
 
@@ -131,24 +138,24 @@ def check_dir(trace, spin, tol):
 
 def selftest():
     """Synthetic files: two blocks of two warps; a good pair, then a block
-    record whose end is thread 0's warp's."""
+    record whose end is its first warp's and whose SM is wrong."""
     def blkmap(recs):
-        f = [("start", 8, 0), ("gstart", 8, 8), ("end", 8, 16), ("smid", 4, 24), ("pad", 4, 28)]
-        data = b"".join(struct.pack("<QQQII", s, 7, e, sm, 0) for s, e, sm in recs)
-        return ("block_sched", 3, 1, 32, f, len(recs), struct.pack(f"<{len(recs)}I", *[32] * len(recs)), data,
+        f = [("first", 8, 0), ("start", 8, 8), ("gstart", 8, 16), ("end", 8, 24), ("smid", 4, 32), ("pad", 4, 36)]
+        data = b"".join(struct.pack("<QQQQII", ~s & (2**64 - 1), s + 1, 7, e, sm, 0) for s, e, sm in recs)
+        return ("block_span", 3, 1, 40, f, len(recs), struct.pack(f"<{len(recs)}I", *[40] * len(recs)), data,
                 False)
 
     def warpmap(ws):
         f = [("start", 8, 0), ("gstart", 8, 8), ("elapsed", 4, 16), ("smid", 4, 20)]
         data = b"".join(struct.pack("<QQII", s, 7, el, sm) for s, el, sm in ws)
-        return ("block_sched_warp", 2, 1, 24, f, len(ws), struct.pack(f"<{len(ws)}I", *[24] * len(ws)), data,
+        return ("block_sched", 2, 1, 24, f, len(ws), struct.pack(f"<{len(ws)}I", *[24] * len(ws)), data,
                 False)
 
     warps = [(1000, 100, 3), (1002, 900, 3), (5000, 50, 4), (5001, 60, 4)]
-    good = ntr_read.read_bytes(ntr_read.write_bytes("bs_stagger", "block_sched,block_sched_warp",
+    good = ntr_read.read_bytes(ntr_read.write_bytes("bs_stagger", "block_sched,block_span",
                                                     [blkmap([(1000, 1902, 3), (5000, 5061, 4)]), warpmap(warps)],
                                                     block=(64, 1, 1), grid=(2, 1, 1)))
-    bad = ntr_read.read_bytes(ntr_read.write_bytes("bs_stagger", "block_sched,block_sched_warp",
+    bad = ntr_read.read_bytes(ntr_read.write_bytes("bs_stagger", "block_sched,block_span",
                                                    [blkmap([(1000, 1100, 3), (5000, 5061, 5)]), warpmap(warps)],
                                                    block=(64, 1, 1), grid=(2, 1, 1)))
     p1, _ = check_launch(good, 0, 10)

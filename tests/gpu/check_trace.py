@@ -235,12 +235,6 @@ def expected_warps(launch):
     return g[0] * g[1] * g[2] * ((threads + 31) // 32)
 
 
-def expected_blocks(launch):
-    """block_sched's records: one per block (probes/block_sched.toml)."""
-    g, b = dims(launch.get("grid")), dims(launch.get("block"))
-    return g[0] * g[1] * g[2] if g and b else None
-
-
 # --------------------------------------------------------------------------
 # `ntop report --json`: THE FUNCTION TO ADJUST once the schema is fixed.
 # --------------------------------------------------------------------------
@@ -500,7 +494,7 @@ def check_kernels(c, tr, spec):
 
 
 def check_warps(c, tr, trace_dir, keys):
-    """One block_sched record per block, nothing dropped, result files present."""
+    """One record per warp, nothing dropped, result files present."""
     good = total = 0
     for k, _ in keys:
         first_seq = min((r.get("seq") for r in tr.results.get(k, [])), key=lambda x: ival({"s": x}, "s"), default=None)
@@ -508,13 +502,13 @@ def check_warps(c, tr, trace_dir, keys):
             total += 1
             seq = r.get("seq")
             launch = tr.launch_for(k, seq)
-            want = expected_blocks(launch) if launch else None
+            want = expected_warps(launch) if launch else None
             rec, drop = ival(r, "records"), ival(r, "dropped")
             problems = []
             if want is None:
                 problems.append("no launch config for this seq")
             elif rec != want:
-                problems.append(f"records={rec}, blocks={want} "
+                problems.append(f"records={rec}, warps={want} "
                                 f"(grid {launch.get('grid')} block {launch.get('block')})")
             if drop != 0:
                 problems.append(f"dropped={r.get('dropped')}")
@@ -530,7 +524,7 @@ def check_warps(c, tr, trace_dir, keys):
             else:
                 good += 1
     if total:
-        c.ok(good == total, f"records == blocks, dropped == 0 in {good}/{total} probed launches")
+        c.ok(good == total, f"records == warps, dropped == 0 in {good}/{total} probed launches")
     return good, total
 
 
@@ -648,7 +642,7 @@ def cmd_app(args):
 
 
 def cmd_table(path):
-    cols = ["app", "plain==probed", "kernels listed", "probed ok", "records ok",
+    cols = ["app", "plain==probed", "kernels listed", "probed ok", "warps ok",
             "waves/SM ntop/ncu", "fails"]
     rows = []
     if os.path.exists(path):
@@ -688,7 +682,7 @@ module t=3 pid=7 mid=1 api=cuLibraryLoadData kind=fatbin size=100 ptx=1 sass=1 s
 kernel t=4 pid=7 kid=1 mid=1 name=_Z10fill_half4P6__halfS_i ptx=1
 launch t=5 pid=7 kid=1 seq=1 api=cuLaunchKernel grid=32768,1,1 block=128,1,1 smem=0 stream=0x0 capture=0 probed=1
 instrument t=6 pid=7 kid=1 status=ok probes=block_sched reason= regs_orig=8 regs_probed=12 ms_parse=0.5 ms_prune=0.1 ms_inject=0.2 ms_emit=0.1 ms_jit=30
-result t=7 pid=7 kid=1 seq=1 file=results/7-1.ntr maps=1 records=32768 dropped=0 bytes=1048576 ns=60000
+result t=7 pid=7 kid=1 seq=1 file=results/7-1.ntr maps=1 records=131072 dropped=0 bytes=2097152 ns=60000
 time t=8 pid=7 kid=1 seq=2 ns=20000
 kernel t=9 pid=7 kid=2 mid=1 name=_Z16sass_only_kernelPKiPii ptx=0 reason=SASS%20only:%20rebuild%20with%20PTX
 launch t=10 pid=7 kid=2 seq=3 api=cuLaunchKernel grid=3,2,2 block=7,5,3 smem=0 stream=0x0 capture=0 probed=0
@@ -715,7 +709,6 @@ def selftest():
     expect(expected_warps(tr.launch_for(("7", "1"), "1")) == 131072, "warps of 32768x128")
     expect(expected_warps({"grid": "3,2,2", "block": "7,5,3"}) == 48, "warps of a 7x5x3 block")
     expect(expected_warps({"grid": "3,2", "block": "7,5,3"}) is None, "malformed grid")
-    expect(expected_blocks({"grid": "3,2,2", "block": "7,5,3"}) == 12, "blocks of a 3x2x2 grid")
     doc = {"launches": [{"pid": 7, "seq": 1, "kernel": "_Z10fill_half4P6__halfS_i",
                          "maps": [{"records": 131072, "dropped": 0}],
                          "block_sched": {"waves": 15.5, "smid_max": 131,

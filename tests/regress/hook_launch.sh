@@ -64,10 +64,10 @@ for f in "$TMP"/trace/results/*.ntr; do
 	echo "$out" | grep -Eq "maps=1 units=([0-9]+) records=\1 dropped=0 smid_max=[0-3] sms=4" ||
 		fail "implausible result: $out"
 done
-# Grid 5 x 64 threads launched with `extra`: 5 blocks recorded.
+# Grid 5 x 64 threads launched with `extra`: 10 warps recorded.
 seq5=$(grep -E '^launch .*api=cuLaunchKernel_ptsz grid=5,1,1 .*probed=1' "$E" | sed -E 's/.* seq=([0-9]+) .*/\1/')
-[ -n "$seq5" ] && "$DUMP" "$TMP"/trace/results/*-"$seq5".ntr | grep -q "units=5 records=5" ||
-	fail "extra-packed probed launch has no 5-block result"
+[ -n "$seq5" ] && "$DUMP" "$TMP"/trace/results/*-"$seq5".ntr | grep -q "units=10 records=10" ||
+	fail "extra-packed probed launch has no 10-warp result"
 grep -q '^[a-z]* t=[0-9]* pid=[0-9]*' "$E" || fail "lines lack t= and pid="
 awk 'length($0) > 4096 { exit 1 }' "$E" || fail "an event line exceeds 4096 bytes"
 [ $fails = 0 ] || { echo "--- events"; cut -c1-200 "$E"; echo "--- log"; cat "$TMP/hook.log"; }

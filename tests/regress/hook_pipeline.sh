@@ -17,8 +17,8 @@ run() { # NAME N [ENV=VAL...]
 		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR "$@" \
 		"$BURST" "$PTX" "$n" > "$TMP/$name.out" 9> "$TMP/$name.log" 2> "$TMP/$name.err"
 	[ $? = 0 ] || fail "$name: app failed: $(tail -3 "$TMP/$name.out" "$TMP/$name.err")"
-	# block_sched folds each warp's end into its block's record (red.global.max):
-	# a pooled buffer must come back with its records cleared
+	# a block map's folded fields (red.global.max) need its records cleared
+	# before every launch: the fake says so when they were not
 	grep -q "folded field was not zero" "$TMP/$name.err" && fail "$name: a block record was not cleared before a launch"
 	return 0
 }
@@ -67,25 +67,34 @@ untimed=$(grep -c '^result .* ns=0$' "$TMP/burst.log")
 staged=$(sed -nE 's/^results .*at=final .* staged=([0-9]+)$/\1/p' "$TMP/burst.log")
 [ -n "$staged" ] && [ "$staged" -ge 76 ] || fail "burst: $staged of 80 probed launches took a job made ahead, want >= 76"
 # shapes alternating: no job made ahead fits, each goes back unused, and
-# every result still holds its own launch's blocks (4 or 3)
+# every result still holds its own launch's warps (4 or 3 blocks of 2)
 run shapes 20 APP_BURST_SHAPES=1
 every_result shapes 40
 expect "$TMP/shapes.log" "^results .*at=final .* staged=0$" "alternating shapes: no job made ahead is taken"
-n4=$(grep -c '^result .* records=4 ' "$TMP/shapes.log")
-n3=$(grep -c '^result .* records=3 ' "$TMP/shapes.log")
-[ "$n4" = 20 ] && [ "$n3" = 20 ] || fail "alternating shapes: $n4 results of 4 blocks and $n3 of 3, want 20 each"
+n8=$(grep -c '^result .* records=8 ' "$TMP/shapes.log")
+n6=$(grep -c '^result .* records=6 ' "$TMP/shapes.log")
+[ "$n8" = 20 ] && [ "$n6" = 20 ] || fail "alternating shapes: $n8 results of 8 warps and $n6 of 6, want 20 each"
 run timed 10 NTOP_TIME_LAUNCHES=all
 expect "$TMP/timed.out" "^burst steady launches=10 allocs=0 syncs=0 queries=[0-9]+ records=20 timing=20$" "NTOP_TIME_LAUNCHES=all: a start and an end event per probed launch"
 grep -q '^result .* ns=0$' "$TMP/timed.log" && fail "NTOP_TIME_LAUNCHES=all: a probed launch without its time"
 every_result timed 20
 
-# 2. records, not maps: block_sched saves one record per block, so each file
+# 2. records, not maps: block_sched saves one record per warp, so each file
 # holds the counts and one slot per unit; a file is far smaller than the map
 f=$(find "$TMP/burst/results" -name '*.ntr' | head -1)
 out=$("$DUMP" "$f") || fail "ntr_dump $f"
-echo "$out" | grep -Eq 'records=4( |$)' || fail "records: want 4 (one per block): $out"
+echo "$out" | grep -Eq 'records=8( |$)' || fail "records: want 8 (4 blocks x 2 warps): $out"
 disk=$(sed -nE 's/^result .* bytes=([0-9]+) disk=([0-9]+).*/\2/p' "$TMP/burst.log" | head -1)
 [ -n "$disk" ] && [ "$disk" -gt 0 ] || fail "result events carry no disk= bytes"
+
+# 2a. a block map (tests/gpu/block_span.toml, two fields every warp folds in
+# with red.global.max): one record per block, and pooled buffers come back
+# with their records cleared (run checks the fake's stderr)
+run blockmap 20 NTOP_PROBES=$S/tests/gpu/block_span.toml FAKECUDA_MAP=block:40
+every_result blockmap 40
+f=$(find "$TMP/blockmap/results" -name '*.ntr' | head -1)
+out=$("$DUMP" "$f") || fail "ntr_dump $f"
+echo "$out" | grep -Eq 'units=4 records=4( |$)' || fail "block map: want 4 records (one per block): $out"
 
 # 2b. dmat (64 slots of 16 bytes per thread): the fake saves one record per
 # thread, so the file stores 1 slot of 64 (format v4), every record kept

@@ -52,43 +52,6 @@ static struct result *make(int named, uint32_t blocks, uint32_t threads, const s
 	return r;
 }
 
-/* probes/block_sched.toml's block map: one 32-byte record per block,
- * {start, gstart, end, smid, pad}; end 0 = no warp folded its end in. The
- * clocks are w's plus 1000 (a start of 0 reads as thread 0's part missing). */
-static struct result *make_blocks(uint32_t blocks, const struct warp_rec *w)
-{
-	static const struct probe_field f[] = {
-		{"start", PROBE_U64, 0, 0}, {"gstart", PROBE_U64, 8, 0}, {"end", PROBE_U64, 16, PROBE_FOLD_MAX},
-		{"smid", PROBE_U32, 24, 0}, {"pad", PROBE_U32, 28, 0}};
-	struct result *r = calloc(1, sizeof *r);
-	r->grid[0] = blocks; r->grid[1] = 1; r->grid[2] = 1;
-	r->block[0] = 256; r->block[1] = 1; r->block[2] = 1;
-	r->device_sms = 4;
-	r->n_maps = 1;
-	r->maps = calloc(1, sizeof *r->maps);
-	struct result_map *m = &r->maps[0];
-	snprintf(m->map.name, sizeof m->map.name, "block_sched");
-	m->map.level = PROBE_LEVEL_BLOCK;
-	m->map.cap = 1;
-	m->stored = 1;
-	m->map.rec_size = 32;
-	m->map.n_fields = 5;
-	memcpy(m->map.fields, f, sizeof f);
-	m->units = blocks;
-	m->counts = calloc(blocks, 4);
-	m->records = calloc(blocks, 32);
-	for (uint32_t b = 0; b < blocks; b++) {
-		uint8_t *rec = m->records + (size_t)b * 32;
-		uint64_t start = w[b].start + 1000, end = w[b].missing ? 0 : start + w[b].elapsed;
-		memcpy(rec, &start, 8);
-		memcpy(rec + 8, &w[b].gstart, 8);
-		memcpy(rec + 16, &end, 8);
-		memcpy(rec + 24, &w[b].smid, 4);
-		m->counts[b] = 32; /* static: every block's count is the record */
-	}
-	return r;
-}
-
 static void free_result(struct result *r)
 {
 	free(r->maps[0].counts);
@@ -150,45 +113,6 @@ static void test_one_sm(void)
 		free(cause);
 		free_result(r);
 	}
-}
-
-/* The same blocks as test_one_sm as block records, plus one whose warps
- * never reached an exit (end 0): recorded blocks and the split as there. */
-static void test_block_records(void)
-{
-	const struct warp_rec w[] = {
-		{200, 10, 3, 9200, 0}, {0, 100, 3, 9000, 0}, {185, 5, 3, 9185, 0},
-		{130, 50, 3, 9130, 0}, {10, 100, 3, 9010, 0}, {300, 10, 3, 9300, 1},
-	};
-	struct result *r = make_blocks(6, w);
-	CHECK_EQ_INT(block_sched_find_map(r), 0);
-	struct block_sched *bs = NULL;
-	char *cause = NULL;
-	CHECKF(block_sched_analyze(r, 0, 2, &bs, &cause) == 0, "%s", cause);
-	if (bs) {
-		CHECK(bs->per_block);
-		CHECK_EQ_INT(bs->n_blocks, 6);
-		CHECK_EQ_INT(bs->n_blocks_recorded, 5);
-		CHECK_EQ_INT(bs->warps_expected, 6);
-		CHECK_EQ_INT(bs->warps_recorded, 5);
-		CHECK(bs->mean_running == 265.0);
-		CHECK(bs->mean_sched == 125.0);
-		CHECK_EQ_INT(bs->elapsed_min, 5);
-		CHECK_EQ_INT(bs->elapsed_max, 100);
-		CHECK_EQ_INT(bs->blocks[0].index, 1);
-		CHECK_EQ_INT(bs->blocks[0].start, 1000);
-		CHECK_EQ_INT(bs->blocks[0].end, 1100);
-		CHECK_EQ_INT(bs->blocks[0].gstart, 9000);
-		CHECK_EQ_INT(bs->blocks[0].warps, 0);
-	}
-	block_sched_free(bs);
-	free(cause);
-	free_result(r);
-	/* a block map without an end field is not block_sched's */
-	r = make_blocks(1, w);
-	snprintf(r->maps[0].map.fields[2].name, sizeof r->maps[0].map.fields[2].name, "stop");
-	CHECK_EQ_INT(block_sched_find_map(r), -1);
-	free_result(r);
 }
 
 /* Two SMs, 48-thread blocks (2 warps each, the second partial):
@@ -346,7 +270,6 @@ static void test_wave64(void)
 
 int main(void)
 {
-	test_block_records();
 	test_wave64();
 	test_one_sm();
 	test_two_sms();

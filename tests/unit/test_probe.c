@@ -243,7 +243,31 @@ static void test_neutrino_corpus_dsl(void)
 	load_err("regs = 2\nkeys = 1\n", "p.toml:2:1: ", "unknown key 'keys'");
 }
 
-/* The built-in block_sched: one record per block, its end folded by max. */
+/* A block map with folded fields (tests/gpu/block_span.toml). */
+static void test_ntop_block_span(void)
+{
+	struct probe *p = load_ok("tests/gpu/block_span.toml");
+	if (!p)
+		return;
+	CHECK(strcmp(p->name, "block_span") == 0);
+	CHECK(p->has_map && p->map.level == PROBE_LEVEL_BLOCK);
+	CHECK_EQ_INT(p->map.cap, 1);
+	CHECK_EQ_INT(p->map.rec_size, 40);
+	CHECK_EQ_INT(p->map.n_fields, 6);
+	if (p->map.n_fields == 6) {
+		static const char *const names[] = { "first", "start", "gstart", "end", "smid", "pad" };
+		static const int offs[] = { 0, 8, 16, 24, 32, 36 }, types[] = { 8, 8, 8, 8, 4, 4 };
+		for (int i = 0; i < 6; i++) {
+			CHECK(strcmp(p->map.fields[i].name, names[i]) == 0);
+			CHECK_EQ_INT(p->map.fields[i].offset, offs[i]);
+			CHECK_EQ_INT(p->map.fields[i].type, types[i]);
+			CHECK_EQ_INT(p->map.fields[i].fold, i == 0 || i == 3 ? PROBE_FOLD_MAX : PROBE_FOLD_NONE);
+		}
+	}
+	CHECK(p->n_hooks == 2 && p->hooks[0].kind == PROBE_TP_ENTRY && p->hooks[1].kind == PROBE_TP_EXIT);
+	probe_free(p);
+}
+
 static void test_ntop_block_sched(void)
 {
 	struct probe *p = load_ok("probes/block_sched.toml");
@@ -251,37 +275,9 @@ static void test_ntop_block_sched(void)
 		return;
 	CHECK(strcmp(p->name, "block_sched") == 0);
 	CHECK(p->analysis && strcmp(p->analysis, "block_sched") == 0);
-	CHECK(p->description && strncmp(p->description, "When each block started", 23) == 0 &&
+	CHECK(p->description && strncmp(p->description, "When each warp started", 22) == 0 &&
 	      !strchr(p->description, '\n'));
-	CHECK(p->has_map && strcmp(p->map.name, "block_sched") == 0 && p->map.level == PROBE_LEVEL_BLOCK);
-	CHECK_EQ_INT(p->map.cap, 1);
-	CHECK_EQ_INT(p->map.rec_size, 32);
-	CHECK_EQ_INT(p->map.n_fields, 5);
-	if (p->map.n_fields == 5) {
-		static const char *const names[] = { "start", "gstart", "end", "smid", "pad" };
-		static const int offs[] = { 0, 8, 16, 24, 28 }, types[] = { 8, 8, 8, 4, 4 };
-		for (int i = 0; i < 5; i++) {
-			CHECK(strcmp(p->map.fields[i].name, names[i]) == 0);
-			CHECK_EQ_INT(p->map.fields[i].offset, offs[i]);
-			CHECK_EQ_INT(p->map.fields[i].type, types[i]);
-			CHECK_EQ_INT(p->map.fields[i].fold, i == 2 ? PROBE_FOLD_MAX : PROBE_FOLD_NONE);
-		}
-	}
-	CHECK_EQ_INT(p->n_hooks, 2);
-	CHECK(p->n_hooks == 2 && p->hooks[0].kind == PROBE_TP_ENTRY && p->hooks[1].kind == PROBE_TP_EXIT);
-	probe_free(p);
-}
-
-static void test_ntop_block_sched_warp(void)
-{
-	struct probe *p = load_ok("probes/block_sched_warp.toml");
-	if (!p)
-		return;
-	CHECK(strcmp(p->name, "block_sched_warp") == 0);
-	CHECK(p->analysis && strcmp(p->analysis, "block_sched") == 0);
-	CHECK(p->description && strncmp(p->description, "block_sched with a record per warp", 34) == 0 &&
-	      !strchr(p->description, '\n'));
-	CHECK(p->has_map && strcmp(p->map.name, "block_sched_warp") == 0 && p->map.level == PROBE_LEVEL_WARP);
+	CHECK(p->has_map && strcmp(p->map.name, "block_sched") == 0 && p->map.level == PROBE_LEVEL_WARP);
 	CHECK_EQ_INT(p->map.cap, 1);
 	CHECK_EQ_INT(p->map.rec_size, 24);
 	CHECK_EQ_INT(p->map.n_fields, 4);
@@ -298,8 +294,8 @@ static void test_ntop_block_sched_warp(void)
 	if (p->n_hooks == 2) {
 		CHECK(p->hooks[0].kind == PROBE_TP_ENTRY && p->hooks[1].kind == PROBE_TP_EXIT);
 		CHECK(strcmp(p->hooks[0].name, "hook1") == 0 && strcmp(p->hooks[1].name, "hook2") == 0);
-		CHECK_EQ_INT(p->hooks[0].snippet_line, 25);
-		CHECK_EQ_INT(p->hooks[1].snippet_line, 34);
+		CHECK_EQ_INT(p->hooks[0].snippet_line, 24);
+		CHECK_EQ_INT(p->hooks[1].snippet_line, 33);
 		CHECK(!p->hooks[0].snippet_flat);
 		CHECK(strncmp(p->hooks[0].snippet, ".reg .b64 %bs_start;\n", 21) == 0);
 	}
@@ -460,7 +456,7 @@ int main(void)
 	test_neutrino_corpus_old();
 	test_neutrino_corpus_dsl();
 	test_ntop_block_sched();
-	test_ntop_block_sched_warp();
+	test_ntop_block_span();
 	test_ntop_opcode_hooks();
 	test_ntop_errors();
 	test_neutrino_errors();
