@@ -86,6 +86,8 @@ def check_launch(h, spin, tol):
     line = f"{h['kernel'][:40]} seq {h['seq']}: {len(recs)} blocks"
     if any(recs):
         line += f", thread 0 {max(r[3] - r[0] for r in recs if r)} cycles after the first warp at most"
+    if wrp and wrp["level"] != "warp":
+        return problems + [f"block_sched's map is per {wrp['level']}, not per warp"], line
     if wrp:
         ext = warp_extents(wrp, h["block"])
         if len(ext) != len(recs):
