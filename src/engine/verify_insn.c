@@ -278,6 +278,9 @@ static int check_save(struct vctx *V, const struct vinsn *in)
 			    st->text + st->toks[in->op].off);
 	if (!V->p->has_map)
 		return verr(V, st, in->op, RULE_HELPER, "SAVE needs a map, and this probe has none (datamodel / [map])");
+	if (V->p->map.level == PROBE_LEVEL_BLOCK && V->h->kind == PROBE_TP_INSN)
+		return verr(V, st, in->op, RULE_HELPER, "a block map's SAVEs sit in entry or exit hooks (its warps share "
+			    "one record and no cursor)");
 	struct vop list = in->n_ops == 1 ? in->ops[0] : (struct vop){ 0, 0 };
 	int braced = list.b > list.a && snippet_tok_is(st, list.a, "{");
 	if (in->n_ops != 1 || (braced && (list.b - list.a < 3 || !snippet_tok_is(st, list.b - 1, "}"))))

@@ -235,6 +235,12 @@ static void test_helpers(void)
 	fails(HEAD MAP24 "[[hook]]\nat = \"exit\"\nasm = \"\"\"\n.reg .b64 %a;\n.reg .b32 %b;\n"
 	      "SAVE.u64 {%a};\nSAVE.u32 {%b, %b};\nSAVE.u64 {%a};\n" END,
 	      12, "helper: value 1 lands at byte 8 of the record, where field 'gstart' is u64", "SAVE.u32 {%b, %b};");
+	/* a block map: SAVEs at entry and exit only (one record per block, no cursor) */
+	passes(HEAD "[map]\nlevel = \"block\"\nfields = [\"end:u64:max\"]\n[[hook]]\nat = \"exit\"\nasm = \"\"\"\n"
+	       ".reg .b64 %a;\nSAVE.u64 {%a};\n" END);
+	fails(HEAD "[map]\nlevel = \"block\"\nfields = [\"end:u64:max\"]\n[[hook]]\nat = [\"ld.global\"]\n"
+	      "when = \"before\"\nasm = \"\"\"\n.reg .b64 %a;\nSAVE.u64 {%a};\n" END, 11,
+	      "helper: a block map's SAVEs sit in entry or exit hooks", "SAVE.u64 {%a};");
 	fails(HEAD MAP24 "[[hook]]\nat = \"exit\"\nasm = \"\"\"\n.reg .f32 %fv;\nSAVE.f32 {%fv};\n" END, 10,
 	      "helper: SAVE takes .u32 or .u64", NULL);
 	fails(HEAD MAP24 "[[hook]]\nat = \"exit\"\nasm = \"\"\"\nSAVE.u32 {};\n" END, 9, "helper: SAVE takes one list",
