@@ -595,6 +595,30 @@ static void test_counts_when_func_exits(void)
 	}
 }
 
+/* The same for a block map: thread 0 stores its block's count (the host
+ * clears counts and records: a folded field needs zero to start from). */
+static void test_block_map_counts_when_func_exits(void)
+{
+	struct probe *p = NULL;
+	char *cause = NULL;
+	int rc = probe_load_file("tests/gpu/block_span.toml", &p, &cause);
+	CHECKF(rc == 0, "%s", cause ? cause : "");
+	struct ptx_inject_result ir;
+	char *out = p ? instrument(K_FUNC_EXIT, "k_fe", &p, 1, &ir, &cause) : NULL;
+	CHECKF(out, "k_fe: %s", cause ? cause : "");
+	if (out) {
+		CHECK_EQ_INT(ir.count_static[0], 0);
+		CHECK_EQ_INT(ir.count_clear[0], 1);
+		CHECKF(count_str(out, "@%ntop_t0 st.global.u32 [%ntop_hc0], 40;") == 1, "block count not stored by thread 0");
+		CHECK_EQ_INT(count_str(out, "red.global.max.u64"), 2);
+		CHECK(engine_map_records_clear(&p->map));
+		check_assembles("block map, func exit", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
 static void test_noparam(void)
 {
 	struct probe *p = probe_block_sched();
@@ -979,6 +1003,7 @@ int main(void)
 	test_3d_helpers();
 	test_func_untouched();
 	test_counts_when_func_exits();
+	test_block_map_counts_when_func_exits();
 	test_noparam();
 	test_errors();
 	test_engine();
