@@ -57,6 +57,12 @@ edited as text:
             clock's complement in at entry (the block's first start) and
             its exit clock at exit (red.global.max); thread 0 also stores
             its own entry clocks and the SM
+  l2wb      emitted with plain record stores (no .cs: what ntop emitted
+            before 2026-11-28)
+  l2hint    emitted with the record's stores kept in L2 over the kernel's
+            own data (createpolicy.fractional.L2::evict_last, stores with
+            .L2::cache_hint; st.global.L2::evict_last itself needs 32-byte
+            stores on sm_90)
   p8w0      8 bytes per warp (low 32 bits of the entry clock, elapsed) in
             one store, thread 0 also storing a 32-byte block header
 
@@ -76,7 +82,7 @@ KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_r
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
             "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0", "blockmap",
-            "blkred2e")
+            "blkred2e", "l2hint", "l2wb")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
@@ -93,7 +99,7 @@ LANES = """{
 \t@%vq1 mov.b64 %vv, %ntop_p0_bs_gstart;
 \t@%vq2 mov.b64 %vv, %ntop_p0_bs_start;
 \tmad.wide.u32 %va, %vl, 8, %ntop_hr0;
-\tst.global.b64 [%va], %vv;
+\tst.global.cs.b64 [%va], %vv;
 \t}"""
 
 BLOCK_ENTRY = """\t.reg .b64 %bk_start, %bk_gstart, %bk_c, %bk_a, %bk_b, %bk_nb;
@@ -153,19 +159,19 @@ BLOCK_EXIT = """\tactivemask.b32 %bk_w1;
 \tld.param.u64 %bk_c, [ntop_map0];
 \tcvta.to.global.u64 %bk_c, %bk_c;
 \tmad.lo.u64 %bk_b, %bk_a, 4, %bk_c;
-\tst.global.u32 [%bk_b], 24;
+\tst.global.cs.u32 [%bk_b], 24;
 \tshl.b64 %bk_nb, %bk_nb, 2;
 \tadd.u64 %bk_nb, %bk_nb, 15;
 \tand.b64 %bk_nb, %bk_nb, -16;
 \tadd.u64 %bk_c, %bk_c, %bk_nb;
 \tmad.lo.u64 %bk_c, %bk_a, 24, %bk_c;
-\tst.global.b64 [%bk_c], %bk_start;
-\tst.global.b64 [%bk_c+8], %bk_gstart;
-\tst.global.v2.b32 [%bk_c+16], {%bk_el, %bk_sm};
+\tst.global.cs.b64 [%bk_c], %bk_start;
+\tst.global.cs.b64 [%bk_c+8], %bk_gstart;
+\tst.global.cs.v2.b32 [%bk_c+16], {%bk_el, %bk_sm};
 $bk_done:
 """
 
-RECORD_STORES = ("st.global.b64 [%ntop_sa],", "st.global.b64 [%ntop_sa+8],", "st.global.v2.b32 [%ntop_sa+16],")
+RECORD_STORES = ("st.global.cs.b64 [%ntop_sa],", "st.global.cs.b64 [%ntop_sa+8],", "st.global.cs.v2.b32 [%ntop_sa+16],")
 
 
 class VariantError(Exception):
@@ -200,13 +206,13 @@ RECORD_STRIDE = ("mad.lo.u64 %ntop_d0, %ntop_d0, 24, %ntop_d2;", "mad.wide.u32 %
 # What the packed variants store in place of RECORD_STORES (after the
 # record's values are in %ntop_x0 / %ntop_v0-1).
 PACKED = {
-    "pack8": (8, ["\tst.global.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"]),
+    "pack8": (8, ["\tst.global.cs.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"]),
     "pack16": (16, ["\tmov.b64 %ntop_x1, {%ntop_v0, %ntop_v1};",
-                    "\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_x1};"]),
-    "pad32": (32, ["\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
-                   "\tst.global.v2.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1};"]),
-    "full32": (32, ["\tst.global.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
-                    "\tst.global.v4.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1, %ntop_v0, %ntop_v1};"]),
+                    "\tst.global.cs.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_x1};"]),
+    "pad32": (32, ["\tst.global.cs.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                   "\tst.global.cs.v2.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1};"]),
+    "full32": (32, ["\tst.global.cs.v2.b64 [%ntop_sa], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                    "\tst.global.cs.v4.b32 [%ntop_sa+16], {%ntop_v0, %ntop_v1, %ntop_v0, %ntop_v1};"]),
 }
 
 # Layouts that keep exact block extents with fewer bytes or stores per warp:
@@ -214,31 +220,31 @@ PACKED = {
 BLOCKWISE = {
     "v4": (16, ["\t{ .reg .b32 %vsl, %vgl;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
                 "\tcvt.u32.u64 %vgl, %ntop_p0_bs_gstart;",
-                "\tst.global.v4.b32 [%ntop_sa], {%vsl, %ntop_v0, %ntop_v1, %vgl}; }"]),
+                "\tst.global.cs.v4.b32 [%ntop_sa], {%vsl, %ntop_v0, %ntop_v1, %vgl}; }"]),
     "blkred": (24, ["\t{ .reg .b64 %vb, %ve; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 32, %ntop_d2;",
                     "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
                     "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
-                    "\t@%vt st.global.v2.b64 [%vb], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
-                    "\t@%vt st.global.b32 [%vb+24], %ntop_v1; }"]),
+                    "\t@%vt st.global.cs.v2.b64 [%vb], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                    "\t@%vt st.global.cs.b32 [%vb+24], %ntop_v1; }"]),
     "blkred2": (24, ["\t{ .reg .b64 %vb, %ve, %vn; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 32, %ntop_d2;",
                      "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
                      "\tnot.b64 %vn, %ntop_p0_bs_start;",
                      "\tred.global.max.u64 [%vb], %vn;",
                      "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
-                     "\t@%vt st.global.b64 [%vb+8], %ntop_p0_bs_gstart;",
-                     "\t@%vt st.global.b32 [%vb+24], %ntop_v1; }"]),
+                     "\t@%vt st.global.cs.b64 [%vb+8], %ntop_p0_bs_gstart;",
+                     "\t@%vt st.global.cs.b32 [%vb+24], %ntop_v1; }"]),
     "blkred2e": (24, ["\t{ .reg .b64 %vb, %ve; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 40, %ntop_d2;",
                       "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
                       "\tred.global.max.u64 [%vb+24], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
-                      "\t@%vt st.global.b64 [%vb+8], %ntop_p0_bs_start;",
-                      "\t@%vt st.global.b64 [%vb+16], %ntop_p0_bs_gstart;",
-                      "\t@%vt st.global.v2.b32 [%vb+32], {%ntop_v1, %ntop_v1}; }"]),
+                      "\t@%vt st.global.cs.b64 [%vb+8], %ntop_p0_bs_start;",
+                      "\t@%vt st.global.cs.b64 [%vb+16], %ntop_p0_bs_gstart;",
+                      "\t@%vt st.global.cs.v2.b32 [%vb+32], {%ntop_v1, %ntop_v1}; }"]),
     "p8w0": (8, ["\t{ .reg .b64 %vh; .reg .b32 %vsl; .reg .pred %vt;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
-                 "\tst.global.v2.b32 [%ntop_sa], {%vsl, %ntop_v0};", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
+                 "\tst.global.cs.v2.b32 [%ntop_sa], {%vsl, %ntop_v0};", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",
                  "\tmul.lo.u64 %vh, %ntop_nb, %ntop_d1;", "\tmad.lo.u64 %vh, %vh, 8, %ntop_d2;",
                  "\tmad.lo.u64 %vh, %ntop_bl, 32, %vh;",
-                 "\t@%vt st.global.v2.b64 [%vh], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
-                 "\t@%vt st.global.b32 [%vh+16], %ntop_v1; }"]),
+                 "\t@%vt st.global.cs.v2.b64 [%vh], {%ntop_p0_bs_start, %ntop_p0_bs_gstart};",
+                 "\t@%vt st.global.cs.b32 [%vh+16], %ntop_v1; }"]),
 }
 
 
@@ -298,8 +304,8 @@ def variant(name, emitted, orig_kernel, header, general=None):
     if name == "entry16":
         body = drop(emitted, RECORD_STORES[:2])
         i = find(body, "setp.eq.u32 %ntop_lane0", name)
-        return body[:i + 1] + ["\t@%ntop_lane0 st.global.b64 [%ntop_hr0], %ntop_p0_bs_start;",
-                               "\t@%ntop_lane0 st.global.b64 [%ntop_hr0+8], %ntop_p0_bs_gstart;"] + body[i + 1:]
+        return body[:i + 1] + ["\t@%ntop_lane0 st.global.cs.b64 [%ntop_hr0], %ntop_p0_bs_start;",
+                               "\t@%ntop_lane0 st.global.cs.b64 [%ntop_hr0+8], %ntop_p0_bs_gstart;"] + body[i + 1:]
     if name == "nomem":
         return stores_off(emitted, "%ntop_p0_bs_gstart, 0", name)
     if name == "noclock":
@@ -337,11 +343,22 @@ def variant(name, emitted, orig_kernel, header, general=None):
         return body[:i + 1] + ["\t.reg .b64 %vbe, %vne;", "\tmad.lo.u64 %vbe, %ntop_bl, 40, %ntop_d2;",
                                "\tnot.b64 %vne, %ntop_p0_bs_start;",
                                "\t@%ntop_lane0 red.global.max.u64 [%vbe], %vne;"] + body[i + 1:]
+    if name in ("l2hint", "l2wb"):
+        q = "st.global.L2::cache_hint." if name == "l2hint" else "st.global."
+        body = [line.replace("st.global.cs.", q) if any(t in line for t in RECORD_STORES) else line
+                for line in emitted]
+        if name == "l2hint":
+            body = [line.replace("};", "}, %vpol;").replace("%ntop_x0;", "%ntop_x0, %vpol;")
+                    if "L2::cache_hint" in line else line for line in body]
+            i = find(body, "setp.eq.u32 %ntop_lane0, %ntop_w0, 0;", name)
+            body = body[:i + 1] + ["\t.reg .b64 %vpol;",
+                                   "\tcreatepolicy.fractional.L2::evict_last.b64 %vpol, 1.0;"] + body[i + 1:]
+        return body
     if name == "samesm":
         body = drop(emitted, RECORD_STORES[:2])
         i = find(body, RECORD_STORES[2], name)
         return body[:i] + ["\tmad.wide.u32 %ntop_sa, %ntop_p0_bs_smid, 8, %ntop_d2;",
-                           "\tst.global.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"] + body[i + 1:]
+                           "\tst.global.cs.v2.b32 [%ntop_sa], {%ntop_v0, %ntop_v1};"] + body[i + 1:]
     if name == "w0":
         i = find(emitted, RECORD_STRIDE[1], name)
         j = find(emitted, "and.b32 %ntop_w0, %ntop_tl, 31;", name)
@@ -430,7 +447,7 @@ def selftest(ntop):
             expect(lane["onestore"].count("st.global") == 1 and RECORD_STORES[2] in lane["onestore"],
                    f"{kernel}: onestore")
             expect("st.global" not in lane["nostore"].split("$ntop_lane_0:")[0], f"{kernel}: nostore stores")
-            expect("%laneid" in v["lanes"] and v["lanes"].count("st.global.b64 [%va], %vv;") == 1, f"{kernel}: lanes")
+            expect("%laneid" in v["lanes"] and v["lanes"].count("st.global.cs.b64 [%va], %vv;") == 1, f"{kernel}: lanes")
             expect(lane["nomem"].count("@%vnever st.global") == 3, f"{kernel}: nomem")
             expect(lane["noclock"].count("%clock64") == 0 and lane["noclock"].count("st.global") == 3, f"{kernel}: noclock")
             expect("%clock64" not in lane["noread"] and "%smid" not in lane["noread"] and
@@ -444,7 +461,7 @@ def selftest(ntop):
                    f"{kernel}: lateclk")
             expect("%globaltimer" not in v["noglobal"] and "%globaltimer" in v["emitted"], f"{kernel}: noglobal")
             expect("mov.u32 %ntop_p0_bs_smid, 0;" in v["nosmid"], f"{kernel}: nosmid reads the SM id")
-            expect(v["entry16"].count("@%ntop_lane0 st.global.b64 [%ntop_hr0") == 2, f"{kernel}: entry16")
+            expect(v["entry16"].count("@%ntop_lane0 st.global.cs.b64 [%ntop_hr0") == 2, f"{kernel}: entry16")
             for name, (stride, stores) in list(PACKED.items()) + list(BLOCKWISE.items()):
                 expect(f"mad.wide.u32 %ntop_hr0, %ntop_uw, {stride}, %ntop_d0;" in v[name] and
                        lane[name].count("st.global") + lane[name].count("red.global") ==

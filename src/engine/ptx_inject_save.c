@@ -114,7 +114,11 @@ static enum probe_fold save_fold(const struct probe_map *m, uint32_t off)
 }
 
 /* One store of n values (vector when n > 1) at byte `off` from register
- * base; a folded field's one value is a reduction instead. */
+ * base; a folded field's one value is a reduction instead. Stores are .cs
+ * (evict first): the kernel never reads a record back, so records should
+ * not push its own data out of L2 (on an H100, app_cost's sgemm under dmat
+ * 1.50-1.53x -> 1.46-1.47x as the app sees it, block_sched on its copy
+ * 1.095x -> 1.065x in the kernel; doc/performance.md). */
 static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, const char *base,
 		       uint32_t off, const char *pred, enum probe_fold fold)
 {
@@ -124,9 +128,9 @@ static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, con
 	if (fold != PROBE_FOLD_NONE)
 		strbuf_printf(sb, "red.global.%s.u%d [%s", fold == PROBE_FOLD_MAX ? "max" : "add", sv->size * 8, base);
 	else if (n > 1)
-		strbuf_printf(sb, "st.global.v%d.b%d [%s", n, sv->size * 8, base);
+		strbuf_printf(sb, "st.global.cs.v%d.b%d [%s", n, sv->size * 8, base);
 	else
-		strbuf_printf(sb, "st.global.b%d [%s", sv->size * 8, base);
+		strbuf_printf(sb, "st.global.cs.b%d [%s", sv->size * 8, base);
 	if (off)
 		strbuf_printf(sb, "+%u", off);
 	strbuf_puts(sb, "], ");

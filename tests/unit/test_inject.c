@@ -309,7 +309,7 @@ static void test_noret(void)
 		 * tried 16 bytes, and the engine says so instead (engine.h) */
 		const char *lane = strstr(out, "@!%ntop_lane0 bra $ntop_lane_0;");
 		CHECK(lane != NULL);
-		CHECK(lane && pos(lane, "st.global.b64 [%ntop_sa], %ntop_x0;") < pos(lane, "$ntop_lane_0:"));
+		CHECK(lane && pos(lane, "st.global.cs.b64 [%ntop_sa], %ntop_x0;") < pos(lane, "$ntop_lane_0:"));
 		CHECK(strstr(out, "%ntop_hc0]") == NULL && strstr(out, "mad.wide.u32 %ntop_hc0") == NULL);
 		CHECK_EQ_INT(ir.count_static[0], 1);
 		CHECK_EQ_INT((int)ir.count_bytes[0], 16);
@@ -323,8 +323,8 @@ static void test_noret(void)
 		CHECK(strstr(out, "mov.u64 %ntop_p0_lend, %clock64;") != NULL);
 		/* SAVE.u32 {elapse, SMID} at record byte 8 of 16: one 8-byte vector store */
 		CHECK(strstr(out, "mov.b32 %ntop_v1, %smid;") != NULL);
-		CHECK(strstr(out, "st.global.v2.b32 [%ntop_sa+8], {%ntop_v0, %ntop_v1};") != NULL);
-		CHECK(strstr(out, "st.global.b64 [%ntop_sa], %ntop_x0;") != NULL);
+		CHECK(strstr(out, "st.global.cs.v2.b32 [%ntop_sa+8], {%ntop_v0, %ntop_v1};") != NULL);
+		CHECK(strstr(out, "st.global.cs.b64 [%ntop_sa], %ntop_x0;") != NULL);
 		CHECK_EQ_INT(ir.sites, 2);
 		check_assembles("noret", out);
 	}
@@ -366,7 +366,7 @@ static void test_exit_forms(void)
 		CHECK(pos(out, "ld.param.u64 %rd1") < pos(out, "[ntop_map0]"));
 		CHECK(body && pos(body, "setp.eq.u32 %ntop_lane0,") < pos(body, "@!%ntop_lane0 bra $ntop_lane_0;"));
 		CHECK(strstr(out, "[%ntop_ca]") == NULL);
-		CHECK_EQ_INT(count_str(out, "st.global.b64 [%ntop_sa], %ntop_x0;"), 1);
+		CHECK_EQ_INT(count_str(out, "st.global.cs.b64 [%ntop_sa], %ntop_x0;"), 1);
 		CHECK_EQ_INT(ir.count_static[0], 1);
 		check_assembles("exit forms: at exit", out);
 	}
@@ -407,7 +407,7 @@ static void test_rets(void)
 		CHECK(strstr(out, "mad.lo.u64 %ntop_sa, %ntop_sa, %ntop_un1, %ntop_rec1;") != NULL);
 		CHECK_EQ_INT(count_str(out, ".reg .b64 %ntop_un1;"), 1);
 		CHECK(strstr(out, "%ntop_un0") == NULL);
-		CHECK(strstr(out, "@%ntop_ok st.global.v2.b64 [%ntop_sa], {%ntop_x0, %ntop_x1};") != NULL);
+		CHECK(strstr(out, "@%ntop_ok st.global.cs.v2.b64 [%ntop_sa], {%ntop_x0, %ntop_x1};") != NULL);
 		/* the guarded ret: exit code skipped unless %p1 holds */
 		const char *skip = strstr(out, "@!%p1 bra $ntop_skip_0;");
 		CHECK(skip != NULL);
@@ -601,7 +601,7 @@ static void test_block_map_counts_when_func_exits(void)
 {
 	struct probe *p = NULL;
 	char *cause = NULL;
-	int rc = probe_load_file("tests/gpu/block_span.toml", &p, &cause);
+	int rc = probe_load_file(testlib_src("tests/gpu/block_span.toml"), &p, &cause);
 	CHECKF(rc == 0, "%s", cause ? cause : "");
 	struct ptx_inject_result ir;
 	char *out = p ? instrument(K_FUNC_EXIT, "k_fe", &p, 1, &ir, &cause) : NULL;
