@@ -117,8 +117,8 @@ static enum probe_fold save_fold(const struct probe_map *m, uint32_t off)
  * base; a folded field's one value is a reduction instead. Stores are .cs
  * (evict first): the kernel never reads a record back, so records should
  * not push its own data out of L2 (on an H100, app_cost's sgemm under dmat
- * 1.50-1.53x -> 1.46-1.47x as the app sees it, block_sched on its copy
- * 1.095x -> 1.065x in the kernel; doc/performance.md). */
+ * 1.50-1.53x -> 1.46-1.47x as the app sees it; block_sched's cost in the
+ * kernel unchanged: doc/performance.md). */
 static void save_store(struct strbuf *sb, const struct snip_save *sv, int n, const char *base,
 		       uint32_t off, const char *pred, enum probe_fold fold)
 {
