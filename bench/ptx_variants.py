@@ -81,8 +81,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
-            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2", "p8w0", "blockmap",
-            "blkred2e", "l2hint", "l2wb")
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2",
+            "p8w0", "blockmap", "blkred2e", "l2hint", "l2wb")
 
 LANES = """{
 \t.reg .b32 %vl, %ve, %vs; .reg .pred %vp, %vq1, %vq2; .reg .b64 %vv, %va, %vc;
