@@ -493,12 +493,6 @@ static uint64_t fake_param_value(const struct fake_func *fn, int i, void **param
 	return v;
 }
 
-/* base: the map pointer as the hook passed it; a thread map's low bits
- * carry the block-sampling shift (engine.h): records only for kept blocks.
- * A probed copy whose PTX stores no counts (count_static) leaves them 0,
- * so a hook that read them back instead of taking the plan's constant
- * would find no records; one whose blocks not kept store none leaves an
- * absurd count there. */
 /* One record of rec bytes per block, every u64 word folded in with max. */
 static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int counts)
 {
@@ -520,6 +514,12 @@ static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int c
 		fprintf(stderr, "fakecuda: a folded field was not zero before the launch\n");
 }
 
+/* base: the map pointer as the hook passed it; a thread map's low bits
+ * carry the block-sampling shift (engine.h): records only for kept blocks.
+ * A probed copy whose PTX stores no counts (count_static) leaves them 0,
+ * so a hook that read them back instead of taking the plan's constant
+ * would find no records; one whose blocks not kept store none leaves an
+ * absurd count there. */
 static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned block[3], int counts, int kept_only,
 			  int block_map)
 {

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The block map of tests/gpu/block_span.toml against block_sched's warp records of
-# the same launches, on a GPU (tests/gpu/check_block_records.py says what
-# is checked): examples/cuda/block_skew.cu (warps that end 8x apart, known
+# The block map of tests/gpu/block_span.toml against block_sched's warp
+# records of the same launches, on a GPU (tests/gpu/check_block_records.py
+# says what is checked): examples/cuda/block_skew.cu (warps that end 8x apart, known
 # in advance) and app_cost's kernels, each under
 # `ntop record -p block_sched -p tests/gpu/block_span.toml`, outputs as plain.
 # Run from the repository root with the Release build in build-gpu/;
