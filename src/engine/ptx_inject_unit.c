@@ -146,6 +146,17 @@ static void emit_sampled_blocks(struct strbuf *sb)
  * registers), and the per-thread part is one mad.wide.u32. Counts cover
  * every unit; a slot-major map's records only the sampled blocks' units
  * (an unsampled block's address is computed but never stored to). */
+/* %ntop_d2 (the map's buffer) moved past the counts of `units` (a u64
+ * register) to the record area: 4 bytes a unit, padded to 16 (engine.h). */
+static void emit_record_area(struct strbuf *sb, const char *units)
+{
+	strbuf_printf(sb, "shl.b64 %%ntop_d3, %s, 2;\n", units);
+	strbuf_puts(sb,
+		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
+		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
+		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");
+}
+
 /* A block map's unit is its block: one count and cap records per block. */
 static void block_unit_addr(const struct imap *m, struct strbuf *sb, int map, int rec, const char *dst)
 {
@@ -154,11 +165,7 @@ static void block_unit_addr(const struct imap *m, struct strbuf *sb, int map, in
 		strbuf_printf(sb, "mad.lo.u64 %s, %%ntop_bl, 4, %%ntop_d2;\n", dst);
 		return;
 	}
-	strbuf_puts(sb,
-		"shl.b64 %ntop_d3, %ntop_nb, 2;\n"
-		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
-		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
-		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");
+	emit_record_area(sb, "%ntop_nb");
 	strbuf_printf(sb, "mad.lo.u64 %s, %%ntop_bl, %u, %%ntop_d2;\n", dst, m->cap_bytes);
 }
 
@@ -182,12 +189,8 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 		strbuf_printf(sb, "mad.wide.u32 %s, %%ntop_u%s, 4, %%ntop_d0;\n", dst, u);
 		return;
 	}
-	strbuf_puts(sb,
-		"mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n" /* units */
-		"shl.b64 %ntop_d3, %ntop_d3, 2;\n"
-		"add.u64 %ntop_d3, %ntop_d3, 15;\n"
-		"and.b64 %ntop_d3, %ntop_d3, -16;\n"
-		"add.u64 %ntop_d2, %ntop_d2, %ntop_d3;\n");  /* record area */
+	strbuf_puts(sb, "mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n"); /* units */
+	emit_record_area(sb, "%ntop_d3");
 	if (m->slot_major) {
 		emit_sampled_blocks(sb);
 		strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_d4, %ntop_d1;\n");

@@ -138,9 +138,10 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 			z->off[z->n] = j->map_off[i];
 			z->runs[z->n++] = hook_counts_rows(res, i, blocks, threads, j->sample_shift);
 		}
-		if (engine_map_records_clear(m)) { /* block maps: never sampled */
-			uint64_t len = engine_map_units(m, blocks, threads) * m->cap * m->rec_size;
-			z->off[z->n] = j->map_off[i] + engine_map_records_offset(m, blocks, threads);
+		if (engine_map_records_clear(m)) { /* the record area, as the plan sized it (bytes checked) */
+			uint64_t roff = engine_map_records_offset(m, blocks, threads);
+			uint64_t len = engine_map_bytes(m, blocks, threads, j->sample_shift) - roff;
+			z->off[z->n] = j->map_off[i] + roff;
 			z->runs[z->n++] = (struct hook_rows){ len, len, 1, 0 };
 		}
 	}
