@@ -76,6 +76,24 @@ run tensorop_count "$P/tensorop_count.toml" \
 run all "$P/block_sched.toml,$P/dmat.toml,$P/gmem_bytes.toml" \
 	'^run: 46 kernels: 43 probed and checked \(676 sites, 8 without a plain address, 43 exits, 16 clause hints dropped;.*, 3 refused, 0 failed$' \
 	"${CORPUS[@]}"
+# Every probed code object against tests/corpus/amdgpu/probed.sha256: a
+# change of the probed output shows as the lines that differ;
+# NTOP_UPDATE_DIGESTS=1 rewrites the file (for a change meant to alter it).
+DIGESTS="$SRC/tests/corpus/amdgpu/probed.sha256"
+for d in block_sched dmat dmat_global gmem_bytes warp_progress tensorop_count all; do
+	while read -r n proc kernel; do
+		echo "$(sha256sum <"$T/$d/$n.co" | cut -c1-64) $d $proc $kernel"
+	done <"$T/$d/list"
+done | LC_ALL=C sort -k2 >"$T/digests"
+if [ -n "${NTOP_UPDATE_DIGESTS:-}" ]; then
+	cp "$T/digests" "$DIGESTS"
+	echo "wrote $(wc -l <"$T/digests") digests to $DIGESTS"
+elif ! diff "$DIGESTS" "$T/digests" >"$T/digests.diff"; then
+	bad "probed code objects differ from tests/corpus/amdgpu/probed.sha256 (NTOP_UPDATE_DIGESTS=1 rewrites it):"
+	head -40 "$T/digests.diff"
+else
+	echo "probed code objects: $(wc -l <"$DIGESTS") digests as in tests/corpus/amdgpu/probed.sha256"
+fi
 check_written "$T/dmat" ntop_launch ntop_map_dmat
 check_written "$T/dmat_global" ntop_launch ntop_map_dmat_global
 check_written "$T/warp_progress" ntop_launch ntop_map_warp_progress

@@ -7,7 +7,12 @@
  * each exit). For the light block_sched probe the unprobed kernel is
  * assembled too, and the registers the probe adds are held to the bounds
  * measured with ptxas 13.0, per form (NEUTRINO reports ~4 on average; our
- * probe keeps two u64 values live, the entry form two addresses more). */
+ * probe keeps two u64 values live, the entry form two addresses more).
+ * Every probed kernel, in those two forms and the 1-D launch-shape form,
+ * is also held to tests/corpus/probed.digest (a 64-bit FNV-1a digest of its
+ * PTX per file, kernel, probe and form): a change of the probed output shows
+ * as the lines that differ. NTOP_UPDATE_DIGESTS=1 rewrites the file, for a
+ * change that means to alter the probed PTX (say so in its commit). */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +27,10 @@
 
 #define MAX_PROBES 32
 #define WORKERS 2
+#define N_FORMS 3
+#define DIGESTS "tests/corpus/probed.digest"
+static const unsigned FORMS[N_FORMS] = { 0, ENGINE_ADDR_AT_EXIT, ENGINE_BLOCK_1D | ENGINE_GRID_1D };
+static const char *const FORM_NAMES[N_FORMS] = { "entry", "exit", "1d" };
 #define REG_PROBE "probes/block_sched.toml"
 /* mean and most extra registers, per form: exit (measured 4.9 and 12; 9.0
  * on average before exit-time addressing), entry (measured 8.3 and 18) */
@@ -38,6 +47,31 @@ struct job {
 	int form;    /* 0: addresses at entry, 1: at exit (ENGINE_ADDR_AT_EXIT) */
 	char *cause;
 };
+
+/* One line per probed kernel: "digest file kernel probe form". */
+static char **digests;
+static int n_digests, cap_digests;
+
+static uint64_t fnv1a64(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static void add_digest(const char *file, const char *kernel, const char *pname, int form, const char *ptx)
+{
+	if (n_digests == cap_digests) {
+		cap_digests = cap_digests ? cap_digests * 2 : 256;
+		digests = realloc(digests, (size_t)cap_digests * sizeof *digests);
+	}
+	char *line = NULL;
+	if (asprintf(&line, "%016llx %s %s %s %s", (unsigned long long)fnv1a64(ptx, strlen(ptx)), file, kernel,
+		     pname, FORM_NAMES[form]) < 0)
+		line = NULL;
+	digests[n_digests++] = line;
+}
 
 static struct job *jobs;
 static int n_jobs, cap_jobs, next_job;
@@ -200,20 +234,26 @@ static void check_result(const char *what, const struct engine_result *r)
 	CHECKF(r->stats.sites >= 1, "%s: %d sites", what, r->stats.sites);
 }
 
-/* One kernel, one probe, one form: checked, and queued for ptxas (with
- * the unprobed kernel beside block_sched's, once: its job in *base). */
+/* One kernel, one probe, one form: checked, digested, and queued for
+ * ptxas (with the unprobed kernel beside block_sched's, once: its job in
+ * *base); the 1-D form is digested only. */
 static void instrument_one(const char *text, size_t len, const char *kernel, struct probe *probe,
 			   const char *pname, int form, const char *file, int *base)
 {
 	char what[512], *cause = NULL;
-	snprintf(what, sizeof what, "%s %s [%s]%s", file, kernel, pname, form ? " at exit" : "");
+	snprintf(what, sizeof what, "%s %s [%s] %s", file, kernel, pname, FORM_NAMES[form]);
 	struct engine_result r;
-	int rc = engine_instrument(text, len, kernel, &probe, 1, form ? ENGINE_ADDR_AT_EXIT : 0, &r, &cause);
+	int rc = engine_instrument(text, len, kernel, &probe, 1, FORMS[form], &r, &cause);
 	CHECKF(rc == 0, "%s: %s", what, cause ? cause : "");
 	free(cause);
 	if (rc < 0)
 		return;
 	check_result(what, &r);
+	add_digest(file, kernel, pname, form, r.ptx);
+	if (form == 2) {
+		engine_result_done(&r);
+		return;
+	}
 	int j = add_job(what, r.ptx, r.n_maps);
 	jobs[j].form = form;
 	r.ptx = NULL;
@@ -249,7 +289,7 @@ static int instrument_file(const char *name, struct probe **probes, char **pname
 			kernels++;
 			for (int p = 0; p < n_probes; p++) {
 				int base = -1;
-				for (int form = 0; form < 2; form++)
+				for (int form = 0; form < N_FORMS; form++)
 					instrument_one(text, len, entries[k], probes[p], pnames[p], form, name, &base);
 			}
 		}
@@ -259,6 +299,58 @@ static int instrument_file(const char *name, struct probe **probes, char **pname
 	free(cause);
 	free(text);
 	return kernels;
+}
+
+static int cmp_digest_key(const void *a, const void *b)
+{
+	/* by everything after the digest: file, kernel, probe, form */
+	return strcmp(*(char *const *)a + 17, *(char *const *)b + 17);
+}
+
+/* The probed PTX against tests/corpus/probed.digest: every line that
+ * differs, is new or is gone is a failure (the first 20 printed). */
+static void check_digests(void)
+{
+	qsort(digests, (size_t)n_digests, sizeof *digests, cmp_digest_key);
+	const char *path = testlib_src(DIGESTS);
+	if (getenv("NTOP_UPDATE_DIGESTS")) {
+		FILE *f = fopen(path, "w");
+		CHECKF(f != NULL, "cannot write %s", path);
+		for (int i = 0; f && i < n_digests; i++)
+			fprintf(f, "%s\n", digests[i]);
+		if (f)
+			fclose(f);
+		printf("wrote %d digests to %s\n", n_digests, DIGESTS);
+		return;
+	}
+	size_t len = 0;
+	char *want = testlib_slurp(path, &len);
+	CHECKF(want != NULL, "cannot read %s", path);
+	int n_want = 0, differ = 0;
+	for (char *line = want, *nl; want && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		n_want++;
+		char *key = line;
+		char **hit = strlen(line) > 17 ? bsearch(&key, digests, (size_t)n_digests, sizeof *digests,
+							 cmp_digest_key) : NULL;
+		if (hit && !strcmp(*hit, line)) {
+			(*hit)[0] = '=';
+			continue;
+		}
+		if (hit)
+			(*hit)[0] = '!';
+		if (differ++ < 20)
+			printf("probed PTX %s: %s\n", hit ? "differs" : "no longer made", line + 17);
+	}
+	for (int i = 0; i < n_digests; i++)
+		if (digests[i][0] != '=' && digests[i][0] != '!' && differ++ < 20)
+			printf("probed PTX new: %s\n", digests[i] + 17);
+	CHECKF(differ == 0, "%d probed kernels differ from %s (NTOP_UPDATE_DIGESTS=1 rewrites it)", differ, DIGESTS);
+	printf("probed PTX: %d of %d digests as in %s\n", n_want - differ, n_want, DIGESTS);
+	free(want);
 }
 
 int main(void)
@@ -295,6 +387,10 @@ int main(void)
 		free(jobs[i].ptx);
 		free(jobs[i].cause);
 	}
+	check_digests();
+	for (int i = 0; i < n_digests; i++)
+		free(digests[i]);
+	free(digests);
 	for (int f = 0; f < 2; f++) {
 		if (!n_delta[f])
 			continue;
