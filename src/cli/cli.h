@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "common/strbuf.h"
-#include "engine/probe.h"
+#include "engine/probe/probe.h"
 
 #ifndef NTOP_VERSION
 #define NTOP_VERSION "0.1.0"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/cause.h"
-#include "engine/verify.h"
+#include "engine/probe/verify.h"
 
 void cli_err(const char *fmt, ...)
 {

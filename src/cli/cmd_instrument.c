@@ -10,10 +10,10 @@
 
 #include "cli/cli.h"
 #include "common/demangle.h"
-#include "engine/assemble.h"
+#include "engine/ptx/assemble.h"
 #include "engine/engine.h"
-#include "engine/image.h"
-#include "engine/ptx.h"
+#include "engine/image/image.h"
+#include "engine/ptx/ptx.h"
 
 struct ins_opts {
 	const char **probes;

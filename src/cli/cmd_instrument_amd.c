@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/amdgpu_image.h"
-#include "engine/amdgpu_instrument.h"
-#include "engine/elf_image.h"
+#include "engine/amdgpu/amdgpu_image.h"
+#include "engine/amdgpu/amdgpu_instrument.h"
+#include "engine/image/elf_image.h"
 
 int cli_is_amd_image(const void *img, size_t size)
 {

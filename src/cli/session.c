@@ -47,8 +47,8 @@
 extern char **environ;
 
 #define SESSION_SOCK_NAME "events.sock"
-#define SESSION_AUDIT_FILE "libntop_audit.so" /* in the hook directory (src/hook/rtld_audit.c) */
-#define SESSION_HIP_HOOK "libntop_hip.so" /* the HIP 6/7 hook (src/hook/hook_hip_bind.c) */
+#define SESSION_AUDIT_FILE "libntop_audit.so" /* in the hook directory (src/hook/audit/rtld_audit.c) */
+#define SESSION_HIP_HOOK "libntop_hip.so" /* the HIP 6/7 hook (src/hook/hip/hook_hip_bind.c) */
 #define SESSION_MSG_MAX 65536        /* one message (an event line is at most 4096 bytes); longer: cut */
 #define SESSION_READ_MAX (1u << 20)  /* bytes per session_read_events call: keep the caller responsive */
 #define SESSION_CONN_BURST 256       /* messages from one connection before the others get a turn */
@@ -326,7 +326,7 @@ static void session_env_free(char **v)
 
 /* Where the application is sent to ntop's stand-ins: LD_LIBRARY_PATH (opens
  * by name) and, unless no_audit, the loader audit module's rules (opens by
- * any path, src/hook/rtld_audit.c). */
+ * any path, src/hook/audit/rtld_audit.c). */
 struct session_redirect {
 	struct strbuf ld;    /* LD_LIBRARY_PATH */
 	struct strbuf rules; /* NTOP_AUDIT_MAP: "PATTERN=STAND-IN" lines */
@@ -384,7 +384,7 @@ static int session_glibc_binds(void)
 /* LD_AUDIT: the user's list, then ntop's audit module (a path with ':' or
  * a newline cannot be listed and is left out, as is a missing module). The
  * audit module also binds ROCm 6/7 runtimes' hooked calls to the HIP hook
- * (src/hook/rtld_bind.c) when the hook is built. */
+ * (src/hook/audit/rtld_bind.c) when the hook is built. */
 static void session_env_audit(struct session_env *env, struct session_redirect *r, const char *hook_dir,
 			      int no_audit)
 {

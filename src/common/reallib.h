@@ -38,7 +38,7 @@ int reallib_open(const struct reallib_spec *s, const void *self, void **handle, 
 int reallib_find(const struct reallib_spec *s, char *path, size_t path_len);
 
 /* path as the stand-ins dlopen it: "DIR/./FILE" ("./FILE" for a bare
- * name), the form ntop's loader audit module (src/hook/rtld_audit.c) never
+ * name), the form ntop's loader audit module (src/hook/audit/rtld_audit.c) never
  * redirects, so a stand-in's open of its real library cannot come back to
  * the stand-in. -1 when it does not fit. */
 int reallib_pass_through(const char *path, char *out, size_t out_len);
@@ -54,7 +54,7 @@ extern const struct reallib_spec reallib_nvrtc, reallib_nvjitlink;
 extern const struct reallib_spec reallib_amdhip64;
 /* ROCm 6 and 7's runtimes (an fnmatch pattern on the file name, or on the
  * file a "libamdhip64.so" link resolves to): no stand-in; the loader audit
- * module binds their hooked calls to libntop_hip.so (src/hook/rtld_bind.c). */
+ * module binds their hooked calls to libntop_hip.so (src/hook/audit/rtld_bind.c). */
 #define REALLIB_AMDHIP64_BOUND "libamdhip64.so.[67]*"
 
 #endif

@@ -9,9 +9,9 @@
 
 #include "common/cause.h"
 #include "common/timeutil.h"
-#include "engine/ptx.h"
-#include "engine/ptx_inject.h"
-#include "engine/verify.h"
+#include "engine/ptx/ptx.h"
+#include "engine/ptx/ptx_inject.h"
+#include "engine/probe/verify.h"
 
 static double engine_ms_since(uint64_t t0)
 {

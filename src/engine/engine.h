@@ -4,7 +4,7 @@
 #define NTOP_ENGINE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "engine/probe.h"
+#include "engine/probe/probe.h"
 
 #define ENGINE_MAX_MAPS 8
 #define ENGINE_MAX_GLOBALS 64

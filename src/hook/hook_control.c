@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include "common/strbuf.h"
 #include "common/timeutil.h"
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "hook/hook_control.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"

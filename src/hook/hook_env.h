@@ -54,7 +54,7 @@
  *                     after the user's own LD_AUDIT) and its rules, lines of
  *                     "PATTERN=STAND-IN": a library opened by a path whose file
  *                     name matches PATTERN (fnmatch) loads STAND-IN instead
- *                     (src/hook/rtld_audit.c); not set with --no-audit
+ *                     (src/hook/audit/rtld_audit.c); not set with --no-audit
  *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
  *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)

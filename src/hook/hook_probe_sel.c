@@ -2,8 +2,8 @@
  * every backend. */
 #include <stdlib.h>
 #include <string.h>
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "hook/hook_config.h"
 #include "hook/hook_events.h"
 #include "hook/hook_probe_sel.h"

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/image.h"
-#include "hook/hook_cuda_api.h"
+#include "engine/image/image.h"
+#include "hook/cuda/hook_cuda_api.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
-#include "hook/hook_ptxsrc.h"
+#include "hook/cuda/hook_ptxsrc.h"
 #include "hook/hook_kernel_events.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"

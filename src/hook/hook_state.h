@@ -5,10 +5,10 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hook/hook_control.h"
-#include "hook/hook_graph.h"
-#include "hook/hook_ptxsrc.h"
+#include "hook/cuda/hook_graph.h"
+#include "hook/cuda/hook_ptxsrc.h"
 #include "hook/hook_registry.h"
-#include "hook/hook_table.h"
+#include "hook/cuda/hook_table.h"
 
 struct probe;
 

@@ -3,7 +3,7 @@
  * signature-free trampolines for every export of the real library, only the
  * hooked rows typed). They forward everything, and hand each cubin they see
  * produced, with the PTX it came from, to the driver stand-in
- * (ntop_hook_jit_output, hook/hook_ptxsrc.h), which gives that PTX to the
+ * (ntop_hook_jit_output, hook/cuda/hook_ptxsrc.h), which gives that PTX to the
  * module the driver later loads from those bytes. Each library links its
  * own copy of jit_common.c; what differs is its jit_lib. */
 #ifndef NTOP_JIT_H

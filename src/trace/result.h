@@ -11,7 +11,7 @@
 #define NTOP_RESULT_H
 #include <stddef.h>
 #include <stdint.h>
-#include "engine/probe.h"
+#include "engine/probe/probe.h"
 
 #define RESULT_MAGIC "NTOPRES"
 /* Version 2 files may hold slot-major maps, version 3 block-sampled ones,

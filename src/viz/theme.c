@@ -1,5 +1,5 @@
 /* Themes (theme.h): built-in tables that mirror the files in themes/ (a test keeps
- * them in step), the TOML reader on top of engine/toml.h, and colour maths. */
+ * them in step), the TOML reader on top of common/toml.h, and colour maths. */
 #include "common/hexdigit.h"
 #include "viz/theme.h"
 
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/cause.h"
-#include "engine/toml.h"
+#include "common/toml.h"
 
 #define THEME_FILE_MAX (1u << 20) /* bytes: a theme is a few hundred */
 

@@ -29,12 +29,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "engine/amdgpu_asm.h"
-#include "engine/amdgpu_co.h"
-#include "engine/amdgpu_disasm.h"
-#include "engine/amdgpu_image.h"
-#include "engine/amdgpu_msgpack.h"
-#include "engine/amdgpu_regs.h"
+#include "engine/amdgpu/amdgpu_asm.h"
+#include "engine/amdgpu/amdgpu_co.h"
+#include "engine/amdgpu/amdgpu_disasm.h"
+#include "engine/amdgpu/amdgpu_image.h"
+#include "engine/amdgpu/amdgpu_msgpack.h"
+#include "engine/amdgpu/amdgpu_regs.h"
 #include "amdgpu_files.h"
 
 static void print_scalar(const struct msgpack_node *n)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/amdgpu_image.h"
+#include "engine/amdgpu/amdgpu_image.h"
 
 struct amdgpu_files {
 	uint8_t *p;

@@ -30,14 +30,14 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "engine/amdgpu_check.h"
-#include "engine/amdgpu_co.h"
-#include "engine/amdgpu_instrument.h"
-#include "engine/amdgpu_isa.h"
-#include "engine/amdgpu_regs.h"
-#include "engine/amdgpu_write.h"
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/amdgpu/amdgpu_check.h"
+#include "engine/amdgpu/amdgpu_co.h"
+#include "engine/amdgpu/amdgpu_instrument.h"
+#include "engine/amdgpu/amdgpu_isa.h"
+#include "engine/amdgpu/amdgpu_regs.h"
+#include "engine/amdgpu/amdgpu_write.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "amdgpu_files.h"
 #include "amdgpu_simrun.h"
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_code.h"
-#include "engine/amdgpu_isa.h"
-#include "engine/amdgpu_map.h"
-#include "engine/amdgpu_sim.h"
+#include "engine/amdgpu/amdgpu_code.h"
+#include "engine/amdgpu/amdgpu_isa.h"
+#include "engine/amdgpu/amdgpu_map.h"
+#include "engine/amdgpu/amdgpu_sim.h"
 
 #define SR_KERNARG 0x7f0000001000ull
 #define SR_MAP(i) (0x100000000ull * (uint64_t)((i) + 1))

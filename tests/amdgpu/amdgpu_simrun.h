@@ -18,7 +18,7 @@
 #ifndef NTOP_TEST_AMDGPU_SIMRUN_H
 #define NTOP_TEST_AMDGPU_SIMRUN_H
 
-#include "engine/amdgpu_instrument.h"
+#include "engine/amdgpu/amdgpu_instrument.h"
 
 struct simrun_tally {
 	long waves, sites, units, records, failed;

@@ -43,7 +43,7 @@ static inline char *slurp(const char *path)
 /* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
  * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). The
  * path goes in the form the hook opened it, DIR/./FILE: under ntop's loader
- * audit module the plain path names the hook (src/hook/rtld_audit.c). */
+ * audit module the plain path names the hook (src/hook/audit/rtld_audit.c). */
 static inline void *fake_sym(const char *name)
 {
 	void *p = dlsym(RTLD_DEFAULT, name);

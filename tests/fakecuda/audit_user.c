@@ -1,7 +1,7 @@
 /* A user's own loader audit module (regress/hook_audit.sh): appends every
  * name the loader is asked for ("ORIG NAME" lines) to $AUDIT_USER_LOG, so
  * the test sees it still runs, and before ntop's, with ntop's appended to
- * LD_AUDIT. Built without sanitizers, like ntop's (src/hook/rtld_audit.c). */
+ * LD_AUDIT. Built without sanitizers, like ntop's (src/hook/audit/rtld_audit.c). */
 #include <fcntl.h>
 #include <link.h>
 #include <stdint.h>

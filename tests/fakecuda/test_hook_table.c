@@ -10,7 +10,7 @@
 #include "hook/hook_dispatch.h"
 #include "hook/hook_exports.h"
 #include "hook/hook_state.h"
-#include "hook/hook_table.h"
+#include "hook/cuda/hook_table.h"
 
 static int fails;
 #define EXPECT(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); fails++; } } while (0)

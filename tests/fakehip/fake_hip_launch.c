@@ -112,7 +112,7 @@ static void run_tt_add(const struct fh_kernel *k, const uint8_t *ka)
 }
 
 /* The 32-byte ntop_launch block as the injected code expects it
- * (src/engine/amdgpu_inject.h), computed here on its own. */
+ * (src/engine/amdgpu/amdgpu_inject.h), computed here on its own. */
 static int check_launch(const struct fh_kernel *k, const uint8_t *ka, const unsigned grid[3], const unsigned block[3])
 {
 	const struct fh_arg *a = arg_named(k, "ntop_launch");

@@ -1,5 +1,5 @@
 /* The device-property layouts the HIP hook reads by offset
- * (src/hook/hook_hip_api.h): ROCm 6's R0600 against our own declaration
+ * (src/hook/hip/hook_hip_api.h): ROCm 6's R0600 against our own declaration
  * (hip_mini_api.h, what the test double fills), every field Triton's
  * launcher reads against ROCm 7.1's header where the triton wheel ships
  * it (else said, and the constants are held against ours only), and HIP
@@ -7,7 +7,7 @@
  * layouts and the attribute ids the hook tells apart, alike. */
 #include <stdio.h>
 #include "hip_props_offsets.h"
-#include "hook/hook_hip_api.h"
+#include "hook/hip/hook_hip_api.h"
 
 static int fails;
 

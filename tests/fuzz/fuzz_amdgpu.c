@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_asm.h"
-#include "engine/amdgpu_co.h"
-#include "engine/amdgpu_disasm.h"
-#include "engine/amdgpu_image.h"
-#include "engine/amdgpu_msgpack.h"
+#include "engine/amdgpu/amdgpu_asm.h"
+#include "engine/amdgpu/amdgpu_co.h"
+#include "engine/amdgpu/amdgpu_disasm.h"
+#include "engine/amdgpu/amdgpu_image.h"
+#include "engine/amdgpu/amdgpu_msgpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

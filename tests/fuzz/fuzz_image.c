@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/image.h"
+#include "engine/image/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* libFuzzer harness for the PTX parser: parse, emit, reparse; a module that
  * parses must emit text that parses again to the same shape, and pruning to
  * its first kernel (eager and lazy) must not fail. Seeds: tests/corpus/ptx. */
-#include "engine/ptx.h"
+#include "engine/ptx/ptx.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/probe.h"
-#include "engine/toml.h"
-#include "engine/verify.h"
+#include "engine/probe/probe.h"
+#include "common/toml.h"
+#include "engine/probe/verify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Disassemble -> reassemble on every kernel of the AMDGPU corpus and, when
-# installed, of rocRAND (src/engine/amdgpu_disasm.c, amdgpu_asm.c): with
+# installed, of rocRAND (src/engine/amdgpu/amdgpu_disasm.c, amdgpu_asm.c): with
 # nothing inserted the code comes back byte-identical; re-encoded from the
 # disassembly text it is identical or differs only in listed don't-care
 # fields; with an s_nop before every instruction every branch still reaches

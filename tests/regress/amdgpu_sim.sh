@@ -1,6 +1,6 @@
 #!/bin/bash
 # The code ntop inserts into AMD kernels, run per simulated wave
-# (src/engine/amdgpu_sim.c; tests/amdgpu/amdgpu_simrun.c drives it): every
+# (src/engine/amdgpu/amdgpu_sim.c; tests/amdgpu/amdgpu_simrun.c drives it): every
 # corpus kernel probed with each built-in AMD probe (dmat_global included:
 # its records hold the real-time counter's read; warp_progress: a record at
 # entry, before every s_barrier or gfx12 s_barrier_signal and at the exit;

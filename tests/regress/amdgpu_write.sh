@@ -1,5 +1,5 @@
 #!/bin/bash
-# Probed AMDGPU code objects written by ntop (src/engine/amdgpu_write.c) and
+# Probed AMDGPU code objects written by ntop (src/engine/amdgpu/amdgpu_write.c) and
 # held against LLVM 19's tools, for every kernel of the corpus and a sample
 # of rocRAND (every 20th kernel; all 560 take minutes): amdgpu_probe write
 # appends a map argument, loads it at entry into SGPRs allocated above the

@@ -40,7 +40,7 @@ expect() { grep -Eq -- "$2" "$1" || bad "$3 (no line matching '$2' in $(basename
 syms() { readelf --dyn-syms -W "$1" | awk '$7 != "UND" && $4 == "FUNC" {print $8}' | sed 's/@@*/ /' | grep -v '^ntop_hook_marker' | sort; }
 SI=$B/lib/ntop/hip/libamdhip64.so.5
 syms "$SI" >"$T/ours"
-grep -v '^#' "$S/src/hook/hip_exports.txt" | sort >"$T/list"
+grep -v '^#' "$S/src/hook/hip/hip_exports.txt" | sort >"$T/list"
 cmp -s "$T/ours" "$T/list" || bad "stand-in exports differ from hip_exports.txt: $(diff "$T/ours" "$T/list" | head -5)"
 readelf -d "$SI" | grep -q 'SONAME.*\[libamdhip64.so.5\]' || bad "stand-in SONAME"
 REAL=/usr/lib/x86_64-linux-gnu/libamdhip64.so.5

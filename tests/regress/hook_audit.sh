@@ -1,5 +1,5 @@
 #!/bin/bash
-# ntop's loader audit module (src/hook/rtld_audit.c, plumbing over the fake
+# ntop's loader audit module (src/hook/audit/rtld_audit.c, plumbing over the fake
 # driver and the NVRTC test double): app_dlopen links neither library and
 # opens both by absolute path, as CuPy and Numba do, yet under `ntop record
 # -p block_sched` the loader hands it ntop's stand-ins, so the cubin NVRTC

@@ -3,7 +3,7 @@
 # exports exactly those names plus its marker and the entry the NVRTC and
 # nvJitLink stand-ins hand their outputs to (-fvisibility=hidden).
 source "$(dirname "$0")/hook_lib.inc"
-LIST=$S/src/hook/cuda_exports.txt
+LIST=$S/src/hook/cuda/cuda_exports.txt
 STUB=${CUDA_STUB:-/usr/local/cuda/lib64/stubs/libcuda.so}
 command -v nm > /dev/null || exit 77
 if [ -f "$STUB" ]; then

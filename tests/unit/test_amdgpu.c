@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_asm.h"
-#include "engine/amdgpu_bundle.h"
-#include "engine/amdgpu_disasm.h"
-#include "engine/amdgpu_co.h"
-#include "engine/amdgpu_image.h"
-#include "engine/amdgpu_msgpack.h"
-#include "engine/amdgpu_regs.h"
-#include "engine/amdgpu_target.h"
+#include "engine/amdgpu/amdgpu_asm.h"
+#include "engine/amdgpu/amdgpu_bundle.h"
+#include "engine/amdgpu/amdgpu_disasm.h"
+#include "engine/amdgpu/amdgpu_co.h"
+#include "engine/amdgpu/amdgpu_image.h"
+#include "engine/amdgpu/amdgpu_msgpack.h"
+#include "engine/amdgpu/amdgpu_regs.h"
+#include "engine/amdgpu/amdgpu_target.h"
 #include "testlib.h"
 
 static uint8_t *load(const char *name, size_t *len)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_map.h"
-#include "engine/amdgpu_sim.h"
+#include "engine/amdgpu/amdgpu_map.h"
+#include "engine/amdgpu/amdgpu_sim.h"
 #include "testlib.h"
 
 static struct amdgpu_wave *wave(enum amdgpu_family f, int lanes)

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_snippet.h"
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/amdgpu/amdgpu_snippet.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "testlib.h"
 
 #define HEAD "ntop_probe = 1\nname = \"t\"\nisa = \"gcn\"\n"

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/amdgpu_check.h"
-#include "engine/amdgpu_co.h"
-#include "engine/amdgpu_isa.h"
-#include "engine/amdgpu_write.h"
-#include "engine/llvm_tool.h"
+#include "engine/amdgpu/amdgpu_check.h"
+#include "engine/amdgpu/amdgpu_co.h"
+#include "engine/amdgpu/amdgpu_isa.h"
+#include "engine/amdgpu/amdgpu_write.h"
+#include "engine/amdgpu/llvm_tool.h"
 #include "testlib.h"
 
 static void test_isa_mem(void)

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/assemble.h"
+#include "engine/ptx/assemble.h"
 #include "engine/engine.h"
-#include "engine/probe.h"
-#include "engine/ptx.h"
+#include "engine/probe/probe.h"
+#include "engine/ptx/ptx.h"
 #include "testlib.h"
 
 #define MAX_PROBES 32

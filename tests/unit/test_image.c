@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "common/demangle.h"
-#include "engine/elf_file.h"
-#include "engine/image.h"
-#include "engine/triton_cache.h"
+#include "engine/image/elf_file.h"
+#include "engine/image/image.h"
+#include "engine/image/triton_cache.h"
 #include "testlib.h"
 
 #define NAME_SCALE "scale"

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/assemble.h"
+#include "engine/ptx/assemble.h"
 #include "engine/engine.h"
-#include "engine/probe.h"
-#include "engine/ptx.h"
-#include "engine/ptx_inject.h"
+#include "engine/probe/probe.h"
+#include "engine/ptx/ptx.h"
+#include "engine/ptx/ptx_inject.h"
 #include "testlib.h"
 
 static const char *HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n\n";

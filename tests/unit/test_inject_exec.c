@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/probe.h"
-#include "engine/ptx.h"
-#include "engine/ptx_inject.h"
+#include "engine/probe/probe.h"
+#include "engine/ptx/ptx.h"
+#include "engine/ptx/ptx_inject.h"
 #include "testlib.h"
 
 #define MAX_INSNS 4096

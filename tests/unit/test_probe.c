@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/probe.h"
+#include "engine/probe/probe.h"
 #include "testlib.h"
 
 static struct probe *load_ok(const char *rel)

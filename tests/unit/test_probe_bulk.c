@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/assemble.h"
+#include "engine/ptx/assemble.h"
 #include "engine/engine.h"
-#include "engine/probe.h"
-#include "engine/ptx.h"
-#include "engine/ptx_inject.h"
+#include "engine/probe/probe.h"
+#include "engine/ptx/ptx.h"
+#include "engine/ptx/ptx_inject.h"
 #include "testlib.h"
 
 #define CORPUS "tests/corpus/ptx/bulk.sm_90a.ptx"

@@ -3,7 +3,7 @@
  * pruned to each of its kernels, still assembles with ptxas. Plus instruction
  * splitting, opcode matching, prune/used_vars contents and error reports on
  * hand-written snippets. Needs ptxas ($NTOP_PTXAS, PATH or /usr/local/cuda). */
-#include "engine/ptx.h"
+#include "engine/ptx/ptx.h"
 
 #include "testlib.h"
 

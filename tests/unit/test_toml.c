@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/toml.h"
+#include "common/toml.h"
 #include "testlib.h"
 
 static struct toml_node *parse_ok(const char *text)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "testlib.h"
 
 /* Line (1-based) of the first occurrence of needle in the file; 0 if none. */

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/probe.h"
-#include "engine/verify.h"
+#include "engine/probe/probe.h"
+#include "engine/probe/verify.h"
 #include "testlib.h"
 
 struct escape {

@@ -1,0 +1,234 @@
+/* Internals shared by the instrumenter's files; not part of the engine's
+ * API (that is ptx_inject.h). The design notes are atop ptx_inject.c.
+ *
+ *   ptx_inject.c         the driver: probe and map setup, the result
+ *   ptx_inject_snip.c    snippets prepared once per probe (renaming, SAVEs)
+ *   ptx_inject_operand.c the traced instruction's BYTES and ADDR, and the
+ *                        kernel's register widths ADDR needs
+ *   ptx_inject_site.c    a snippet at one site: helpers expanded, lines out
+ *   ptx_inject_save.c    SAVE: bounds, record address, vector stores
+ *   ptx_inject_unit.c    a unit's count and record addresses in a map
+ *   ptx_inject_exit.c    the code before every kernel exit
+ *   ptx_inject_walk.c    the new body: prologue, statements, end */
+#ifndef NTOP_PTX_INJECT_INT_H
+#define NTOP_PTX_INJECT_INT_H
+#include "engine/ptx/ptx_inject.h"
+
+#include <ctype.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
+#include "engine/ptx/snippet.h"
+
+#define INJECT_SAVE_MAX 32 /* values in one SAVE statement */
+
+/* ---- snippets, prepared once per probe ---------------------------------- */
+
+struct snip_save {
+	int size;        /* 4 or 8 bytes per value */
+	int n_vals;
+	char *vals[INJECT_SAVE_MAX];
+	uint32_t off;    /* bytes from the snippet's record start */
+};
+
+struct snip_line {
+	char *text;             /* renamed instruction, without ';' (NULL for SAVE) */
+	struct snip_save *save;
+	int first_save, last_save;
+};
+
+struct snip {
+	struct snip_line *lines;
+	int n;
+	uint32_t save_bytes; /* S: bytes all SAVEs of one execution write */
+	int uses_addr;
+	int uses_bytes;
+};
+
+struct iprobe {
+	const struct probe *p;
+	int index;          /* in probes[] */
+	int map;            /* map number, -1 without a map */
+	struct snippet_reg *ren; /* its registers (snippet.h), renamed %ntop_p<index>_<name> */
+	int n_ren;
+	struct snip *snips; /* one per hook */
+};
+
+/* ---- kernel registers --------------------------------------------------- */
+
+struct kreg {
+	const char *name; /* points into the kernel's .reg text (not terminated) */
+	size_t len;
+	int range;
+	int bits;
+};
+
+/* Per map: how its cursor (bytes the unit tried to save so far) is known.
+ * Entry and exit snippets run exactly once per thread, in a fixed order, so
+ * a map whose SAVEs all sit in them has a cursor known at instrumentation
+ * time everywhere (no register). A SAVE at an instruction tracepoint makes
+ * the cursor dynamic: %ntop_cur<i> and the unit's record address
+ * %ntop_rec<i> then live from the entry to the exits. */
+struct imap {
+	int pr;              /* iprobe index */
+	int warp;            /* warp or block map: lane 0 stores (exit code in lane 0) */
+	int block;           /* block map: one unit per block, thread 0 stores its
+				plain fields, every warp's lane 0 folds the others */
+	int dynamic;
+	uint32_t cap_bytes;  /* cap * rec_size */
+	uint32_t rec_size;   /* bytes per record */
+	int slot_major;      /* records slot-major (engine_map_slot_major): a unit's
+				record k is k * units records after its record 0, so
+				%ntop_un<i> (units) lives beside %ntop_rec<i> when dynamic */
+	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
+	int rec_at_entry;    /* %ntop_hr<i> holds the unit's record 0 from the entry on */
+	int count_static;    /* no count stores: every unit's count is the same (engine.h) */
+};
+
+struct inj {
+	struct ptx_func *kernel;
+	struct iprobe *pr;
+	int n_pr;
+	int n_maps;
+	struct imap maps[ENGINE_MAX_MAPS];
+	int any_warp, any_dyn_warp;
+	int func_exit;       /* a .func of the module has an `exit`: a thread may leave
+				without our exit code, so every count is stored */
+	int has_exit_work;
+	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
+				%ntop_lane0 computed at entry (engine.h) */
+	int block_1d, grid_1d; /* ENGINE_BLOCK_1D, ENGINE_GRID_1D */
+	struct strbuf decls;             /* renamed probe .reg lines */
+	struct kreg *regs;
+	int n_regs;
+	struct ptx_stmt *out;
+	unsigned char *mine; /* out[i] was made here (freed on failure) */
+	int n_out, cap_out;
+	int skip_n, lane_n;  /* label counters */
+	int sites;
+	int sites_no_addr;   /* matching sites skipped: no address or size to give ADDR/BYTES */
+	/* exit code, rendered once and reused at every exit: the part every
+	 * thread runs, and the part only lane 0 of each warp runs (warp maps) */
+	char *exit_all, *exit_lane0;
+	char **cause;
+};
+
+/* ---- sites -------------------------------------------------------------- */
+
+enum site_kind { SITE_ENTRY, SITE_INSN, SITE_EXIT };
+
+/* What the straight-line code emitted so far at this site already holds,
+ * so a quantity is computed once per site (ptxas does not merge repeated
+ * special-register reads). */
+enum {
+	HAVE_TL = 1,     /* %ntop_tl = thread_linear */
+	HAVE_GRID = 2,   /* %ntop_bl = block_linear, %ntop_nb = blocks */
+	HAVE_UNIT_T = 4, /* %ntop_pt = units per block, %ntop_ut = unit in block (thread maps) */
+	HAVE_UNIT_W = 8, /* %ntop_pw, %ntop_uw: the same for warp maps */
+};
+
+struct site {
+	const struct ptx_insn *insn; /* NULL at kernel entry/exit */
+	enum site_kind kind;
+	int lane0_only;              /* inside the exit's lane-0 branch */
+	unsigned have;               /* HAVE_* */
+	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
+	int bytes_wide;              /* BYTES stands for %ntop_bw (the u32 register widened) */
+	uint32_t cur[ENGINE_MAX_MAPS]; /* bytes: cursors known here (entry, static exits) */
+};
+
+/* Where one execution of a snippet stores, decided at its first SAVE. */
+struct save_state {
+	int drop;      /* static cursor past cap: no stores (the count still grows) */
+	int pred;      /* stores guarded by %ntop_ok */
+	int t0;        /* block map: plain stores guarded by %ntop_t0 (thread 0, and %ntop_ok) */
+	uint32_t base; /* bytes: immediate offset of the snippet's record from %ntop_sa */
+	/* slot-major maps: the snippet's record j lies (slot0 + j) * units
+	 * records past %ntop_sa (static: %ntop_sa = the unit's record 0, slot0 =
+	 * cursor / rec_size; dynamic: %ntop_sa = the record at the cursor,
+	 * slot0 = 0); stores to a record other than %ntop_sa's go through
+	 * %ntop_sb, which holds record rec_j (-1: none yet) */
+	int slot_major;
+	uint32_t slot0;
+	int rec_j;
+	char units[24]; /* register holding the map's units (u64) */
+};
+
+static inline int inject_is_ident(int c)
+{
+	return isalnum(c) || c == '_' || c == '$';
+}
+
+static inline const char *inject_skip_ws(const char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Cursors saturate instead of wrapping, so a huge count never looks small. */
+static inline uint32_t inject_sat_add(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+/* ptx_inject_snip.c: renamed registers (into in->decls) and parsed lines
+ * of every hook of ip; may mark ip's map dynamic. */
+int ptx_inject_snip_prepare(struct inj *in, struct iprobe *ip);
+void ptx_inject_snip_free(struct iprobe *ip);
+
+/* ptx_inject_operand.c */
+int ptx_inject_operand_type_bytes(const char *type);
+/* Collects the kernel's .reg declarations (for ADDR's register widths) and
+ * refuses kernels that already use our %ntop_ prefix. */
+int ptx_inject_operand_kernel_regs(struct inj *in);
+/* Emits the computation of ADDR into %ntop_addr. */
+int ptx_inject_operand_addr(struct inj *in, struct strbuf *sb, const struct ptx_insn *insn);
+
+/* ptx_inject_site.c */
+struct site ptx_inject_site_at(enum site_kind kind, const struct ptx_insn *insn);
+/* Does s use helper `word` (a whole word, not part of a register or name)? */
+int ptx_inject_site_has_helper(const char *s, const char *word);
+/* Appends snippet text with helpers replaced for this site. */
+int ptx_inject_site_expand(struct inj *in, struct strbuf *sb, const char *s, const struct site *st);
+/* Before text that needs BYTES as a 64-bit operand (need64): when BYTES is
+ * a u32 register (cp.async's src-size, a bulk copy's size), widens it into
+ * %ntop_bw and makes BYTES stand for that until the next call. */
+int ptx_inject_site_bytes64(struct inj *in, struct strbuf *sb, const char *text, struct site *st, int need64);
+int ptx_inject_site_snip(struct inj *in, struct strbuf *sb, const struct iprobe *ip, int hook,
+			 struct site *st);
+
+/* ptx_inject_unit.c: pred = this thread is thread 0 of its block. */
+void ptx_inject_unit_thread0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred);
+
+/* ptx_inject_save.c: one SAVE line of snippet sn (its first sets up ss). */
+int ptx_inject_save_emit(struct inj *in, struct strbuf *sb, const struct iprobe *ip,
+			 const struct snip *sn, const struct snip_line *l, struct site *st,
+			 struct save_state *ss);
+
+/* ptx_inject_unit.c */
+/* pred = this thread is lane 0 of its warp. */
+void ptx_inject_unit_lane0(const struct inj *in, struct strbuf *sb, struct site *st, const char *pred);
+/* dst = address of this unit's count (rec = 0) or first record (rec = 1) in map. */
+void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			  int rec, const char *dst);
+/* pred = this block keeps records in slot-major map (block sampling). */
+void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			     const char *pred);
+/* dst (u64) = units of map in this launch (the slot stride, in records, of
+ * a slot-major map). */
+void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site *st, int map,
+			   const char *dst);
+
+/* ptx_inject_exit.c: the exit code, appended before a ret/exit or the end. */
+int ptx_inject_exit_emit(struct inj *in, struct strbuf *sb);
+/* Bytes map's exit snippets try to save (saturated). */
+uint32_t ptx_inject_exit_bytes(const struct inj *in, int map);
+
+/* ptx_inject_walk.c */
+/* Builds the new body into in->out: prologue, every statement, end. */
+int ptx_inject_walk_body(struct inj *in);
+/* Matching sites in .func bodies (reported, not instrumented). */
+int ptx_inject_walk_func_sites(const struct inj *in, const struct ptx_module *m);
+
+#endif
