@@ -101,6 +101,8 @@ static void engine_fill_maps(struct engine_result *res, const struct ptx_inject_
 	}
 	res->stats.sites = ir->sites;
 	res->stats.sites_in_funcs = ir->sites_in_funcs;
+	res->stats.funcs_probed = ir->funcs_probed;
+	res->stats.funcs_why = ir->funcs_why;
 	res->stats.sites_no_addr = ir->sites_no_addr;
 }
 
@@ -137,7 +139,7 @@ int engine_instrument(const char *ptx, size_t len, const char *kernel,
 	t0 = time_mono_ns();
 	if (engine_verify(probes, n_probes, cause) < 0)
 		goto fail;
-	if (ptx_inject(m, kernel, probes, n_probes, flags, &ir, cause) < 0) {
+	if (ptx_inject(m, kernel, probes, n_probes, flags, &ir, &res->sites, cause) < 0) {
 		cause_wrap(cause, "inject");
 		goto fail;
 	}
@@ -166,5 +168,6 @@ void engine_result_done(struct engine_result *res)
 		return;
 	free(res->ptx);
 	free(res->pruned_ptx);
+	engine_sites_done(&res->sites);
 	memset(res, 0, sizeof *res);
 }

@@ -68,6 +68,35 @@ struct engine_global {
 	int is_const;         /* .const: copied in only; .global: copied in and back */
 };
 
+/* The places of a probed kernel where probes run: every instruction an
+ * opcode hook fires at, and every region boundary (hooks at = "region"),
+ * in the kernel and in the device functions it calls. A snippet's SITE is
+ * its site's index here, so a record can name the source line it came
+ * from. */
+enum engine_site_kind { ENGINE_SITE_INSN, ENGINE_SITE_BEGIN, ENGINE_SITE_END };
+
+struct engine_site {
+	enum engine_site_kind kind;
+	int region;                /* BEGIN/END: the region's index in its probe; else -1 */
+	int func;                  /* index in engine_sites.funcs: the kernel is 0 */
+	int ptx_line;              /* the instruction's line in the PTX the engine was given */
+	char opcode[48];           /* the instruction's opcode (cut to fit) */
+	int file, line, col;       /* source position: file indexes engine_sites.files; line 0 = none */
+	int at_file, at_line;      /* where it was inlined (at_line 0 = not inlined) */
+};
+
+struct engine_sites {
+	struct engine_site *s;
+	int n;
+	char **funcs;              /* function names (mangled) */
+	int n_funcs;
+	char **files;              /* source files as the PTX's .file named them */
+	int n_files;
+	struct probe_region *regions; /* the regions of the probe that records them */
+	int n_regions;
+};
+void engine_sites_done(struct engine_sites *sites);
+
 struct engine_stats {
 	/* wall time per phase: ms_parse includes pruning (ptx_parse_kernel parses
 	 * only what the kernel reaches), so ms_prune stays 0; ms_inject includes
@@ -75,7 +104,9 @@ struct engine_stats {
 	double ms_parse, ms_prune, ms_inject, ms_emit;
 	int lines_in, lines_pruned, lines_probed;       /* PTX line counts */
 	int sites;            /* tracepoint sites instrumented */
-	int sites_in_funcs;   /* matching sites inside .func bodies, not instrumented */
+	int sites_in_funcs;   /* matching sites inside .func bodies not instrumented (why: funcs_why) */
+	int funcs_probed;     /* .func bodies instrumented */
+	const char *funcs_why; /* why some .func was left alone, or NULL (a static string) */
 	int sites_no_addr;    /* matching sites with no address for ADDR/BYTES (.param, bulk tensor copies) */
 };
 
@@ -90,6 +121,7 @@ struct engine_result {
 	int n_globals;        /* module variables the kernel uses (state sync) */
 	struct engine_global globals[ENGINE_MAX_GLOBALS];
 	struct engine_stats stats;
+	struct engine_sites sites;
 };
 
 /* Where a unit's map addresses (its count, a static cursor's record start)

@@ -158,7 +158,11 @@ static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x
 	x->clock = m->off_clock >= 0 ? dm_clock(m, rec) : 0;
 	x->kind = DMAT_KIND_OTHER;
 	x->size = 0;
-	if (m->off_sizekind >= 0) {
+	if (m->off_access >= 0) {
+		uint32_t v = dm_u32(rec + m->off_access);
+		x->size = v & 0x3ffff;
+		x->kind = (v >> 18) & 7;
+	} else if (m->off_sizekind >= 0) {
 		uint32_t v = dm_u32(rec + m->off_sizekind);
 		x->size = v & 0xffffff;
 		x->kind = v >> 24;
@@ -610,6 +614,7 @@ static int dm_layout(struct dmat *m, const struct dmat_opts *o, char **cause)
 	m->off_clock = dm_clock_field(pm, &m->clock_bytes);
 	m->off_gtime = dm_field(pm, "gtime", PROBE_U64);
 	m->off_sizekind = dm_field(pm, "sizekind", PROBE_U32);
+	m->off_access = dm_field(pm, "access", PROBE_U32);
 	m->off_size = dm_field(pm, "size", PROBE_U32);
 	m->off_kind = dm_field(pm, "kind", PROBE_U32);
 	m->time = o->time;

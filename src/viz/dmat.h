@@ -54,7 +54,8 @@
 
 enum dmat_time { DMAT_TIME_SM, DMAT_TIME_GLOBAL };
 
-/* Kinds as probes/dmat.toml writes them (sizekind bits 24-31); 0: unknown. */
+/* Kinds as probes/dmat.toml writes them (access bits 18-20; sizekind bits
+ * 24-31 in traces from before sites were recorded); 0: unknown. */
 enum dmat_kind {
 	DMAT_KIND_OTHER = 0,
 	DMAT_KIND_LOAD = 1,
@@ -117,7 +118,7 @@ struct dmat {
 	struct dmat_alloc *allocs; /* copies (labels too), in the caller's order */
 	int n_allocs;
 	/* record layout (byte offsets, -1 absent) */
-	int off_addr, off_clock, off_gtime, off_sizekind, off_size, off_kind;
+	int off_addr, off_clock, off_gtime, off_sizekind, off_access, off_size, off_kind;
 	int clock_bytes;         /* 4 or 8 */
 	uint64_t units_per_block;/* threads (thread map) or warps (warp map) per block */
 	/* what pass 1 found */

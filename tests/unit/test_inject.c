@@ -266,7 +266,7 @@ static char *instrument_form(const char *body, const char *kernel, struct probe 
 	struct ptx_module *m = NULL;
 	char *out = NULL;
 	if (ptx_parse(src, blen, &m, cause) == 0 && ptx_prune(m, kernel, cause) == 0 &&
-	    ptx_inject(m, kernel, probes, n, flags, ir, cause) == 0)
+	    ptx_inject(m, kernel, probes, n, flags, ir, NULL, cause) == 0)
 		out = ptx_emit(m, NULL);
 	ptx_free(m);
 	free(src);
@@ -506,7 +506,32 @@ static void test_3d_helpers(void)
 		probe_free(ps[i]);
 }
 
-static void test_func_untouched(void)
+/* A .func with a site is instrumented: it takes the context pointer, loads
+ * the state at its start and stores it before its ret; the kernel passes
+ * the pointer and stores/loads around the call. (test_inject_exec runs
+ * such code.) One whose address is taken is left alone and says why. */
+static const char *K_FNPTR =
+	".func (.param .b32 func_retval0) helper(\n"
+	"\t.param .b64 helper_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\tld.param.u64 %rd1, [helper_param_0];\n"
+	"\tld.global.u32 %r1, [%rd1];\n"
+	"\tst.param.b32 [func_retval0+0], %r1;\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry k_fnptr(\n"
+	"\t.param .u64 k_fnptr_param_0\n"
+	")\n{\n"
+	"\t.reg .b64 %rd<3>;\n"
+	"\tld.param.u64 %rd1, [k_fnptr_param_0];\n"
+	"\tmov.u64 %rd2, helper;\n"
+	"\tst.global.u64 [%rd1], %rd2;\n"
+	"\tret;\n"
+	"}\n";
+
+static void test_func_probed(void)
 {
 	struct probe *ps[2] = { probe_memtrace("ld.global"), probe_block_sched() };
 	struct ptx_inject_result ir;
@@ -515,12 +540,44 @@ static void test_func_untouched(void)
 	CHECKF(out, "%s", cause ? cause : "");
 	if (out) {
 		char *helper = func_text(out, "helper");
-		CHECK(strstr(helper, "ld.global.u32 %r1, [%rd1];") != NULL);
+		CHECK(strstr(helper, ".reg .b64 ntop_cxp") != NULL);
+		CHECK(strstr(helper, "mov.b64 %ntop_cx, ntop_cxp;") != NULL);
+		CHECK(strstr(helper, "ld.b32 %ntop_cur0, [%ntop_cx+") != NULL);
+		CHECK(pos(helper, "mov.u64 %ntop_p0_t1, %clock64;") < pos(helper, "ld.global.u32 %r1, [%rd1];"));
+		CHECK(pos(helper, "st.b32 [%ntop_cx+") < pos(helper, "\tret;"));
+		free(helper);
+		CHECK(strstr(out, ".local .align 8 .b8 ntop_ctx[") != NULL);
+		CHECK(strstr(out, "call.uni (retval0), helper, (param0, %ntop_cx);") != NULL);
+		CHECK(pos(out, "st.b32 [%ntop_cx+") < pos(out, "call.uni (retval0), helper"));
+		CHECK(pos(out, "call.uni (retval0), helper") < pos(out, "ld.param.b32 %r1, [retval0];"));
+		CHECK_EQ_INT(ir.sites_in_funcs, 0);
+		CHECK_EQ_INT(ir.funcs_probed, 1);
+		CHECK_EQ_INT(ir.sites, 3); /* entry, the ld.global in helper, the ret */
+		check_assembles("call", out);
+	}
+	free(out);
+	free(cause);
+	cause = NULL;
+	/* block_sched alone has no site in helper: helper stays as it was */
+	out = instrument(K_CALL, "k_call", ps + 1, 1, &ir, &cause);
+	if (out) {
+		char *helper = func_text(out, "helper");
+		CHECKF(strstr(helper, "ntop") == NULL, "%s", helper);
+		free(helper);
+		CHECK_EQ_INT(ir.funcs_probed, 0);
+	}
+	free(out);
+	free(cause);
+	cause = NULL;
+	out = instrument(K_FNPTR, "k_fnptr", ps, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		char *helper = func_text(out, "helper");
 		CHECKF(strstr(helper, "ntop") == NULL, "%s", helper);
 		free(helper);
 		CHECK_EQ_INT(ir.sites_in_funcs, 1);
-		CHECK_EQ_INT(ir.sites, 2); /* entry + one ret; no ld.global in the kernel */
-		check_assembles("call", out);
+		CHECK(ir.funcs_why && strstr(ir.funcs_why, "address is taken"));
+		check_assembles("fnptr", out);
 	}
 	free(out);
 	free(cause);
@@ -692,10 +749,10 @@ static void test_errors(void)
 		struct probe *bad = mk_probe("bad", 1, PROBE_LEVEL_THREAD, 1, 8);
 		add_hook(bad, PROBE_TP_INSN, 0, "ld.global", "SAVE.u64 {OUT}; mov.u32 %x, IN3;");
 		struct probe *both[2] = { p, bad };
-		CHECK(ptx_inject(m, "k_noret", both, 2, 0, &ir, &cause) < 0);
+		CHECK(ptx_inject(m, "k_noret", both, 2, 0, &ir, NULL, &cause) < 0);
 		char *after = ptx_emit(m, NULL);
 		CHECK(before && after && strcmp(before, after) == 0);
-		CHECK(ptx_inject(m, "nope", both, 1, 0, &ir, &cause) < 0);
+		CHECK(ptx_inject(m, "nope", both, 1, 0, &ir, NULL, &cause) < 0);
 		free(before);
 		free(after);
 		probe_free(bad);
@@ -1001,7 +1058,7 @@ int main(void)
 	test_rets();
 	test_exit();
 	test_3d_helpers();
-	test_func_untouched();
+	test_func_probed();
 	test_counts_when_func_exits();
 	test_block_map_counts_when_func_exits();
 	test_noparam();

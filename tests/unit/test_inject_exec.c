@@ -1,11 +1,14 @@
 /* Runs probed PTX on the host: a small interpreter for the instructions the
  * instrumenter emits (and the few the test kernels use) executes every
  * thread of a launch, one after the other, against map buffers laid out as
- * engine.h says. Then every unit's count, every record and every byte that
- * must stay untouched is checked against the host mirror of the layout
- * (engine_map_unit_index / engine_map_records_offset), for warp and thread
- * maps, static and dynamic cursors, cap overflow and odd block shapes. No GPU
- * needed: this is the device-side contract checked in CI. */
+ * engine.h says, calls into device functions included (frames, .param and
+ * .reg parameters, the thread's local memory). Then every unit's count,
+ * every record and every byte that must stay untouched is checked against
+ * the host mirror of the layout (engine_map_unit_index /
+ * engine_map_records_offset), for warp and thread maps, static and dynamic
+ * cursors, cap overflow and odd block shapes; region records are checked
+ * against the sequence each warp must write. No GPU needed: this is the
+ * device-side contract checked in CI. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +36,30 @@ struct insn {
 	char label[48]; /* a label line: op is empty */
 };
 
+#define MAX_FUNCS 8
+#define MAX_FORMALS 8
+
+/* A function of the program: its instructions are v[first .. end). */
+struct pfunc {
+	char name[96];
+	int first, end;
+	int is_entry;
+	char formal[MAX_FORMALS][96]; /* parameter names, in order */
+	int formal_reg[MAX_FORMALS];  /* a .reg parameter (else .param) */
+	int n_formals;
+	char ret[MAX_FORMALS][96];    /* return parameter names */
+	int ret_reg[MAX_FORMALS];
+	int n_rets;
+	char local[4][96];            /* .local arrays of its body */
+	uint64_t local_size[4];
+	int n_locals;
+};
+
 struct prog {
 	struct insn *v;
 	int n;
+	struct pfunc f[MAX_FUNCS];
+	int n_funcs;
 };
 
 static char *trim(char *s)
@@ -54,9 +78,9 @@ static int split_ops(char *s, struct insn *x)
 	int depth = 0;
 	char *start = s;
 	for (char *p = s;; p++) {
-		if (*p == '{' || *p == '[')
+		if (*p == '{' || *p == '[' || *p == '(')
 			depth++;
-		if (*p == '}' || *p == ']')
+		if (*p == '}' || *p == ']' || *p == ')')
 			depth--;
 		if ((*p == ',' && depth == 0) || !*p) {
 			int end = !*p;
@@ -98,37 +122,98 @@ static int parse_stmt(struct prog *pg, char *s)
 	return split_ops(s + n, x);
 }
 
-/* The kernel body of the emitted PTX: statements end in ';', labels in ':'. */
-static int prog_load(struct prog *pg, const char *ptx)
+/* "[.reg|.param] .TYPE name" -> name, kind. */
+static void formal_of(const char *decl, char *name, size_t n, int *is_reg)
 {
-	const char *b = strstr(ptx, "\n{");
-	const char *e = b ? strstr(b, "\n}") : NULL;
-	if (!e)
+	const char *sp = strrchr(decl, ' ');
+	snprintf(name, n, "%s", sp ? sp + 1 : decl);
+	*is_reg = strstr(decl, ".reg") != NULL;
+}
+
+/* ".func (.param .b32 r0, .reg .b32 r1) name": the return list. */
+static void rets_of(const char *prefix, struct pfunc *f)
+{
+	const char *open = strchr(prefix, '('), *close = open ? strchr(open, ')') : NULL;
+	if (!close)
+		return;
+	char list[512];
+	snprintf(list, sizeof list, "%.*s", (int)(close - open - 1), open + 1);
+	for (char *tok = strtok(list, ","); tok && f->n_rets < MAX_FORMALS; tok = strtok(NULL, ",")) {
+		formal_of(trim(tok), f->ret[f->n_rets], sizeof f->ret[0], &f->ret_reg[f->n_rets]);
+		f->n_rets++;
+	}
+}
+
+/* `.local .align 8 .b8 name[N];` */
+static void local_of(const char *text, struct pfunc *f)
+{
+	const char *br = strchr(text, '[');
+	const char *sp = br ? br : text + strlen(text);
+	while (sp > text && sp[-1] != ' ')
+		sp--;
+	if (!br || f->n_locals == 4)
+		return;
+	snprintf(f->local[f->n_locals], sizeof f->local[0], "%.*s", (int)(br - sp), sp);
+	f->local_size[f->n_locals++] = strtoull(br + 1, NULL, 0);
+}
+
+static int load_func(struct prog *pg, const struct ptx_func *fn)
+{
+	if (pg->n_funcs == MAX_FUNCS)
 		return -1;
-	size_t len = (size_t)(e - b);
-	char *text = malloc(len + 1);
-	memcpy(text, b + 2, len - 2);
-	text[len - 2] = 0;
-	pg->v = calloc(MAX_INSNS, sizeof *pg->v);
-	pg->n = 0;
-	int rc = 0;
-	char *s = text;
-	while (*s && rc == 0) {
-		size_t semi = strcspn(s, ";\n");
-		char c = s[semi];
-		s[semi] = 0;
-		char *t = trim(s);
-		size_t tl = strlen(t);
-		if (tl && t[tl - 1] == ':') {
+	struct pfunc *f = &pg->f[pg->n_funcs++];
+	memset(f, 0, sizeof *f);
+	snprintf(f->name, sizeof f->name, "%s", fn->name);
+	f->is_entry = fn->is_entry;
+	f->first = pg->n;
+	for (int i = 0; i < fn->n_params && i < MAX_FORMALS; i++) {
+		formal_of(fn->params[i], f->formal[f->n_formals], sizeof f->formal[0], &f->formal_reg[f->n_formals]);
+		f->n_formals++;
+	}
+	if (!fn->is_entry)
+		rets_of(fn->prefix, f);
+	for (int i = 0; i < fn->n_body; i++) {
+		const struct ptx_stmt *st = &fn->body[i];
+		char buf[1024];
+		if (st->kind == PTX_DIRECTIVE && st->text && !strncmp(st->text, ".local", 6))
+			local_of(st->text, f);
+		if (st->kind == PTX_LABEL) {
 			struct insn *x = &pg->v[pg->n++];
 			memset(x, 0, sizeof *x);
-			snprintf(x->label, sizeof x->label, "%.*s", (int)(tl - 1), t);
-		} else {
-			rc = parse_stmt(pg, t);
+			snprintf(x->label, sizeof x->label, "%.*s", (int)strcspn(st->text, ":"), st->text);
+		} else if (st->kind == PTX_INSN) {
+			snprintf(buf, sizeof buf, "%s", st->text);
+			buf[strcspn(buf, ";")] = 0;
+			for (char *c = buf; *c; c++) /* a call's operands may span lines */
+				if (*c == '\n' || *c == '\t')
+					*c = ' ';
+			if (parse_stmt(pg, buf) < 0)
+				return -1;
 		}
-		s += semi + (c ? 1 : 0);
+		if (pg->n >= MAX_INSNS - 1)
+			return -1;
 	}
-	free(text);
+	f->end = pg->n;
+	return 0;
+}
+
+/* Every function body of the emitted PTX (read back with the engine's own
+ * parser: the interpreter sees what ptxas would). */
+static int prog_load(struct prog *pg, const char *ptx)
+{
+	struct ptx_module *m = NULL;
+	char *cause = NULL;
+	memset(pg, 0, sizeof *pg);
+	if (ptx_parse(ptx, strlen(ptx), &m, &cause) < 0) {
+		free(cause);
+		return -1;
+	}
+	pg->v = calloc(MAX_INSNS, sizeof *pg->v);
+	int rc = 0;
+	for (int t = 0; t < m->n_items && rc == 0; t++)
+		if (m->items[t].kind == PTX_TOP_FUNC && !m->items[t].func->is_decl)
+			rc = load_func(pg, m->items[t].func);
+	ptx_free(m);
 	return rc;
 }
 
@@ -141,14 +226,31 @@ struct mem {
 	int n;
 };
 
-struct thread {
-	uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
-	uint64_t clock;
+#define LOCAL_BASE 0x10000000ull /* the thread's local memory, as a generic address */
+#define LOCAL_SIZE 8192
+#define MAX_DEPTH 6
+
+/* One function's activation: its registers, .param space and locals. */
+struct frame {
+	const struct pfunc *fn;
 	char names[MAX_REGS][96]; /* as long as an operand */
 	uint64_t vals[MAX_REGS];
 	int n_regs;
+	char pn[32][96];          /* .param variables and parameters */
+	uint64_t pv[32];
+	int n_p;
+	uint64_t local_at[4];     /* fn's .local arrays */
+};
+
+struct thread {
+	uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
+	uint64_t clock;
+	struct frame *fr;
+	int depth;
+	uint8_t local[LOCAL_SIZE];
+	uint32_t local_used;
 	const struct mem *mem;
-	const char *const *param_names; /* .param names, in order */
+	const char *const *param_names; /* the kernel's .param names, in order */
 	const uint64_t *param_vals;
 	int n_params;
 	char err[256];
@@ -156,14 +258,27 @@ struct thread {
 
 static uint64_t *reg_slot(struct thread *t, const char *name)
 {
-	for (int i = 0; i < t->n_regs; i++)
-		if (!strcmp(t->names[i], name))
-			return &t->vals[i];
-	if (t->n_regs == MAX_REGS)
+	struct frame *f = t->fr;
+	for (int i = 0; i < f->n_regs; i++)
+		if (!strcmp(f->names[i], name))
+			return &f->vals[i];
+	if (f->n_regs == MAX_REGS)
 		return NULL;
-	snprintf(t->names[t->n_regs], sizeof t->names[0], "%s", name);
-	t->vals[t->n_regs] = 0;
-	return &t->vals[t->n_regs++];
+	snprintf(f->names[f->n_regs], sizeof f->names[0], "%s", name);
+	f->vals[f->n_regs] = 0;
+	return &f->vals[f->n_regs++];
+}
+
+static uint64_t *param_slot(struct frame *f, const char *name, int create)
+{
+	for (int i = 0; i < f->n_p; i++)
+		if (!strcmp(f->pn[i], name))
+			return &f->pv[i];
+	if (!create || f->n_p == 32)
+		return NULL;
+	snprintf(f->pn[f->n_p], sizeof f->pn[0], "%s", name);
+	f->pv[f->n_p] = 0;
+	return &f->pv[f->n_p++];
 }
 
 static int special(struct thread *t, const char *s, uint64_t *v)
@@ -182,6 +297,8 @@ static int special(struct thread *t, const char *s, uint64_t *v)
 		*v = tl % 32;
 	else if (!strcmp(s, "%clock64") || !strcmp(s, "%globaltimer"))
 		*v = t->clock += 10;
+	else if (!strcmp(s, "%clock"))
+		*v = (t->clock += 10) & 0xffffffffu;
 	else if (!strcmp(s, "%smid"))
 		*v = 7;
 	else
@@ -189,9 +306,27 @@ static int special(struct thread *t, const char *s, uint64_t *v)
 	return 1;
 }
 
+/* A name that is no register: a .local array (its address) or a .reg
+ * parameter (a register of the frame). */
+static int named(struct thread *t, const char *s, uint64_t *v)
+{
+	const struct frame *f = t->fr;
+	for (int i = 0; i < f->fn->n_locals; i++)
+		if (!strcmp(f->fn->local[i], s)) {
+			*v = f->local_at[i];
+			return 1;
+		}
+	for (int i = 0; i < f->n_regs; i++)
+		if (!strcmp(f->names[i], s)) {
+			*v = f->vals[i];
+			return 1;
+		}
+	return 0;
+}
+
 static int value(struct thread *t, const char *s, uint64_t *v)
 {
-	if (special(t, s, v))
+	if (special(t, s, v) || named(t, s, v))
 		return 0;
 	if (*s == '%') {
 		uint64_t *r = reg_slot(t, s);
@@ -230,26 +365,46 @@ static int op_bits(const char *op)
 {
 	if (has_part(op, "pred"))
 		return 1;
-	if (has_part(op, "u64") || has_part(op, "s64") || has_part(op, "b64"))
+	if (has_part(op, "u64") || has_part(op, "s64") || has_part(op, "b64") || has_part(op, "f64"))
 		return 64;
 	return 32;
 }
 
-/* Global store: every byte must land inside a known buffer. */
-static int store(struct thread *t, const struct insn *x)
+/* "[reg+off]" -> address */
+static int address(struct thread *t, const char *op, uint64_t *a)
 {
 	char addr[96];
-	snprintf(addr, sizeof addr, "%s", x->ops[0] + 1);
+	snprintf(addr, sizeof addr, "%s", op + 1);
 	addr[strcspn(addr, "]")] = 0;
 	char *plus = strchr(addr, '+');
-	uint64_t off = 0, a;
+	uint64_t off = 0;
 	if (plus) {
 		*plus = 0;
 		off = strtoull(plus + 1, NULL, 0);
 	}
-	if (value(t, addr, &a) < 0)
+	if (value(t, addr, a) < 0)
 		return -1;
-	a += off;
+	*a += off;
+	return 0;
+}
+
+/* The bytes at a (n of them): a map or scratch buffer, or local memory. */
+static uint8_t *mem_at(struct thread *t, uint64_t a, int n)
+{
+	for (int m = 0; m < t->mem->n; m++)
+		if (a >= t->mem->base[m] && a + (uint64_t)n <= t->mem->base[m] + t->mem->size[m])
+			return t->mem->host[m] + (a - t->mem->base[m]);
+	if (a >= LOCAL_BASE && a + (uint64_t)n <= LOCAL_BASE + t->local_used)
+		return t->local + (a - LOCAL_BASE);
+	return NULL;
+}
+
+/* Store (global, generic or local): every byte must land inside a known buffer. */
+static int store(struct thread *t, const struct insn *x)
+{
+	uint64_t a;
+	if (address(t, x->ops[0], &a) < 0)
+		return -1;
 	int bytes = op_bits(x->op) / 8;
 	int n = has_part(x->op, "v4") ? 4 : has_part(x->op, "v2") ? 2 : 1;
 	char vals[MAX_OPS][96];
@@ -276,23 +431,53 @@ static int store(struct thread *t, const struct insn *x)
 		uint64_t v;
 		if (value(t, vals[k], &v) < 0)
 			return -1;
-		int hit = 0;
-		for (int m = 0; m < t->mem->n && !hit; m++)
-			if (a >= t->mem->base[m] && a + (uint64_t)bytes <= t->mem->base[m] + t->mem->size[m]) {
-				uint8_t *at = t->mem->host[m] + (a - t->mem->base[m]);
-				uint64_t was = 0;
-				memcpy(&was, at, (size_t)bytes);
-				if (red)
-					v = add ? was + v : was > v ? was : v;
-				memcpy(at, &v, (size_t)bytes);
-				hit = 1;
-			}
-		if (!hit) {
+		uint8_t *at = mem_at(t, a, bytes);
+		if (!at) {
 			snprintf(t->err, sizeof t->err, "store outside every buffer at %#llx", (unsigned long long)a);
 			return -1;
 		}
+		uint64_t was = 0;
+		memcpy(&was, at, (size_t)bytes);
+		if (red)
+			v = add ? was + v : was > v ? was : v;
+		memcpy(at, &v, (size_t)bytes);
 	}
 	return 0;
+}
+
+static int load(struct thread *t, const struct insn *x)
+{
+	uint64_t a, v = 0;
+	int bytes = op_bits(x->op) / 8;
+	uint8_t *at = address(t, x->ops[1], &a) < 0 ? NULL : mem_at(t, a, bytes);
+	if (!at) {
+		snprintf(t->err, sizeof t->err, "load outside every buffer: %s", x->ops[1]);
+		return -1;
+	}
+	memcpy(&v, at, (size_t)bytes);
+	return set(t, x->ops[0], v, bytes * 8);
+}
+
+/* ld.param and st.param: the frame's .param space (the kernel's from its
+ * arguments). */
+static int param_access(struct thread *t, const struct insn *x, int is_store)
+{
+	char name[96];
+	snprintf(name, sizeof name, "%s", x->ops[is_store ? 0 : 1] + 1);
+	name[strcspn(name, "]+")] = 0;
+	uint64_t *slot = param_slot(t->fr, name, is_store);
+	for (int i = 0; !slot && t->depth == 1 && i < t->n_params; i++)
+		if (!strcmp(t->param_names[i], name)) {
+			uint64_t v = t->param_vals[i];
+			return set(t, x->ops[0], v, 64);
+		}
+	if (!slot) {
+		snprintf(t->err, sizeof t->err, "unknown parameter %s", name);
+		return -1;
+	}
+	if (!is_store)
+		return set(t, x->ops[0], *slot, op_bits(x->op));
+	return value(t, x->ops[1], slot);
 }
 
 static int cmp(const char *op, uint64_t a, uint64_t b)
@@ -310,6 +495,21 @@ static int cmp(const char *op, uint64_t a, uint64_t b)
 	return a > b;
 }
 
+/* mov.b64 {%lo, %hi}, %x */
+static int mov_unpack(struct thread *t, const struct insn *x)
+{
+	char list[96];
+	struct insn tmp;
+	uint64_t v;
+	snprintf(list, sizeof list, "%s", x->ops[0] + 1);
+	list[strcspn(list, "}")] = 0;
+	memset(&tmp, 0, sizeof tmp);
+	split_ops(list, &tmp);
+	if (tmp.n_ops != 2 || value(t, x->ops[1], &v) < 0)
+		return -1;
+	return set(t, tmp.ops[0], v & 0xffffffffu, 32) < 0 ? -1 : set(t, tmp.ops[1], v >> 32, 32);
+}
+
 /* One non-branch instruction. */
 static int exec_one(struct thread *t, const struct insn *x)
 {
@@ -317,18 +517,14 @@ static int exec_one(struct thread *t, const struct insn *x)
 	int bits = op_bits(op);
 	uint64_t mask = bits == 64 ? UINT64_MAX : 0xffffffffu;
 	uint64_t a = 0, b = 0, c = 0;
-	if (!strncmp(op, "st.global", 9) || !strncmp(op, "red.global", 10))
+	if (!strncmp(op, "ld.param", 8) || !strncmp(op, "st.param", 8))
+		return param_access(t, x, op[0] == 's');
+	if (!strncmp(op, "st.", 3) || !strncmp(op, "red.global", 10))
 		return store(t, x);
-	if (!strncmp(op, "ld.param", 8)) {
-		char name[96];
-		snprintf(name, sizeof name, "%s", x->ops[1] + 1);
-		name[strcspn(name, "]")] = 0;
-		for (int i = 0; i < t->n_params; i++)
-			if (!strcmp(t->param_names[i], name))
-				return set(t, x->ops[0], t->param_vals[i], 64);
-		snprintf(t->err, sizeof t->err, "unknown parameter %s", name);
-		return -1;
-	}
+	if (!strncmp(op, "ld.", 3))
+		return load(t, x);
+	if (!strncmp(op, "mov", 3) && x->ops[0][0] == '{')
+		return mov_unpack(t, x);
 	for (int i = 1; i < x->n_ops; i++) {
 		uint64_t *dst = i == 1 ? &a : i == 2 ? &b : &c;
 		if (value(t, x->ops[i], dst) < 0) {
@@ -345,6 +541,8 @@ static int exec_one(struct thread *t, const struct insn *x)
 		return set(t, x->ops[0], cmp(op, a & mask, b & mask), 1);
 	if (!strcmp(op, "and.pred"))
 		return set(t, x->ops[0], a && b, 1);
+	if (!strncmp(op, "selp", 4))
+		return set(t, x->ops[0], c ? a : b, bits);
 	if (has_part(op, "wide")) { /* 32 x 32 -> 64 (+ 64) */
 		uint64_t r = (a & 0xffffffffu) * (b & 0xffffffffu);
 		return set(t, x->ops[0], !strncmp(op, "mad", 3) ? r + c : r, 64);
@@ -364,6 +562,8 @@ static int exec_one(struct thread *t, const struct insn *x)
 		r = (a & mask) >> b;
 	else if (!strncmp(op, "and", 3))
 		r = a & b;
+	else if (!strncmp(op, "or", 2))
+		r = a | b;
 	else if (!strncmp(op, "min", 3))
 		r = (a & mask) < (b & mask) ? a : b;
 	else {
@@ -373,10 +573,75 @@ static int exec_one(struct thread *t, const struct insn *x)
 	return set(t, x->ops[0], r & mask, bits);
 }
 
-static int run_thread(struct thread *t, const struct prog *pg)
+static const struct pfunc *find_func(const struct prog *pg, const char *name)
+{
+	for (int i = 0; i < pg->n_funcs; i++)
+		if (!strcmp(pg->f[i].name, name))
+			return &pg->f[i];
+	return NULL;
+}
+
+static int run_func(struct thread *t, const struct prog *pg, const struct pfunc *fn, const uint64_t *args, int n_args,
+		    uint64_t *rets);
+
+/* "(a, b)" -> the names in it */
+static int list_of(const char *op, struct insn *tmp)
+{
+	char list[256];
+	memset(tmp, 0, sizeof *tmp);
+	if (op[0] != '(')
+		return -1;
+	snprintf(list, sizeof list, "%s", op + 1);
+	list[strcspn(list, ")")] = 0;
+	return split_ops(list, tmp);
+}
+
+/* call[.uni] [(rets),] f[, (args)]: arguments are .param variables of the
+ * caller's frame or registers; results land the same way. */
+static int exec_call(struct thread *t, const struct prog *pg, const struct insn *x)
+{
+	int o = 0;
+	struct insn rl, al;
+	memset(&rl, 0, sizeof rl);
+	memset(&al, 0, sizeof al);
+	if (x->ops[0][0] == '(')
+		list_of(x->ops[o++], &rl);
+	const struct pfunc *fn = find_func(pg, x->ops[o]);
+	if (!fn) {
+		snprintf(t->err, sizeof t->err, "call to unknown %s", x->ops[o]);
+		return -1;
+	}
+	if (o + 1 < x->n_ops)
+		list_of(x->ops[o + 1], &al);
+	uint64_t args[MAX_OPS], rets[MAX_FORMALS];
+	for (int i = 0; i < al.n_ops; i++) {
+		uint64_t *ps = param_slot(t->fr, al.ops[i], 0);
+		if (ps)
+			args[i] = *ps;
+		else if (value(t, al.ops[i], &args[i]) < 0)
+			return -1;
+	}
+	if (al.n_ops != fn->n_formals || rl.n_ops != fn->n_rets) {
+		snprintf(t->err, sizeof t->err, "call to %s: %d arguments for %d parameters", fn->name, al.n_ops,
+			 fn->n_formals);
+		return -1;
+	}
+	int rc = run_func(t, pg, fn, args, al.n_ops, rets);
+	for (int i = 0; rc == 0 && i < rl.n_ops; i++) {
+		uint64_t *ps = param_slot(t->fr, rl.ops[i], 0);
+		if (ps)
+			*ps = rets[i];
+		else
+			rc = set(t, rl.ops[i], rets[i], 64);
+	}
+	return rc;
+}
+
+/* 0 at ret, 1 at exit (the thread is done), -1 on error. */
+static int run_body(struct thread *t, const struct prog *pg, const struct pfunc *fn)
 {
 	int steps = 0;
-	for (int pc = 0; pc < pg->n;) {
+	for (int pc = fn->first; pc < fn->end;) {
 		const struct insn *x = &pg->v[pc];
 		if (++steps > 100000) {
 			snprintf(t->err, sizeof t->err, "runs forever");
@@ -395,11 +660,13 @@ static int run_thread(struct thread *t, const struct prog *pg)
 				continue;
 			}
 		}
-		if (!strcmp(x->op, "ret") || !strcmp(x->op, "exit"))
+		if (!strcmp(x->op, "ret"))
 			return 0;
+		if (!strcmp(x->op, "exit"))
+			return 1;
 		if (!strncmp(x->op, "bra", 3)) {
 			int to = -1;
-			for (int i = 0; i < pg->n && to < 0; i++)
+			for (int i = fn->first; i < fn->end && to < 0; i++)
 				if (!strcmp(pg->v[i].label, x->ops[0]))
 					to = i;
 			if (to < 0) {
@@ -409,14 +676,69 @@ static int run_thread(struct thread *t, const struct prog *pg)
 			pc = to;
 			continue;
 		}
-		if (exec_one(t, x) < 0) {
-			if (!t->err[0])
+		int rc = !strncmp(x->op, "call", 4) ? exec_call(t, pg, x) : exec_one(t, x);
+		if (rc != 0) {
+			if (rc < 0 && !t->err[0])
 				snprintf(t->err, sizeof t->err, "failed at %s", x->op);
-			return -1;
+			return rc;
 		}
 		pc++;
 	}
 	return 0; /* fell off the end */
+}
+
+/* A new frame for fn: parameters bound, .local arrays placed. An exit in
+ * a callee ends the whole thread (run_body's 1 travels up). */
+static int run_func(struct thread *t, const struct prog *pg, const struct pfunc *fn, const uint64_t *args, int n_args,
+		    uint64_t *rets)
+{
+	if (t->depth == MAX_DEPTH) {
+		snprintf(t->err, sizeof t->err, "calls nest too deep");
+		return -1;
+	}
+	struct frame *f = calloc(1, sizeof *f), *caller = t->fr;
+	f->fn = fn;
+	t->fr = f;
+	t->depth++;
+	for (int i = 0; i < n_args; i++) {
+		if (fn->formal_reg[i])
+			set(t, fn->formal[i], args[i], 64);
+		else
+			*param_slot(f, fn->formal[i], 1) = args[i];
+	}
+	int rc = 0;
+	for (int i = 0; i < fn->n_locals; i++) {
+		uint32_t at = (t->local_used + 7) & ~7u;
+		if (at + fn->local_size[i] > LOCAL_SIZE) {
+			snprintf(t->err, sizeof t->err, "out of local memory");
+			rc = -1;
+			break;
+		}
+		f->local_at[i] = LOCAL_BASE + at;
+		t->local_used = at + (uint32_t)fn->local_size[i];
+	}
+	if (rc == 0)
+		rc = run_body(t, pg, fn);
+	for (int i = 0; rc >= 0 && rets && i < fn->n_rets; i++) {
+		uint64_t *ps = fn->ret_reg[i] ? NULL : param_slot(f, fn->ret[i], 0);
+		if (ps)
+			rets[i] = *ps;
+		else if (value(t, fn->ret[i], &rets[i]) < 0)
+			rc = -1;
+	}
+	t->depth--;
+	t->fr = caller;
+	free(f);
+	return rc;
+}
+
+static int run_thread(struct thread *t, const struct prog *pg)
+{
+	for (int i = 0; i < pg->n_funcs; i++)
+		if (pg->f[i].is_entry)
+			return run_func(t, pg, &pg->f[i], NULL, 0, NULL) < 0 ? -1 : 0;
+	snprintf(t->err, sizeof t->err, "no kernel");
+	return -1;
 }
 
 /* ---- launches and checks ------------------------------------------------ */
@@ -451,6 +773,60 @@ static const char *K_LOOP =
 	"}\n";
 
 static const uint32_t LOOP_MAX = 5;
+
+/* k_loop's loop inside a device function: the kernel stores once (100),
+ * calls helper with its trip count (the stores of k_loop), stores again
+ * (200). Hooks inside helper reach the kernel's maps and registers. */
+static const char *K_CALL =
+	".func helper(\n"
+	"\t.param .b64 helper_param_0,\n"
+	"\t.param .b32 helper_param_1\n"
+	")\n{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<4>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\tld.param.u64 %rd1, [helper_param_0];\n"
+	"\tld.param.u32 %r1, [helper_param_1];\n"
+	"\tmov.u32 %r2, 0;\n"
+	"$H_top:\n"
+	"\tsetp.ge.u32 %p1, %r2, %r1;\n"
+	"\t@%p1 bra $H_end;\n"
+	"\tst.global.u32 [%rd1], %r2;\n"
+	"\tadd.u32 %r2, %r2, 1;\n"
+	"\tbra $H_top;\n"
+	"$H_end:\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry k_call(\n"
+	"\t.param .u64 k_call_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<3>;\n"
+	"\t.reg .b32 %r<6>;\n"
+	"\t.reg .b64 %rd<3>;\n"
+	"\tld.param.u64 %rd1, [k_call_param_0];\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tand.b32 %r2, %r1, 3;\n"
+	"\tmov.u32 %r4, %ctaid.x;\n"
+	"\tadd.u32 %r2, %r2, %r4;\n"
+	"\tmin.u32 %r2, %r2, 5;\n"
+	"\tmov.u32 %r3, 100;\n"
+	"\tst.global.u32 [%rd1], %r3;\n"
+	"\t{\n"
+	"\t.param .b64 param0;\n"
+	"\tst.param.b64 [param0+0], %rd1;\n"
+	"\t.param .b32 param1;\n"
+	"\tst.param.b32 [param1+0], %r2;\n"
+	"\tcall.uni \n\thelper, \n\t(\n\tparam0, \n\tparam1\n\t);\n"
+	"\t}\n"
+	"\tmov.u32 %r3, 200;\n"
+	"\tst.global.u32 [%rd1], %r3;\n"
+	"\tsetp.eq.u32 %p2, %r1, 1;\n"
+	"\t@%p2 ret;\n"
+	"}\n";
+
+/* The kernel under test (run_form, check_launch): k_loop unless a case
+ * says otherwise. */
+static const char *cur_body, *cur_kernel = "k_loop", *cur_param = "k_loop_param_0";
 
 struct probe_spec {
 	enum probe_level level;
@@ -518,7 +894,7 @@ static char *instrument(const char *body, const char *kernel, struct probe *p, u
 	struct ptx_inject_result ir;
 	char *cause = NULL, *out = NULL;
 	if (ptx_parse(src, blen, &m, &cause) == 0 && ptx_prune(m, kernel, &cause) == 0 &&
-	    ptx_inject(m, kernel, &p, 1, flags, &ir, &cause) == 0) {
+	    ptx_inject(m, kernel, &p, 1, flags, &ir, NULL, &cause) == 0) {
 		out = ptx_emit(m, NULL);
 		said->is_static = ir.count_static[0];
 		said->bytes = ir.count_bytes[0];
@@ -594,9 +970,9 @@ static void check_launch(const char *what, const struct probe_spec *sp, const ch
 		memset(want + roff, 0, bytes - roff);
 	}
 
-	struct prog pg = { NULL, 0 };
+	struct prog pg;
 	CHECKF(prog_load(&pg, ptx) == 0, "%s: cannot read the probed PTX", what);
-	const char *pnames[2] = { "k_loop_param_0", "ntop_map0" };
+	const char *pnames[2] = { cur_param, "ntop_map0" };
 	uint64_t pvals[2] = { mem.base[1], mem.base[0] | shift }; /* engine.h: the shift rides in the pointer */
 	struct thread *t = malloc(sizeof *t);
 	int failures = 0;
@@ -698,6 +1074,35 @@ static void expect_loop(const uint32_t tid[3], const uint32_t ctaid[3], struct e
 	e->n++;
 }
 
+/* k_call: the kernel's store, helper's loop stores, the kernel's second
+ * store (IN1, tid.x each), then the exit record */
+static void expect_call(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t trips = (tid[0] & 3) + ctaid[0];
+	if (trips > LOOP_MAX)
+		trips = LOOP_MAX;
+	e->words[e->n][0] = 100;
+	e->words[e->n++][1] = tid[0];
+	for (uint32_t i = 0; i < trips; i++) {
+		e->words[e->n][0] = i;
+		e->words[e->n++][1] = tid[0];
+	}
+	e->words[e->n][0] = 200;
+	e->words[e->n++][1] = tid[0];
+	e->words[e->n][0] = 99;
+	e->words[e->n][1] = tid[1] * 100 + tid[2];
+	e->n++;
+}
+
+/* k_call, counted in a probe register across the call: every store */
+static void expect_call_count(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
+{
+	uint32_t trips = (tid[0] & 3) + ctaid[0];
+	e->words[0][0] = (trips > LOOP_MAX ? LOOP_MAX : trips) + 2;
+	e->words[0][1] = tid[0];
+	e->n = 1;
+}
+
 /* entry and exit SAVEs of two 8-byte records each (static cursor: the
  * records of one snippet are units records apart when slot-major) */
 static void expect_entry_exit_pairs(const uint32_t tid[3], const uint32_t ctaid[3], struct expect *e)
@@ -779,9 +1184,10 @@ static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn
 {
 	struct probe *p = mk_probe(sp);
 	struct counts_said said = { 0, 0 };
-	char *ptx = instrument(K_LOOP, "k_loop", p, flags, &said);
-	/* k_loop has no .func: a static cursor's counts are never stored */
-	CHECKF(said.is_static == (sp->insn == NULL), "%s: counts %s", name, said.is_static ? "not stored" : "stored");
+	char *ptx = instrument(cur_body ? cur_body : K_LOOP, cur_kernel, p, flags, &said);
+	/* no .func exits: a static cursor's counts are never stored */
+	CHECKF(said.is_static == (sp->insn == NULL || !strstr(sp->insn, "SAVE")), "%s: counts %s", name,
+	       said.is_static ? "not stored" : "stored");
 	/* the probes' snippets read %tid.y and %ctaid.y, never these */
 	CHECKF(!ptx || !strstr(ptx, "%ntid.y") == !!(flags & ENGINE_BLOCK_1D), "%s (flags %u): %%ntid.y read", name,
 	       flags);
@@ -811,6 +1217,173 @@ static void run_case(const char *name, const struct probe_spec *sp, expect_fn fn
 		run_form(name, sp, fn, shape);
 		run_form(name, sp, fn, ENGINE_ADDR_AT_EXIT | shape);
 	}
+}
+
+/* ---- regions ------------------------------------------------------------ */
+
+/* Warp w loops w + 1 times over lines 20-21 (one store each), then calls
+ * rstore, which stores once on line 40. */
+static const char *K_REGIONS =
+	".func rstore(\n"
+	"\t.param .b64 rstore_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<2>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\t.loc 1 40 1\n"
+	"\tld.param.u64 %rd1, [rstore_param_0];\n"
+	"\tmov.u32 %r1, 7;\n"
+	"\tst.global.u32 [%rd1], %r1;\n"
+	"\t.loc 1 41 1\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry k_reg(\n"
+	"\t.param .u64 k_reg_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<5>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\t.loc 1 10 1\n"
+	"\tld.param.u64 %rd1, [k_reg_param_0];\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tshr.u32 %r2, %r1, 5;\n"
+	"\tadd.u32 %r2, %r2, 1;\n"
+	"\tmov.u32 %r3, 0;\n"
+	"$L_top:\n"
+	"\t.loc 1 20 1\n"
+	"\tst.global.u32 [%rd1], %r3;\n"
+	"\t.loc 1 21 1\n"
+	"\tadd.u32 %r3, %r3, 1;\n"
+	"\tsetp.lt.u32 %p1, %r3, %r2;\n"
+	"\t@%p1 bra $L_top;\n"
+	"\t.loc 1 30 1\n"
+	"\t{\n"
+	"\t.param .b64 param0;\n"
+	"\tst.param.b64 [param0+0], %rd1;\n"
+	"\tcall.uni rstore, (param0);\n"
+	"\t}\n"
+	"\tret;\n"
+	"}\n"
+	".file 1 \"/src/k.cu\"\n";
+
+enum { RB, RE }; /* a region record's side */
+
+/* What lane 0 of warp w must write: the entry pair, per trip the BEGINs of
+ * lines/loop/store at the store, END store at the add, END lines/loop at
+ * the branch (taken) or after it (the last trip), then store's pair inside
+ * rstore, then the exit record. */
+static int expected_regions(uint32_t warp, uint32_t (*want)[2])
+{
+	int n = 0;
+	for (uint32_t trip = 0; trip <= warp; trip++) {
+		static const uint32_t seq[6][2] = { { RB, 0 }, { RB, 1 }, { RB, 2 }, { RE, 2 }, { RE, 0 }, { RE, 1 } };
+		memcpy(want[n], seq, sizeof seq);
+		n += 6;
+	}
+	want[n][0] = RB;
+	want[n++][1] = 2;
+	want[n][0] = RE;
+	want[n++][1] = 2;
+	return n;
+}
+
+/* Warp `warp`'s records (count bytes of them at recs) against the
+ * expected sequence; sites name the instruction each boundary is at. */
+static void check_warp_regions(uint32_t warp, const uint8_t *recs, uint32_t count, const struct engine_sites *sites)
+{
+	uint32_t want[64][2], rec[2], hi = 0;
+	int n = expected_regions(warp, want);
+	CHECKF(count == (uint32_t)(n + 3) * 8, "warp %u: %u bytes of region records, want %d", warp, count, (n + 3) * 8);
+	if (count != (uint32_t)(n + 3) * 8)
+		return;
+	memcpy(rec, recs, 8);
+	CHECKF(rec[1] == (0x80000000u | 7), "warp %u: entry record tag %#x", warp, rec[1]);
+	memcpy(rec, recs + 8, 8);
+	hi = rec[0];
+	CHECKF(rec[1] == 0xA0000000u && hi == 0, "warp %u: entry high record %#x %#x", warp, rec[0], rec[1]);
+	uint32_t last = 0;
+	memcpy(&last, recs, 4);
+	for (int k = 0; k < n; k++) {
+		memcpy(rec, recs + 16 + 8 * k, 8);
+		uint32_t kind = rec[1] >> 30, region = (rec[1] >> 24) & 63, site = rec[1] & 0xffffff;
+		CHECKF(kind == want[k][0] && region == want[k][1], "warp %u record %d: kind %u region %u, want %u %u",
+		       warp, k, kind, region, want[k][0], want[k][1]);
+		CHECKF(rec[0] > last, "warp %u record %d: clock %u after %u", warp, k, rec[0], last);
+		last = rec[0];
+		const struct engine_site *st = site < (uint32_t)sites->n ? &sites->s[site] : NULL;
+		CHECKF(st && st->region == (int)region && st->kind == (kind == RB ? ENGINE_SITE_BEGIN : ENGINE_SITE_END),
+		       "warp %u record %d: site %u is not that boundary", warp, k, site);
+		/* BEGINs sit at the stores: line 20 in the kernel, 40 in rstore */
+		if (st && kind == RB)
+			CHECKF(st->line == (k == n - 2 ? 40 : 20) && st->func == (k == n - 2 ? 1 : 0),
+			       "warp %u record %d: begins at line %d of function %d", warp, k, st->line, st->func);
+	}
+	memcpy(rec, recs + 16 + 8 * n, 8);
+	CHECKF(rec[1] == 0xC0000000u && rec[0] > last, "warp %u: exit record %#x %#x", warp, rec[0], rec[1]);
+}
+
+static void test_regions(void)
+{
+	struct probe *p = NULL;
+	char *cause = NULL;
+	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
+	const char *specs[] = { "lines=k.cu:20-21", "loop=@loop:k.cu:21", "store=@store" };
+	if (!p || probe_set_regions(p, specs, 3, &cause) < 0) {
+		CHECKF(0, "regions: %s", cause ? cause : "");
+		probe_free(p);
+		free(cause);
+		return;
+	}
+	size_t blen = strlen(HEADER) + strlen(K_REGIONS);
+	char *src = malloc(blen + 1);
+	snprintf(src, blen + 1, "%s%s", HEADER, K_REGIONS);
+	struct engine_result r;
+	CHECKF(engine_instrument(src, blen, "k_reg", &p, 1, 0, &r, &cause) == 0, "%s", cause ? cause : "");
+	free(src);
+	if (!r.ptx)
+		goto out;
+	CHECK_EQ_INT(r.stats.funcs_probed, 1);
+	CHECK(r.sites.n_funcs == 2 && !strcmp(r.sites.funcs[1], "rstore") && r.sites.n_files == 1 &&
+	      !strcmp(r.sites.files[0], "/src/k.cu"));
+	/* two warps of 64 threads, one block */
+	const uint32_t grid[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 };
+	const struct probe_map *pm = &r.maps[0].map;
+	uint64_t bytes = engine_map_bytes(pm, 1, 64, 0), roff = engine_map_records_offset(pm, 1, 64);
+	struct mem mem = { .n = 2 };
+	mem.base[0] = 0x7f0000100000ull;
+	mem.size[0] = bytes;
+	mem.host[0] = calloc(1, bytes);
+	mem.base[1] = 0x7f0000000000ull;
+	mem.size[1] = 64;
+	mem.host[1] = calloc(1, 64);
+	struct prog pg;
+	CHECK(prog_load(&pg, r.ptx) == 0);
+	const char *pnames[2] = { "k_reg_param_0", "ntop_map0" };
+	uint64_t pvals[2] = { mem.base[1], mem.base[0] };
+	struct thread *t = malloc(sizeof *t);
+	for (uint32_t x = 0; x < block[0]; x++) {
+		memset(t, 0, sizeof *t);
+		t->tid[0] = x;
+		memcpy(t->ntid, block, sizeof t->ntid);
+		memcpy(t->nctaid, grid, sizeof t->nctaid);
+		t->mem = &mem;
+		t->param_names = pnames;
+		t->param_vals = pvals;
+		t->n_params = 2;
+		CHECKF(run_thread(t, &pg) == 0, "thread %u: %s", x, t->err);
+	}
+	for (uint32_t w = 0; w < 2; w++) {
+		uint32_t count;
+		memcpy(&count, mem.host[0] + 4 * w, 4);
+		check_warp_regions(w, mem.host[0] + roff + (uint64_t)w * pm->cap * pm->rec_size, count, &r.sites);
+	}
+	free(t);
+	free(pg.v);
+	free(mem.host[0]);
+	free(mem.host[1]);
+out:
+	engine_result_done(&r);
+	probe_free(p);
+	free(cause);
 }
 
 int main(void)
@@ -881,5 +1454,22 @@ int main(void)
 	run_case("block cap 2 entry+exit, max", &blk[0], expect_entry_exit);
 	run_case("block cap 2 entry+exit, add", &blk[1], expect_entry_exit);
 	run_case("block cap 1 entry+exit (exit dropped), max", &blk[2], expect_entry_exit);
+	/* device functions: helper's stores recorded through the context (map
+	 * cursor and record address in and out), and a count kept in a probe
+	 * register across the call */
+	cur_body = K_CALL;
+	cur_kernel = "k_call";
+	cur_param = "k_call_param_0";
+	struct probe_spec call_t = { PROBE_LEVEL_THREAD, 8, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 };
+	struct probe_spec call_w = { PROBE_LEVEL_WARP, 3, 8, NULL, INSN, EXIT2, NULL, 0, 0, 0, PROBE_FOLD_NONE, 0 };
+	static const char *CNT_ENTRY = ".reg .b32 %n;\nmov.u32 %n, 0;";
+	static const char *CNT_INSN = "add.u32 %n, %n, 1;";
+	static const char *CNT_EXIT = "SAVE.u32 {%n, %tid.x};";
+	struct probe_spec call_n = { PROBE_LEVEL_THREAD, 1, 8, CNT_ENTRY, CNT_INSN, CNT_EXIT, NULL, 0, 0, 0,
+				     PROBE_FOLD_NONE, 0 };
+	run_case("thread cap 8 call", &call_t, expect_call);
+	run_case("warp cap 3 call", &call_w, expect_call);
+	run_case("thread count across a call", &call_n, expect_call_count);
+	test_regions();
 	return testlib_report();
 }

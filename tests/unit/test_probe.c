@@ -324,7 +324,7 @@ static void test_ntop_errors(void)
 	load_err(NTOP_HEAD "descripton = \"x\"\n" HOOK_ENTRY, "p.toml:3:1: ",
 		 "unknown key 'descripton' in an ntop probe (did you mean 'description'?)");
 	load_err(NTOP_HEAD "colour = 1\n" HOOK_ENTRY, "p.toml:3:1: ", "unknown key 'colour' in an ntop probe (known keys: "
-		 "ntop_probe, name, description, analysis, isa, map, hook)");
+		 "ntop_probe, name, description, analysis, isa, map, hook, regions)");
 	load_err("ntop_probe = 2\nname = \"t\"\n", "p.toml:1:14: ", "ntop_probe must be 1");
 	load_err("ntop_probe = 1\n" HOOK_ENTRY, "p.toml:1:1: ", "missing key 'name'");
 	load_err("ntop_probe = 1\nname = \"a-b\"\n" HOOK_ENTRY, "p.toml:2:8: ", "name must be an identifier");
@@ -362,13 +362,13 @@ static void test_ntop_errors(void)
 	load_err(NTOP_HEAD "map = 3\n" HOOK_ENTRY, "p.toml:3:7: ", "map must be a table");
 	/* [[hook]] */
 	load_err(NTOP_HEAD "[[hook]]\nat = \"entry\"\nwhen = \"before\"\nasm = \"x;\"\n", "p.toml:5:1: ",
-		 "'when' applies to opcode hooks only");
+		 "'when' applies to opcode and region hooks only");
 	load_err(NTOP_HEAD "[[hook]]\nat = [\"ld.global\"]\nasm = \"x;\"\n", "p.toml:3:1: ",
 		 "an opcode hook needs when = \"before\" or \"after\"");
 	load_err(NTOP_HEAD "[[hook]]\nat = [\"ld.global\"]\nwhen = \"during\"\nasm = \"x;\"\n", "p.toml:5:8: ",
 		 "when must be \"before\" or \"after\"");
 	load_err(NTOP_HEAD "[[hook]]\nat = \"ld.global\"\nasm = \"x;\"\n", "p.toml:4:6: ",
-		 "at must be \"entry\", \"exit\" or a list of opcodes");
+		 "at must be \"entry\", \"exit\", \"region\" or a list of opcodes");
 	load_err(NTOP_HEAD "[[hook]]\nat = []\nasm = \"x;\"\n", "p.toml:4:6: ", "at must be");
 	load_err(NTOP_HEAD "[[hook]]\nat = [\"ld..global\"]\nwhen = \"before\"\nasm = \"x;\"\n", "p.toml:4:7: ",
 		 "opcodes are dotted PTX opcode prefixes");
@@ -379,6 +379,59 @@ static void test_ntop_errors(void)
 		 "unknown key 'wehn' in [[hook]] (did you mean 'when'?)");
 	/* TOML errors come through with their position */
 	load_err(NTOP_HEAD "name = \"u\"\n", "p.toml:3:1: ", "duplicate key 'name'");
+}
+
+/* Regions: "NAME=SPEC" in regions = [...], hooks at = "region" with
+ * when = "begin" | "end", and each without the other refused. */
+static void test_ntop_regions(void)
+{
+	struct probe *p = NULL;
+	char *cause = NULL;
+	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
+	if (p) {
+		CHECK_EQ_INT(p->n_regions, 5);
+		CHECK(p->regions[0].kind == PROBE_REGION_CLASS && p->regions[0].cls == PROBE_CLASS_TENSOR);
+		CHECK(!strcmp(p->regions[1].name, "wait") && !strcmp(p->regions[1].spec, "@wait"));
+		int begin = 0, end = 0;
+		for (int i = 0; i < p->n_hooks; i++) {
+			begin += p->hooks[i].kind == PROBE_TP_REGION && !p->hooks[i].after;
+			end += p->hooks[i].kind == PROBE_TP_REGION && p->hooks[i].after;
+		}
+		CHECK(begin == 1 && end == 1);
+		const char *specs[] = { "load=attn.py:40-55", "it=@loop:a/b.cu:7", "one=k.cu:3" };
+		CHECKF(probe_set_regions(p, specs, 3, &cause) == 0, "%s", cause ? cause : "");
+		CHECK(p->regions[0].kind == PROBE_REGION_LINES && !strcmp(p->regions[0].file, "attn.py") &&
+		      p->regions[0].first == 40 && p->regions[0].last == 55);
+		CHECK(p->regions[1].kind == PROBE_REGION_LOOP && !strcmp(p->regions[1].file, "a/b.cu") &&
+		      p->regions[1].first == 7);
+		CHECK(p->regions[2].first == 3 && p->regions[2].last == 3);
+		const char *twice[] = { "a=@load", "a=@store" };
+		CHECK(probe_set_regions(p, twice, 2, &cause) < 0 && strstr(cause, "named twice"));
+		free(cause);
+		cause = NULL;
+	}
+	probe_free(p);
+	struct probe_region r;
+	char why[512];
+	static const char *const bad[][2] = {
+		{ "noequals", "is not NAME=SPEC" },      { "1x=@load", "identifier" },
+		{ "a=@loads", "no instruction class" },  { "a=f.cu:0", "numbers from 1" },
+		{ "a=f.cu:9-3", "ends before it starts" }, { "a=f.cu", "is not FILE:LINE" },
+		{ "a=@loop:f.cu:3-4", "one line inside it" }, { "a=f.cu:x", "numbers from 1" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECKF(probe_region_parse(bad[i][0], &r, why, sizeof why) < 0 && strstr(why, bad[i][1]), "%s: %s",
+		       bad[i][0], why);
+#define REGION_HOOK "[[hook]]\nat = \"region\"\nwhen = \"begin\"\nasm = \"mov.u32 %x, REGION;\"\n"
+	load_err(NTOP_HEAD REGION_HOOK, "p.toml:1:1: ", "need regions");
+	load_err(NTOP_HEAD "regions = [\"a=@load\"]\n" HOOK_ENTRY, "p.toml:3:11: ", "this probe has none");
+	load_err(NTOP_HEAD "regions = [\"a=@lod\"]\n" REGION_HOOK, "p.toml:3:12: ", "no instruction class");
+	load_err(NTOP_HEAD "regions = \"a=@load\"\n" REGION_HOOK, "p.toml:3:11: ", "list of \"NAME=SPEC\"");
+	load_err(NTOP_HEAD "regions = [\"a=@load\"]\n[[hook]]\nat = \"region\"\nasm = \"mov.u32 %x, 1;\"\n",
+		 "p.toml:4:1: ", "when = \"begin\" or \"end\"");
+	load_err(NTOP_HEAD "regions = [\"a=@load\"]\n[[hook]]\nat = \"region\"\nwhen = \"before\"\nasm = \"x\"\n",
+		 "p.toml:6:8: ", "when = \"begin\" or \"end\"");
+#undef REGION_HOOK
 }
 
 static void test_neutrino_errors(void)
@@ -459,6 +512,7 @@ int main(void)
 	test_ntop_block_span();
 	test_ntop_opcode_hooks();
 	test_ntop_errors();
+	test_ntop_regions();
 	test_neutrino_errors();
 	test_files();
 	return testlib_report();

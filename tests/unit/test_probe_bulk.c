@@ -138,7 +138,8 @@ static const char *bracket_base(const char *op)
 
 /* At the n-th `opcode` of ptx: ADDR came from operand addr_op, the size
  * register/immediate from operand size_op, and the record's kind is `kind`
- * (dmat-style probe with registers <pre>_sk). */
+ * (dmat-style probe with registers <pre>_sk for the access word and
+ * <pre>_by for its size). */
 static void check_access(const char *what, const char *ptx, const char *opcode, int n, int addr_op,
 			 int size_op, const char *sk, const char *kind)
 {
@@ -154,10 +155,13 @@ static void check_access(const char *what, const char *ptx, const char *opcode, 
 	const char *l = last_before(ptx, at, "mov.b64 %ntop_addr, ");
 	CHECKF(line_is(l, "mov.b64 %%ntop_addr, %s;", bracket_base(ops[addr_op])), "%s: ADDR '%s' for %s", what, l,
 	       ops[addr_op]);
-	char pre[96];
-	snprintf(pre, sizeof pre, "mov.u32 %s, ", sk);
+	char pre[96], by[64];
+	snprintf(by, sizeof by, "%.*s_by", (int)strlen(sk) - 3, sk); /* <pre>_sk -> <pre>_by */
+	snprintf(pre, sizeof pre, "and.b32 %s, ", by);
 	l = last_before(ptx, at, pre);
-	CHECKF(!strncmp(l, pre, strlen(pre)) && line_is(l + strlen(pre), "%s;", ops[size_op]), "%s: BYTES '%s' for %s",
+	char size[96];
+	snprintf(size, sizeof size, "%s, 0x3ffff", ops[size_op]);
+	CHECKF(!strncmp(l, pre, strlen(pre)) && line_is(l + strlen(pre), "%s;", size), "%s: BYTES '%s' for %s",
 	       what, l, ops[size_op]);
 	snprintf(pre, sizeof pre, "or.b32 %s, %s, ", sk, sk);
 	l = last_before(ptx, at, pre);
@@ -178,14 +182,14 @@ static void test_dmat(const char *file, const char *sk, int rec_size)
 	struct engine_result r;
 	char *out = probe_kernel(corpus, "_Z9bulk_loadPK6float4Pfjm", p, &r);
 	if (out) {
-		check_access(file, out, "cp.async.bulk.shared::cluster.global", 0, 1, 2, sk, "0x04000000");
-		check_access(file, out, "cp.async.bulk.shared::cta.global", 0, 1, 2, sk, "0x04000000");
-		CHECK_EQ_INT(count_str(out, ", 0x04000000;"), 2);
+		check_access(file, out, "cp.async.bulk.shared::cluster.global", 0, 1, 2, sk, "0x100000");
+		check_access(file, out, "cp.async.bulk.shared::cta.global", 0, 1, 2, sk, "0x100000");
+		CHECK_EQ_INT(count_str(out, ", 0x100000;"), 2);
 		CHECK_EQ_INT(r.stats.sites_no_addr, 0);
 		/* the immediate size of the ::cta form reaches the record as is */
 		const char *at = find_insn(out, "cp.async.bulk.shared::cta.global", 0);
 		char want[96];
-		snprintf(want, sizeof want, "mov.u32 %s, 4096;", sk);
+		snprintf(want, sizeof want, "and.b32 %.*s_by, 4096, 0x3ffff;", (int)strlen(sk) - 3, sk);
 		CHECK(at && !strcmp(last_before(out, at, want), want));
 		if (!strcmp(p->name, "dmat_global"))
 			CHECK(at && !strcmp(last_before(out, at, "mov.u64 %ntop_p0_dg_gtime, "),
@@ -195,19 +199,19 @@ static void test_dmat(const char *file, const char *sk, int rec_size)
 	out = probe_kernel(corpus, "_Z10bulk_storeP6float4Pfj", p, &r);
 	if (out) {
 		/* shared->global: ADDR is the destination, operand 0 */
-		check_access(file, out, "cp.async.bulk.global.shared::cta", 0, 0, 2, sk, "0x05000000");
-		check_access(file, out, "cp.reduce.async.bulk.global.shared::cta", 0, 0, 2, sk, "0x05000000");
+		check_access(file, out, "cp.async.bulk.global.shared::cta", 0, 0, 2, sk, "0x140000");
+		check_access(file, out, "cp.reduce.async.bulk.global.shared::cta", 0, 0, 2, sk, "0x140000");
 		/* one record each: the store pattern also matches the reduction */
-		CHECK_EQ_INT(count_str(out, ", 0x05000000;"), 2);
-		CHECK_EQ_INT(count_str(out, ", 0x03000000;"), 0);
+		CHECK_EQ_INT(count_str(out, ", 0x140000;"), 2);
+		CHECK_EQ_INT(count_str(out, ", 0xc0000;"), 0);
 		engine_result_done(&r);
 	}
 	out = probe_kernel(corpus, "_Z12tensor_storemPf", p, &r);
 	if (out) {
 		/* the TMA store matches the bulk pattern but has no address */
 		CHECK_EQ_INT(r.stats.sites_no_addr, 1);
-		CHECK_EQ_INT(count_str(out, ", 0x05000000;"), 0);
-		CHECK_EQ_INT(count_str(out, ", 0x02000000;"), 1); /* the st.global.f32 */
+		CHECK_EQ_INT(count_str(out, ", 0x140000;"), 0);
+		CHECK_EQ_INT(count_str(out, ", 0x80000;"), 1); /* the st.global.f32 */
 		engine_result_done(&r);
 	}
 	probe_free(p);
@@ -342,19 +346,19 @@ static void test_forms(void)
 		const char *at = find_insn(out, "cp.async.bulk.shared::cluster.global", 0);
 		CHECK(at && strstr(last_before(out, at, "mov.b64 %ntop_addr, "), "%rd1;"));
 		CHECK(at && !strcmp(last_before(out, at, "add.s64 %ntop_addr, "), "add.s64 %ntop_addr, %ntop_addr, 256;"));
-		CHECK(at && !strcmp(last_before(out, at, "mov.u32 %ntop_p0_dm_sk, "), "mov.u32 %ntop_p0_dm_sk, %r1;"));
+		CHECK(at && !strcmp(last_before(out, at, "and.b32 %ntop_p0_dm_by, "), "and.b32 %ntop_p0_dm_by, %r1, 0x3ffff;"));
 		/* the guarded copy records only when its guard holds */
 		at = find_insn(out, "@%p1", 0);
 		CHECK(at && strstr(last_before(out, at, "@!%p1 bra $ntop_skip_"), "$ntop_skip_"));
-		CHECK(at && !strcmp(last_before(out, at, "mov.u32 %ntop_p0_dm_sk, "), "mov.u32 %ntop_p0_dm_sk, 512;"));
+		CHECK(at && !strcmp(last_before(out, at, "and.b32 %ntop_p0_dm_by, "), "and.b32 %ntop_p0_dm_by, 512, 0x3ffff;"));
 		at = find_insn(out, "cp.async.bulk.global.shared::cta", 0);
 		CHECK(at && !strcmp(last_before(out, at, "add.s64 %ntop_addr, "), "add.s64 %ntop_addr, %ntop_addr, 4096;"));
-		CHECK(at && !strcmp(last_before(out, at, "mov.u32 %ntop_p0_dm_sk, "), "mov.u32 %ntop_p0_dm_sk, 2048;"));
+		CHECK(at && !strcmp(last_before(out, at, "and.b32 %ntop_p0_dm_by, "), "and.b32 %ntop_p0_dm_by, 2048, 0x3ffff;"));
 		/* two loads and one store recorded; prefetch, shared->shared and
 		 * commit/wait not */
-		CHECK_EQ_INT(count_str(out, ", 0x04000000;"), 2);
-		CHECK_EQ_INT(count_str(out, ", 0x05000000;"), 1);
-		CHECK(!strstr(out, "mov.u32 %ntop_p0_dm_sk, 1024;") && !strstr(out, "mov.u32 %ntop_p0_dm_sk, 16;"));
+		CHECK_EQ_INT(count_str(out, ", 0x100000;"), 2);
+		CHECK_EQ_INT(count_str(out, ", 0x140000;"), 1);
+		CHECK(!strstr(out, "and.b32 %ntop_p0_dm_by, 1024, 0x3ffff;") && !strstr(out, "and.b32 %ntop_p0_dm_by, 16, 0x3ffff;"));
 		CHECK_EQ_INT(r.stats.sites_no_addr, 0);
 		engine_result_done(&r);
 	}

@@ -265,6 +265,19 @@ static void test_helpers(void)
 	fails(ENTRY ".reg .b32 %o;\nmov.u32 %o, IN2;\n" END, 7, "helper: IN2 names an operand", "mov.u32 %o, IN2;");
 	/* names that only contain a helper word are not helpers */
 	passes(ENTRY ".reg .b64 %ADDR_copy;\nmov.u64 %ADDR_copy, %rd1;\n" END);
+	/* SITE at instruction and region sites, REGION at region boundaries */
+	passes(LOADS ".reg .b32 %s;\nmov.u32 %s, SITE;\n" END);
+	fails(ENTRY ".reg .b32 %s;\nmov.u32 %s, SITE;\n" END, 7, "helper: SITE names the traced instruction's site",
+	      "mov.u32 %s, SITE;");
+	fails(LOADS ".reg .b32 %s;\nmov.u32 %s, REGION;\n" END, 8, "helper: REGION is the region's number", NULL);
+	passes(HEAD "regions = [\"a=@load\"]\n[[hook]]\nat = \"region\"\nwhen = \"end\"\nasm = \"\"\"\n"
+	       ".reg .b32 %s;\nmov.u32 %s, REGION;\nmov.u32 %s, SITE;\n" END);
+	fails(HEAD "regions = [\"a=@load\"]\n[[hook]]\nat = \"region\"\nwhen = \"end\"\nasm = \"\"\"\n"
+	      ".reg .b64 %s;\nmov.u64 %s, ADDR;\n" END, 9, "helper: ADDR is only defined in hooks on memory instructions, "
+	      "not at a region boundary", NULL);
+	fails(HEAD "regions = [\"a=@load\"]\n[map]\nlevel = \"block\"\nfields = [\"n:u32:add\"]\n[[hook]]\n"
+	      "at = \"region\"\nwhen = \"begin\"\nasm = \"\"\"\nSAVE.u32 {%r1};\n" END, 11,
+	      "helper: a block map's SAVEs sit in entry or exit hooks", NULL);
 }
 
 static void test_string_path(void)

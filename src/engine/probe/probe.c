@@ -262,6 +262,7 @@ void probe_free(struct probe *p)
 		free(p->hooks[i].snippet_pos);
 	}
 	free(p->hooks);
+	free(p->regions);
 	free(p->path);
 	free(p->description);
 	free(p->analysis);

@@ -13,9 +13,13 @@
  *   BYTES  bytes accessed by the traced instruction (type size * vector width)
  *   OUT, IN1, IN2, IN3   the traced instruction's operands 0, 1, 2, 3
  *   CLOCK (%clock64), GTIMER (%globaltimer, ns), SMID (%smid)
+ *   SITE   the instruction site's index in the probed kernel's site table
+ *          (engine.h: its function, PTX line and source line)
+ *   REGION the region's index (region hooks)
  */
 #ifndef NTOP_PROBE_H
 #define NTOP_PROBE_H
+#include <stddef.h>
 #include <stdint.h>
 
 /* BLOCK: one record array per block; thread 0 of the block stores its
@@ -55,7 +59,41 @@ enum probe_tp_kind {
 	PROBE_TP_ENTRY, /* kernel start, before the first kernel instruction */
 	PROBE_TP_EXIT,  /* before every ret of the kernel body and every exit */
 	PROBE_TP_INSN,  /* before or after instructions whose opcode matches */
+	PROBE_TP_REGION, /* where a warp enters (after = 0) or leaves (after = 1) one of
+			    the probe's regions (struct probe_region) */
 };
+
+/* What a region is made of (probe_region.c reads "NAME=SPEC"):
+ *   FILE:LINE or FILE:FIRST-LAST   instructions of those source lines (or
+ *                                  inlined from a call on them)
+ *   @tensor @load @store @wait @async   an instruction class
+ *   @loop:FILE:LINE                each iteration of the innermost loop
+ *                                  holding that line */
+enum probe_region_kind { PROBE_REGION_LINES = 1, PROBE_REGION_CLASS, PROBE_REGION_LOOP };
+enum probe_class {
+	PROBE_CLASS_TENSOR = 1, /* mma, wmma.mma, wgmma.mma_async, tcgen05.mma */
+	PROBE_CLASS_LOAD,       /* ld.global, ldu.global */
+	PROBE_CLASS_STORE,      /* st.global, atom.global, red.global */
+	PROBE_CLASS_WAIT,       /* CTA and cluster barriers, mbarrier waits, cp.async/bulk/wgmma wait groups */
+	PROBE_CLASS_ASYNC,      /* cp.async, cp.async.bulk (TMA included), cp.reduce.async.bulk issue */
+};
+
+#define PROBE_REGION_SPEC_MAX 256
+#define PROBE_MAX_REGIONS 32
+
+struct probe_region {
+	char name[PROBE_NAME_MAX];
+	char spec[PROBE_REGION_SPEC_MAX]; /* as written, for messages and the trace */
+	enum probe_region_kind kind;
+	enum probe_class cls;             /* PROBE_REGION_CLASS */
+	char file[PROBE_REGION_SPEC_MAX]; /* LINES and LOOP: a path suffix */
+	int first, last;                  /* LINES: the lines; LOOP: first == last */
+};
+
+/* Reads "NAME=SPEC": 0, or -1 with why. */
+int probe_region_parse(const char *name_spec, struct probe_region *r, char *why, size_t why_len);
+/* The spec of a class region, "@tensor"; NULL for another number. */
+const char *probe_class_name(enum probe_class c);
 
 /* Where a snippet byte was written in the probe file (1-based; columns count
  * code points). */
@@ -102,6 +140,8 @@ struct probe {
 	struct probe_map map;
 	struct probe_hook *hooks;
 	int n_hooks;
+	struct probe_region *regions; /* regions = ["NAME=SPEC", ...] (region hooks) */
+	int n_regions;
 };
 
 #define PROBE_FILE_MAX (4u << 20) /* bytes: probe files are small; refuse anything bigger */
@@ -109,6 +149,10 @@ struct probe {
 #define PROBE_MAX_OPCODES 32      /* opcode patterns per hook */
 #define PROBE_MAX_CAP (1u << 20)  /* records per thread or warp */
 #define PROBE_MAX_REC 4096        /* bytes per record */
+
+/* Replaces p's regions with n "NAME=SPEC" strings (ntop record -r):
+ * 0, or -1 with a cause naming the bad one. */
+int probe_set_regions(struct probe *p, const char *const *specs, int n, char **cause);
 
 /* "thread", "warp" or "block". */
 const char *probe_level_name(enum probe_level level);

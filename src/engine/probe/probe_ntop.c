@@ -11,8 +11,10 @@
  *   fields = ["start:u64", "elapsed:u32", ...]   record layout, in order;
  *                                   block maps may fold a field: "end:u64:max"
  *   [[hook]]                        one or more
- *   at = "entry" | "exit" | ["ld.global", "st.global"]
- *   when = "before" | "after"       opcode hooks only (required there)
+ *   regions = ["mma=@tensor", ...]  regions (probe.h), for hooks at = "region"
+ *   at = "entry" | "exit" | "region" | ["ld.global", "st.global"]
+ *   when = "before" | "after"       opcode hooks (required there)
+ *        | "begin" | "end"          region hooks: a warp enters / leaves a region
  *   asm = """..."""                 the snippet
  *
  * Everything is explicit and unknown keys are errors, so a typo cannot turn a
@@ -26,7 +28,7 @@
 #include "common/strbuf.h"
 
 static const char *const top_keys[] = { "ntop_probe", "name", "description", "analysis", "isa", "map", "hook",
-					 NULL };
+					 "regions", NULL };
 static const char *const map_keys[] = { "level", "cap", "fields", NULL };
 static const char *const hook_keys[] = { "at", "when", "asm", NULL };
 
@@ -192,10 +194,12 @@ static int load_at(const struct probe_src *src, const struct toml_node *at, enum
 		*kind = PROBE_TP_ENTRY;
 	else if (at->type == TOML_STRING && strcmp(at->v.s, "exit") == 0)
 		*kind = PROBE_TP_EXIT;
+	else if (at->type == TOML_STRING && strcmp(at->v.s, "region") == 0)
+		*kind = PROBE_TP_REGION;
 	else if (at->type == TOML_ARRAY && at->n_items > 0)
 		*kind = PROBE_TP_INSN;
 	else
-		return probe_err(src, at, "at must be \"entry\", \"exit\" or a list of opcodes such as "
+		return probe_err(src, at, "at must be \"entry\", \"exit\", \"region\" or a list of opcodes such as "
 				 "[\"ld.global\", \"st.global\"]");
 	return 0;
 }
@@ -219,10 +223,38 @@ static int load_opcodes(const struct probe_src *src, const struct toml_node *at,
 	return 0;
 }
 
+/* `when`: before/after an opcode hook's instruction, begin/end of a region
+ * hook's region; *after = 1 for after and end. */
+static int load_when(const struct probe_src *src, const struct toml_node *t, enum probe_tp_kind kind,
+		     const struct toml_node *when, enum probe_isa isa, int *after)
+{
+	*after = 0;
+	if ((kind == PROBE_TP_ENTRY || kind == PROBE_TP_EXIT) && when)
+		return probe_err_key(src, when, "'when' applies to opcode and region hooks only (entry runs before the "
+				     "kernel's first instruction, exit before each ret/exit)");
+	if (kind == PROBE_TP_INSN && !when)
+		return probe_err(src, t, "an opcode hook needs when = \"before\" or \"after\"");
+	if (kind == PROBE_TP_REGION) {
+		if (isa == PROBE_ISA_GCN)
+			return probe_err(src, t, "region hooks are not supported for AMD probes (isa = \"gcn\") yet");
+		if (!when || (strcmp(when->v.s, "begin") && strcmp(when->v.s, "end")))
+			return probe_err(src, when ? when : t, "a region hook needs when = \"begin\" or \"end\"");
+		*after = strcmp(when->v.s, "end") == 0;
+		return 0;
+	}
+	if (when && strcmp(when->v.s, "after") == 0 && isa == PROBE_ISA_GCN)
+		return probe_err(src, when, "AMD probes run before the traced instruction: when = \"before\"");
+	if (when && strcmp(when->v.s, "after") == 0)
+		*after = 1;
+	else if (when && strcmp(when->v.s, "before") != 0)
+		return probe_err(src, when, "when must be \"before\" or \"after\", not \"%s\"", when->v.s);
+	return 0;
+}
+
 static int load_hook(const struct probe_src *src, const struct toml_node *t, int index, struct probe *p)
 {
 	const struct toml_node *at = toml_get(t, "at"), *when, *asm_;
-	enum probe_tp_kind kind;
+	enum probe_tp_kind kind = PROBE_TP_ENTRY;
 	int after = 0;
 	if (t->type != TOML_TABLE)
 		return probe_err(src, t, "each hook is a table: [[hook]]");
@@ -230,20 +262,11 @@ static int load_hook(const struct probe_src *src, const struct toml_node *t, int
 	    probe_get_string(src, t, "asm", 1, &asm_) < 0)
 		return -1;
 	if (!at)
-		return probe_err(src, t, "missing key 'at' (\"entry\", \"exit\" or [\"opcode\", ...])");
+		return probe_err(src, t, "missing key 'at' (\"entry\", \"exit\", \"region\" or [\"opcode\", ...])");
 	if (load_at(src, at, &kind) < 0)
 		return -1;
-	if (kind != PROBE_TP_INSN && when)
-		return probe_err_key(src, when, "'when' applies to opcode hooks only (entry runs before the kernel's "
-				     "first instruction, exit before each ret/exit)");
-	if (kind == PROBE_TP_INSN && !when)
-		return probe_err(src, t, "an opcode hook needs when = \"before\" or \"after\"");
-	if (when && strcmp(when->v.s, "after") == 0 && p->isa == PROBE_ISA_GCN)
-		return probe_err(src, when, "AMD probes run before the traced instruction: when = \"before\"");
-	if (when && strcmp(when->v.s, "after") == 0)
-		after = 1;
-	else if (when && strcmp(when->v.s, "before") != 0)
-		return probe_err(src, when, "when must be \"before\" or \"after\", not \"%s\"", when->v.s);
+	if (load_when(src, t, kind, when, p->isa, &after) < 0)
+		return -1;
 	if (strspn(asm_->v.s, " \t\r\n") == strlen(asm_->v.s))
 		return probe_err(src, asm_, "asm is empty");
 	char name[PROBE_NAME_MAX];
@@ -282,9 +305,54 @@ static int load_header(const struct probe_src *src, const struct toml_node *root
 	return 0;
 }
 
+/* regions = ["NAME=SPEC", ...]: each checked where it was written. */
+static int load_regions(const struct probe_src *src, const struct toml_node *t, struct probe *p)
+{
+	if (t->type != TOML_ARRAY || t->n_items == 0)
+		return probe_err(src, t, "regions is a list of \"NAME=SPEC\" strings, e.g. [\"mma=@tensor\", "
+				 "\"load=attn.py:40-55\"]");
+	if (t->n_items > PROBE_MAX_REGIONS)
+		return probe_err(src, t, "%d regions: at most %d", t->n_items, PROBE_MAX_REGIONS);
+	const char *specs[PROBE_MAX_REGIONS];
+	for (int i = 0; i < t->n_items; i++) {
+		const struct toml_node *r = t->items[i];
+		struct probe_region one;
+		char why[PROBE_REGION_SPEC_MAX + 128];
+		if (r->type != TOML_STRING)
+			return probe_err(src, r, "each region is a string \"NAME=SPEC\"");
+		if (probe_region_parse(r->v.s, &one, why, sizeof why) < 0)
+			return probe_err(src, r, "region %s", why);
+		specs[i] = r->v.s;
+	}
+	char *cause = NULL;
+	if (probe_set_regions(p, specs, t->n_items, &cause) < 0) {
+		probe_err(src, t, "%s", cause ? cause : "out of memory");
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+/* Region hooks and regions come together. */
+static int check_regions(const struct probe_src *src, const struct toml_node *root, const struct probe *p)
+{
+	int hooks = 0;
+	for (int i = 0; i < p->n_hooks; i++)
+		hooks += p->hooks[i].kind == PROBE_TP_REGION;
+	if (hooks && !p->n_regions)
+		return probe_err(src, root, "hooks at = \"region\" need regions = [\"NAME=SPEC\", ...] (or ntop record -r)");
+	if (!hooks && p->n_regions)
+		return probe_err(src, toml_get(root, "regions"), "regions are recorded by hooks at = \"region\", and "
+				 "this probe has none");
+	return 0;
+}
+
 int probe_load_ntop(const struct probe_src *src, const struct toml_node *root, struct probe *p)
 {
 	if (load_header(src, root, p) < 0)
+		return -1;
+	const struct toml_node *regions = toml_get(root, "regions");
+	if (regions && load_regions(src, regions, p) < 0)
 		return -1;
 	const struct toml_node *map = toml_get(root, "map"), *hooks = toml_get(root, "hook");
 	if (map && load_map(src, map, p) < 0)
@@ -296,5 +364,5 @@ int probe_load_ntop(const struct probe_src *src, const struct toml_node *root, s
 	for (int i = 0; i < hooks->n_items; i++)
 		if (load_hook(src, hooks->items[i], i, p) < 0)
 			return -1;
-	return 0;
+	return check_regions(src, root, p);
 }

@@ -241,7 +241,13 @@ static int check_helpers(struct vctx *V, const struct snippet_stmt *st)
 		int insn = mem || !strcmp(w, "OUT") || !strncmp(w, "IN", 2);
 		if (mem && h->kind != PROBE_TP_INSN)
 			return verr(V, st, i, RULE_HELPER, "%s is only defined in hooks on memory instructions, not at "
-				    "kernel %s", w, h->kind == PROBE_TP_ENTRY ? "entry" : "exit");
+				    "%s", w, h->kind == PROBE_TP_ENTRY ? "kernel entry" : h->kind == PROBE_TP_EXIT ?
+				    "kernel exit" : "a region boundary");
+		if (!strcmp(w, "SITE") && h->kind != PROBE_TP_INSN && h->kind != PROBE_TP_REGION)
+			return verr(V, st, i, RULE_HELPER, "SITE names the traced instruction's site: only in opcode and "
+				    "region hooks");
+		if (!strcmp(w, "REGION") && h->kind != PROBE_TP_REGION)
+			return verr(V, st, i, RULE_HELPER, "REGION is the region's number: only in hooks at = \"region\"");
 		if (insn && h->kind != PROBE_TP_INSN)
 			return verr(V, st, i, RULE_HELPER, "%s names an operand of the traced instruction: only in opcode "
 				    "hooks", w);
@@ -278,7 +284,7 @@ static int check_save(struct vctx *V, const struct vinsn *in)
 			    st->text + st->toks[in->op].off);
 	if (!V->p->has_map)
 		return verr(V, st, in->op, RULE_HELPER, "SAVE needs a map, and this probe has none (datamodel / [map])");
-	if (V->p->map.level == PROBE_LEVEL_BLOCK && V->h->kind == PROBE_TP_INSN)
+	if (V->p->map.level == PROBE_LEVEL_BLOCK && (V->h->kind == PROBE_TP_INSN || V->h->kind == PROBE_TP_REGION))
 		return verr(V, st, in->op, RULE_HELPER, "a block map's SAVEs sit in entry or exit hooks (its warps share "
 			    "one record and no cursor)");
 	struct vop list = in->n_ops == 1 ? in->ops[0] : (struct vop){ 0, 0 };

@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const kernel_helpers[] = { "OUT", "IN1", "IN2", "IN3", "ADDR", "BYTES", NULL };
-static const char *const special_helpers[] = { "CLOCK", "GTIMER", "SMID", NULL };
+static const char *const special_helpers[] = { "CLOCK", "GTIMER", "SMID", "SITE", "REGION", NULL };
 
 static const char *tok_text(const struct snippet_stmt *st, int i, size_t *len)
 {

@@ -68,6 +68,23 @@ static int setup_map(struct inj *in, struct iprobe *ip)
 	return 0;
 }
 
+/* The probe whose hooks record regions: one at most. */
+static int setup_regions(struct inj *in)
+{
+	for (int k = 0; k < in->n_pr; k++) {
+		int has = 0;
+		for (int h = 0; h < in->pr[k].p->n_hooks; h++)
+			has |= in->pr[k].p->hooks[h].kind == PROBE_TP_REGION;
+		if (!has)
+			continue;
+		if (in->rprobe)
+			return cause_set(in->cause, "probes '%s' and '%s' both record regions: one at a time",
+					 in->rprobe->p->name, in->pr[k].p->name);
+		in->rprobe = &in->pr[k];
+	}
+	return 0;
+}
+
 static int setup_probes(struct inj *in, struct probe *const *probes, int n_probes)
 {
 	in->pr = calloc((size_t)(n_probes ? n_probes : 1), sizeof *in->pr);
@@ -93,7 +110,7 @@ static int setup_probes(struct inj *in, struct probe *const *probes, int n_probe
 		in->any_dyn_warp |= in->maps[i].dynamic && in->maps[i].warp;
 		in->maps[i].count_static = !in->maps[i].dynamic && !in->func_exit;
 	}
-	return 0;
+	return setup_regions(in);
 }
 
 /* Can a thread leave the kernel other than through the kernel's own
@@ -137,6 +154,32 @@ static int append_params(struct inj *in)
 	return 0;
 }
 
+/* Frees a body made by the walk: our statements (the originals still
+ * belong to their function). */
+static void body_free(struct ptx_stmt *out, const unsigned char *mine, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (mine[i])
+			free(out[i].text);
+	free(out);
+}
+
+/* Every walk succeeded: the new bodies replace the old, whose statements
+ * were moved over except those replaced by code of ours. */
+static void swap_bodies(struct inj *in)
+{
+	for (int b = 0; b < in->n_bodies; b++) {
+		struct walked_body *w = &in->bodies[b];
+		for (int i = 0; i < w->n_dropped; i++)
+			ptx_stmt_clear(&w->f->body[w->dropped[i]]);
+		free(w->f->body);
+		w->f->body = w->out;
+		w->f->n_body = w->n_out;
+		w->out = NULL;
+		w->n_out = 0;
+	}
+}
+
 static void inj_done(struct inj *in, int failed)
 {
 	for (int k = 0; k < in->n_pr; k++)
@@ -145,23 +188,47 @@ static void inj_done(struct inj *in, int failed)
 	free(in->regs);
 	free(in->exit_all);
 	free(in->exit_lane0);
+	free(in->probed);
+	free(in->ctx);
+	ptx_files_done(&in->files);
 	strbuf_done(&in->decls);
-	if (failed) {
-		for (int i = 0; i < in->n_out; i++)
-			if (in->mine[i]) /* ours; originals still belong to the kernel */
-				free(in->out[i].text);
-		free(in->out);
-	}
+	if (failed)
+		body_free(in->out, in->mine, in->n_out);
 	free(in->mine);
+	for (int b = 0; b < in->n_bodies; b++) {
+		if (failed)
+			body_free(in->bodies[b].out, in->bodies[b].mine, in->bodies[b].n_out);
+		free(in->bodies[b].mine);
+		free(in->bodies[b].dropped);
+	}
+	free(in->bodies);
+}
+
+/* The kernel, then every instrumented .func. */
+static int walk_all(struct inj *in)
+{
+	if (ptx_inject_walk_body(in) < 0)
+		return -1;
+	for (int t = 0; t < in->mod->n_items; t++)
+		if (in->probed[t] && ptx_inject_walk_func(in, in->mod->items[t].func) < 0)
+			return -1;
+	return 0;
 }
 
 int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *probes,
-	       int n_probes, unsigned flags, struct ptx_inject_result *res, char **cause)
+	       int n_probes, unsigned flags, struct ptx_inject_result *res, struct engine_sites *sites,
+	       char **cause)
 {
 	struct inj in;
+	struct engine_sites scratch;
 	memset(&in, 0, sizeof in);
+	memset(&scratch, 0, sizeof scratch);
 	memset(res, 0, sizeof *res);
+	if (sites)
+		memset(sites, 0, sizeof *sites);
 	in.cause = cause;
+	in.mod = m;
+	in.out_sites = sites ? sites : &scratch;
 	in.at_entry = !(flags & ENGINE_ADDR_AT_EXIT);
 	in.block_1d = !!(flags & ENGINE_BLOCK_1D);
 	in.grid_1d = !!(flags & ENGINE_GRID_1D);
@@ -173,21 +240,18 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 		return cause_set(cause, "32-bit PTX (.address_size 32) is not supported");
 	int rc = -1;
 	in.func_exit = module_func_exits(m);
-	if (ptx_inject_operand_kernel_regs(&in) < 0 || setup_probes(&in, probes, n_probes) < 0)
+	if (ptx_files_read(m, &in.files, cause) < 0 || setup_probes(&in, probes, n_probes) < 0)
 		goto done;
 	if (in.decls.failed) {
 		cause_set(cause, "out of memory");
 		goto done;
 	}
-	if (ptx_inject_walk_body(&in) < 0)
+	if (ptx_inject_func_plan(&in) < 0 || walk_all(&in) < 0)
 		goto done;
 	res->n_params_orig = in.kernel->n_params;
-	if (append_params(&in) < 0)
+	if (append_params(&in) < 0 || ptx_inject_func_params(&in) < 0 || ptx_inject_sites_finish(&in) < 0)
 		goto done;
-	free(in.kernel->body);
-	in.kernel->body = in.out;
-	in.kernel->n_body = in.n_out;
-	in.out = NULL;
+	swap_bodies(&in);
 	res->n_maps = in.n_maps;
 	for (int i = 0; i < in.n_maps; i++) {
 		res->map_probe[i] = in.maps[i].pr;
@@ -197,9 +261,14 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	}
 	res->sites = in.sites;
 	res->sites_no_addr = in.sites_no_addr;
-	res->sites_in_funcs = ptx_inject_walk_func_sites(&in, m);
+	res->sites_in_funcs = in.sites_in_funcs;
+	res->funcs_probed = in.n_probed;
+	res->funcs_why = in.sites_in_funcs ? in.funcs_why : NULL;
 	rc = 0;
 done:
 	inj_done(&in, rc < 0);
+	engine_sites_done(&scratch);
+	if (rc < 0 && sites)
+		engine_sites_done(sites);
 	return rc;
 }

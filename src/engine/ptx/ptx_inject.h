@@ -4,8 +4,10 @@
  * snippets at their tracepoints with helpers expanded (SAVE stores at the
  * unit's record address; layout in engine.h),
  * and the count stores before every kernel exit. Probes must already have
- * passed verify_probe. Only the kernel body is instrumented: matching sites
- * inside .func bodies are counted, not probed. */
+ * passed verify_probe. Device functions (.func) the kernel calls are
+ * instrumented too, sharing the kernel's map state through a context in
+ * the thread's local memory (ptx_inject_func.c); those whose address is
+ * taken are not (their sites are counted). */
 #ifndef NTOP_PTX_INJECT_H
 #define NTOP_PTX_INJECT_H
 #include "engine/engine.h"
@@ -20,14 +22,17 @@ struct ptx_inject_result {
 	uint32_t count_bytes[ENGINE_MAX_MAPS];
 	int count_clear[ENGINE_MAX_MAPS];  /* map i's counts must be cleared before a launch */
 	int sites;                      /* entry + exit + instruction sites probed */
-	int sites_in_funcs;             /* matching sites in .func bodies, left alone */
+	int sites_in_funcs;             /* matching sites in .func bodies left alone (why: funcs_why) */
+	int funcs_probed;               /* .func bodies instrumented */
+	const char *funcs_why;
 	int sites_no_addr;              /* matching sites without an address for ADDR/BYTES (.param, bulk tensor copies), left alone */
 };
 
 /* flags: ENGINE_ADDR_AT_EXIT or 0 (engine.h). On failure the module is
  * left as it was. */
 int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *probes,
-	       int n_probes, unsigned flags, struct ptx_inject_result *res, char **cause);
+	       int n_probes, unsigned flags, struct ptx_inject_result *res, struct engine_sites *sites,
+	       char **cause);
 
 /* Bytes a memory instruction accesses, as BYTES expands: type size times
  * vector width, or cp.async's size operand (written to `text`). */

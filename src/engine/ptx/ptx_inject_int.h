@@ -9,7 +9,11 @@
  *   ptx_inject_save.c    SAVE: bounds, record address, vector stores
  *   ptx_inject_unit.c    a unit's count and record addresses in a map
  *   ptx_inject_exit.c    the code before every kernel exit
- *   ptx_inject_walk.c    the new body: prologue, statements, end */
+ *   ptx_inject_walk.c    a new body: prologue, statements, end
+ *   ptx_inject_func.c    device functions: which are instrumented, the
+ *                        context they share with their callers
+ *   ptx_inject_region.c  region boundaries (hooks at = "region")
+ *   ptx_inject_sites.c   the site table (SITE, source lines) */
 #ifndef NTOP_PTX_INJECT_INT_H
 #define NTOP_PTX_INJECT_INT_H
 #include "engine/ptx/ptx_inject.h"
@@ -18,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "engine/ptx/ptx_lines.h"
 #include "engine/ptx/snippet.h"
 
 #define INJECT_SAVE_MAX 32 /* values in one SAVE statement */
@@ -85,8 +90,44 @@ struct imap {
 	int count_static;    /* no count stores: every unit's count is the same (engine.h) */
 };
 
+/* A value that crosses a call into an instrumented .func: the caller
+ * stores it in the thread's context (local memory) before the call and
+ * loads it back after; the callee loads it at entry and stores it before
+ * each ret. */
+struct ctx_slot {
+	char reg[96];  /* %ntop_cur0, %ntop_p1_bytes, ... */
+	int bytes;     /* 2, 4 or 8 */
+	int pred;      /* a predicate, kept as a u32 */
+	uint32_t off;  /* bytes into the context */
+};
+
+/* What the walk knows of the function it walks. */
+struct inj_fn {
+	struct ptx_func *f;
+	int is_func;          /* a .func: no entry or exit work, context at calls and rets */
+	int index;            /* in the site table's function names */
+	struct ptx_loc *locs; /* per statement */
+	uint32_t *rmask;      /* per statement: the regions it belongs to (bit r) */
+	int *rnext;           /* per statement: the next instruction's index (n_body at the end) */
+	int rlast[32];        /* per region: its last instruction walked so far */
+	int *dropped;         /* statements replaced by code of ours (a rewritten call) */
+	int n_dropped;
+};
+
+/* A body built by the walk, swapped in when every walk succeeded. */
+struct walked_body {
+	struct ptx_func *f;
+	struct ptx_stmt *out;
+	unsigned char *mine;
+	int n_out;
+	int *dropped;
+	int n_dropped;
+};
+
 struct inj {
+	struct ptx_module *mod;
 	struct ptx_func *kernel;
+	struct inj_fn fn;    /* the body being walked */
 	struct iprobe *pr;
 	int n_pr;
 	int n_maps;
@@ -104,9 +145,24 @@ struct inj {
 	struct ptx_stmt *out;
 	unsigned char *mine; /* out[i] was made here (freed on failure) */
 	int n_out, cap_out;
+	struct walked_body *bodies; /* finished walks */
+	int n_bodies;
 	int skip_n, lane_n;  /* label counters */
 	int sites;
 	int sites_no_addr;   /* matching sites skipped: no address or size to give ADDR/BYTES */
+	int sites_in_funcs;  /* matching sites in .func bodies not instrumented */
+	/* device functions (ptx_inject_func.c) */
+	unsigned char *probed; /* per module item: a .func instrumented */
+	int n_probed;
+	struct ctx_slot *ctx;
+	int n_ctx;
+	uint32_t ctx_bytes;
+	const char *funcs_why; /* why no .func is instrumented, or NULL */
+	/* regions (ptx_inject_region.c): those of the one probe with region hooks */
+	const struct iprobe *rprobe;
+	int rj_n;            /* label counter for jumps over a BEGIN */
+	struct ptx_files files;
+	struct engine_sites *out_sites;
 	/* exit code, rendered once and reused at every exit: the part every
 	 * thread runs, and the part only lane 0 of each warp runs (warp maps) */
 	char *exit_all, *exit_lane0;
@@ -130,6 +186,8 @@ enum {
 struct site {
 	const struct ptx_insn *insn; /* NULL at kernel entry/exit */
 	enum site_kind kind;
+	int index;                   /* in the site table (SITE), -1 at entry/exit */
+	int region;                  /* REGION at a region boundary, else -1 */
 	int lane0_only;              /* inside the exit's lane-0 branch */
 	unsigned have;               /* HAVE_* */
 	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
@@ -179,9 +237,9 @@ void ptx_inject_snip_free(struct iprobe *ip);
 
 /* ptx_inject_operand.c */
 int ptx_inject_operand_type_bytes(const char *type);
-/* Collects the kernel's .reg declarations (for ADDR's register widths) and
- * refuses kernels that already use our %ntop_ prefix. */
-int ptx_inject_operand_kernel_regs(struct inj *in);
+/* Collects f's .reg declarations (for ADDR's register widths) and refuses
+ * code that already uses our %ntop_ prefix. */
+int ptx_inject_operand_kernel_regs(struct inj *in, const struct ptx_func *f);
 /* Emits the computation of ADDR into %ntop_addr. */
 int ptx_inject_operand_addr(struct inj *in, struct strbuf *sb, const struct ptx_insn *insn);
 
@@ -226,9 +284,48 @@ int ptx_inject_exit_emit(struct inj *in, struct strbuf *sb);
 uint32_t ptx_inject_exit_bytes(const struct inj *in, int map);
 
 /* ptx_inject_walk.c */
-/* Builds the new body into in->out: prologue, every statement, end. */
+/* Builds the kernel's new body into in->out: prologue, every statement, end. */
 int ptx_inject_walk_body(struct inj *in);
-/* Matching sites in .func bodies (reported, not instrumented). */
-int ptx_inject_walk_func_sites(const struct inj *in, const struct ptx_module *m);
+/* The same for instrumented .func f (in->probed). */
+int ptx_inject_walk_func(struct inj *in, struct ptx_func *f);
+/* Does any hook fire at x (a statement of the function being walked);
+ * *uses_addr: one of them needs ADDR; *skipped: one matched but has no
+ * address to give ADDR/BYTES. */
+int ptx_inject_site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_addr, int *skipped);
+int ptx_inject_is_transfer(const struct ptx_insn *x);
+/* "@!pred bra $ntop_skip_N;": code up to the label runs when pred holds;
+ * returns N (the caller writes the label). */
+int ptx_inject_guard_open(struct inj *in, struct strbuf *sb, const char *pred);
+
+/* ptx_inject_func.c */
+/* Decides which .func bodies of the module are instrumented (those with a
+ * site or region boundary, and those calling them, unless their address is
+ * taken) and lays out the context they share. */
+int ptx_inject_func_plan(struct inj *in);
+/* The .func a call instruction calls directly when it is instrumented
+ * (NULL otherwise). */
+const struct ptx_func *ptx_inject_func_callee(const struct inj *in, const struct ptx_insn *x);
+/* Context stores before a call and loads after it, in callers and callees. */
+void ptx_inject_ctx_store(const struct inj *in, struct strbuf *sb);
+void ptx_inject_ctx_load(const struct inj *in, struct strbuf *sb);
+/* The call instruction x with the context pointer appended to its arguments. */
+int ptx_inject_func_call_text(struct inj *in, const struct ptx_insn *x, char **text);
+/* The kernel's context: its .local array and %ntop_cx. */
+void ptx_inject_ctx_kernel_decl(const struct inj *in, struct strbuf *sb);
+/* Appends the context parameter to every instrumented .func. */
+int ptx_inject_func_params(struct inj *in);
+
+/* ptx_inject_region.c */
+/* Per statement of in->fn: its regions and the next instruction. */
+int ptx_inject_region_mark(struct inj *in);
+/* Region records due before statement i (and, for a label, after it:
+ * *after, appended after the statement). */
+int ptx_inject_region_before(struct inj *in, struct strbuf *sb, int i, uint32_t *open, struct strbuf *after);
+
+/* ptx_inject_sites.c */
+/* Adds a site for statement i of in->fn; its index, or -1 out of memory. */
+int ptx_inject_site_add(struct inj *in, int i, enum engine_site_kind kind, int region);
+int ptx_inject_sites_func(struct inj *in, const char *name);
+int ptx_inject_sites_finish(struct inj *in);
 
 #endif

@@ -122,7 +122,7 @@ static int kernel_regs_add(struct inj *in, const char *p, int bits)
 		while (inject_is_ident((unsigned char)q[n]))
 			n++;
 		if (n > 6 && !strncmp(q, "%ntop_", 6))
-			return cause_set(in->cause, "kernel already declares %.*s (the %%ntop_ prefix is reserved)",
+			return cause_set(in->cause, "%s already declares %.*s (the %%ntop_ prefix is reserved)", in->kernel->name,
 					 (int)n, q);
 		struct kreg *r = realloc(in->regs, (size_t)(in->n_regs + 1) * sizeof *r);
 		if (!r)
@@ -133,9 +133,9 @@ static int kernel_regs_add(struct inj *in, const char *p, int bits)
 	return 0;
 }
 
-int ptx_inject_operand_kernel_regs(struct inj *in)
+int ptx_inject_operand_kernel_regs(struct inj *in, const struct ptx_func *f)
 {
-	const struct ptx_func *f = in->kernel;
+	in->n_regs = 0;
 	for (int i = 0; i < f->n_body; i++) {
 		const struct ptx_stmt *s = &f->body[i];
 		if (s->kind != PTX_DIRECTIVE || !s->text || strncmp(s->text, ".reg", 4) ||

@@ -3,6 +3,7 @@
  * and its SAVEs handed to ptx_inject_save.c. */
 #include "engine/ptx/ptx_inject_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/cause.h"
@@ -14,6 +15,8 @@ struct site ptx_inject_site_at(enum site_kind kind, const struct ptx_insn *insn)
 	st.kind = kind;
 	st.insn = insn;
 	st.sa_map = -1;
+	st.index = -1;
+	st.region = -1;
 	return st;
 }
 
@@ -75,11 +78,27 @@ static int insn_helper(struct inj *in, const char *word, const struct site *st, 
 	return 0;
 }
 
+/* SITE and REGION: numbers known here, written as immediates (ptxas folds
+ * the arithmetic a snippet does on them). */
+static int number_helper(struct inj *in, const char *word, int v, char *buf, size_t n, const char **rep)
+{
+	if (v < 0)
+		return cause_set(in->cause, "%s is only defined at %s", word,
+				 word[0] == 'S' ? "instruction and region sites" : "region boundaries");
+	snprintf(buf, n, "%d", v);
+	*rep = buf;
+	return 0;
+}
+
 /* What helper `word` stands for here; NULL when it is no helper. */
 static int helper_text(struct inj *in, const char *word, const struct site *st, char *bytes,
 		       size_t bytes_len, const char **rep)
 {
 	*rep = NULL;
+	if (!strcmp(word, "SITE"))
+		return number_helper(in, word, st->index, bytes, bytes_len, rep);
+	if (!strcmp(word, "REGION"))
+		return number_helper(in, word, st->region, bytes, bytes_len, rep);
 	if (!strcmp(word, "CLOCK"))
 		*rep = "%clock64";
 	else if (!strcmp(word, "GTIMER"))

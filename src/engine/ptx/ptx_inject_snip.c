@@ -175,7 +175,8 @@ static void snip_mark_saves(struct snip *sn)
 }
 
 /* One execution of hook h writes whole records, no more than a unit holds;
- * a SAVE at an instruction tracepoint makes the map's cursor dynamic. */
+ * a SAVE at an instruction tracepoint or a region boundary makes the map's
+ * cursor dynamic. */
 static int snip_check_saves(struct inj *in, const struct iprobe *ip, int h)
 {
 	const struct probe *p = ip->p;
@@ -191,10 +192,11 @@ static int snip_check_saves(struct inj *in, const struct iprobe *ip, int h)
 		return cause_set(in->cause, "probe '%s' hook '%s': SAVEs write %u bytes, more than the map holds per %s (%u)",
 				 p->name, p->hooks[h].name, sn->save_bytes,
 				 probe_level_name(p->map.level), m->cap_bytes);
-	if (p->hooks[h].kind == PROBE_TP_INSN && m->block)
+	int anywhere = p->hooks[h].kind == PROBE_TP_INSN || p->hooks[h].kind == PROBE_TP_REGION;
+	if (anywhere && m->block)
 		return cause_set(in->cause, "probe '%s' hook '%s': a block map's SAVEs sit in entry or exit hooks (its "
 				 "warps share one record and no cursor)", p->name, p->hooks[h].name);
-	if (p->hooks[h].kind == PROBE_TP_INSN)
+	if (anywhere) /* runs any number of times: the cursor lives in a register */
 		m->dynamic = 1;
 	return 0;
 }

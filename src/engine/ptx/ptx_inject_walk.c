@@ -1,9 +1,12 @@
-/* The new kernel body. One pass over the kernel's statements builds a new
- * array: original statements are moved over unchanged, and the code we add
- * goes in as extra statements (kind PTX_DIRECTIVE, one per inserted chunk
- * of lines, insn fields empty) so ptx_emit writes them from their text like
- * any other statement. A probed instruction with a guard sits inside a
- * predicate skip, so predicated-off instructions record nothing. */
+/* New bodies, for the kernel and each instrumented .func. One pass over a
+ * body's statements builds a new array: original statements are moved over
+ * unchanged, and the code we add goes in as extra statements (kind
+ * PTX_DIRECTIVE, one per inserted chunk of lines, insn fields empty) so
+ * ptx_emit writes them from their text like any other statement. A probed
+ * instruction with a guard sits inside a predicate skip, so predicated-off
+ * instructions record nothing. Before an instruction, in order: region
+ * records (ptx_inject_region.c), the hooks, the exit code (kernel) or the
+ * context store (a .func's ret, a call into an instrumented .func). */
 #include "engine/ptx/ptx_inject_int.h"
 
 #include <stdio.h>
@@ -180,6 +183,21 @@ static int emit_prologue(struct inj *in)
 	}
 	if (in->any_dyn_warp || (in->at_entry && in->any_warp))
 		ptx_inject_unit_lane0(in, &sb, &st, "%ntop_lane0");
+	ptx_inject_ctx_kernel_decl(in, &sb);
+	return out_flush(in, &sb);
+}
+
+/* A .func's prologue: the registers, the state from its caller's context. */
+static int emit_func_prologue(struct inj *in)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	prologue_regs(in, &sb);
+	strbuf_puts(&sb, ".reg .b64 %ntop_cx;\nmov.b64 %ntop_cx, ntop_cxp;\n");
+	ptx_inject_ctx_load(in, &sb);
+	struct site st = ptx_inject_site_at(SITE_ENTRY, NULL);
+	if (in->any_dyn_warp)
+		ptx_inject_unit_lane0(in, &sb, &st, "%ntop_lane0");
 	return out_flush(in, &sb);
 }
 
@@ -190,7 +208,7 @@ static int is_exit_insn(const struct ptx_insn *x)
 	return ptx_opcode_matches(x->opcode, "ret") || ptx_opcode_matches(x->opcode, "exit");
 }
 
-static int is_transfer(const struct ptx_insn *x)
+int ptx_inject_is_transfer(const struct ptx_insn *x)
 {
 	return is_exit_insn(x) || ptx_opcode_matches(x->opcode, "bra") ||
 	       ptx_opcode_matches(x->opcode, "brx") || ptx_opcode_matches(x->opcode, "trap");
@@ -213,7 +231,7 @@ static int hook_place(const struct probe_hook *h, const struct ptx_insn *x)
 {
 	if (!h->after)
 		return 0;
-	if (!is_transfer(x))
+	if (!ptx_inject_is_transfer(x))
 		return 1;
 	return h->after_jump_before ? 0 : -1;
 }
@@ -237,9 +255,7 @@ static int hook_fires(const struct iprobe *ip, int h, const struct ptx_insn *x)
 	return hook_matches(&ip->p->hooks[h], x) && !hook_unaddressable(ip, h, x);
 }
 
-/* Per statement: does any hook apply, and does any of them need ADDR. */
-/* *skipped: a hook matched but had no address to work with. */
-static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_addr, int *skipped)
+int ptx_inject_site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_addr, int *skipped)
 {
 	int any = 0;
 	for (int k = 0; k < in->n_pr; k++)
@@ -255,10 +271,12 @@ static int site_needs(const struct inj *in, const struct ptx_insn *x, int *uses_
 	return any;
 }
 
-/* The hooks that run at x in one place (after), guarded or not (no_pred). */
-static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int after, int no_pred)
+/* The hooks that run at x in one place (after), guarded or not (no_pred);
+ * `index` is x's site. */
+static int emit_hooks(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int index, int after, int no_pred)
 {
 	struct site st = ptx_inject_site_at(SITE_INSN, x);
+	st.index = index;
 	for (int k = 0; k < in->n_pr; k++)
 		for (int h = 0; h < in->pr[k].p->n_hooks; h++) {
 			const struct probe_hook *hk = &in->pr[k].p->hooks[h];
@@ -278,6 +296,15 @@ static void invert_pred(struct strbuf *sb, const char *pred)
 		strbuf_printf(sb, "!%s", p);
 }
 
+int ptx_inject_guard_open(struct inj *in, struct strbuf *sb, const char *pred)
+{
+	int skip = in->skip_n++;
+	strbuf_puts(sb, "@");
+	invert_pred(sb, pred);
+	strbuf_printf(sb, " bra $ntop_skip_%d;\n", skip);
+	return skip;
+}
+
 /* A guarded instruction's instrumentation sits behind a branch around it,
  * taken when the guard is false. Returns the skip label's number, or -1
  * when x is unguarded. */
@@ -285,64 +312,138 @@ static int guard_open(struct inj *in, struct strbuf *sb, const struct ptx_insn *
 {
 	if (!x->pred || !*x->pred)
 		return -1;
-	int skip = in->skip_n++;
-	strbuf_puts(sb, "@");
-	invert_pred(sb, x->pred);
-	strbuf_printf(sb, " bra $ntop_skip_%d;\n", skip);
-	return skip;
+	return ptx_inject_guard_open(in, sb, x->pred);
 }
+
+/* Where the walk stands at one instruction. */
+struct at_insn {
+	const struct ptx_insn *x;
+	int probed;      /* a hook fires here */
+	int uses_addr;
+	int exit_site;   /* the kernel's exit code goes before it */
+	int ctx_store;   /* a .func's ret, or a call into an instrumented .func */
+	const struct ptx_func *callee;
+	int index;       /* the site's index when probed */
+	int skip;        /* the guard's skip label, -1 when unguarded */
+};
 
 /* What goes before x: ADDR (arithmetic only, harmless when the guard is
  * false, so unguarded hooks can read it too), the no_pred hooks, the skip
- * around the guarded part, the other hooks, the exit code. Returns the skip
- * label's number or -1 in *skip. */
-static int walk_before(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int probed, int uses_addr,
-		       int exit_site, int *skip)
+ * around the guarded part, the other hooks, the exit code or the context
+ * store. */
+static int walk_before(struct inj *in, struct strbuf *sb, struct at_insn *a)
 {
-	*skip = -1;
-	if ((uses_addr && ptx_inject_operand_addr(in, sb, x) < 0) || (probed && emit_hooks(in, sb, x, 0, 1) < 0))
+	const struct ptx_insn *x = a->x;
+	a->skip = -1;
+	if ((a->uses_addr && ptx_inject_operand_addr(in, sb, x) < 0) ||
+	    (a->probed && emit_hooks(in, sb, x, a->index, 0, 1) < 0))
 		return -1;
-	*skip = guard_open(in, sb, x);
-	if ((probed && emit_hooks(in, sb, x, 0, 0) < 0) || (exit_site && ptx_inject_exit_emit(in, sb) < 0))
+	a->skip = a->probed || a->exit_site ? guard_open(in, sb, x) : -1;
+	if ((a->probed && emit_hooks(in, sb, x, a->index, 0, 0) < 0) ||
+	    (a->exit_site && ptx_inject_exit_emit(in, sb) < 0))
 		return -1;
+	if (a->skip >= 0 && a->callee) { /* the call's own guard keeps it; the store is harmless */
+		strbuf_printf(sb, "$ntop_skip_%d:\n", a->skip);
+		a->skip = -1;
+	}
+	if (a->ctx_store)
+		ptx_inject_ctx_store(in, sb);
 	return 0;
 }
 
-static int walk_after(struct inj *in, struct strbuf *sb, const struct ptx_insn *x, int probed, int skip)
+static int walk_after(struct inj *in, struct strbuf *sb, const struct at_insn *a)
 {
-	if (probed && emit_hooks(in, sb, x, 1, 0) < 0)
+	if (a->callee)
+		ptx_inject_ctx_load(in, sb);
+	if (a->probed && emit_hooks(in, sb, a->x, a->index, 1, 0) < 0)
 		return -1;
-	if (skip >= 0)
-		strbuf_printf(sb, "$ntop_skip_%d:\n", skip);
-	return probed ? emit_hooks(in, sb, x, 1, 1) : 0;
+	if (a->skip >= 0)
+		strbuf_printf(sb, "$ntop_skip_%d:\n", a->skip);
+	return a->probed ? emit_hooks(in, sb, a->x, a->index, 1, 1) : 0;
 }
 
-/* One kernel statement: instrumentation around it (inside a predicate skip
- * when it is guarded, so predicated-off instructions record nothing; no_pred
- * hooks sit outside the skip). */
-static int walk_insn(struct inj *in, const struct ptx_stmt *s)
+/* The instruction itself: moved over, or (a call into an instrumented
+ * .func) rewritten to pass the context and the original dropped. */
+static int walk_push_insn(struct inj *in, int i, const struct at_insn *a)
 {
-	const struct ptx_insn *x = &s->insn;
-	int uses_addr = 0, skipped = 0, skip;
-	int probed = x->opcode && site_needs(in, x, &uses_addr, &skipped);
-	in->sites_no_addr += skipped;
-	int exit_site = x->opcode && is_exit_insn(x) && in->has_exit_work;
-	if (!probed && !exit_site)
-		return out_push(in, s);
+	if (!a->callee)
+		return out_push(in, &in->fn.f->body[i]);
+	char *text = NULL;
+	if (ptx_inject_func_call_text(in, a->x, &text) < 0)
+		return -1;
+	int *d = realloc(in->fn.dropped, (size_t)(in->fn.n_dropped + 1) * sizeof *d);
+	if (!d) {
+		free(text);
+		return cause_set(in->cause, "out of memory");
+	}
+	in->fn.dropped = d;
+	d[in->fn.n_dropped++] = i;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (walk_before(in, &sb, x, probed, uses_addr, exit_site, &skip) < 0 || out_flush(in, &sb) < 0 ||
-	    out_push(in, s) < 0) {
+	strbuf_puts(&sb, text);
+	free(text);
+	return out_flush(in, &sb);
+}
+
+static void at_insn_init(struct inj *in, int i, struct at_insn *a, int *skipped)
+{
+	const struct ptx_insn *x = &in->fn.f->body[i].insn;
+	memset(a, 0, sizeof *a);
+	a->x = x;
+	a->index = -1;
+	if (!x->opcode)
+		return;
+	a->probed = ptx_inject_site_needs(in, x, &a->uses_addr, skipped);
+	a->exit_site = !in->fn.is_func && is_exit_insn(x) && in->has_exit_work;
+	a->callee = ptx_inject_func_callee(in, x);
+	a->ctx_store = a->callee || (in->fn.is_func && ptx_opcode_matches(x->opcode, "ret"));
+}
+
+/* Statement i, an instruction: region records, then instrumentation around
+ * it (inside a predicate skip when it is guarded, so predicated-off
+ * instructions record nothing; no_pred hooks sit outside the skip). */
+static int walk_insn(struct inj *in, int i, uint32_t *open)
+{
+	struct at_insn a;
+	int skipped = 0;
+	at_insn_init(in, i, &a, &skipped);
+	in->sites_no_addr += skipped;
+	struct strbuf sb, none;
+	strbuf_init(&sb);
+	strbuf_init(&none);
+	int rc = ptx_inject_region_before(in, &sb, i, open, &none);
+	if (rc == 0 && a.probed && (a.index = ptx_inject_site_add(in, i, ENGINE_SITE_INSN, -1)) < 0)
+		rc = -1;
+	if (rc == 0 && (walk_before(in, &sb, &a) < 0 || out_flush(in, &sb) < 0 || walk_push_insn(in, i, &a) < 0))
+		rc = -1;
+	strbuf_done(&none);
+	if (rc < 0) {
 		strbuf_done(&sb);
-		return cause_wrap(in->cause, "line %d", s->line);
+		return cause_wrap(in->cause, "line %d", in->fn.f->body[i].line);
 	}
 	strbuf_init(&sb);
-	if (walk_after(in, &sb, x, probed, skip) < 0) {
+	if (walk_after(in, &sb, &a) < 0) {
 		strbuf_done(&sb);
-		return cause_wrap(in->cause, "line %d", s->line);
+		return cause_wrap(in->cause, "line %d", in->fn.f->body[i].line);
 	}
-	in->sites += probed + exit_site;
+	in->sites += a.probed + a.exit_site;
 	return out_flush(in, &sb);
+}
+
+/* Statement i, not an instruction: a label may need region records around
+ * it; the rest moves over. */
+static int walk_other(struct inj *in, int i, uint32_t *open)
+{
+	struct strbuf sb, after;
+	strbuf_init(&sb);
+	strbuf_init(&after);
+	if (ptx_inject_region_before(in, &sb, i, open, &after) < 0 || out_flush(in, &sb) < 0 ||
+	    out_push(in, &in->fn.f->body[i]) < 0) {
+		strbuf_done(&sb);
+		strbuf_done(&after);
+		return cause_wrap(in->cause, "line %d", in->fn.f->body[i].line);
+	}
+	return out_flush(in, &after);
 }
 
 /* Can control reach the closing brace? Not when the last instruction is an
@@ -355,52 +456,97 @@ static int falls_off_end(const struct ptx_func *f)
 			continue;
 		if (s->kind == PTX_LABEL)
 			return 1;
-		return !(!s->insn.pred && s->insn.opcode && is_transfer(&s->insn));
+		return !(!s->insn.pred && s->insn.opcode && ptx_inject_is_transfer(&s->insn));
 	}
 	return 1;
 }
 
-int ptx_inject_walk_body(struct inj *in)
+/* The statements of in->fn, then what goes before the closing brace when
+ * control can reach it: open regions end, then the exit code (kernel) or
+ * the context store (.func). */
+static int walk_statements(struct inj *in)
 {
-	struct ptx_func *f = in->kernel;
-	if (emit_prologue(in) < 0)
-		return -1;
+	struct ptx_func *f = in->fn.f;
+	uint32_t open = 0;
 	for (int i = 0; i < f->n_body; i++) {
-		int rc = f->body[i].kind == PTX_INSN ? walk_insn(in, &f->body[i]) : out_push(in, &f->body[i]);
+		int rc = f->body[i].kind == PTX_INSN ? walk_insn(in, i, &open) : walk_other(in, i, &open);
 		if (rc < 0)
 			return -1;
 	}
-	if (in->has_exit_work && falls_off_end(f)) {
-		struct strbuf sb;
-		strbuf_init(&sb);
-		if (ptx_inject_exit_emit(in, &sb) < 0) {
-			strbuf_done(&sb);
-			return cause_wrap(in->cause, "kernel end");
-		}
+	if (!falls_off_end(f) || (!open && !in->fn.is_func && !in->has_exit_work))
+		return 0;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	int rc = ptx_inject_region_before(in, &sb, f->n_body, &open, NULL);
+	if (rc == 0 && in->fn.is_func)
+		ptx_inject_ctx_store(in, &sb);
+	else if (rc == 0 && in->has_exit_work && (rc = ptx_inject_exit_emit(in, &sb)) == 0)
 		in->sites++;
-		return out_flush(in, &sb);
+	if (rc < 0) {
+		strbuf_done(&sb);
+		return cause_wrap(in->cause, "end of %s", f->name);
 	}
+	return out_flush(in, &sb);
+}
+
+/* Keeps the body just built for the swap (ptx_inject.c), and resets the
+ * walk's per-function state. */
+static int walk_keep(struct inj *in)
+{
+	struct walked_body *b = realloc(in->bodies, (size_t)(in->n_bodies + 1) * sizeof *b);
+	if (!b)
+		return cause_set(in->cause, "out of memory");
+	in->bodies = b;
+	b = &in->bodies[in->n_bodies++];
+	b->f = in->fn.f;
+	b->out = in->out;
+	b->mine = in->mine;
+	b->n_out = in->n_out;
+	b->dropped = in->fn.dropped;
+	b->n_dropped = in->fn.n_dropped;
+	in->out = NULL;
+	in->mine = NULL;
+	in->n_out = in->cap_out = 0;
+	in->fn.dropped = NULL;
+	in->fn.n_dropped = 0;
 	return 0;
 }
 
-/* Matching sites in .func bodies: reported, not instrumented (a .func
- * cannot see the kernel's registers that hold map addresses and cursors). */
-int ptx_inject_walk_func_sites(const struct inj *in, const struct ptx_module *m)
+static void walk_fn_done(struct inj *in)
 {
-	int n = 0;
-	for (int t = 0; t < m->n_items; t++) {
-		const struct ptx_func *f = m->items[t].kind == PTX_TOP_FUNC ? m->items[t].func : NULL;
-		if (!f || f->is_entry || f->is_decl)
-			continue;
-		for (int i = 0; i < f->n_body; i++) {
-			const struct ptx_stmt *s = &f->body[i];
-			int dummy = 0, skipped = 0;
-			if (s->kind != PTX_INSN || !s->insn.opcode)
-				continue;
-			if (site_needs(in, &s->insn, &dummy, &skipped) ||
-			    (in->has_exit_work && ptx_opcode_matches(s->insn.opcode, "exit")))
-				n++;
-		}
-	}
-	return n;
+	free(in->fn.locs);
+	free(in->fn.rmask);
+	free(in->fn.rnext);
+	free(in->fn.dropped);
+	memset(&in->fn, 0, sizeof in->fn);
+}
+
+static int walk_fn(struct inj *in, struct ptx_func *f, int is_func)
+{
+	memset(&in->fn, 0, sizeof in->fn);
+	in->fn.f = f;
+	in->fn.is_func = is_func;
+	int rc = ptx_inject_sites_func(in, f->name);
+	if (rc == 0)
+		rc = ptx_inject_operand_kernel_regs(in, f);
+	if (rc == 0)
+		rc = ptx_inject_region_mark(in);
+	if (rc == 0)
+		rc = is_func ? emit_func_prologue(in) : emit_prologue(in);
+	if (rc == 0)
+		rc = walk_statements(in);
+	if (rc == 0)
+		rc = walk_keep(in);
+	walk_fn_done(in);
+	return rc;
+}
+
+int ptx_inject_walk_body(struct inj *in)
+{
+	return walk_fn(in, in->kernel, 0);
+}
+
+int ptx_inject_walk_func(struct inj *in, struct ptx_func *f)
+{
+	return walk_fn(in, f, 1);
 }

@@ -1,0 +1,221 @@
+/* Region boundaries: where a warp enters or leaves a region of the probe
+ * with hooks at = "region" (probe.h: source lines, an instruction class, a
+ * loop's iterations). A region is a set of instructions; a warp is in it
+ * from the first of a run of them it executes to the point it leaves the
+ * run. Walking a body in order with the regions the fall-through path is
+ * in (`open`):
+ *   - an instruction of region r when r is not open: BEGIN before it;
+ *   - an instruction outside r when r is open: END before it;
+ *   - a branch, ret or exit of r: END before it, guarded by the branch's
+ *     own predicate when it has one (only the taken path leaves; the fall
+ *     through stays in r);
+ *   - a label inside a run of r (a jump may arrive there from outside):
+ *     the fall through jumps over a BEGIN that only arriving jumps run;
+ *   - a label after which r ends: END before it for the fall through.
+ * So every path through the body records each entry and exit once, and a
+ * region's records pair up per warp; a call into an instrumented function
+ * may nest a run of the same region (readers count depth). A loop region
+ * holds the instructions after the loop's head label up to its back edge
+ * (the innermost loop with an instruction on the line given): one
+ * BEGIN/END pair per iteration. */
+#include "engine/ptx/ptx_inject_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cause.h"
+
+/* ---- membership --------------------------------------------------------- */
+
+static int any_of(const char *op, const char *const *pats)
+{
+	for (; *pats; pats++)
+		if (ptx_opcode_matches(op, *pats))
+			return 1;
+	return 0;
+}
+
+static int in_class(enum probe_class c, const char *op)
+{
+	static const char *const tensor[] = { "mma", "wmma.mma", "wgmma.mma_async", "tcgen05.mma", NULL };
+	static const char *const load[] = { "ld.global", "ldu.global", NULL };
+	static const char *const store[] = { "st.global", "atom.global", "red.global", NULL };
+	static const char *const wait[] = { "bar.sync", "bar.red", "barrier.sync", "barrier.red", "barrier.cluster.wait",
+					    "mbarrier.try_wait", "mbarrier.test_wait", "cp.async.wait_group",
+					    "cp.async.wait_all", "cp.async.bulk.wait_group", "wgmma.wait_group",
+					    "tcgen05.wait", NULL };
+	switch (c) {
+	case PROBE_CLASS_TENSOR:
+		return any_of(op, tensor);
+	case PROBE_CLASS_LOAD:
+		return any_of(op, load);
+	case PROBE_CLASS_STORE:
+		return any_of(op, store);
+	case PROBE_CLASS_WAIT: /* "bar.sync" also matches __syncwarp's bar.warp.sync: not a wait */
+		return any_of(op, wait) && !ptx_opcode_matches(op, "bar.warp");
+	case PROBE_CLASS_ASYNC:
+		return (ptx_opcode_matches(op, "cp.async") || ptx_opcode_matches(op, "cp.reduce.async")) &&
+		       !strstr(op, "wait");
+	}
+	return 0;
+}
+
+static int label_named(const struct ptx_stmt *s, const char *name)
+{
+	size_t n = strlen(name);
+	return s->kind == PTX_LABEL && !strncmp(s->text, name, n) && (s->text[n] == ':' || s->text[n] == 0);
+}
+
+/* The loop [head label, back edge] of f with a statement on file:line,
+ * innermost first; 0 when none. */
+static int find_loop(const struct inj *in, const struct probe_region *r, int *head, int *edge)
+{
+	const struct ptx_func *f = in->fn.f;
+	int best = -1;
+	for (int b = 0; b < f->n_body; b++) {
+		const struct ptx_insn *x = &f->body[b].insn;
+		if (f->body[b].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
+			continue;
+		for (int l = 0; l < b; l++) {
+			if (!label_named(&f->body[l], x->ops[x->n_ops - 1].text))
+				continue;
+			int hit = 0;
+			for (int s = l + 1; s <= b && !hit; s++)
+				hit = f->body[s].kind == PTX_INSN &&
+				      ptx_loc_in(&in->files, &in->fn.locs[s], r->file, r->first, r->last);
+			if (hit && (best < 0 || b - l < best)) {
+				best = b - l;
+				*head = l;
+				*edge = b;
+			}
+		}
+	}
+	return best >= 0;
+}
+
+static void mark_region(struct inj *in, int r, const struct probe_region *pr)
+{
+	const struct ptx_func *f = in->fn.f;
+	int head = -1, edge = -1;
+	if (pr->kind == PROBE_REGION_LOOP && !find_loop(in, pr, &head, &edge))
+		return;
+	for (int i = 0; i < f->n_body; i++) {
+		const struct ptx_stmt *s = &f->body[i];
+		int in_r = 0;
+		if (s->kind != PTX_INSN || !s->insn.opcode)
+			continue;
+		if (pr->kind == PROBE_REGION_LINES)
+			in_r = ptx_loc_in(&in->files, &in->fn.locs[i], pr->file, pr->first, pr->last);
+		else if (pr->kind == PROBE_REGION_CLASS)
+			in_r = in_class(pr->cls, s->insn.opcode);
+		else
+			in_r = i > head && i <= edge;
+		if (in_r)
+			in->fn.rmask[i] |= 1u << r;
+	}
+}
+
+int ptx_inject_region_mark(struct inj *in)
+{
+	const struct ptx_func *f = in->fn.f;
+	size_t n = (size_t)(f->n_body ? f->n_body : 1);
+	in->fn.locs = ptx_func_locs(f);
+	in->fn.rmask = calloc(n, sizeof *in->fn.rmask);
+	in->fn.rnext = calloc(n, sizeof *in->fn.rnext);
+	if (!in->fn.locs || !in->fn.rmask || !in->fn.rnext)
+		return cause_set(in->cause, "out of memory");
+	for (int i = f->n_body - 1, next = f->n_body; i >= 0; i--) {
+		in->fn.rnext[i] = next;
+		if (f->body[i].kind == PTX_INSN)
+			next = i;
+	}
+	const struct probe *p = in->rprobe ? in->rprobe->p : NULL;
+	for (int r = 0; p && r < p->n_regions; r++)
+		mark_region(in, r, &p->regions[r]);
+	return 0;
+}
+
+/* ---- boundaries ----------------------------------------------------------- */
+
+/* The region hooks of one side (end = 0 begin, 1 end) for region r at
+ * site statement i, behind `pred` when given (a branch's guard). */
+static int emit_edge(struct inj *in, struct strbuf *sb, int r, int i, int end, const char *pred)
+{
+	const struct iprobe *ip = in->rprobe;
+	int idx = ptx_inject_site_add(in, i, end ? ENGINE_SITE_END : ENGINE_SITE_BEGIN, r);
+	if (idx < 0)
+		return -1;
+	int skip = pred ? ptx_inject_guard_open(in, sb, pred) : -1;
+	struct site st = ptx_inject_site_at(SITE_INSN, NULL);
+	st.index = idx;
+	st.region = r;
+	for (int h = 0; h < ip->p->n_hooks; h++)
+		if (ip->p->hooks[h].kind == PROBE_TP_REGION && ip->p->hooks[h].after == end &&
+		    ptx_inject_site_snip(in, sb, ip, h, &st) < 0)
+			return -1;
+	if (skip >= 0)
+		strbuf_printf(sb, "$ntop_skip_%d:\n", skip);
+	in->sites++;
+	return 0;
+}
+
+static int emit_all(struct inj *in, struct strbuf *sb, uint32_t which, const int *site, int i, int end,
+		    const char *pred)
+{
+	for (int r = 0; which; r++, which >>= 1)
+		if ((which & 1) && emit_edge(in, sb, r, site ? site[r] : i, end, pred) < 0)
+			return -1;
+	return 0;
+}
+
+static int at_label(struct inj *in, struct strbuf *sb, int i, uint32_t *open, struct strbuf *after)
+{
+	int j = in->fn.rnext[i];
+	uint32_t need = j < in->fn.f->n_body ? in->fn.rmask[j] : 0;
+	uint32_t leave = *open & ~need, stay = *open & need;
+	if (emit_all(in, sb, leave, in->fn.rlast, i, 1, NULL) < 0)
+		return -1;
+	if (stay) { /* arriving jumps begin; the fall through is in already */
+		int n = in->rj_n++;
+		strbuf_printf(sb, "bra.uni $ntop_rj_%d;\n", n);
+		if (emit_all(in, after, stay, NULL, j, 0, NULL) < 0)
+			return -1;
+		strbuf_printf(after, "$ntop_rj_%d:\n", n);
+	}
+	*open = stay;
+	return 0;
+}
+
+static int at_insn(struct inj *in, struct strbuf *sb, int i, uint32_t *open)
+{
+	const struct ptx_insn *x = &in->fn.f->body[i].insn;
+	uint32_t m = in->fn.rmask[i];
+	if (emit_all(in, sb, *open & ~m, in->fn.rlast, i, 1, NULL) < 0 || emit_all(in, sb, m & ~*open, NULL, i, 0, NULL) < 0)
+		return -1;
+	*open = m;
+	for (int r = 0; r < 32; r++)
+		if (m & (1u << r))
+			in->fn.rlast[r] = i;
+	if (!m || !x->opcode || !ptx_inject_is_transfer(x))
+		return 0;
+	int guarded = x->pred && *x->pred;
+	if (emit_all(in, sb, m, NULL, i, 1, guarded ? x->pred : NULL) < 0)
+		return -1;
+	if (!guarded)
+		*open = 0;
+	return 0;
+}
+
+int ptx_inject_region_before(struct inj *in, struct strbuf *sb, int i, uint32_t *open, struct strbuf *after)
+{
+	if (!in->rprobe)
+		return 0;
+	if (i >= in->fn.f->n_body) /* the closing brace: whatever is open ends */
+		return emit_all(in, sb, *open, in->fn.rlast, i, 1, NULL);
+	const struct ptx_stmt *s = &in->fn.f->body[i];
+	if (s->kind == PTX_LABEL)
+		return at_label(in, sb, i, open, after);
+	if (s->kind == PTX_INSN && s->insn.opcode)
+		return at_insn(in, sb, i, open);
+	return 0;
+}
