@@ -18,6 +18,9 @@
 struct ins_opts {
 	const char **probes;
 	int n_probes;
+	const char **regions; /* -r NAME=SPEC */
+	int n_regions;
+	int all_sites;
 	const char *kernel, *image, *out, *arch;
 	int assemble;
 	int addr_at_exit;
@@ -28,13 +31,15 @@ struct ins_opts {
 static void instrument_help(void)
 {
 	printf("Usage: ntop instrument -p PROBE [-p PROBE]... -k NAME IMAGE -o OUT\n"
-	       "                       [--arch sm_XX|gfxNNN] [--assemble] [--addr-at-exit]\n"
-	       "                       [--1d | --1d-block | --1d-grid]\n"
+	       "                       [-r NAME=SPEC]... [--sites] [--arch sm_XX|gfxNNN]\n"
+	       "                       [--assemble] [--addr-at-exit] [--1d | --1d-block | --1d-grid]\n"
 	       "\n"
 	       "Runs the probe engine on one kernel of IMAGE without a GPU: IMAGE is a PTX\n"
 	       "file, a fatbin, or an executable/shared library with embedded PTX (.nv_fatbin).\n"
 	       "A cubin holds SASS only and cannot be probed. Writes the probed PTX to OUT and\n"
-	       "prints line counts, instrumented sites, time per phase and the maps.\n"
+	       "prints line counts, instrumented sites (with their source lines when the PTX\n"
+	       "has line information: nvcc -lineinfo or -G, Triton, Numba), time per phase\n"
+	       "and the maps. Device functions the kernel calls are instrumented too.\n"
 	       "\n"
 	       "AMD GPUs: IMAGE may also be a code object, an offload bundle (plain or\n"
 	       "compressed) or a HIP executable/library (.hip_fatbin); OUT is then the probed\n"
@@ -48,6 +53,13 @@ static void instrument_help(void)
 	       "  -k, --kernel NAME   kernel to probe: exact or partial mangled or demangled\n"
 	       "                      name; several matches are listed and nothing is written\n"
 	       "  -o, --output FILE   where to write the probed PTX\n"
+	       "  -r, --region NAME=SPEC  a region for the probe that records regions\n"
+	       "                      (-p regions), replacing its defaults; repeatable. SPEC:\n"
+	       "                      FILE:LINE or FILE:FIRST-LAST (source lines), @tensor,\n"
+	       "                      @load, @store, @wait, @async (instruction classes), or\n"
+	       "                      @loop:FILE:LINE (each iteration of the innermost loop\n"
+	       "                      holding that line)\n"
+	       "      --sites         list every site (default: the first 40)\n"
 	       "      --arch sm_XX    device to pick PTX for (default: the highest PTX in IMAGE);\n"
 	       "                      gfxNNN[:xnack-...] for AMD images\n"
 	       "      --assemble      also run ptxas on the pruned and probed PTX and print the\n"
@@ -68,7 +80,8 @@ static void instrument_help(void)
 	       "\n"
 	       "Examples:\n"
 	       "  ntop instrument -p block_sched -k vecadd vecadd.ptx -o vecadd.probed.ptx\n"
-	       "  ntop instrument -p block_sched -k sgemm --arch sm_90 ./bench -o s.ptx --assemble\n");
+	       "  ntop instrument -p block_sched -k sgemm --arch sm_90 ./bench -o s.ptx --assemble\n"
+	       "  ntop instrument -p regions -r load=attn.py:40-55 -r mma=@tensor -k attn k.ptx -o p.ptx\n");
 }
 
 static int ins_parse_arch(const char *s, int *sm)
@@ -117,6 +130,14 @@ static int ins_parse(int argc, char **argv, struct ins_opts *o)
 			if (strncmp(v, "gfx", 3) && ins_parse_arch(v, &o->sm) < 0)
 				return cli_usage("instrument", "--arch wants sm_XX (e.g. sm_90) or gfxNNN, not '%s'", v);
 			o->arch = v;
+		} else if ((r = cli_opt("instrument", argc, argv, &i, "-r", "--region", &v)) != 0) {
+			const char **nr = r > 0 ? realloc(o->regions, (size_t)(o->n_regions + 1) * sizeof *nr) : NULL;
+			if (!nr)
+				return 2;
+			nr[o->n_regions++] = v;
+			o->regions = nr;
+		} else if (strcmp(a, "--sites") == 0) {
+			o->all_sites = 1;
 		} else if (strcmp(a, "--assemble") == 0) {
 			o->assemble = 1;
 		} else if (strcmp(a, "--addr-at-exit") == 0) {
@@ -235,8 +256,11 @@ static void ins_stats(const struct engine_result *res)
 	const struct engine_stats *s = &res->stats;
 	printf("lines: %d in, %d after pruning, %d probed\n", s->lines_in, s->lines_pruned, s->lines_probed);
 	printf("sites: %d instrumented", s->sites);
+	if (s->funcs_probed)
+		printf(" (in the kernel and %d device function%s)", s->funcs_probed, s->funcs_probed == 1 ? "" : "s");
 	if (s->sites_in_funcs)
-		printf(" (%d more inside .func bodies, not instrumented)", s->sites_in_funcs);
+		printf(" (%d more inside device functions, not instrumented: %s)", s->sites_in_funcs,
+		       s->funcs_why ? s->funcs_why : "?");
 	if (s->sites_no_addr)
 		printf(" (%d with no plain address for ADDR/BYTES, not instrumented)", s->sites_no_addr);
 	printf("\ntime: parse %.2f ms, prune %.2f ms, inject %.2f ms, emit %.2f ms\n", s->ms_parse,
@@ -253,6 +277,69 @@ static void ins_stats(const struct engine_result *res)
 	}
 	if (res->n_globals)
 		printf("module variables used: %d\n", res->n_globals);
+}
+
+/* The site table: where each site is, in the source when the PTX says. */
+static void ins_sites(const struct engine_result *res, const struct probe *rprobe, int all)
+{
+	const struct engine_sites *t = &res->sites;
+	int lines = 0;
+	for (int i = 0; i < t->n; i++)
+		lines += t->s[i].line > 0;
+	if (!t->n)
+		return;
+	if (!lines)
+		printf("source lines: none in this PTX (nvcc/NVRTC: -lineinfo); sites are named by PTX line\n");
+	for (int i = 0; i < t->n && (all || i < 40); i++) {
+		const struct engine_site *s = &t->s[i];
+		char where[512], what[96];
+		if (s->line > 0) {
+			const char *f = t->files[s->file], *b = strrchr(f, '/');
+			int w = snprintf(where, sizeof where, "%s:%d", b ? b + 1 : f, s->line);
+			if (s->at_line > 0 && w > 0 && (size_t)w < sizeof where) {
+				const char *g = t->files[s->at_file], *c = strrchr(g, '/');
+				snprintf(where + w, sizeof where - (size_t)w, " (inlined at %s:%d)", c ? c + 1 : g, s->at_line);
+			}
+		} else {
+			snprintf(where, sizeof where, "-");
+		}
+		if (s->kind == ENGINE_SITE_INSN)
+			snprintf(what, sizeof what, "%s", s->opcode);
+		else
+			snprintf(what, sizeof what, "%s %s", s->kind == ENGINE_SITE_BEGIN ? "begin" : "end",
+				 rprobe && s->region < rprobe->n_regions ? rprobe->regions[s->region].name : "?");
+		char *fn = s->func ? demangle(t->funcs[s->func]) : NULL;
+		printf("  site %-4d %-28s %-32s ptx:%d%s%s\n", i, what, where, s->ptx_line, s->func ? " in " : "",
+		       s->func ? (fn ? fn : t->funcs[s->func]) : "");
+		free(fn);
+	}
+	if (!all && t->n > 40)
+		printf("  ... %d more sites (--sites lists them)\n", t->n - 40);
+}
+
+/* Each region and its boundaries; a region no instruction is in, said. */
+static void ins_regions(const struct engine_result *res, const struct probe *rprobe)
+{
+	for (int r = 0; rprobe && r < rprobe->n_regions; r++) {
+		int n = 0;
+		for (int i = 0; i < res->sites.n; i++)
+			n += res->sites.s[i].kind != ENGINE_SITE_INSN && res->sites.s[i].region == r;
+		if (n)
+			printf("region %s (%s): %d boundaries\n", rprobe->regions[r].name, rprobe->regions[r].spec, n);
+		else
+			printf("region %s (%s): no instruction of the kernel is in it (warning)\n",
+			       rprobe->regions[r].name, rprobe->regions[r].spec);
+	}
+}
+
+/* The probe that records regions, if any. */
+static struct probe *ins_region_probe(struct probe **probes, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int h = 0; h < probes[i]->n_hooks; h++)
+			if (probes[i]->hooks[h].kind == PROBE_TP_REGION)
+				return probes[i];
+	return NULL;
 }
 
 /* A copy built for 1-D launches is wrong for others: said every time. */
@@ -319,6 +406,19 @@ static int ins_load_probes(const struct ins_opts *o, struct probe **probes)
 		}
 		free(path);
 	}
+	if (!o->n_regions)
+		return 0;
+	struct probe *rp = ins_region_probe(probes, o->n_probes);
+	char *cause = NULL;
+	if (!rp) {
+		cli_err("-r gives regions, and no probe here records them (-p regions)");
+		return -1;
+	}
+	if (probe_set_regions(rp, o->regions, o->n_regions, &cause) < 0) {
+		cli_err("-r: %s", cause ? cause : "out of memory");
+		free(cause);
+		return -1;
+	}
 	return 0;
 }
 
@@ -344,6 +444,8 @@ static int ins_run(const struct ins_opts *o, struct probe **probes, const char *
 		goto out;
 	}
 	ins_stats(&res);
+	ins_sites(&res, ins_region_probe(probes, o->n_probes), o->all_sites);
+	ins_regions(&res, ins_region_probe(probes, o->n_probes));
 	ins_shape(o->shape);
 	rc = ins_write(o->out, res.ptx, res.ptx_len) < 0 ? 1 : 0;
 	if (rc == 0)
@@ -365,6 +467,7 @@ int cmd_instrument(int argc, char **argv)
 	int rc = ins_parse(argc, argv, &o);
 	if (rc) {
 		free(o.probes);
+		free(o.regions);
 		return rc == 1 ? 0 : rc;
 	}
 	struct probe **probes = calloc((size_t)o.n_probes, sizeof *probes);
@@ -414,5 +517,6 @@ out:
 	free(img);
 	free(ptx);
 	free(o.probes);
+	free(o.regions);
 	return rc;
 }

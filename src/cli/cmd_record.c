@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "engine/probe/verify.h"
+#include "common/cause.h"
 #include "cli/session.h"
 #include "common/fdio.h"
 #include "common/timeutil.h"
@@ -31,6 +33,9 @@
 struct rec_opts {
 	const char **probes;
 	int n_probes;
+	const char **regions; /* -r NAME=SPEC */
+	int n_regions;
+	char **derived;       /* per probe: its text with the -r regions, or NULL */
 	const char **kernels;
 	int n_kernels;
 	const char *out;
@@ -54,9 +59,9 @@ struct rec_session {
 
 static void record_help(void)
 {
-	printf("Usage: ntop record [-p PROBE]... [-k PATTERN]... [-o DIR] [--every N] [--limit N]\n"
-	       "                   [--map-budget SIZE] [--sample-blocks N|auto|off] [--no-audit]\n"
-	       "                   [--] PROGRAM [ARGS...]\n"
+	printf("Usage: ntop record [-p PROBE]... [-r NAME=SPEC]... [-k PATTERN]... [-o DIR]\n"
+	       "                   [--every N] [--limit N] [--map-budget SIZE]\n"
+	       "                   [--sample-blocks N|auto|off] [--no-audit] [--] PROGRAM [ARGS...]\n"
 	       "\n"
 	       "Runs PROGRAM with ntop's driver hook and records every GPU module, kernel and\n"
 	       "launch it makes into a trace directory. With -p, matching kernels run an\n"
@@ -67,6 +72,12 @@ static void record_help(void)
 	       "Options:\n"
 	       "  -p, --probe PROBE     probe to apply: a built-in name (see 'ntop probes') or a\n"
 	       "                        .toml file; repeatable. Verified before PROGRAM starts.\n"
+	       "  -r, --region NAME=SPEC  the regions the regions probe (-p regions) records,\n"
+	       "                        replacing its defaults; repeatable. SPEC: FILE:LINE or\n"
+	       "                        FILE:FIRST-LAST (source lines: the PTX's line info),\n"
+	       "                        @tensor @load @store @wait @async (instruction\n"
+	       "                        classes), @loop:FILE:LINE (each iteration of the\n"
+	       "                        innermost loop holding that line)\n"
 	       "  -k, --kernel PATTERN  probe only kernels matching PATTERN: a substring of the\n"
 	       "                        mangled or demangled name, or a glob with * ? [ ];\n"
 	       "                        repeatable (default: every kernel with PTX)\n"
@@ -105,6 +116,7 @@ static void record_help(void)
 	       "  ntop record ./app                       # list and time kernels only\n"
 	       "  ntop record -p block_sched -k sgemm -- ./bench --size 4096\n"
 	       "  ntop record -p ./mem.toml --every 10 --limit 5 -o trace1 python train.py\n"
+	       "  ntop record -p regions -r load=attn.py:40-55 -r mma=@tensor -- python attn.py\n"
 	       "  ntop report trace1\n");
 }
 
@@ -143,6 +155,9 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 		}
 		if ((r = cli_opt("record", argc, argv, &i, "-p", "--probe", &v)) != 0) {
 			if (r < 0 || rec_push(&o->probes, &o->n_probes, v) < 0)
+				return 2;
+		} else if ((r = cli_opt("record", argc, argv, &i, "-r", "--region", &v)) != 0) {
+			if (r < 0 || rec_push(&o->regions, &o->n_regions, v) < 0)
 				return 2;
 		} else if ((r = cli_opt("record", argc, argv, &i, "-k", "--kernel", &v)) != 0) {
 			if (r < 0 || rec_push(&o->kernels, &o->n_kernels, v) < 0)
@@ -223,15 +238,39 @@ static int rec_copy_file(const char *from, const char *to)
 	return rc;
 }
 
-/* Resolves and verifies every probe (before anything is created): fills
- * paths[] and names[] (n_probes entries each). */
-static int rec_verify_probes(const struct rec_opts *o, char **paths, char **names)
+/* The probe at path with the -r regions (o->derived[i]), loaded and
+ * verified as the hook will load it. */
+static int rec_derive(struct rec_opts *o, int i, const char *path, struct probe **p, char **cause)
 {
-	for (int i = 0; i < o->n_probes; i++) {
+	size_t len = 0;
+	char *text = fdio_read_file(path, PROBE_FILE_MAX, &len);
+	int rc = text ? cli_probe_with_regions(text, path, o->regions, o->n_regions, &o->derived[i], cause)
+		      : cause_set(cause, "%s: cannot read it", path);
+	free(text);
+	probe_free(*p);
+	*p = NULL;
+	if (rc == 0 && probe_load_string(o->derived[i], path, p, cause) == 0 && verify_probe(*p, cause) == 0)
+		return 0;
+	probe_free(*p);
+	*p = NULL;
+	return -1;
+}
+
+/* Resolves and verifies every probe (before anything is created): fills
+ * paths[] and names[] (n_probes entries each); with -r, the probe that
+ * records regions gets them (o->derived). */
+static int rec_verify_probes(struct rec_opts *o, char **paths, char **names)
+{
+	int with_regions = 0;
+	o->derived = calloc((size_t)o->n_probes + 1, sizeof *o->derived);
+	for (int i = 0; o->derived && i < o->n_probes; i++) {
 		char *cause = NULL;
 		struct probe *p = NULL;
 		paths[i] = cli_probe_path(o->probes[i], &cause);
-		if (!paths[i] || cli_probe_load_verified(paths[i], &p, &cause) < 0) {
+		int rc = !paths[i] || cli_probe_load_verified(paths[i], &p, &cause) < 0 ? -1 : 0;
+		if (rc == 0 && o->n_regions && cli_probe_has_regions(p) && !with_regions++)
+			rc = rec_derive(o, i, paths[i], &p, &cause);
+		if (rc < 0) {
 			cli_err("probe %s: %s", o->probes[i], cause ? cause : "cannot load");
 			free(cause);
 			return -1;
@@ -239,11 +278,28 @@ static int rec_verify_probes(const struct rec_opts *o, char **paths, char **name
 		names[i] = strdup(p->name);
 		probe_free(p);
 	}
-	return 0;
+	if (o->n_regions && !with_regions) {
+		cli_err("-r gives regions, and no probe given records them (-p regions)");
+		return -1;
+	}
+	return o->derived ? 0 : -1;
 }
 
-/* Copies one probe into DIR/probes/, renaming on a clash of base names. */
-static char *rec_copy_probe(const struct rec_session *s, const char *path)
+/* Writes text (a probe with the -r regions) as `to`, which must be new. */
+static int rec_write_new(const char *text, const char *to)
+{
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0)
+		return -1;
+	int rc = fdio_write_all(out, text, strlen(text));
+	if (close(out) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* Copies one probe into DIR/probes/ (its derived text when it has one),
+ * renaming on a clash of base names. */
+static char *rec_copy_probe(const struct rec_session *s, const char *path, const char *derived)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	for (int k = 1; k < 100; k++) {
@@ -252,7 +308,7 @@ static char *rec_copy_probe(const struct rec_session *s, const char *path)
 			       : asprintf(&dst, "%s/%d-%s", s->probes_dir, k, base);
 		if (r < 0)
 			return NULL;
-		if (rec_copy_file(path, dst) == 0)
+		if ((derived ? rec_write_new(derived, dst) : rec_copy_file(path, dst)) == 0)
 			return dst;
 		int e = errno;
 		free(dst);
@@ -310,7 +366,7 @@ static int rec_copy_probes(struct rec_session *s, const struct rec_opts *o, char
 	}
 	s->copies = calloc((size_t)o->n_probes, sizeof *s->copies);
 	for (int i = 0; s->copies && i < o->n_probes; i++) {
-		char *dst = rec_copy_probe(s, paths[i]);
+		char *dst = rec_copy_probe(s, paths[i], o->derived ? o->derived[i] : NULL);
 		if (!dst)
 			return -1;
 		s->copies[s->n_copies++] = dst;
@@ -599,7 +655,11 @@ out:
 	free(s.probes_dir);
 	trace_dir_free(s.model);
 	free(hook_dir);
+	for (int i = 0; o.derived && i < o.n_probes; i++)
+		free(o.derived[i]);
+	free(o.derived);
 	free(o.probes);
+	free(o.regions);
 	free(o.kernels);
 	return rc;
 }

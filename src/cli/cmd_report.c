@@ -15,14 +15,17 @@
 
 static void report_help(void)
 {
-	printf("Usage: ntop report DIR [--json | --csv]\n"
+	printf("Usage: ntop report DIR [--json | --csv | --lines]\n"
 	       "\n"
 	       "Summarises a trace directory written by 'ntop record': per process and\n"
 	       "kernel the launches, launch configuration, mean duration, whether PTX (AMD\n"
 	       "kernels: a code object) was available and whether (or why not) it was\n"
 	       "probed; for block_sched results the per-launch line 'No.block:N Running:X\n"
 	       "Scheduling:Y (cycle)', waves per SM, SMs used, warps recorded/expected and\n"
-	       "records dropped (AMD: per CU, CUs, waves). Warnings from the\n"
+	       "records dropped (AMD: per CU, CUs, waves); for regions results (-p regions)\n"
+	       "a table per launch: per region its segments, the warps that entered it,\n"
+	       "cycles per warp (mean, p95) and share of the warps' time, and the time in\n"
+	       "no region. Warnings from the\n"
 	       "hook and corrupt result files are listed, and how the recording ended: one\n"
 	       "INCOMPLETE line per reason it may miss data (a process killed, ntop killed).\n"
 	       "\n"
@@ -38,10 +41,15 @@ static void report_help(void)
 	       "              waves_per_sm (means over the block_sched launches), code\n"
 	       "              (PTX, or code object: what ptx and ptx_reason are about);\n"
 	       "              empty fields were never recorded\n"
+	       "  --lines     also memory by source line, per kernel probed with dmat (its\n"
+	       "              first such launch): accesses, bytes, 32-byte sectors per\n"
+	       "              warp-level request, distinct 4 KiB pages (source lines need\n"
+	       "              line information in the PTX: nvcc -lineinfo, Triton, Numba)\n"
 	       "  -h, --help  this text\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop report ntop-trace/20261101-120000_4242\n"
+	       "  ntop report trace1 --lines\n"
 	       "  ntop report trace1 --json | python3 -m json.tool\n"
 	       "  ntop report trace1 --csv > kernels.csv\n");
 }
@@ -154,7 +162,11 @@ static void rep_text_result(const struct rep_result *rr, int amd)
 	} else {
 		printf("%s\n", rr->error ? rr->error : "?");
 	}
+	if (rr->rg)
+		rep_text_regions(rr->rg);
 }
+
+static int rep_lines; /* --lines */
 
 static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *k)
 {
@@ -201,6 +213,12 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 	if (n_bs > 1)
 		printf("      block_sched mean of %d launches: Running:%.0f Scheduling:%.0f (cycle)\n", n_bs,
 		       run / n_bs, sched / n_bs);
+	for (int i = 0; rep_lines && rr && i < k->n_results; i++)
+		if (rr[i].lines_path) {
+			printf("      seq %llu:\n", (unsigned long long)rr[i].tr->seq);
+			rep_text_lines(rr[i].lines_path, rr[i].lines_map, 30);
+			break;
+		}
 	rep_results_free(rr, k->n_results);
 }
 
@@ -329,6 +347,12 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr, const stru
 		js_block_sched(sb, rr);
 	} else {
 		cli_json_null(&o, "block_sched");
+	}
+	if (rr->rg) {
+		cli_json_key(&o, "regions");
+		rep_json_regions(sb, rr->rg);
+	} else {
+		cli_json_null(&o, "regions");
 	}
 	cli_json_end(&o);
 }
@@ -534,6 +558,8 @@ int cmd_report(int argc, char **argv)
 			json = 1;
 		else if (strcmp(argv[i], "--csv") == 0)
 			csv = 1;
+		else if (strcmp(argv[i], "--lines") == 0)
+			rep_lines = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage("report", "unknown option '%s'", argv[i]);
 		else if (dir)
@@ -543,8 +569,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!dir)
 		return cli_usage("report", "which trace directory? (ntop record prints it)");
-	if (json && csv)
-		return cli_usage("report", "--json or --csv, not both");
+	if (json + csv + rep_lines > 1)
+		return cli_usage("report", "one of --json, --csv and --lines");
 	struct trace_dir *td = NULL;
 	char *cause = NULL;
 	if (trace_dir_load(dir, &td, &cause) < 0) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "trace/trace_dir.h"
+#include "viz/regions.h"
 
 struct rep_result {
 	const struct td_result *tr;
@@ -25,12 +26,22 @@ struct rep_result {
 	uint32_t bs_sms, bs_max_conc, bs_smid_max;
 	uint64_t bs_el_min, bs_el_max;
 	uint32_t device_sms;
+	struct regions *rg;      /* a regions launch's analysis, or NULL */
+	char *lines_path;        /* a dmat launch with sites: its file, for --lines */
+	int lines_map;
 };
 
 /* The kernel's probed launches, read and analysed (k->n_results of them);
  * NULL when out of memory. */
 struct rep_result *rep_results(const struct trace_dir *td, const struct td_kernel *k);
 void rep_results_free(struct rep_result *rr, int n);
+
+/* report_regions.c: a regions launch's table (text, indented), its JSON
+ * members, and a dmat launch's memory by source line (--lines). */
+void rep_text_regions(const struct regions *g);
+struct strbuf;
+void rep_json_regions(struct strbuf *sb, const struct regions *g);
+int rep_text_lines(const char *path, int map, int top);
 
 /* report_csv.c: one line per kernel (doc/ntop.1 lists the columns). */
 int report_csv(FILE *f, const struct trace_dir *td);

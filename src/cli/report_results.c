@@ -6,6 +6,8 @@
 
 #include "trace/result.h"
 #include "viz/block_sched.h"
+#include "viz/lines.h"
+#include "viz/regions.h"
 
 static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 {
@@ -60,6 +62,13 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->bs_el_max = bs->elapsed_max;
 	}
 	block_sched_free(bs);
+	int gi = regions_find_map(r);
+	if (gi >= 0 && regions_analyze(r, gi, &rr->rg, &cause) < 0 && !rr->error) {
+		rr->error = cause;
+		cause = NULL;
+	}
+	if ((rr->lines_map = lines_find_map(r)) >= 0 && r->sites.n)
+		rr->lines_path = strdup(tr->path);
 	free(cause);
 	result_free(r);
 }
@@ -76,7 +85,10 @@ struct rep_result *rep_results(const struct trace_dir *td, const struct td_kerne
 
 void rep_results_free(struct rep_result *rr, int n)
 {
-	for (int i = 0; rr && i < n; i++)
+	for (int i = 0; rr && i < n; i++) {
 		free(rr[i].error);
+		regions_free(rr[i].rg);
+		free(rr[i].lines_path);
+	}
 	free(rr);
 }

@@ -59,7 +59,7 @@
 
 /* ---- writing ---- */
 
-static void put_u32(struct strbuf *sb, uint32_t v)
+void result_put_u32(struct strbuf *sb, uint32_t v)
 {
 	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
 	strbuf_append(sb, (const char *)b, 4);
@@ -67,14 +67,14 @@ static void put_u32(struct strbuf *sb, uint32_t v)
 
 static void put_u64(struct strbuf *sb, uint64_t v)
 {
-	put_u32(sb, (uint32_t)v);
-	put_u32(sb, (uint32_t)(v >> 32));
+	result_put_u32(sb, (uint32_t)v);
+	result_put_u32(sb, (uint32_t)(v >> 32));
 }
 
-static void put_str(struct strbuf *sb, const char *s)
+void result_put_str(struct strbuf *sb, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
-	put_u32(sb, (uint32_t)n);
+	result_put_u32(sb, (uint32_t)n);
 	strbuf_append(sb, s ? s : "", n);
 }
 
@@ -149,22 +149,22 @@ static uint64_t map_counts_n(const struct result *r, const struct result_map *m,
 static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t counts_n, uint64_t rec_bytes)
 {
 	size_t start = sb->len;
-	put_u32(sb, 0); /* desc_bytes, patched below */
-	put_u32(sb, (uint32_t)m->map.level);
-	put_u32(sb, m->map.cap);
-	put_u32(sb, m->map.rec_size);
-	put_u32(sb, (uint32_t)m->map.n_fields);
-	put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | (m->counts_kept_only ? RESULT_MAP_KEPT_COUNTS : 0) |
+	result_put_u32(sb, 0); /* desc_bytes, patched below */
+	result_put_u32(sb, (uint32_t)m->map.level);
+	result_put_u32(sb, m->map.cap);
+	result_put_u32(sb, m->map.rec_size);
+	result_put_u32(sb, (uint32_t)m->map.n_fields);
+	result_put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | (m->counts_kept_only ? RESULT_MAP_KEPT_COUNTS : 0) |
 			    m->sample_shift << RESULT_MAP_SHIFT_AT);
 	put_u64(sb, m->units);
 	put_u64(sb, counts_n * 4);
 	put_u64(sb, rec_bytes);
 	put_u64(sb, 0); /* frame_bytes, patched after compression */
-	put_str(sb, m->map.name);
+	result_put_str(sb, m->map.name);
 	for (int i = 0; i < m->map.n_fields; i++) {
-		put_str(sb, m->map.fields[i].name);
-		put_u32(sb, (uint32_t)m->map.fields[i].type);
-		put_u32(sb, m->map.fields[i].offset);
+		result_put_str(sb, m->map.fields[i].name);
+		result_put_u32(sb, (uint32_t)m->map.fields[i].type);
+		result_put_u32(sb, m->map.fields[i].offset);
 	}
 	if (!sb->failed) {
 		uint32_t n = (uint32_t)(sb->len - start);
@@ -307,9 +307,17 @@ static int result_warp_other(const struct result *r)
 	return r->warp_size && r->warp_size != 32;
 }
 
+/* A site table goes out when there is one, or regions to name. */
+static int result_has_sites(const struct result *r)
+{
+	return r->sites.n > 0 || r->sites.n_regions > 0;
+}
+
 static uint32_t result_file_version(const struct result *r)
 {
 	uint32_t v = 1;
+	if (result_has_sites(r))
+		return 6;
 	if (result_warp_other(r))
 		return 5;
 	for (int i = 0; i < r->n_maps; i++)
@@ -327,29 +335,31 @@ static uint32_t result_file_version(const struct result *r)
 static void put_header(struct strbuf *sb, const struct result *r)
 {
 	strbuf_append(sb, RESULT_MAGIC, 8); /* includes the NUL */
-	put_u32(sb, result_file_version(r));
+	result_put_u32(sb, result_file_version(r));
 	/* version 5 appends the warp size to the fixed header */
-	put_u32(sb, RESULT_HEADER_BYTES + (result_warp_other(r) ? 4u : 0u));
+	result_put_u32(sb, RESULT_HEADER_BYTES + (result_warp_other(r) || result_has_sites(r) ? 4u : 0u));
 	put_u64(sb, 0); /* file_bytes, patched at the end */
-	put_u32(sb, r->pid);
-	put_u32(sb, r->kernel_id);
+	result_put_u32(sb, r->pid);
+	result_put_u32(sb, r->kernel_id);
 	put_u64(sb, r->seq);
 	for (int i = 0; i < 3; i++)
-		put_u32(sb, r->grid[i]);
+		result_put_u32(sb, r->grid[i]);
 	for (int i = 0; i < 3; i++)
-		put_u32(sb, r->block[i]);
-	put_u32(sb, r->smem);
-	put_u32(sb, r->device_sms);
-	put_u32(sb, r->device_cc);
-	put_u32(sb, r->sm_clock_khz);
+		result_put_u32(sb, r->block[i]);
+	result_put_u32(sb, r->smem);
+	result_put_u32(sb, r->device_sms);
+	result_put_u32(sb, r->device_cc);
+	result_put_u32(sb, r->sm_clock_khz);
 	put_u64(sb, r->wall_ns);
 	put_u64(sb, r->duration_ns);
-	put_u32(sb, (uint32_t)r->n_maps);
-	put_u32(sb, 0); /* flags */
-	if (result_warp_other(r))
-		put_u32(sb, r->warp_size);
-	put_str(sb, r->kernel);
-	put_str(sb, r->probes);
+	result_put_u32(sb, (uint32_t)r->n_maps);
+	result_put_u32(sb, result_has_sites(r) ? 1u : 0u); /* flags: bit 0, a site table follows the strings */
+	if (result_warp_other(r) || result_has_sites(r))
+		result_put_u32(sb, r->warp_size ? r->warp_size : 32);
+	result_put_str(sb, r->kernel);
+	result_put_str(sb, r->probes);
+	if (result_has_sites(r))
+		result_put_sites(sb, &r->sites);
 }
 
 static int result_write_body(int fd, const struct result *r, char **cause)
@@ -503,7 +513,7 @@ const uint8_t *result_rd_at(struct result_rd *r, uint64_t n, const char *what)
 	return r->win + (r->off - r->win_off);
 }
 
-static int rd_u32(struct result_rd *r, uint32_t *v, const char *what)
+int result_rd_u32(struct result_rd *r, uint32_t *v, const char *what)
 {
 	const uint8_t *b = result_rd_at(r, 4, what);
 	if (!b)
@@ -516,17 +526,17 @@ static int rd_u32(struct result_rd *r, uint32_t *v, const char *what)
 static int rd_u64(struct result_rd *r, uint64_t *v, const char *what)
 {
 	uint32_t lo = 0, hi = 0;
-	if (rd_u32(r, &lo, what) < 0 || rd_u32(r, &hi, what) < 0)
+	if (result_rd_u32(r, &lo, what) < 0 || result_rd_u32(r, &hi, what) < 0)
 		return -1;
 	*v = (uint64_t)hi << 32 | lo;
 	return 0;
 }
 
 /* Reads a length-prefixed string into a malloc'd C string (no NULs inside). */
-static int rd_str(struct result_rd *r, char **out, const char *what)
+int result_rd_str(struct result_rd *r, char **out, const char *what)
 {
 	uint32_t n = 0;
-	if (rd_u32(r, &n, what) < 0)
+	if (result_rd_u32(r, &n, what) < 0)
 		return -1;
 	if (n > RESULT_MAX_STR)
 		return cause_set(r->cause, "byte %llu: %s length %u is implausible",
@@ -549,7 +559,7 @@ static int rd_str(struct result_rd *r, char **out, const char *what)
 static int rd_name(struct result_rd *r, char *dst, size_t cap, const char *what)
 {
 	char *s = NULL;
-	if (rd_str(r, &s, what) < 0)
+	if (result_rd_str(r, &s, what) < 0)
 		return -1;
 	if (strlen(s) >= cap) {
 		free(s);
@@ -572,12 +582,12 @@ int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 	if (!magic || memcmp(magic, RESULT_MAGIC, 8) != 0)
 		return cause_set(r->cause, "not an ntop result file (bad magic)");
 	r->off = 8;
-	rd_u32(r, &version, "version");
+	result_rd_u32(r, &version, "version");
 	if (version < 1 || version > RESULT_VERSION)
 		return cause_set(r->cause, "result format version %u, this ntop reads versions 1 to %u",
 				 version, RESULT_VERSION);
 	res->version = version;
-	rd_u32(r, &hdr, "header size");
+	result_rd_u32(r, &hdr, "header size");
 	if (hdr < RESULT_HEADER_BYTES || hdr > r->len)
 		return cause_set(r->cause, "header size %u out of range (file has %llu bytes)",
 				 hdr, (unsigned long long)r->len);
@@ -588,21 +598,21 @@ int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 				 (unsigned long long)r->len, (unsigned long long)file_bytes,
 				 file_bytes > r->len ? "truncated" : "trailing bytes");
 	uint32_t flags = 0;
-	rd_u32(r, &res->pid, "pid");
-	rd_u32(r, &res->kernel_id, "kernel id");
+	result_rd_u32(r, &res->pid, "pid");
+	result_rd_u32(r, &res->kernel_id, "kernel id");
 	rd_u64(r, &res->seq, "seq");
 	for (int i = 0; i < 3; i++)
-		rd_u32(r, &res->grid[i], "grid");
+		result_rd_u32(r, &res->grid[i], "grid");
 	for (int i = 0; i < 3; i++)
-		rd_u32(r, &res->block[i], "block");
-	rd_u32(r, &res->smem, "smem");
-	rd_u32(r, &res->device_sms, "device sms");
-	rd_u32(r, &res->device_cc, "device cc");
-	rd_u32(r, &res->sm_clock_khz, "clock");
+		result_rd_u32(r, &res->block[i], "block");
+	result_rd_u32(r, &res->smem, "smem");
+	result_rd_u32(r, &res->device_sms, "device sms");
+	result_rd_u32(r, &res->device_cc, "device cc");
+	result_rd_u32(r, &res->sm_clock_khz, "clock");
 	rd_u64(r, &res->wall_ns, "wall time");
 	rd_u64(r, &res->duration_ns, "duration");
-	rd_u32(r, n_maps, "map count");
-	if (rd_u32(r, &flags, "flags") < 0)
+	result_rd_u32(r, n_maps, "map count");
+	if (result_rd_u32(r, &flags, "flags") < 0)
 		return -1;
 	if (*n_maps > RESULT_MAX_MAPS)
 		return cause_set(r->cause, "map count %u is implausible", *n_maps);
@@ -610,15 +620,19 @@ int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps)
 	if (version >= 5) {
 		if (hdr < RESULT_HEADER_BYTES + 4)
 			return cause_set(r->cause, "version %u header of %u bytes has no warp size", version, hdr);
-		if (rd_u32(r, &res->warp_size, "warp size") < 0)
+		if (result_rd_u32(r, &res->warp_size, "warp size") < 0)
 			return -1;
 		if (res->warp_size != 32 && res->warp_size != 64)
 			return cause_set(r->cause, "warp size %u (32 or 64 expected)", res->warp_size);
 	}
+	if (flags & ~1u)
+		return cause_set(r->cause, "header flags %#x: unknown bits", flags);
+	if ((flags & 1) && version < 6)
+		return cause_set(r->cause, "version %u file with a site table (version 6 has them)", version);
 	r->off = hdr;
-	if (rd_str(r, &res->kernel, "kernel name") < 0 || rd_str(r, &res->probes, "probe names") < 0)
+	if (result_rd_str(r, &res->kernel, "kernel name") < 0 || result_rd_str(r, &res->probes, "probe names") < 0)
 		return -1;
-	return 0;
+	return (flags & 1) ? result_rd_sites(r, &res->sites) : 0;
 }
 
 static int rd_fields(struct result_rd *r, struct probe_map *m)
@@ -627,7 +641,7 @@ static int rd_fields(struct result_rd *r, struct probe_map *m)
 		struct probe_field *f = &m->fields[i];
 		uint32_t type = 0, off = 0;
 		if (rd_name(r, f->name, sizeof f->name, "field name") < 0 ||
-		    rd_u32(r, &type, "field type") < 0 || rd_u32(r, &off, "field offset") < 0)
+		    result_rd_u32(r, &type, "field type") < 0 || result_rd_u32(r, &off, "field offset") < 0)
 			return -1;
 		if (type != PROBE_U32 && type != PROBE_U64)
 			return cause_set(r->cause, "map %s: field %s has type %u", m->name, f->name, type);
@@ -665,12 +679,12 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 {
 	uint64_t start = r->off;
 	uint32_t desc_bytes = 0, level = 0, n_fields = 0, flags = 0;
-	rd_u32(r, &desc_bytes, "descriptor size");
-	rd_u32(r, &level, "map level");
-	rd_u32(r, &m->map.cap, "map cap");
-	rd_u32(r, &m->map.rec_size, "record size");
-	rd_u32(r, &n_fields, "field count");
-	rd_u32(r, &flags, "map flags"); /* 0 in files written before the flag */
+	result_rd_u32(r, &desc_bytes, "descriptor size");
+	result_rd_u32(r, &level, "map level");
+	result_rd_u32(r, &m->map.cap, "map cap");
+	result_rd_u32(r, &m->map.rec_size, "record size");
+	result_rd_u32(r, &n_fields, "field count");
+	result_rd_u32(r, &flags, "map flags"); /* 0 in files written before the flag */
 	rd_u64(r, &m->units, "units");
 	rd_u64(r, &d->counts_bytes, "counts size");
 	rd_u64(r, &d->records_bytes, "records size");
@@ -937,5 +951,6 @@ void result_free(struct result *r)
 	free(r->maps);
 	free(r->kernel);
 	free(r->probes);
+	engine_sites_done(&r->sites);
 	free(r);
 }

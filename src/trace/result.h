@@ -11,16 +11,18 @@
 #define NTOP_RESULT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "engine/engine.h"
 #include "engine/probe/probe.h"
 
 #define RESULT_MAGIC "NTOPRES"
 /* Version 2 files may hold slot-major maps, version 3 block-sampled ones,
  * version 4 maps that store fewer record slots per unit than their cap
  * (stored < cap), version 5 warp-level units of other than 32 lanes (AMD
- * waves of 64); a file is written with the lowest version that describes
- * it, so older readers still take what they can read and refuse (rather
- * than misread) the others. */
-#define RESULT_VERSION 5
+ * waves of 64), version 6 a site table (the probed kernel's sites, so
+ * records that save SITE name their source line); a file is written with
+ * the lowest version that describes it, so older readers still take what
+ * they can read and refuse (rather than misread) the others. */
+#define RESULT_VERSION 6
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
@@ -75,6 +77,10 @@ struct result {
 	uint64_t duration_ns;  /* probed launch duration by driver events, 0 if unknown */
 	int n_maps;
 	struct result_map *maps;
+	/* The probed kernel's sites (engine.h): written when it has sites or
+	 * regions (the hook's buffers are only read), read from version 6
+	 * files (empty before). */
+	struct engine_sites sites;
 };
 
 /* Writes dir/name atomically (tmp file, rename; not fsynced). The struct's buffers

@@ -32,6 +32,16 @@ struct result_rd_desc {
 #define RESULT_FRAME_HEAD_MAX 32u
 
 void result_rd_done(struct result_rd *r);
+/* Little-endian u32 and length-prefixed strings (no NUL inside, at most
+ * RESULT_MAX_STR bytes), checked against the bytes left. */
+int result_rd_u32(struct result_rd *r, uint32_t *v, const char *what);
+int result_rd_str(struct result_rd *r, char **out, const char *what);
+struct strbuf;
+void result_put_u32(struct strbuf *sb, uint32_t v);
+void result_put_str(struct strbuf *sb, const char *s);
+/* result_sites.c: the site table section (version 6, header flag bit 0). */
+void result_put_sites(struct strbuf *sb, const struct engine_sites *t);
+int result_rd_sites(struct result_rd *r, struct engine_sites *t);
 /* n bytes at the parse position, after a length check; NULL on failure. */
 const uint8_t *result_rd_at(struct result_rd *r, uint64_t n, const char *what);
 int result_rd_header(struct result_rd *r, struct result *res, uint32_t *n_maps);

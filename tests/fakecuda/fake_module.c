@@ -514,6 +514,46 @@ static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int c
 		fprintf(stderr, "fakecuda: a folded field was not zero before the launch\n");
 }
 
+/* FAKECUDA_MAP=regions:CAP: per warp (unit-major, CAP 8-byte records) what
+ * probes/regions.toml writes: the entry pair, region 0 from +100 to +300,
+ * region 1 from +300 to +700 (sites 0..3), the exit at +1000. */
+static void fake_fill_regions(uint8_t *base, uint64_t warps, uint32_t cap)
+{
+	static const uint32_t at[5] = { 100, 300, 300, 700, 1000 };
+	static const uint32_t tag[5] = { 0u << 24 | 0, 0x40000000u | 0u << 24 | 1, 1u << 24 | 2, 0x40000000u | 1u << 24 | 3,
+					 0xC0000000u };
+	uint8_t *records = base + ((warps * 4 + 15) & ~(uint64_t)15);
+	for (uint64_t u = 0; u < warps && cap >= 7; u++) {
+		uint32_t r[14], n = 7 * 8;
+		uint64_t t0 = 1000 + u * 10;
+		r[0] = (uint32_t)t0;
+		r[1] = 0x80000000u | (uint32_t)(u % FAKE_SMS);
+		r[2] = 0;
+		r[3] = 0xA0000000u;
+		for (int k = 0; k < 5; k++) {
+			r[4 + 2 * k] = (uint32_t)t0 + at[k];
+			r[5 + 2 * k] = tag[k];
+		}
+		memcpy(base + u * 4, &n, 4);
+		memcpy(records + u * cap * 8, r, sizeof r);
+	}
+}
+
+/* FAKECUDA_MAP=dmat: one dmat record (addr, clock, access) per thread, a
+ * 4-byte load of site 0 at base + 4 * thread: 4 sectors per warp request. */
+static void fake_fill_dmat(uint8_t *base, uint64_t threads)
+{
+	uint8_t *records = base + ((threads * 4 + 15) & ~(uint64_t)15);
+	for (uint64_t u = 0; u < threads; u++) {
+		uint32_t n = 16, clock = (uint32_t)(100 + u), access = 4 | 1u << 18;
+		uint64_t addr = 0x7f0000000000ull + 4 * u;
+		memcpy(base + u * 4, &n, 4);
+		memcpy(records + u * 16, &addr, 8);
+		memcpy(records + u * 16 + 8, &clock, 4);
+		memcpy(records + u * 16 + 12, &access, 4);
+	}
+}
+
 /* base: the map pointer as the hook passed it; a thread map's low bits
  * carry the block-sampling shift (engine.h): records only for kept blocks.
  * A probed copy whose PTX stores no counts (count_static) leaves them 0,
@@ -536,6 +576,14 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 	unsigned rec = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 24;
 	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
 	unsigned threads = block[0] * block[1] * block[2];
+	if (spec && !strncmp(spec, "regions:", 8)) {
+		fake_fill_regions(base, blocks * ((threads + 31) / 32), rec);
+		return;
+	}
+	if (spec && !strcmp(spec, "dmat")) {
+		fake_fill_dmat(base, blocks * threads);
+		return;
+	}
 	uint64_t upb = warp ? (threads + 31) / 32 : threads, units = blocks * upb;
 	uint8_t *records = base + ((units * 4 + 15) & ~(uint64_t)15);
 	/* Unit u's record 0 sits at u * rec in either layout (engine.h): the

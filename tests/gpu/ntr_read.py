@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads ntop result files (results/<pid>-<seq>.ntr, versions 1 to 4, layout in
+"""Reads ntop result files (results/<pid>-<seq>.ntr, versions 1 to 6, layout in
 doc/trace-format.md) in Python, for the GPU proof scripts
 (tests/gpu/ncu_probes.py sums probe fields per launch with it).
 
@@ -188,13 +188,33 @@ def unit_kept(m, u):
     return not shift or not (u // upb) & ((1 << shift) - 1)
 
 
+def read_sites(rd):
+    """Version 6's site table: files, functions, regions, then per site its
+    kind, region, function, PTX line, file, line, column, inlined-at file and
+    line, and opcode (0xffffffff: none)."""
+    t = {"files": [rd.string("file") for _ in range(rd.u32("files"))]}
+    t["funcs"] = [rd.string("function") for _ in range(rd.u32("functions"))]
+    t["regions"] = [(rd.string("region"), rd.string("spec")) for _ in range(rd.u32("regions"))]
+    sites = []
+    for _ in range(rd.u32("sites")):
+        v = [rd.u32("site") for _ in range(9)]
+        keys = ("kind", "region", "func", "ptx_line", "file", "line", "col", "at_file", "at_line")
+        site = dict(zip(keys, v))
+        site["opcode"] = rd.string("opcode")
+        if site["file"] != 0xFFFFFFFF and site["file"] >= len(t["files"]):
+            raise NtrError(f"site file {site['file']} out of range")
+        sites.append(site)
+    t["sites"] = sites
+    return t
+
+
 def read_bytes(buf):
     rd = Reader(buf)
     if rd.take(8, "magic") != MAGIC:
         raise NtrError("bad magic")
     version, header_bytes, file_bytes = rd.u32("version"), rd.u32("header size"), rd.u64("file size")
-    if version not in (1, 2, 3, 4):
-        raise NtrError(f"version {version}, this reader knows 1 to 4")
+    if version not in (1, 2, 3, 4, 5, 6):
+        raise NtrError(f"version {version}, this reader knows 1 to 6")
     if file_bytes != len(buf):
         raise NtrError(f"file_bytes {file_bytes} but {len(buf)} bytes on disk")
     if header_bytes < HEADER_V1 or header_bytes > len(buf):
@@ -206,11 +226,14 @@ def read_bytes(buf):
     h["block"] = [rd.u32("block") for _ in range(3)]
     h["smem"], h["device_sms"], h["device_cc"], h["sm_clock_khz"] = (rd.u32(w) for w in ("smem", "sms", "cc", "clock"))
     h["wall_ns"], h["duration_ns"] = rd.u64("wall"), rd.u64("duration")
-    n_maps, _flags = rd.u32("n_maps"), rd.u32("flags")
+    n_maps, flags = rd.u32("n_maps"), rd.u32("flags")
     if n_maps > 64:
         raise NtrError(f"{n_maps} maps")
+    if flags & ~1 or (flags & 1 and version < 6):
+        raise NtrError(f"header flags {flags:#x} in a version {version} file")
     rd.pos = header_bytes
     h["kernel"], h["probes"] = rd.string("kernel"), rd.string("probes")
+    h["sites"] = read_sites(rd) if flags & 1 else None
     h["maps"] = [read_map(rd, h["block"], version) for _ in range(n_maps)]
     if rd.pos != len(buf):
         raise NtrError(f"{len(buf) - rd.pos} trailing bytes")
@@ -378,7 +401,7 @@ def selftest():
     h7 = read_bytes(write_bytes("k", "p", [dm4[:6] + (bytes(16), b"") + dm4[8:]], version=4))
     expect(h7["maps"][0]["stored"] == 0 and map_stats(h7["maps"][0]) == (0, 0), "v4 counts only")
     refused = ((buf[:-1], "truncated"), (b"X" + buf[1:], "magic"),
-               (write_bytes("k", "p", [gb], version=5), "version"),
+               (write_bytes("k", "p", [gb], version=7), "version"),
                (write_bytes("k", "p", [dm4[:6] + (dm4[6], dm4[7][:-16]) + dm4[8:]], version=4), "not whole slots"),
                (write_bytes("k", "p", [dm4[:6] + (dm4[6], dm4[7] * 3) + dm4[8:]], version=4), "cap 2"),
                (write_bytes("k", "p", [dm4[:6] + (struct.pack("<4I", 16, 32, 16, 0),) + dm4[7:]], version=4),

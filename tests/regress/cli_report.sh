@@ -139,7 +139,7 @@ out=$("$NTOP" report "$T/nothing" 2>&1)
 "$NTOP" report "$D" --yaml >/dev/null 2>&1
 [ $? = 2 ] || bad "unknown option should exit 2"
 out=$("$NTOP" report "$D" --json --csv 2>&1)
-[ $? = 2 ] && echo "$out" | grep -q '^ntop report: --json or --csv, not both$' || bad "--json --csv: $out"
+[ $? = 2 ] && echo "$out" | grep -q '^ntop report: one of --json, --csv and --lines$' || bad "--json --csv: $out"
 
 # --csv: one line per kernel, the same numbers as the JSON, read back by
 # Python's csv module (names with commas are quoted)

@@ -97,11 +97,11 @@ out=$("$DUMP" "$f") || fail "ntr_dump $f"
 echo "$out" | grep -Eq 'units=4 records=4( |$)' || fail "block map: want 4 records (one per block): $out"
 
 # 2b. dmat (64 slots of 16 bytes per thread): the fake saves one record per
-# thread, so the file stores 1 slot of 64 (format v4), every record kept
+# thread, so the file stores 1 slot of 64 (format v4; v6: dmat records name their site), every record kept
 run dmat 5 NTOP_PROBES=$S/probes/dmat.toml FAKECUDA_MAP=thread:16
 f=$(find "$TMP/dmat/results" -name '*.ntr' | head -1)
 out=$("$DUMP" "$f") || fail "ntr_dump $f"
-echo "$out" | grep -Eq 'records=256 dropped=0 .*version=4 warp=32 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
+echo "$out" | grep -Eq 'records=256 dropped=0 .*version=6 warp=32 slots=1/64 ' || fail "dmat: want 256 records, 1 of 64 slots stored (v4): $out"
 every_result dmat 10
 
 # 2e. staging over NTOP_STAGING_PINNED_MAX is ordinary memory, filled in

@@ -532,6 +532,74 @@ static void test_warp_size(void)
 	result_free(r);
 }
 
+/* A site table (version 6): written after the names, read back entry by
+ * entry, by the streaming reader too; a bad index, kind or region is
+ * refused, and every truncation fails cleanly. */
+static void test_sites(void)
+{
+	struct result *r = make_result(8 * 2, 64 * 8);
+	struct engine_sites *t = &r->sites;
+	t->n_files = 2;
+	t->files = calloc(2, sizeof *t->files);
+	t->files[0] = strdup("/src/attn.py");
+	t->files[1] = strdup("/usr/include/x.h");
+	t->n_funcs = 2;
+	t->funcs = calloc(2, sizeof *t->funcs);
+	t->funcs[0] = strdup("_Z3attnv");
+	t->funcs[1] = strdup("_Z6helperv");
+	t->n_regions = 1;
+	t->regions = calloc(1, sizeof *t->regions);
+	snprintf(t->regions[0].name, sizeof t->regions[0].name, "load");
+	snprintf(t->regions[0].spec, sizeof t->regions[0].spec, "attn.py:40-55");
+	t->n = 3;
+	t->s = calloc(3, sizeof *t->s);
+	t->s[0] = (struct engine_site){ ENGINE_SITE_INSN, -1, 0, 120, "ld.global.f32", 0, 42, 7, 1, 9 };
+	t->s[1] = (struct engine_site){ ENGINE_SITE_BEGIN, 0, 1, 33, "st.global.u32", -1, 0, 0, -1, 0 };
+	t->s[2] = (struct engine_site){ ENGINE_SITE_END, 0, 0, 130, "bra.uni", 0, 55, 1, -1, 0 };
+	char *cause = NULL, *path = path_of("sites.ntr");
+	CHECKF(result_write(dir, "sites.ntr", r, &cause) == 0, "%s", cause);
+	struct result *g = NULL;
+	CHECKF(result_read(path, &g, &cause) == 0, "%s", cause);
+	if (g) {
+		CHECK_EQ_INT(g->version, 6);
+		CHECK(g->sites.n == 3 && g->sites.n_files == 2 && g->sites.n_funcs == 2 && g->sites.n_regions == 1);
+		CHECK(!strcmp(g->sites.files[1], "/usr/include/x.h") && !strcmp(g->sites.funcs[1], "_Z6helperv"));
+		CHECK(!strcmp(g->sites.regions[0].spec, "attn.py:40-55"));
+		for (int i = 0; i < 3 && g->sites.n == 3; i++)
+			CHECKF(!memcmp(&g->sites.s[i], &t->s[i], sizeof t->s[i]), "site %d differs", i);
+		CHECK(same_map(&r->maps[0], &g->maps[0]) && same_map(&r->maps[1], &g->maps[1]));
+	}
+	result_free(g);
+	g = NULL;
+	CHECKF(result_read_head(path, &g, &cause) == 0 && g->sites.n == 3, "%s", cause ? cause : "no sites");
+	result_free(g);
+	g = NULL;
+	size_t n;
+	uint8_t *b = load("sites.ntr", &n);
+	for (size_t cut = 0; b && cut < n; cut += 7) {
+		free(cause);
+		cause = NULL;
+		CHECKF(result_read_mem(b, cut, &g, &cause) < 0, "truncated at %zu read", cut);
+	}
+	/* site 0's file index (the 5th word after its kind) past the table */
+	const char *op = "ld.global.f32";
+	uint8_t *at = b ? memmem(b, n, op, strlen(op)) : NULL;
+	if (at) {
+		uint8_t *file = at - 4 - 9 * 4 + 4 * 4;
+		uint32_t bad = 9, kind = 3;
+		memcpy(file, &bad, 4);
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && strstr(cause, "file 9 out of range"));
+		bad = 0;
+		memcpy(file, &bad, 4);
+		memcpy(at - 4 - 9 * 4, &kind, 4);
+		CHECK(result_read_mem(b, n, &g, &cause) < 0 && strstr(cause, "site kind 3 unknown"));
+	}
+	free(b);
+	free(cause);
+	free(path);
+	result_free(r);
+}
+
 /* All-zero records compress at zstd's maximum ratio: must still read back. */
 static void test_compressible(void)
 {
@@ -1131,7 +1199,8 @@ static void write_small_v4(void)
 static void cleanup(void)
 {
 	static const char *names[] = {"1234-77.ntr", "empty.ntr", "trunc.ntr",
-				      "mv.ntr", "zeros.ntr", "small.ntr", "small4.ntr", "wave64.ntr", "wave32.ntr"};
+				      "mv.ntr", "zeros.ntr", "small.ntr", "small4.ntr", "wave64.ntr", "wave32.ntr",
+				      "sites.ntr"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *p = path_of(names[i]);
 		unlink(p);
@@ -1194,6 +1263,7 @@ int main(void)
 	test_corruption();
 	test_magic_version();
 	test_warp_size();
+	test_sites();
 	test_compressible();
 	test_forged_size();
 	test_stream_layouts();

@@ -463,6 +463,7 @@ static int results_write(struct hook_job *j)
 		.device_sms = (uint32_t)j->device.sms, .device_cc = (uint32_t)j->device.cc,
 		.sm_clock_khz = (uint32_t)j->device.clock_khz, .wall_ns = j->wall_ns,
 		.duration_ns = (uint64_t)((double)j->ms * 1e6), .n_maps = j->plan->n_maps, .maps = maps,
+		.sites = j->plan->sites, /* the build's, only read */
 	};
 	return hook_result_publish(&r, j->bytes, j->sample_shift);
 }

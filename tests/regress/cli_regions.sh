@@ -1,0 +1,88 @@
+#!/bin/bash
+# Inside a kernel, without a GPU: `ntop record -p regions -r ...` over the
+# fake driver (whose "kernels" write the records probes/regions.toml
+# would: FAKECUDA_MAP=regions:CAP; 1000 cycles a warp, 200 in one region,
+# 400 in the other), the trace's probe copy holding the -r
+# regions, `ntop report` (text and JSON) with the per-region table, and
+# `ntop report --lines` on fake dmat records of a known access pattern (4
+# bytes a thread, consecutive: 4 sectors a warp request); refusals of bad
+# -r values; `ntop instrument` listing sites with their source lines and a
+# region that matches nothing. Plumbing only: the records are made up.
+source "$(dirname "$0")/hook_lib.inc"
+NTOP=$B/bin/ntop
+run() { # NAME MAP ARGS...
+	local name=$1 map=$2
+	shift 2
+	NTOP_REAL_LIBCUDA=$FAKE NTOP_HOOK_DIR=$HOOKDIR FAKECUDA_MAP=$map \
+		"$NTOP" record "$@" --limit 2 -k scale -o "$TMP/$name" -- "$APP" "$PTX" 0 >"$TMP/$name.out" 2>"$TMP/$name.err" ||
+		fail "$name: record failed: $(tail -3 "$TMP/$name.err")"
+}
+
+run reg regions:512 -p regions -r ld=@load -r st=@store
+grep -q '^regions = \["ld=@load", "st=@store"\]$' "$TMP/reg/probes/regions.toml" ||
+	fail "the probe copy does not hold the -r regions: $(grep regions "$TMP/reg/probes/regions.toml")"
+grep -q '^regions = \["mma=@tensor"' "$TMP/reg/probes/regions.toml" && fail "the default regions stayed in the copy"
+"$NTOP" report "$TMP/reg" >"$TMP/reg.txt" 2>&1 || fail "report failed"
+expect "$TMP/reg.txt" "regions: [0-9]+ warps, 40.0% of their time in no region" "regions summary"
+expect "$TMP/reg.txt" "^ +ld +@load +[0-9]+ +[0-9]+ +200 +200 +20.0%$" "the ld row (200 cycles of 1000 per warp)"
+expect "$TMP/reg.txt" "^ +st +@store +[0-9]+ +[0-9]+ +400 +400 +40.0%$" "the st row"
+"$NTOP" report --json "$TMP/reg" >"$TMP/reg.json" || fail "report --json failed"
+python3 - "$TMP/reg.json" <<'PY' || fail "report --json regions"
+import json, sys
+t = json.load(open(sys.argv[1]))
+rs = [r for p in t["processes"] for k in p["kernels"] for r in k["probed_launches"] if r.get("regions")]
+assert rs, "no result with regions"
+g = rs[0]["regions"]
+names = [x["name"] for x in g["regions"]]
+assert names == ["ld", "st"], names
+assert g["regions"][0]["spec"] == "@load" and g["regions"][1]["cycles_per_warp_p95"] == 400, g
+assert abs(g["gap_share"] - 0.4) < 1e-9 and g["warps_truncated"] == 0, g
+PY
+
+# -r refused before the program runs
+for bad in "-r nothing" "-r 9x=@load" "-r a=@lodd" "-r a=k.cu:0"; do
+	# shellcheck disable=SC2086
+	NTOP_HOOK_DIR=$HOOKDIR "$NTOP" record -p regions $bad -o "$TMP/bad" -- /bin/true >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	[ "$rc" != 0 ] && grep -q "region" "$TMP/bad.err" || fail "'$bad' was not refused: rc $rc, $(cat "$TMP/bad.err")"
+	[ -e "$TMP/bad" ] && fail "'$bad': a trace directory was made"
+	rm -rf "$TMP/bad"
+done
+NTOP_HOOK_DIR=$HOOKDIR "$NTOP" record -p block_sched -r a=@load -o "$TMP/bad" -- /bin/true >/dev/null 2>"$TMP/bad.err"
+grep -q "no probe given records them" "$TMP/bad.err" || fail "-r without a regions probe: $(cat "$TMP/bad.err")"
+
+# dmat records with sites: memory by source line
+run dm dmat -p dmat
+"$NTOP" report --lines "$TMP/dm" >"$TMP/dm.txt" 2>&1 || fail "report --lines failed"
+expect "$TMP/dm.txt" "memory by source line \([0-9]+ accesses\)" "lines header"
+expect "$TMP/dm.txt" "^ +ptx:[0-9]+ +load +[0-9]+ +[0-9]+ +4.00 +[0-9]+$" "4 sectors per request on the load's line"
+
+# ntop instrument: sites with source lines, an empty region said
+cat >"$TMP/k.ptx" <<'PTX'
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_p)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	.loc 1 7 1
+	ld.param.u64 %rd1, [k_p];
+	ld.global.u32 %r1, [%rd1];
+	.loc 1 8 1
+	add.u32 %r2, %r1, 1;
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+.file 1 "/src/k.cu"
+PTX
+"$NTOP" instrument -p regions -r a=k.cu:7 -r b=@tensor -k k "$TMP/k.ptx" -o "$TMP/k.out.ptx" >"$TMP/ins.txt" 2>&1 ||
+	fail "instrument failed: $(cat "$TMP/ins.txt")"
+expect "$TMP/ins.txt" "site 0 +begin a +k.cu:7 +ptx:9" "begin site with its line"
+expect "$TMP/ins.txt" "region b \(@tensor\): no instruction of the kernel is in it \(warning\)" "empty region said"
+"$NTOP" instrument -p dmat -k k "$TMP/k.ptx" -o "$TMP/k.out.ptx" >"$TMP/ins2.txt" 2>&1 || fail "instrument dmat failed"
+expect "$TMP/ins2.txt" "site 1 +st.global.u32 +k.cu:8 +ptx:13" "store site with its line"
+"$NTOP" instrument -p block_sched -r a=@load -k k "$TMP/k.ptx" -o "$TMP/k.out.ptx" >"$TMP/ins3.txt" 2>&1
+[ $? != 0 ] && grep -q "no probe here records them" "$TMP/ins3.txt" || fail "instrument -r without regions probe"
+[ "$fails" = 0 ] && echo "cli_regions: ok"
+exit $((fails > 0))
