@@ -30,11 +30,13 @@
 #include "viz/dmat.h"
 #include "viz/dmat_alloc.h"
 #include "viz/render_dmat_png.h"
+#include "viz/regions.h"
 #include "viz/render_png.h"
+#include "viz/render_regions_png.h"
 #include "viz/theme.h"
 #include "viz/timeline.h"
 
-enum ex_view { EX_VIEW_TIMELINE, EX_VIEW_DMAT, EX_VIEW_RECORDS };
+enum ex_view { EX_VIEW_TIMELINE, EX_VIEW_DMAT, EX_VIEW_RECORDS, EX_VIEW_REGIONS };
 
 struct ex_args {
 	const char *dir, *kernel, *out, *theme, *view;
@@ -43,7 +45,9 @@ struct ex_args {
 	const char *outdir;  /* --dir */
 	char *path;          /* the file written (resolved), "-" for stdout */
 	const char *map; /* --map (records): NULL = the first map */
-	unsigned long pid, launch, width, height;
+	unsigned long pid, kid, launch, width, height;
+	long long lanes;     /* regions: warps of block N (N + 1), of SM N (-(N + 1)), or 0 */
+	int csv;             /* regions as CSV (--format csv or -o *.csv) */
 	unsigned long page_size; /* bytes (dmat); 0: the model's default */
 	enum ex_view view_id;
 	int dmat;        /* --view dmat */
@@ -69,6 +73,14 @@ static void export_help(void)
 	       "The dense memory access timeline (--view dmat, needs the dmat probe) has time\n"
 	       "across and memory pages up (untouched ranges collapsed to a dashed line); a\n"
 	       "pixel's colour counts the accesses to its pages in its time (log scale).\n"
+	       "\n"
+	       "The warps view (--view regions, needs the regions probe) has a lane per warp\n"
+	       "of one block (--block N) or of the warps one SM ran (--sm N; default: the SM\n"
+	       "that ran block 0), each warp's regions as bars over its life, coloured per\n"
+	       "region, and a legend with each region's share of the warps' time. As CSV\n"
+	       "(--format csv, or -o FILE.csv): every warp's every segment, one line each:\n"
+	       "block,warp,smid,region,name,start,end,cycles,begin_line,end_line (start and\n"
+	       "end in SM cycles; lines as FILE:LINE, or ptx:LINE without line information).\n"
 	       "\n"
 	       "The records (--view records) of one map of the launch go out as CSV, one line\n"
 	       "per record: block,thread,unit,slot then the map's fields. block is the block's\n"
@@ -101,9 +113,13 @@ static void export_help(void)
 	       "Options:\n"
 	       "  -k, --kernel NAME      kernel to draw: part of its demangled or mangled name\n"
 	       "      --pid PID          the process, when several ran a kernel of that name\n"
+	       "      --kid KID          the kernel id ('ntop report' shows it in [ ]), when one\n"
+	       "                         process loaded several kernels of that name\n"
 	       "      --launch N         the Nth probed launch of the kernel (1 = first);\n"
 	       "                         default: the last one with results for the view\n"
-	       "      --view timeline|dmat|records  what to export (default timeline)\n"
+	       "      --view timeline|dmat|records|regions  what to export (default timeline)\n"
+	       "      --block N | --sm N regions: the warps of block N (linear index) or of\n"
+	       "                         SM N as lanes\n"
 	       "      --format perfetto  the timeline as trace-event JSON instead of a PNG\n"
 	       "      --map NAME         records: the map to write (default: the first one)\n"
 	       "  -o, --output FILE      the file to write (PNG, CSV for records, JSON for\n"
@@ -132,6 +148,8 @@ static void export_help(void)
 	       "  ntop export trace1 -k 'fill_kernel<float>' --theme light --width 2400 --height 1200 -o fill.png\n"
 	       "  ntop export trace1 -k sgemm --view dmat --page-size 64K -o sgemm-dmat.png\n"
 	       "  ntop export trace1 -k copy --view records -o copy-dmat.csv\n"
+	       "  ntop export trace1 -k attn --view regions --sm 3 -o attn-warps.png\n"
+	       "  ntop export trace1 -k attn --view regions -o attn-regions.csv\n"
 	       "  ntop export trace1 --format perfetto -o trace1.json   (open in ui.perfetto.dev)\n"
 	       "  ntop export trace1 -k sgemm --format perfetto --dir /tmp\n",
 	       RP_DEFAULT_W, RP_MIN_W, RP_DEFAULT_H, RP_MIN_H, DMAT_PAGE_MIN);
@@ -159,7 +177,7 @@ static int ex_number(const char *opt, const char *v, unsigned long *out)
 
 enum ex_opt_id {
 	EX_KERNEL, EX_OUTPUT, EX_THEME, EX_VIEW, EX_PID, EX_LAUNCH, EX_WIDTH, EX_HEIGHT, EX_TIME, EX_COLOR, EX_PAGE,
-	EX_MAP, EX_FORMAT, EX_DIR
+	EX_MAP, EX_FORMAT, EX_DIR, EX_BLOCK, EX_SM, EX_KID
 };
 
 static const struct {
@@ -169,8 +187,21 @@ static const struct {
 	[EX_VIEW] = {NULL, "--view"},     [EX_PID] = {NULL, "--pid"},       [EX_LAUNCH] = {NULL, "--launch"},
 	[EX_WIDTH] = {NULL, "--width"},   [EX_HEIGHT] = {NULL, "--height"}, [EX_TIME] = {NULL, "--time"},
 	[EX_COLOR] = {NULL, "--color"},    [EX_PAGE] = {NULL, "--page-size"}, [EX_MAP] = {NULL, "--map"},
-	[EX_FORMAT] = {NULL, "--format"},  [EX_DIR] = {NULL, "--dir"},
+	[EX_FORMAT] = {NULL, "--format"},  [EX_DIR] = {NULL, "--dir"},   [EX_BLOCK] = {NULL, "--block"},
+	[EX_SM] = {NULL, "--sm"},         [EX_KID] = {NULL, "--kid"},
 };
+
+/* --block N / --sm N: a non-negative index. */
+static int ex_lanes(struct ex_args *a, const char *opt, const char *v, int sign)
+{
+	unsigned long n;
+	if (cli_parse_ulong(v, &n) < 0 || n > 1ul << 40)
+		return cli_usage("export", "%s takes a block or SM index, not '%s'", opt, v);
+	if (a->lanes)
+		return cli_usage("export", "--block or --sm, not both");
+	a->lanes = sign * ((long long)n + 1);
+	return 0;
+}
 
 /* "4096", "4k", "64K", "2M", "1G": a power of two in the model's range. */
 static int ex_page_size(const char *v, unsigned long *out)
@@ -193,6 +224,7 @@ static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
 	case EX_THEME: a->theme = v; a->themed = 1; return 0;
 	case EX_VIEW: a->view = v; return 0;
 	case EX_PID: return ex_number("--pid", v, &a->pid) ? -1 : 0;
+	case EX_KID: return ex_number("--kid", v, &a->kid) ? -1 : 0;
 	case EX_LAUNCH: return ex_number("--launch", v, &a->launch) ? -1 : 0;
 	case EX_MAP: a->map = v; return 0;
 	case EX_FORMAT: a->format = v; return 0;
@@ -206,6 +238,8 @@ static int ex_set(struct ex_args *a, enum ex_opt_id id, const char *v)
 		a->color = c ? TL_COLOR_DURATION : TL_COLOR_INDEX;
 		return 0;
 	case EX_PAGE: return ex_page_size(v, &a->page_size) ? -1 : 0;
+	case EX_BLOCK: return ex_lanes(a, "--block", v, 1) ? -1 : 0;
+	case EX_SM: return ex_lanes(a, "--sm", v, -1) ? -1 : 0;
 	}
 	return -1;
 }
@@ -228,24 +262,28 @@ static int ex_opt(struct ex_args *a, int argc, char **argv, int *i)
 static int ex_view_parse(struct ex_args *a)
 {
 	static const char *const names[] = {[EX_VIEW_TIMELINE] = "timeline", [EX_VIEW_DMAT] = "dmat",
-					    [EX_VIEW_RECORDS] = "records"};
+					    [EX_VIEW_RECORDS] = "records", [EX_VIEW_REGIONS] = "regions"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(a->view, names[i]) == 0) {
 			a->view_id = (enum ex_view)i;
 			a->dmat = a->view_id == EX_VIEW_DMAT;
 			return 0;
 		}
-	cli_usage("export", "--view %s: only 'timeline', 'dmat' and 'records' can be exported", a->view);
+	cli_usage("export", "--view %s: only 'timeline', 'dmat', 'records' and 'regions' can be exported", a->view);
 	return -1;
 }
 
 /* --format: the view's own, or perfetto for the timeline; -1 after a usage message. */
 static int ex_format_parse(struct ex_args *a)
 {
+	size_t ol = a->out ? strlen(a->out) : 0;
+	if (a->view_id == EX_VIEW_REGIONS && ((a->format && !strcmp(a->format, "csv")) ||
+					      (!a->format && ol > 4 && !strcmp(a->out + ol - 4, ".csv"))))
+		a->csv = 1;
 	if (!a->format)
 		return 0;
 	const char *own = a->view_id == EX_VIEW_RECORDS ? "csv" : "png";
-	if (strcmp(a->format, own) == 0)
+	if (strcmp(a->format, own) == 0 || a->csv)
 		return 0;
 	if (strcmp(a->format, "perfetto") != 0) {
 		cli_usage("export", "--format %s: the formats are png (timeline, dmat), csv (records) and perfetto", a->format);
@@ -272,7 +310,7 @@ static int ex_out_check(const struct ex_args *a)
 		cli_usage("export", "--dir %s: %s", a->outdir, strerror(err));
 		return -1;
 	}
-	if (a->out && strcmp(a->out, "-") == 0 && a->view_id != EX_VIEW_RECORDS && !a->perfetto) {
+	if (a->out && strcmp(a->out, "-") == 0 && a->view_id != EX_VIEW_RECORDS && !a->perfetto && !a->csv) {
 		cli_usage("export", "-o -: a PNG does not go to stdout; give -o FILE.png");
 		return -1;
 	}
@@ -309,6 +347,8 @@ static int ex_parse(struct ex_args *a, int argc, char **argv)
 		return cli_usage("export", "--page-size is for --view dmat");
 	if (a->map && a->view_id != EX_VIEW_RECORDS)
 		return cli_usage("export", "--map is for --view records");
+	if (a->lanes && a->view_id != EX_VIEW_REGIONS)
+		return cli_usage("export", "--block and --sm are for --view regions");
 	if ((a->view_id == EX_VIEW_RECORDS || a->perfetto) && (a->sized || a->color != TL_COLOR_INDEX || a->themed))
 		return cli_usage("export", "%s: --width, --height, --theme and --color are for PNGs",
 				 a->perfetto ? "--format perfetto writes JSON" : "--view records writes CSV");
@@ -346,7 +386,7 @@ static const struct td_kernel *ex_find_kernel(const struct trace_dir *td, const 
 		int n = 0;
 		for (int i = 0; i < td->n_kernels; i++) {
 			const struct td_kernel *k = &td->kernels[i];
-			if ((!a->pid || k->pid == a->pid) && ex_matches(k, a->kernel, exact)) {
+			if ((!a->pid || k->pid == a->pid) && (!a->kid || k->kid == a->kid) && ex_matches(k, a->kernel, exact)) {
 				hit = k;
 				n++;
 			}
@@ -356,10 +396,10 @@ static const struct td_kernel *ex_find_kernel(const struct trace_dir *td, const 
 		if (n == 0)
 			continue;
 		cli_err("'%s' matches %d kernels; give more of the name%s:", a->kernel, n,
-			a->pid ? "" : " or --pid");
+			a->pid ? " or --kid" : ", --pid or --kid");
 		for (int i = 0; i < td->n_kernels; i++) {
 			const struct td_kernel *k = &td->kernels[i];
-			if ((!a->pid || k->pid == a->pid) && ex_matches(k, a->kernel, exact))
+			if ((!a->pid || k->pid == a->pid) && (!a->kid || k->kid == a->kid) && ex_matches(k, a->kernel, exact))
 				fprintf(stderr, "  pid %u kid %u  %s  (%d probed launch%s)\n", k->pid, k->kid, ex_kname(k),
 					k->n_results, k->n_results == 1 ? "" : "es");
 		}
@@ -373,7 +413,8 @@ static const struct td_kernel *ex_find_kernel(const struct trace_dir *td, const 
 /* The probe whose results the view needs (records: any; named for hints). */
 static const char *ex_probe_name(const struct ex_args *a)
 {
-	return a->view_id == EX_VIEW_DMAT ? "dmat" : a->view_id == EX_VIEW_RECORDS ? "PROBE" : "block_sched";
+	return a->view_id == EX_VIEW_DMAT ? "dmat" : a->view_id == EX_VIEW_RECORDS ? "PROBE"
+	       : a->view_id == EX_VIEW_REGIONS ? "regions" : "block_sched";
 }
 
 /* Probed launches without a result: not "never probed", but why the
@@ -415,6 +456,8 @@ static int ex_find_map(const struct result *r, const struct ex_args *a)
 {
 	if (a->view_id == EX_VIEW_RECORDS)
 		return export_records_find_map(r, a->map);
+	if (a->view_id == EX_VIEW_REGIONS)
+		return regions_find_map(r);
 	return a->dmat ? dmat_find_map(r) : block_sched_find_map(r);
 }
 
@@ -422,7 +465,7 @@ static void ex_no_results(const struct td_kernel *k, const struct ex_args *a)
 {
 	if (a->view_id != EX_VIEW_RECORDS)
 		cli_err("kernel %s has no %s results to draw a %s from", ex_kname(k), ex_probe_name(a),
-			a->dmat ? "DMAT" : "timeline");
+			a->dmat ? "DMAT" : a->view_id == EX_VIEW_REGIONS ? "warps view" : "timeline");
 	else if (a->map)
 		cli_err("kernel %s has no map '%s' to export", ex_kname(k), a->map);
 	else
@@ -612,7 +655,7 @@ out:
 static char *ex_default_name(const struct ex_args *a, const struct trace_dir *td, const struct td_kernel *k,
 			     uint64_t seq)
 {
-	const char *ext = a->perfetto ? "json" : a->view_id == EX_VIEW_RECORDS ? "csv" : "png";
+	const char *ext = a->perfetto ? "json" : a->view_id == EX_VIEW_RECORDS || a->csv ? "csv" : "png";
 	char name[EXPORT_NAME_MAX + 1], *p = NULL;
 	if (k) {
 		export_safe_name(k->name, name, sizeof name);
@@ -710,6 +753,93 @@ static int ex_write_records(const struct result *r, const struct ex_args *a)
 	return 0;
 }
 
+/* ---- regions ---- */
+
+/* FILE:LINE of site i of r's table, ptx:LINE without line information. */
+static void ex_site_where(const struct result *r, int32_t i, char *buf, size_t n)
+{
+	const struct engine_site *s = i >= 0 && i < r->sites.n ? &r->sites.s[i] : NULL;
+	if (!s)
+		snprintf(buf, n, "-");
+	else if (s->line > 0 && s->file >= 0)
+		snprintf(buf, n, "%s:%d", strrchr(r->sites.files[s->file], '/') ? strrchr(r->sites.files[s->file], '/') + 1
+									     : r->sites.files[s->file], s->line);
+	else
+		snprintf(buf, n, "ptx:%d", s->ptx_line);
+}
+
+static int ex_regions_csv(const struct result *r, const struct regions *g, const struct ex_args *a)
+{
+	struct ex_text t;
+	if (ex_text_open(a, &t) < 0)
+		return 1;
+	fprintf(t.f, "block,warp,smid,region,name,start,end,cycles,begin_line,end_line\n");
+	for (uint64_t i = 0; i < g->n_warps; i++) {
+		const struct rg_warp *w = &g->warps[i];
+		for (uint32_t k = 0; k < w->n_segs; k++) {
+			const struct rg_seg *s = &g->segs[w->first_seg + k];
+			char name[32], b[192], e[192];
+			ex_site_where(r, s->begin_site, b, sizeof b);
+			ex_site_where(r, s->end_site, e, sizeof e);
+			fprintf(t.f, "%llu,%u,%u,%u,%s,%llu,%llu,%llu,%s,%s\n", (unsigned long long)w->block, w->warp, w->smid,
+				s->region, regions_name(g, s->region, name, sizeof name), (unsigned long long)s->start,
+				(unsigned long long)s->end, (unsigned long long)(s->end - s->start), b, e);
+		}
+	}
+	if (ex_text_close(a, &t, 0, NULL))
+		return 1;
+	fprintf(t.say, "wrote %s: %llu segments of %llu warps (launch seq %llu)%s\n", t.to_stdout ? "stdout" : a->path,
+		(unsigned long long)g->n_segs, (unsigned long long)g->n_warps, (unsigned long long)r->seq,
+		g->warps_truncated ? "; some warps truncated at the cap" : "");
+	return 0;
+}
+
+static int ex_regions_png(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+			  const struct regions *g, const struct ex_args *a, const struct theme *th)
+{
+	uint64_t total = regions_lanes(g, a->lanes, NULL, 0);
+	uint64_t *idx = calloc(total ? total : 1, sizeof *idx);
+	struct rp_image img = {0};
+	char *cause = NULL, title[512], sub[512], head[256];
+	if (!idx) {
+		cli_err("out of memory");
+		return 1;
+	}
+	regions_lanes(g, a->lanes, idx, total);
+	ex_titles(td, k, r, which, title, sizeof title, sub, sizeof sub);
+	uint32_t sm = total ? g->warps[idx[0]].smid : 0;
+	if (a->lanes > 0)
+		snprintf(head, sizeof head, "block %lld: %llu warps", a->lanes - 1, (unsigned long long)total);
+	else
+		snprintf(head, sizeof head, "SM %u: %llu warps of %llu recorded", a->lanes < 0 ? (uint32_t)(-a->lanes - 1) : sm,
+			 (unsigned long long)total, (unsigned long long)g->n_warps);
+	struct rr_opts o = { (int)a->width, (int)a->height, title, sub, head };
+	int rc = render_regions_png(g, idx, total, th, &o, &img, &cause) < 0 || png_canvas_write(a->path, &img, &cause) < 0;
+	if (rc)
+		cli_err("%s", cause ? cause : "export failed");
+	else
+		printf("wrote %s: %dx%d, %s\n", a->path, img.w, img.h, head);
+	free(cause);
+	free(idx);
+	png_canvas_free(&img);
+	return rc;
+}
+
+static int ex_regions(const struct trace_dir *td, const struct td_kernel *k, const struct result *r, int which,
+		      const struct ex_args *a, const struct theme *th)
+{
+	struct regions *g = NULL;
+	char *cause = NULL;
+	if (regions_analyze(r, regions_find_map(r), &g, &cause) < 0) {
+		cli_err("%s", cause ? cause : "cannot read the regions");
+		free(cause);
+		return 1;
+	}
+	int rc = a->csv ? ex_regions_csv(r, g, a) : ex_regions_png(td, k, r, which, g, a, th);
+	regions_free(g);
+	return rc;
+}
+
 /* ---- Perfetto ---- */
 
 /* k and r: the one launch; NULL: the whole trace. */
@@ -758,6 +888,7 @@ static int ex_run(const struct trace_dir *td, const struct td_kernel *k, const s
 	switch (a->view_id) {
 	case EX_VIEW_DMAT: return ex_draw_dmat(td, k, r, which, a, th);
 	case EX_VIEW_RECORDS: return ex_write_records(r, a);
+	case EX_VIEW_REGIONS: return ex_regions(td, k, r, which, a, th);
 	case EX_VIEW_TIMELINE: break;
 	}
 	return ex_draw(td, k, r, which, a, th);

@@ -290,6 +290,37 @@ int regions_analyze(const struct result *r, int map_index, struct regions **out,
 	return 0;
 }
 
+uint64_t regions_lanes(const struct regions *g, long long by, uint64_t *idx, uint64_t max)
+{
+	uint32_t sm = 0;
+	if (by == 0) { /* the SM that ran block 0 (the first warp recorded) */
+		sm = g->n_warps ? g->warps[0].smid : 0;
+		by = -(long long)sm - 1;
+	}
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < g->n_warps; i++) {
+		const struct rg_warp *w = &g->warps[i];
+		int in = by > 0 ? w->block == (uint64_t)(by - 1) : w->smid == (uint32_t)(-by - 1);
+		if (in && n < max)
+			idx[n] = i;
+		n += in;
+	}
+	return n;
+}
+
+void regions_span(const struct regions *g, const uint64_t *idx, uint64_t n, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct rg_warp *w = &g->warps[idx[i]];
+		*t0 = w->entry < *t0 ? w->entry : *t0;
+		*t1 = w->exit > *t1 ? w->exit : *t1;
+	}
+	if (*t0 > *t1)
+		*t0 = *t1 = 0;
+}
+
 void regions_free(struct regions *g)
 {
 	if (!g)

@@ -74,4 +74,12 @@ void regions_free(struct regions *g);
 /* "load" or "region 3" when the table names none. */
 const char *regions_name(const struct regions *g, uint32_t region, char *buf, size_t len);
 
+/* The warps a view shows as lanes: those of block `block` (by > 0: block
+ * index + 1), or those on SM `sm` (by < 0: -(smid + 1)), or (by = 0) those
+ * on the SM that ran block 0. *idx gets warp indices (into g->warps) in
+ * (block, warp) order, at most max; returns how many there are in all. */
+uint64_t regions_lanes(const struct regions *g, long long by, uint64_t *idx, uint64_t max);
+/* Earliest entry and latest exit of the given warps (cycles). */
+void regions_span(const struct regions *g, const uint64_t *idx, uint64_t n, uint64_t *t0, uint64_t *t1);
+
 #endif

@@ -39,6 +39,46 @@ assert g["regions"][0]["spec"] == "@load" and g["regions"][1]["cycles_per_warp_p
 assert abs(g["gap_share"] - 0.4) < 1e-9 and g["warps_truncated"] == 0, g
 PY
 
+# the warps view: CSV of every segment, PNG of one SM's warps whose pixels
+# hold both regions' colours (read back)
+pid=$(ls "$TMP/reg/results" | head -1 | cut -d- -f1)
+kid=$(grep '^kernel .* name=scale$' "$TMP/reg/events.log" | grep -o 'kid=[0-9]*' | head -1 | cut -d= -f2)
+"$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view regions -o "$TMP/w.csv" >"$TMP/w.out" 2>&1 ||
+	fail "export regions CSV: $(cat "$TMP/w.out")"
+head -1 "$TMP/w.csv" | grep -q '^block,warp,smid,region,name,start,end,cycles,begin_line,end_line$' || fail "CSV header"
+[ "$(grep -c ',ld,.*,200,' "$TMP/w.csv")" = "$(grep -c ',st,.*,400,' "$TMP/w.csv")" ] && grep -q ',ld,' "$TMP/w.csv" ||
+	fail "CSV rows: $(head -5 "$TMP/w.csv")"
+"$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view regions --sm 1 --width 640 --height 320 \
+	-o "$TMP/w.png" >"$TMP/w.out" 2>&1 || fail "export regions PNG: $(cat "$TMP/w.out")"
+python3 - "$TMP/w.png" <<'PY' || fail "the warps PNG"
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+w, h, depth, ctype = struct.unpack(">IIBB", d[16:26])
+assert (w, h, depth, ctype) == (640, 320, 8, 2), (w, h, depth, ctype)
+idat, pos = b"", 8
+while pos < len(d):
+    n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw, rows, prev = zlib.decompress(idat), [], bytearray(w * 3)
+for y in range(h):
+    f, line = raw[y * (w * 3 + 1)], bytearray(raw[y * (w * 3 + 1) + 1:(y + 1) * (w * 3 + 1)])
+    for i in range(len(line)):
+        a = line[i - 3] if i >= 3 else 0
+        b, c = prev[i], prev[i - 3] if i >= 3 else 0
+        p = a + b - c
+        pred = [0, a, b, (a + b) // 2, a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
+        line[i] = (line[i] + pred) & 255
+    rows.append(bytes(line))
+    prev = line
+px = {r[i:i + 3] for r in rows for i in range(0, len(r), 3)}
+assert bytes([0xE6, 0x9F, 0x00]) in px and bytes([0x56, 0xB4, 0xE9]) in px, "region colours missing"
+PY
+"$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view timeline --block 0 -o "$TMP/x.png" >/dev/null 2>&1
+[ $? = 2 ] || fail "--block outside --view regions was not refused"
+
 # -r refused before the program runs
 for bad in "-r nothing" "-r 9x=@load" "-r a=@lodd" "-r a=k.cu:0"; do
 	# shellcheck disable=SC2086

@@ -1267,23 +1267,23 @@ static const char *K_REGIONS =
 
 enum { RB, RE }; /* a region record's side */
 
-/* What lane 0 of warp w must write: the entry pair, per trip the BEGINs of
- * lines/loop/store at the store, END store at the add, END lines/loop at
- * the branch (taken) or after it (the last trip), then store's pair inside
- * rstore, then the exit record. */
+/* What lane 0 of warp w must write after the entry pair: the lines
+ * region (lines, 0) once over all trips (its back edge stays inside it),
+ * the loop region (loop, 1) once per trip, the store region (store, 2)
+ * around each store; lines and loop end where the loop falls through;
+ * then store's pair inside rstore, then the exit record. */
 static int expected_regions(uint32_t warp, uint32_t (*want)[2])
 {
+	static const uint32_t first[4][2] = { { RB, 0 }, { RB, 1 }, { RB, 2 }, { RE, 2 } };
+	static const uint32_t again[4][2] = { { RE, 1 }, { RB, 1 }, { RB, 2 }, { RE, 2 } };
+	static const uint32_t tail[4][2] = { { RE, 0 }, { RE, 1 }, { RB, 2 }, { RE, 2 } };
 	int n = 0;
-	for (uint32_t trip = 0; trip <= warp; trip++) {
-		static const uint32_t seq[6][2] = { { RB, 0 }, { RB, 1 }, { RB, 2 }, { RE, 2 }, { RE, 0 }, { RE, 1 } };
-		memcpy(want[n], seq, sizeof seq);
-		n += 6;
-	}
-	want[n][0] = RB;
-	want[n++][1] = 2;
-	want[n][0] = RE;
-	want[n++][1] = 2;
-	return n;
+	memcpy(want[n], first, sizeof first);
+	n += 4;
+	for (uint32_t trip = 1; trip <= warp; trip++, n += 4) /* the taken back edge, the next trip */
+		memcpy(want[n], again, sizeof again);
+	memcpy(want[n], tail, sizeof tail);
+	return n + 4;
 }
 
 /* Warp `warp`'s records (count bytes of them at recs) against the
@@ -1316,6 +1316,9 @@ static void check_warp_regions(uint32_t warp, const uint8_t *recs, uint32_t coun
 		if (st && kind == RB)
 			CHECKF(st->line == (k == n - 2 ? 40 : 20) && st->func == (k == n - 2 ? 1 : 0),
 			       "warp %u record %d: begins at line %d of function %d", warp, k, st->line, st->func);
+		/* the lines region ends once, where the loop falls through */
+		if (st && kind == RE && region == 0)
+			CHECKF(k == n - 4, "warp %u record %d: the lines region ended inside the loop", warp, k);
 	}
 	memcpy(rec, recs + 16 + 8 * n, 8);
 	CHECKF(rec[1] == 0xC0000000u && rec[0] > last, "warp %u: exit record %#x %#x", warp, rec[0], rec[1]);

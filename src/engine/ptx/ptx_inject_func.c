@@ -262,6 +262,7 @@ static int func_has_work(struct inj *in, struct ptx_func *f, int *work)
 	free(in->fn.locs);
 	free(in->fn.rmask);
 	free(in->fn.rnext);
+	free(in->fn.lbegin);
 	in->fn = saved;
 	return rc;
 }

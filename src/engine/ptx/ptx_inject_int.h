@@ -109,6 +109,8 @@ struct inj_fn {
 	struct ptx_loc *locs; /* per statement */
 	uint32_t *rmask;      /* per statement: the regions it belongs to (bit r) */
 	int *rnext;           /* per statement: the next instruction's index (n_body at the end) */
+	uint32_t *lbegin;     /* per label: regions a jump arriving there begins (its source
+				 was outside, or it heads a loop region: one segment per trip) */
 	int rlast[32];        /* per region: its last instruction walked so far */
 	int *dropped;         /* statements replaced by code of ours (a rewritten call) */
 	int n_dropped;

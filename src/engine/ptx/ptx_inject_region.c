@@ -6,18 +6,23 @@
  * in (`open`):
  *   - an instruction of region r when r is not open: BEGIN before it;
  *   - an instruction outside r when r is open: END before it;
- *   - a branch, ret or exit of r: END before it, guarded by the branch's
- *     own predicate when it has one (only the taken path leaves; the fall
- *     through stays in r);
- *   - a label inside a run of r (a jump may arrive there from outside):
- *     the fall through jumps over a BEGIN that only arriving jumps run;
+ *   - a branch of r to a label where r goes on and jumps do not begin it
+ *     (below): nothing, the warp stays in r (a loop inside a line range is
+ *     one segment); any other branch, ret or exit of r: END before it,
+ *     guarded by the branch's own predicate when it has one (only the
+ *     taken path leaves; the fall through stays in r);
+ *   - a label after which r goes on: jumps arriving there begin r when one
+ *     of them comes from outside r (or the label heads a loop region); the
+ *     fall through begins r before the label when it was outside, and
+ *     jumps over the arrivals' BEGIN when it was inside;
  *   - a label after which r ends: END before it for the fall through.
  * So every path through the body records each entry and exit once, and a
  * region's records pair up per warp; a call into an instrumented function
  * may nest a run of the same region (readers count depth). A loop region
  * holds the instructions after the loop's head label up to its back edge
  * (the innermost loop with an instruction on the line given): one
- * BEGIN/END pair per iteration. */
+ * BEGIN/END pair per iteration. A function with an indirect branch (brx)
+ * treats every label as reachable from outside. */
 #include "engine/ptx/ptx_inject_int.h"
 
 #include <stdlib.h>
@@ -99,6 +104,8 @@ static void mark_region(struct inj *in, int r, const struct probe_region *pr)
 	int head = -1, edge = -1;
 	if (pr->kind == PROBE_REGION_LOOP && !find_loop(in, pr, &head, &edge))
 		return;
+	if (head >= 0) /* every trip begins anew */
+		in->fn.lbegin[head] |= 1u << r;
 	for (int i = 0; i < f->n_body; i++) {
 		const struct ptx_stmt *s = &f->body[i];
 		int in_r = 0;
@@ -115,6 +122,38 @@ static void mark_region(struct inj *in, int r, const struct probe_region *pr)
 	}
 }
 
+/* The label a direct branch goes to, or -1 (not a branch, or no label). */
+static int branch_target(const struct ptx_func *f, int i)
+{
+	const struct ptx_insn *x = &f->body[i].insn;
+	if (f->body[i].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
+		return -1;
+	for (int l = 0; l < f->n_body; l++)
+		if (label_named(&f->body[l], x->ops[x->n_ops - 1].text))
+			return l;
+	return -1;
+}
+
+/* The regions jumps arriving at each label begin: those going on after it
+ * that some branch enters from outside (all of them when an indirect
+ * branch could come from anywhere). */
+static void mark_label_begins(struct inj *in)
+{
+	const struct ptx_func *f = in->fn.f;
+	int indirect = 0;
+	for (int i = 0; i < f->n_body; i++)
+		indirect |= f->body[i].kind == PTX_INSN && f->body[i].insn.opcode &&
+			    ptx_opcode_matches(f->body[i].insn.opcode, "brx");
+	for (int i = 0; i < f->n_body; i++) {
+		int l = indirect ? -1 : branch_target(f, i);
+		if (l >= 0 && in->fn.rnext[l] < f->n_body)
+			in->fn.lbegin[l] |= in->fn.rmask[in->fn.rnext[l]] & ~in->fn.rmask[i];
+	}
+	for (int l = 0; indirect && l < f->n_body; l++)
+		if (f->body[l].kind == PTX_LABEL && in->fn.rnext[l] < f->n_body)
+			in->fn.lbegin[l] |= in->fn.rmask[in->fn.rnext[l]];
+}
+
 int ptx_inject_region_mark(struct inj *in)
 {
 	const struct ptx_func *f = in->fn.f;
@@ -122,7 +161,8 @@ int ptx_inject_region_mark(struct inj *in)
 	in->fn.locs = ptx_func_locs(f);
 	in->fn.rmask = calloc(n, sizeof *in->fn.rmask);
 	in->fn.rnext = calloc(n, sizeof *in->fn.rnext);
-	if (!in->fn.locs || !in->fn.rmask || !in->fn.rnext)
+	in->fn.lbegin = calloc(n, sizeof *in->fn.lbegin);
+	if (!in->fn.locs || !in->fn.rmask || !in->fn.rnext || !in->fn.lbegin)
 		return cause_set(in->cause, "out of memory");
 	for (int i = f->n_body - 1, next = f->n_body; i >= 0; i--) {
 		in->fn.rnext[i] = next;
@@ -132,6 +172,8 @@ int ptx_inject_region_mark(struct inj *in)
 	const struct probe *p = in->rprobe ? in->rprobe->p : NULL;
 	for (int r = 0; p && r < p->n_regions; r++)
 		mark_region(in, r, &p->regions[r]);
+	if (p)
+		mark_label_begins(in);
 	return 0;
 }
 
@@ -171,19 +213,29 @@ static int emit_all(struct inj *in, struct strbuf *sb, uint32_t which, const int
 static int at_label(struct inj *in, struct strbuf *sb, int i, uint32_t *open, struct strbuf *after)
 {
 	int j = in->fn.rnext[i];
-	uint32_t need = j < in->fn.f->n_body ? in->fn.rmask[j] : 0;
-	uint32_t leave = *open & ~need, stay = *open & need;
-	if (emit_all(in, sb, leave, in->fn.rlast, i, 1, NULL) < 0)
+	uint32_t need = j < in->fn.f->n_body ? in->fn.rmask[j] : 0, arrive = in->fn.lbegin[i] & need;
+	if (emit_all(in, sb, *open & ~need, in->fn.rlast, i, 1, NULL) < 0 || /* the fall through leaves */
+	    emit_all(in, sb, need & ~*open, NULL, j, 0, NULL) < 0)          /* ... or enters */
 		return -1;
-	if (stay) { /* arriving jumps begin; the fall through is in already */
+	if (arrive) { /* arriving jumps begin; the fall through is in already */
 		int n = in->rj_n++;
 		strbuf_printf(sb, "bra.uni $ntop_rj_%d;\n", n);
-		if (emit_all(in, after, stay, NULL, j, 0, NULL) < 0)
+		if (emit_all(in, after, arrive, NULL, j, 0, NULL) < 0)
 			return -1;
 		strbuf_printf(after, "$ntop_rj_%d:\n", n);
 	}
-	*open = stay;
+	*open = need;
 	return 0;
+}
+
+/* Regions a branch at i leaves: all it is in, but those going on at its
+ * label that jumps do not begin again (the warp stays in them). */
+static uint32_t branch_leaves(const struct inj *in, int i, uint32_t m)
+{
+	int l = branch_target(in->fn.f, i);
+	if (l < 0 || in->fn.rnext[l] >= in->fn.f->n_body)
+		return m;
+	return m & ~(in->fn.rmask[in->fn.rnext[l]] & ~in->fn.lbegin[l]);
 }
 
 static int at_insn(struct inj *in, struct strbuf *sb, int i, uint32_t *open)
@@ -199,7 +251,7 @@ static int at_insn(struct inj *in, struct strbuf *sb, int i, uint32_t *open)
 	if (!m || !x->opcode || !ptx_inject_is_transfer(x))
 		return 0;
 	int guarded = x->pred && *x->pred;
-	if (emit_all(in, sb, m, NULL, i, 1, guarded ? x->pred : NULL) < 0)
+	if (emit_all(in, sb, branch_leaves(in, i, m), NULL, i, 1, guarded ? x->pred : NULL) < 0)
 		return -1;
 	if (!guarded)
 		*open = 0;

@@ -517,6 +517,7 @@ static void walk_fn_done(struct inj *in)
 	free(in->fn.locs);
 	free(in->fn.rmask);
 	free(in->fn.rnext);
+	free(in->fn.lbegin);
 	free(in->fn.dropped);
 	memset(&in->fn, 0, sizeof in->fn);
 }
