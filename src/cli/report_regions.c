@@ -101,8 +101,8 @@ int rep_text_lines(const char *path, int map, int top)
 	printf("        memory by source line (%llu accesses", (unsigned long long)L->records);
 	if (L->unattributed)
 		printf(", %llu from sites past the 2047 a record can name", (unsigned long long)L->unattributed);
-	printf("):\n        %-32s %-18s %10s %12s %9s %8s\n", "line", "kind", "accesses", "bytes",
-	       L->coalescing ? "sect/req" : "", "pages");
+	printf("):\n        %-32s %-18s %10s %12s %10s %10s %9s %8s\n", "line", "kind", "accesses", "bytes",
+	       "requests", "sectors", L->coalescing ? "sect/req" : "", "pages");
 	for (int i = 0; i < L->n && i < top; i++) {
 		const struct ln_line *l = &L->v[i];
 		char k[64], spr[16] = "";
@@ -110,8 +110,9 @@ int rep_text_lines(const char *path, int map, int top)
 			continue;
 		if (L->coalescing && l->requests)
 			snprintf(spr, sizeof spr, "%.2f", (double)l->sectors / (double)l->requests);
-		printf("        %-32.32s %-18s %10llu %12llu %9s %7llu%s\n", l->where, kinds_text(l->kinds, k, sizeof k),
-		       (unsigned long long)l->accesses, (unsigned long long)l->bytes, spr, (unsigned long long)l->pages,
+		printf("        %-32.32s %-18s %10llu %12llu %10llu %10llu %9s %7llu%s\n", l->where,
+		       kinds_text(l->kinds, k, sizeof k), (unsigned long long)l->accesses, (unsigned long long)l->bytes,
+		       (unsigned long long)l->requests, (unsigned long long)l->sectors, spr, (unsigned long long)l->pages,
 		       l->pages >= LINES_PAGES_MAX ? "+" : "");
 	}
 	lines_free(L);

@@ -95,7 +95,7 @@ grep -q "no probe given records them" "$TMP/bad.err" || fail "-r without a regio
 run dm dmat -p dmat
 "$NTOP" report --lines "$TMP/dm" >"$TMP/dm.txt" 2>&1 || fail "report --lines failed"
 expect "$TMP/dm.txt" "memory by source line \([0-9]+ accesses\)" "lines header"
-expect "$TMP/dm.txt" "^ +ptx:[0-9]+ +load +[0-9]+ +[0-9]+ +4.00 +[0-9]+$" "4 sectors per request on the load's line"
+expect "$TMP/dm.txt" "^ +ptx:[0-9]+ +load +([0-9]+) +[0-9]+ +[0-9]+ +[0-9]+ +4.00 +[0-9]+$" "4 sectors per request on the load's line"
 
 # ntop instrument: sites with source lines, an empty region said
 cat >"$TMP/k.ptx" <<'PTX'

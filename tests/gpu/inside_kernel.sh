@@ -1,0 +1,200 @@
+#!/bin/bash
+# What ntop sees inside kernels, checked on a GPU against known answers, in
+# one device call (run from the repository root with the Release build as
+# build-gpu/):
+#
+#   tests/gpu/inside_kernel.sh [STEP...]   default: all steps below
+#
+#   accuracy  examples/cuda/regions_check.cu's rg_spin: every warp spins in
+#             two source-line regions for cycle counts that differ per warp,
+#             and reads the clock around each spin itself; the regions
+#             probe's per-warp durations (ntop export --view regions, CSV)
+#             must be within 2% and within 50 cycles of those
+#   func      rg_func loads twice through a __noinline__ device function:
+#             under -p dmat, ntop report --lines must count every thread's
+#             two loads on the function's line and the store on the kernel's
+#   sectors   examples/cuda/patterns.cu (linear, strided, gather) under -p
+#             dmat: 32-byte sectors per global-load request from the records
+#             against ncu's l1tex__t_sectors / l1tex__t_requests
+#             (pipe_lsu_mem_global_op_ld), per kernel
+#   cost      what the regions probe costs as the app's own clock sees it:
+#             bench/app_cost.sh --quick (APP_COST_PROBES=regions), and
+#             tests/gpu/triton_regions.py (a pipelined Triton matmul, and
+#             with TRITON_ATTN=FILE the forward kernel of Triton's fused-
+#             attention tutorial) plain and under -p regions, alternating,
+#             outputs compared
+#   case      the fused-attention kernel under -p regions (the default
+#             regions): the report's region table and the warps view of one
+#             SM as PNG ($OUT/attn_warps.png)
+#
+# $OUT (default ./gpu-out): inside_kernel.txt (a line per check, last), and
+# the step outputs; everything else in inside_kernel-logs.tgz.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+NTOP=${NTOP:-$ROOT/build-gpu/bin/ntop}
+OUT=${OUT:-$ROOT/gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+W=$(mktemp -d)
+EX=$W/ex
+TABLE=$OUT/inside_kernel.txt
+export PATH=$PATH:/usr/local/cuda/bin
+: >"$TABLE"
+row() { printf '%-44s %s\n' "$1" "$2" | tee -a "$TABLE"; }
+same_output() { diff <(grep -v '^info:' "$1") <(grep -v '^info:' "$2") >/dev/null; }
+
+step_build() {
+	tests/gpu/build_examples.sh "$EX" regions_check patterns app_cost >"$W/build.log" 2>&1
+	row build "$( [ $? = 0 ] && echo ok || echo "FAIL (see build.log)")"
+}
+
+step_accuracy() {
+	local la lb
+	la=$(grep -n 'REGION_A' examples/cuda/regions_check.cu | head -1 | cut -d: -f1)
+	lb=$(grep -n 'REGION_B' examples/cuda/regions_check.cu | head -1 | cut -d: -f1)
+	"$EX/regions_check" >"$W/plain.out" 2>&1
+	"$NTOP" record -p regions -r "a=regions_check.cu:$la" -r "b=regions_check.cu:$lb" -k rg_spin -o "$W/acc" -- \
+		"$EX/regions_check" --truth "$W/truth.csv" >"$W/acc.out" 2>"$W/acc.err"
+	row "accuracy: output as plain" "$(same_output "$W/plain.out" "$W/acc.out" && echo identical || echo DIFFERS)"
+	"$NTOP" export "$W/acc" -k rg_spin --view regions -o "$W/acc.csv" >>"$W/acc.err" 2>&1
+	python3 - "$W/truth.csv" "$W/acc.csv" <<'PY' | tee -a "$TABLE"
+import csv, sys
+truth = {}
+for b, w, a, bb in csv.reader(open(sys.argv[1])):
+    truth[(int(b), int(w))] = {"a": int(a), "b": int(bb)}
+got = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    key = (int(r["block"]), int(r["warp"]))
+    got.setdefault(key, {}).setdefault(r["name"], 0)
+    got[key][r["name"]] += int(r["cycles"])
+worst, bad, n = 0.0, 0, 0
+for key, t in truth.items():
+    for reg in ("a", "b"):
+        m = got.get(key, {}).get(reg)
+        n += 1
+        if m is None:
+            bad += 1
+            continue
+        err = abs(m - t[reg])
+        worst = max(worst, err / t[reg])
+        bad += err > 50 or err > 0.02 * t[reg]
+        print(f"  {key} {reg}: truth {t[reg]} measured {m} ({m - t[reg]:+d})", file=sys.stderr)
+print(f"{'accuracy: regions within 2% and 50 cycles':44s} {n - bad}/{n}, worst {100 * worst:.3f}%"
+      f"{' FAIL' if bad else ''}")
+PY
+}
+
+step_func() {
+	"$EX/regions_check" >"$W/plain.out" 2>&1
+	"$NTOP" record -p dmat -k rg_func -o "$W/fn" -- "$EX/regions_check" >"$W/fn.out" 2>"$W/fn.err"
+	row "func: output as plain" "$(same_output "$W/plain.out" "$W/fn.out" && echo identical || echo DIFFERS)"
+	"$NTOP" report --lines "$W/fn" >"$W/fn.txt" 2>&1
+	local n ld st
+	n=$(grep -o 'rg_func: n [0-9]*' "$W/fn.out" | awk '{print $3}')
+	ld=$(awk '$1 ~ /^regions_check.cu:/ && $2 == "load" {print $3}' "$W/fn.txt" | head -1)
+	st=$(awk '$1 ~ /^regions_check.cu:/ && $2 == "store" {print $3}' "$W/fn.txt" | head -1)
+	row "func: loads in the device function" "${ld:-none} of $((2 * ${n:-0}))$( [ "${ld:-0}" = $((2 * ${n:-0})) ] || echo ' FAIL')"
+	row "func: stores in the kernel" "${st:-none} of ${n:-0}$( [ "${st:-0}" = "${n:-0}" ] || echo ' FAIL')"
+}
+
+step_sectors() {
+	local only=dm_linear,dm_strided,dm_gather k
+	"$NTOP" record -p dmat -o "$W/pat" -- "$EX/patterns" --n 262144 --only "$only" >"$W/pat.out" 2>"$W/pat.err"
+	"$NTOP" report --lines "$W/pat" >"$W/pat.txt" 2>&1
+	ncu --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
+		--csv "$EX/patterns" --n 262144 --only "$only" >"$W/ncu.csv" 2>"$W/ncu.err"
+	python3 - "$W/pat.txt" "$W/ncu.csv" <<'PY' | tee -a "$TABLE"
+import csv, io, re, sys
+ours, cur = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"\s+\[\d+\] (\S+)", line)
+    if m:
+        cur = m.group(1)
+    f = line.split()
+    if cur and len(f) >= 8 and "load" in f[1] and f[4].isdigit() and f[5].isdigit():
+        req, sec = ours.get(cur, (0, 0))
+        ours[cur] = (req + int(f[4]), sec + int(f[5]))
+text = open(sys.argv[2]).read()
+text = text[text.find('"ID"'):]
+theirs = {}
+for r in csv.DictReader(io.StringIO(text)):
+    k = r["Kernel Name"].split("(")[0]
+    v = float(r["Metric Value"].replace(",", ""))
+    theirs.setdefault(k, {})[r["Metric Name"]] = v
+for k in ("dm_linear", "dm_strided", "dm_gather"):
+    o, t = ours.get(k), theirs.get(k, {})
+    tr = t.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+    ts = t.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+    if not o or not tr:
+        print(f"{'sectors/request ' + k:44s} missing (ours {o}, ncu {t}) FAIL")
+        continue
+    a, b = o[1] / o[0], ts / tr
+    ok = abs(a - b) <= 0.01 * b
+    print(f"{'sectors/request ' + k:44s} ntop {a:.3f} ({o[0]} requests)  ncu {b:.3f} ({tr:.0f}){'' if ok else ' FAIL'}")
+PY
+}
+
+step_cost() {
+	OUT=$W/app_cost APP_COST_PROBES=regions BUDGET_S=200 bench/app_cost.sh --quick >"$W/app_cost.log" 2>&1
+	cp "$W/app_cost/app_cost.txt" "$OUT/app_cost_regions.txt" 2>/dev/null
+	sed -n '/^## What the app.s own clock sees/,$p' "$W/app_cost/app_cost.txt" | tee -a "$TABLE"
+	local attn=() rep mode
+	[ -n "${TRITON_ATTN:-}" ] && attn=(--attn "$TRITON_ATTN")
+	for rep in 1 2; do
+		for mode in plain regions; do
+			if [ $mode = plain ]; then
+				python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
+			else
+				"$NTOP" record -p regions --limit 100000 -o "$W/tr.trace.$rep" -- python3 tests/gpu/triton_regions.py \
+					"${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
+			fi
+		done
+	done
+	python3 - "$W" <<'PY' | tee -a "$TABLE"
+import re, statistics, sys
+w = sys.argv[1]
+def read(mode, rep):
+    d = {}
+    for line in open(f"{w}/tr.{mode}.{rep}"):
+        m = re.match(r"(\w+) us=([\d.]+) sum=(\w+)", line)
+        if m:
+            d[m.group(1)] = (float(m.group(2)), m.group(3))
+    return d
+runs = {m: [read(m, r) for r in (1, 2)] for m in ("plain", "regions")}
+for k in sorted(runs["plain"][0]):
+    p = statistics.median(r[k][0] for r in runs["plain"] if k in r)
+    g = [r[k][0] for r in runs["regions"] if k in r]
+    same = all(r.get(k, (0, None))[1] == runs["plain"][0][k][1] for r in runs["regions"])
+    ratio = statistics.median(g) / p if g else float("nan")
+    print(f"{'cost: triton ' + k + ' (app clock, median us)':44s} plain {p:.1f}  regions {ratio:.3f}x  "
+          f"output {'identical' if same else 'DIFFERS'}")
+PY
+}
+
+step_case() {
+	[ -n "${TRITON_ATTN:-}" ] || { row "case" "skipped: no TRITON_ATTN"; return; }
+	"$NTOP" record -p regions -k attn_fwd --limit 1 -o "$W/case" -- python3 tests/gpu/triton_regions.py --only attn \
+		--attn "$TRITON_ATTN" --reps 1 >"$W/case.out" 2>"$W/case.err"
+	"$NTOP" report "$W/case" >"$OUT/case.txt" 2>&1
+	"$NTOP" export "$W/case" -k attn_fwd --view regions -o "$OUT/attn_warps.png" >>"$W/case.err" 2>&1
+	"$NTOP" export "$W/case" -k attn_fwd --view regions -o "$W/case.csv" >>"$W/case.err" 2>&1
+	grep -A12 'regions:' "$OUT/case.txt" | head -14 | tee -a "$TABLE"
+	row "case: warps view" "$( [ -s "$OUT/attn_warps.png" ] && echo attn_warps.png || echo "FAIL: $(tail -2 "$W/case.err")")"
+}
+
+{
+	echo "inside_kernel $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+} | tee -a "$TABLE"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(accuracy func sectors cost case)
+step_build
+for s in "${steps[@]}"; do
+	echo "=== $s" >&2
+	"step_$s" 2>>"$W/$s.stderr"
+done
+tar -C "$W" -czf "$OUT/inside_kernel-logs.tgz" --exclude='*.ntr' . 2>/dev/null
+rm -rf "$W"
+echo "=== table"
+cat "$TABLE"
