@@ -38,7 +38,7 @@ void rep_text_regions(const struct regions *g)
 		pct(p, sizeof p, x->share);
 		printf("        %-12s %-22.22s %9llu %7llu %12.0f %10llu %7s\n", regions_name(g, (uint32_t)r, name, sizeof name),
 		       x->spec[0] ? x->spec : "-", (unsigned long long)x->segments, (unsigned long long)x->warps, x->mean,
-		       (unsigned long long)x->p95, x->warps ? p : "-");
+		       (unsigned long long)x->p95, x->warps && x->share >= 0 ? p : "-");
 	}
 }
 
@@ -68,7 +68,7 @@ void rep_json_regions(struct strbuf *sb, const struct regions *g)
 		cli_json_u64(&e, "cycles_total", x->total);
 		cli_json_number(&e, "cycles_per_warp_mean", x->mean);
 		cli_json_u64(&e, "cycles_per_warp_p95", x->p95);
-		cli_json_number(&e, "share", x->share);
+		cli_json_number_if(&e, "share", x->share >= 0, x->share);
 		cli_json_end(&e);
 	}
 	cli_json_end(&a);

@@ -76,7 +76,17 @@ static void site_where(const struct engine_sites *t, int i, char *buf, size_t n)
 	snprintf(buf, n, "%s:%d", b ? b + 1 : f, s->line);
 }
 
-/* One line per distinct source line (or PTX line) of the table's sites. */
+/* Is site i a store (of dmat's kinds: st, atom/red, bulk stores)? A line's
+ * loads and stores are counted apart: a request is one instruction's. */
+static int site_stores(const struct engine_sites *t, int i)
+{
+	const char *op = t->s[i].opcode;
+	return !strncmp(op, "st.", 3) || !strncmp(op, "atom", 4) || !strncmp(op, "red", 3) ||
+	       !strncmp(op, "cp.reduce", 9) || !strncmp(op, "cp.async.bulk.global", 20);
+}
+
+/* One line per distinct source line (or PTX line) and direction (its
+ * loads, its stores) of the table's sites. */
 static int ln_lines(struct ln_ctx *c, const struct engine_sites *t)
 {
 	c->n_sites = t->n;
@@ -87,12 +97,13 @@ static int ln_lines(struct ln_ctx *c, const struct engine_sites *t)
 	for (int i = 0; i < t->n; i++) {
 		char where[192];
 		site_where(t, i, where, sizeof where);
-		int k = 0;
-		while (k < c->L->n && strcmp(c->L->v[k].where, where))
+		int k = 0, st = site_stores(t, i);
+		while (k < c->L->n && (strcmp(c->L->v[k].where, where) || c->L->v[k].stores != st))
 			k++;
 		if (k == c->L->n) {
 			snprintf(c->L->v[k].where, sizeof c->L->v[k].where, "%s", where);
 			c->L->v[k].site = i;
+			c->L->v[k].stores = st;
 			c->L->n++;
 		}
 		c->L->v[k].n_sites++;

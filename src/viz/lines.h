@@ -17,8 +17,11 @@
 #define LINES_PAGE 4096u
 #define LINES_PAGES_MAX (1u << 20) /* distinct pages counted per line, at most */
 
+/* A line's loads and its stores are two entries (a request is one
+ * instruction's, and ncu counts loads and stores apart). */
 struct ln_line {
 	char where[192];      /* "attn.py:48", "ptx:123" without line information */
+	int stores;           /* its stores (st, atom, red, bulk stores), else its loads */
 	int site;             /* its first site in the table (for the opcode, function) */
 	int n_sites;
 	uint32_t kinds;       /* bit k: records of dmat kind k */

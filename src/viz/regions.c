@@ -222,7 +222,7 @@ static int rg_figures(struct regions *g)
 		reg->mean = n ? (double)reg->total / (double)n : 0;
 		qsort(per, (size_t)n, sizeof *per, cmp_u64);
 		reg->p95 = n ? per[(n * 95 + 99) / 100 - 1] : 0;
-		reg->share = g->life ? (double)in_complete / (double)g->life : 0;
+		reg->share = g->life ? (double)in_complete / (double)g->life : -1;
 	}
 	free(per);
 	return 0;

@@ -49,7 +49,8 @@ struct rg_region {
 	uint64_t total;       /* cycles, summed over warps */
 	double mean;          /* cycles per warp that entered it */
 	uint64_t p95;         /* cycles per warp, 95th percentile of those warps */
-	double share;         /* of the summed lives of complete warps, 0..1 */
+	double share;         /* of the summed lives of complete warps, 0..1; -1 when no
+				 warp is complete (all truncated at the cap) */
 };
 
 struct regions {

@@ -71,8 +71,11 @@ static void rr_legend(struct rr_ctx *c, int y)
 	int x = c->pad, s = c->s;
 	for (int r = 0; r < c->g->n_regions; r++) {
 		char name[32], label[96];
-		snprintf(label, sizeof label, "%s %.1f%%", regions_name(c->g, (uint32_t)r, name, sizeof name),
-			 100.0 * c->g->reg[r].share);
+		if (c->g->reg[r].share >= 0)
+			snprintf(label, sizeof label, "%s %.1f%%", regions_name(c->g, (uint32_t)r, name, sizeof name),
+				 100.0 * c->g->reg[r].share);
+		else
+			snprintf(label, sizeof label, "%s", regions_name(c->g, (uint32_t)r, name, sizeof name));
 		int w = font5x7_text_width(label, s);
 		if (x + 10 * s + w > c->im->w - c->pad)
 			break;

@@ -1050,6 +1050,73 @@ static void test_addr_forms(void)
 	probe_free(p);
 }
 
+/* Class regions come in bursts: cp.async with address arithmetic between
+ * is one run (not one per copy), a test_wait spin loop one segment (the
+ * branch back is the wait's), a long stretch between two loads two runs. */
+static const char *K_BURSTS =
+	".visible .entry k_bursts(\n"
+	"\t.param .u64 k_bursts_param_0\n"
+	")\n{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<24>;\n"
+	"\t.reg .b64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [k_bursts_param_0];\n"
+	"\tmov.u64 %rd3, 0;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tshl.b32 %r2, %r1, 4;\n"
+	"\tcp.async.cg.shared.global [%r2], [%rd1], 16;\n"
+	"\tadd.u32 %r3, %r2, 4096;\n"
+	"\tadd.s64 %rd2, %rd1, 4096;\n"
+	"\tcp.async.cg.shared.global [%r3], [%rd2], 16;\n"
+	"\tcp.async.commit_group;\n"
+	"$L_wait:\n"
+	"\tmbarrier.test_wait.shared.b64 %p1, [%r2], %rd3;\n"
+	"\t@!%p1 bra $L_wait;\n"
+	"\tld.global.u32 %r4, [%rd1];\n"
+	"\tadd.u32 %r5, %r4, 1;\n"
+	"\tadd.u32 %r6, %r5, 1;\n"
+	"\tadd.u32 %r7, %r6, 1;\n"
+	"\tadd.u32 %r8, %r7, 1;\n"
+	"\tadd.u32 %r9, %r8, 1;\n"
+	"\tadd.u32 %r10, %r9, 1;\n"
+	"\tadd.u32 %r11, %r10, 1;\n"
+	"\tadd.u32 %r12, %r11, 1;\n"
+	"\tadd.u32 %r13, %r12, 1;\n"
+	"\tld.global.u32 %r14, [%rd1+4];\n"
+	"\tst.global.u32 [%rd1], %r14;\n"
+	"\tret;\n"
+	"}\n";
+
+static void test_class_bursts(void)
+{
+	struct probe *p = NULL;
+	char *cause = NULL;
+	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
+	const char *specs[] = { "async=@async", "wait=@wait", "load=@load" };
+	if (!p || probe_set_regions(p, specs, 3, &cause) < 0) {
+		CHECKF(0, "%s", cause ? cause : "");
+		probe_free(p);
+		free(cause);
+		return;
+	}
+	struct ptx_inject_result ir;
+	char *out = instrument(K_BURSTS, "k_bursts", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		/* REGION is written as an immediate: count each region's begins */
+		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 0;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 2);
+		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 1;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 2);
+		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 2;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 4);
+		/* the spin loop's branch back stays inside the wait: no end before it */
+		const char *bra = strstr(out, "@!%p1 bra $L_wait;");
+		CHECK(bra && !strstr(bra - 40 > out ? bra - 40 : out, "0x40000000;\n\t@!%p1 bra"));
+		check_assembles("bursts", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
 int main(void)
 {
 	test_noret();
@@ -1059,6 +1126,7 @@ int main(void)
 	test_exit();
 	test_3d_helpers();
 	test_func_probed();
+	test_class_bursts();
 	test_counts_when_func_exits();
 	test_block_map_counts_when_func_exits();
 	test_noparam();

@@ -98,6 +98,69 @@ static int find_loop(const struct inj *in, const struct probe_region *r, int *he
 	return best >= 0;
 }
 
+/* The label a direct branch goes to, or -1 (not a branch, or no label). */
+static int branch_target(const struct ptx_func *f, int i)
+{
+	const struct ptx_insn *x = &f->body[i].insn;
+	if (f->body[i].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
+		return -1;
+	for (int l = 0; l < f->n_body; l++)
+		if (label_named(&f->body[l], x->ops[x->n_ops - 1].text))
+			return l;
+	return -1;
+}
+
+/* Instructions between two of a class's that a run absorbs, at most. */
+#define CLASS_GAP 8
+
+static int is_member(const struct inj *in, int i, int r)
+{
+	return in->fn.f->body[i].kind == PTX_INSN && (in->fn.rmask[i] >> r & 1);
+}
+
+/* A class region's runs: two of its instructions at most CLASS_GAP apart
+ * in straight-line code (no label, no branch between: address arithmetic
+ * between cp.async, a fence between wgmma) make one run, and a branch that
+ * loops back over nothing but the class's instructions (a wait's spin
+ * loop: try_wait, then back while not done) is the class's too. One
+ * segment per burst of the class instead of one per instruction: fewer
+ * records, and the time between them counted as the burst's. */
+static void class_runs(struct inj *in, int r)
+{
+	const struct ptx_func *f = in->fn.f;
+	int last = -1, between = 0;
+	for (int i = 0; i < f->n_body; i++) {
+		const struct ptx_stmt *s = &f->body[i];
+		if (s->kind == PTX_LABEL || (s->kind == PTX_INSN && s->insn.opcode && ptx_inject_is_transfer(&s->insn) &&
+					     !is_member(in, i, r))) {
+			last = -1;
+			continue;
+		}
+		if (s->kind != PTX_INSN)
+			continue;
+		if (!is_member(in, i, r)) {
+			between++;
+			continue;
+		}
+		for (int k = last + 1; last >= 0 && between <= CLASS_GAP && k < i; k++)
+			if (f->body[k].kind == PTX_INSN)
+				in->fn.rmask[k] |= 1u << r;
+		last = i;
+		between = 0;
+	}
+	for (int i = 0; i < f->n_body; i++) {
+		int j = in->fn.rnext[i], l;
+		if (!is_member(in, i, r) || j >= f->n_body || is_member(in, j, r) || (l = branch_target(f, j)) < 0 || l > i ||
+		    i - l > CLASS_GAP + 2)
+			continue;
+		int all = 1;
+		for (int k = l + 1; k < j && all; k++)
+			all = f->body[k].kind != PTX_INSN || is_member(in, k, r);
+		if (all)
+			in->fn.rmask[j] |= 1u << r;
+	}
+}
+
 static void mark_region(struct inj *in, int r, const struct probe_region *pr)
 {
 	const struct ptx_func *f = in->fn.f;
@@ -120,18 +183,8 @@ static void mark_region(struct inj *in, int r, const struct probe_region *pr)
 		if (in_r)
 			in->fn.rmask[i] |= 1u << r;
 	}
-}
-
-/* The label a direct branch goes to, or -1 (not a branch, or no label). */
-static int branch_target(const struct ptx_func *f, int i)
-{
-	const struct ptx_insn *x = &f->body[i].insn;
-	if (f->body[i].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
-		return -1;
-	for (int l = 0; l < f->n_body; l++)
-		if (label_named(&f->body[l], x->ops[x->n_ops - 1].text))
-			return l;
-	return -1;
+	if (pr->kind == PROBE_REGION_CLASS)
+		class_runs(in, r);
 }
 
 /* The regions jumps arriving at each label begin: those going on after it
