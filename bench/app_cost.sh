@@ -1,5 +1,5 @@
 #!/bin/bash
-# What probing costs as the application's own clock sees it (issue 9), run on
+# What probing costs as the application's own clock sees it, run on
 # the GPU machine from the repo root in one device call (about 3-5 minutes on
 # an H100; steps stop after BUDGET_S=330 s and say so):
 #

@@ -1,5 +1,5 @@
 /* DMAT model benchmark: how fast and in how much memory a big dmat result
- * becomes a model and a PNG, streamed from the file (issue 4). For each size
+ * becomes a model and a PNG, streamed from the file. For each size
  * (100M and 10M records by default) it
  *   1. writes a synthetic dmat result in a child process (result_write from
  *      a buffer: 1.6 GB for 100M records), like the hook would: a thread map

@@ -1,7 +1,7 @@
 /* What an -rdc build holds (app_rdc.c): the device-linked fatbin the runtime
  * loads, SASS only, and the translation units' relocatable fatbins with
  * their PTX in __nv_relfatbin (tests/corpus/images/rdc_*.fatbin, from
- * tests/gpu/issue11/rdc_*.cu). Assembled with -I tests/corpus/images. */
+ * tests/gpu/jit_programs/rdc_*.cu). Assembled with -I tests/corpus/images. */
 	.section .nv_fatbin, "a"
 	.balign 16
 	.globl rdc_linked

@@ -3,14 +3,14 @@
 # time limit, and prints a table of what each step did last (the device
 # tool returns only the end of the output). Run from the repository root on
 # the GPU machine with the Release build carried as build-gpu/ (and, for
-# issue 11's "before" column, an older build as build-before/):
+# the JIT programs' "before" column, an older build as build-before/):
 #
-#   tests/gpu/batch.sh [STEP[:SECONDS]...]   default: suite issue11 app_cost dmat_session
+#   tests/gpu/batch.sh [STEP[:SECONDS]...]   default: suite jit_programs app_cost dmat_session
 #
 # Steps:
 #   suite         tests/gpu/run.sh --no-ncu --apps "launch_modes fill memk"
 #                 (plain vs ntop record -p block_sched, checked)
-#   issue11       tests/gpu/issue11.sh (NTOP_BEFORE=build-before/bin/ntop
+#   jit_programs  tests/gpu/jit_programs.sh (NTOP_BEFORE=build-before/bin/ntop
 #                 when that exists)
 #   block_records tests/gpu/block_records.sh: block_sched's block records
 #                 against block_sched_warp's warp records, block_skew's
@@ -23,7 +23,7 @@
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
-# batch.txt (the table), summary.txt, issue11.txt, app_cost.txt, block_records.txt,
+# batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -43,11 +43,11 @@ step_suite() {
 	tests/gpu/run.sh --no-ncu --apps "launch_modes fill memk"
 }
 
-step_issue11() {
+step_jit_programs() {
 	if [ -x build-before/bin/ntop ]; then
-		NTOP_BEFORE=$ROOT/build-before/bin/ntop tests/gpu/issue11.sh
+		NTOP_BEFORE=$ROOT/build-before/bin/ntop tests/gpu/jit_programs.sh
 	else
-		tests/gpu/issue11.sh
+		tests/gpu/jit_programs.sh
 	fi
 }
 
@@ -92,7 +92,7 @@ step_dmat_session() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(suite issue11 app_cost dmat_session)
+[ ${#steps[@]} -gt 0 ] || steps=(suite jit_programs app_cost dmat_session)
 {
 	echo "batch $(date -u +%FT%TZ)"
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
@@ -109,7 +109,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt issue11.txt app_cost.txt block_records.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 4 on the GPU machine in one device call (about 4-6 minutes): the
+# dmat's checks on the GPU machine in one device call (about 4-6 minutes): the
 # dmat accuracy run (tests/gpu/dmat_accuracy.sh) plainly and block-sampled
 # (1 in 4), automatic block sampling on a 4M-thread launch under the default
 # map budget, warp_progress sequences on sgemm, dmat_global's time axis, and
@@ -99,5 +99,5 @@ PY
 tar -czf "$OUT/suite/logs.tgz" --exclude="*.ntr" -C "$W" . 2>/dev/null
 rm -rf "$W"
 log ""
-log "== issue 4 GPU suite"
+log "== dmat GPU suite"
 for r in "${rows[@]}"; do log "$r"; done

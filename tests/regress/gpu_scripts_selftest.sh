@@ -7,7 +7,7 @@ set -euo pipefail
 src=${NTOP_SOURCE_DIR:?}
 bin=${NTOP_BINARY_DIR:-}
 python3 "$src/tests/gpu/check_trace.py" selftest
-python3 "$src/tests/gpu/issue11_check.py" selftest
+python3 "$src/tests/gpu/jit_programs_check.py" selftest
 python3 "$src/tests/gpu/check_block_records.py" selftest
 python3 "$src/bench/bench.py" selftest
 python3 "$src/bench/dmat.py" selftest
@@ -84,17 +84,17 @@ grep -q "^| vec | - | - | - | dry | dry | dry | dry |" "$tmp/thirdparty.log" || 
 [ -s "$tmp/thirdparty/thirdparty.txt" ] && [ -s "$tmp/thirdparty/thirdparty-logs.tgz" ] ||
 	fail "thirdparty.sh: no report or logs under OUT"
 
-# issue11.sh: every program built and run plain and under ntop, in a dry run
-dry issue11 tests/gpu/issue11.sh --dry-run
+# jit_programs.sh: every program built and run plain and under ntop, in a dry run
+dry jit_programs tests/gpu/jit_programs.sh --dry-run
 for a in nvrtc_saxpy rdc graph_nodes; do
 	grep -q "\[dry-run\] timeout -k 5 150 $tmp/no-ntop record -p block_sched --limit 20 -k .* -o .*/$a\.trace -- " \
-		"$tmp/issue11/issue11.txt" || fail "issue11.sh: no run of $a under ntop"
+		"$tmp/jit_programs/jit_programs.txt" || fail "jit_programs.sh: no run of $a under ntop"
 done
-grep -q "\[dry-run\] nvcc -O2 -rdc=true .*rdc_main\.cu .*rdc_dev\.cu" "$tmp/issue11/issue11.txt" || fail "issue11.sh: rdc not built"
+grep -q "\[dry-run\] nvcc -O2 -rdc=true .*rdc_main\.cu .*rdc_dev\.cu" "$tmp/jit_programs/jit_programs.txt" || fail "jit_programs.sh: rdc not built"
 # CuPy and Numba: the share before is that of ntop without its loader audit module
 for a in cupy_kernels numba_kernel; do
 	grep -q "\[dry-run\] timeout -k 5 150 $tmp/no-ntop record --no-audit -o .*/$a\.before -- python3 " \
-		"$tmp/issue11/issue11.txt" || fail "issue11.sh: no --no-audit run of $a"
+		"$tmp/jit_programs/jit_programs.txt" || fail "jit_programs.sh: no --no-audit run of $a"
 done
 
 # batch.sh: a step per argument under its own limit, a table, few files back

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Function attributes on probed copies (issue 10: kernels with more than
+# Function attributes on probed copies (without them, kernels with more than
 # 48 KB of dynamic shared memory were declined, "probed launch failed (CUDA
 # error 1)"). The fake driver, like the GPU, refuses a launch with more than
 # 48 KB unless the launched function's MAX_DYNAMIC_SHARED_SIZE_BYTES allows

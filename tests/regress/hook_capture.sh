@@ -1,5 +1,5 @@
 #!/bin/bash
-# Stream capture beside the hook's threads (issue 10): while the app's main
+# Stream capture beside the hook's threads: while the app's main
 # thread holds a global-mode capture, a second thread launches on another
 # stream; the hook's timing thread polls those launches' events, and under
 # probes its collector waits for them and copies back. Those calls are

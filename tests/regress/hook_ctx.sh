@@ -1,5 +1,5 @@
 #!/bin/bash
-# Context teardown (issue 10) with the fake driver, which aborts when a
+# Context teardown with the fake driver, which aborts when a
 # handle of a destroyed context is used (FAKECUDA_STRICT_CTX=1) and hands a
 # new context out at the old one's address: an app that destroys its
 # context with probed launches and timings in flight, ten times. The hook

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The event channel (issue 10), with the real hook over the fake driver
+# The event channel, with the real hook over the fake driver
 # under `ntop record`: every process connects to the session's socket
 # (NTOP_EVENT_SOCK) itself, so nothing depends on inherited descriptors.
 #  1. a Python parent starting children with subprocess (close_fds=True,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Context teardown under `ntop record` (issue 10: the CUDA samples'
+# Context teardown under `ntop record` (the CUDA samples'
 # vectorAddDrv aborted at exit with glibc "double free or corruption"):
 # app_drv, shaped like vectorAddDrv (a context, a module, three buffers,
 # launches, three frees, the context destroyed, host memory freed after),

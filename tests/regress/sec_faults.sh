@@ -1,5 +1,5 @@
 #!/bin/bash
-# Faults around a recording (issue 13, doc/security.md), each on the CPU:
+# Faults around a recording (doc/security.md), each on the CPU:
 # a file size limit (SIGXFSZ) neither kills ntop nor the app; a reader that
 # stops reading makes the hook count what it could not deliver; a recording
 # cut short by kill -9 of ntop or of the app is read whole and flagged

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Trust boundaries of the trace directory (issue 13, doc/security.md): ntop
+# Trust boundaries of the trace directory (doc/security.md): ntop
 # record refuses a directory another local user could write into or swap
 # (mode 0777 or 0770, owned by someone else, a symbolic link), and the hook
 # writes nothing through a link planted below the directory (NTOP_KEEP_PTX
@@ -29,7 +29,7 @@ mkdir "$TMP/open"; chmod 0777 "$TMP/open"
 refused "$TMP/open" "trace directory: $TMP/open is writable by everyone \(mode 0777\)" "a 0777 directory"
 mkdir "$TMP/group"; chmod 0770 "$TMP/group"
 refused "$TMP/group" "is writable by its group \(mode 0770\)" "a group-writable directory"
-# the attack from issue 13: another user's 0777 directory with their control file
+# the planted-directory attack: another user's 0777 directory with their control file
 mkdir "$TMP/planted"; chmod 0777 "$TMP/planted"
 echo "control version=1 gen=1" > "$TMP/planted/control"
 refused "$TMP/planted" "writable by everyone" "a prepared directory with a control file"

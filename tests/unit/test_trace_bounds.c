@@ -1,4 +1,4 @@
-/* Readers of untrusted traces stay bounded (issue 13): a 65 KB result
+/* Readers of untrusted traces stay bounded: a 65 KB result
  * that would inflate to 2 GiB is refused at once by both result readers;
  * a FIFO named events.log or <pid>-<seq>.ntr is refused, not waited on; a
  * line without an end does not take all memory. And a recording cut short

@@ -1,11 +1,11 @@
-/* The verifier against snippets written to get past it (issue 13): every
+/* The verifier against snippets written to get past it: every
  * spelling ptxas reads differently from a naive reader (form feeds,
  * comments or spaces inside an opcode), every instruction the rules never
  * named (surface stores, discard, carry writes, MMIO loads), operands that
  * reach far (huge offsets, absolute addresses, constant expressions) and
  * register names that would not be renamed. Each must be refused with the
  * rule that says why. The escapes that ran inside an app before this
- * verifier are marked (issue 13's list); the count goes into
+ * verifier are marked (the reported list); the count goes into
  * doc/security.md. Then the other side: what the verifier passes is what
  * the instrumenter pastes, token for token. */
 #include <stdio.h>
@@ -27,7 +27,7 @@ struct escape {
 #define DECL ".reg .b32 %x; .reg .b64 %y; .reg .pred %q; "
 
 static const struct escape escapes[] = {
-	/* issue 13: a form feed splits tokens for ptxas, not for the old verifier */
+	/* reported: a form feed splits tokens for ptxas, not for the old verifier */
 	{ "st\\f.global.u32 [%rd1], 0;", "entry", "rule 5" },
 	{ "atom\\f.global.add.u32 %r1, [%rd1], 1;", "entry", "rule 5" },
 	{ "mov.u32\\f%r10,\\f0;", "entry", "rule 1" },
@@ -37,7 +37,7 @@ static const struct escape escapes[] = {
 	{ "trap\\f;", "entry", "rule 2" },
 	{ "call\\fvprintf, (%rd1, %rd2);", "entry", "rule 4" },
 	{ DECL "shfl\\f.sync.idx.b32 %x, %r1, 0, 31, -1;", "entry", "rule 6" },
-	/* issue 13: instructions the rules never listed */
+	/* reported: instructions the rules never listed */
 	{ "sust.b.1d.b32.trap [surf, {%r1}], {%r2};", "entry", "rule 5" },
 	{ "sured.b.add.1d.u32.trap [surf, {%r1}], %r2;", "entry", "rule 5" },
 	{ "discard.global.L2 [%rd1], 128;", "entry", "rule 5" },
@@ -108,8 +108,8 @@ static const struct escape escapes[] = {
 	{ DECL "mov.u32 %x, 1", "entry", "syntax" },
 };
 
-/* How many escapes issue 13 reported passing the old verifier: the first 15 above. */
-#define ISSUE13_ESCAPES 15
+/* How many escapes were reported passing the old verifier: the first 15 above. */
+#define REPORTED_ESCAPES 15
 
 static char *probe_text(const struct escape *e)
 {
@@ -143,7 +143,7 @@ static void test_escapes(void)
 		free(cause);
 		free(text);
 	}
-	printf("verifier escapes: %d tried (%d from issue 13), %d refused\n", n, ISSUE13_ESCAPES, refused);
+	printf("verifier escapes: %d tried (%d from the reported list), %d refused\n", n, REPORTED_ESCAPES, refused);
 }
 
 /* Forms a probe needs keep passing, however they are spelled. */

@@ -2,7 +2,7 @@
 // capture on that same stream, a graph built, instantiated and replayed,
 // while the probed launch's results are still being copied back and
 // written; then the same with the capture on a second thread. Under ntop
-// this once died with SIGSEGV (issue 10). Prints deterministic checksums.
+// this once died with SIGSEGV. Prints deterministic checksums.
 #include <cstdio>
 #include <thread>
 #include <vector>

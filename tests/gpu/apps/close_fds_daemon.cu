@@ -1,4 +1,4 @@
-// A daemon-like program that closes descriptors after CUDA is up (issue 10):
+// A daemon-like program that closes descriptors after CUDA is up:
 // after its first kernel it closes every descriptor 3..1023 that is not the
 // driver's (the driver's character devices, pipes and anonymous inodes stay
 // open: closing them would break CUDA itself, with or without ntop), i.e.

@@ -1,4 +1,4 @@
-// Contexts torn down with the hook's work in flight (issue 10): five
+// Contexts torn down with the hook's work in flight: five
 // rounds of launches (probed under ntop) followed at once by
 // cudaDeviceReset() (the primary context's reset), so each round runs in
 // a new context, maybe at the old one's address. Prints a checksum per round.

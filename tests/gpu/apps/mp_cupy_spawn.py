@@ -1,5 +1,5 @@
-"""CuPy worker processes started the ways that lose inherited descriptors
-(issue 10): 4 workers by multiprocessing "spawn" (a fresh interpreter, fds
+"""CuPy worker processes started the ways that lose inherited descriptors:
+4 workers by multiprocessing "spawn" (a fresh interpreter, fds
 closed) and 1 child by subprocess.run(close_fds=True) in another working
 directory. Each runs a RawKernel, an ElementwiseKernel and a
 ReductionKernel plus cupy.sum on integer data and returns checksums, so the

@@ -4,7 +4,7 @@ block; prints a weighted-sum checksum of the eager output to 3 decimals and
 of each compiled output to 2 (compiled kernels may differ from eager, and
 Inductor may pick its kernel configs by timing, in the last bits), and
 whether each is allclose to eager; the same program must print the same
-under ntop (issue 10)."""
+under ntop."""
 import torch
 
 torch.manual_seed(0)

@@ -1,7 +1,9 @@
 #!/bin/bash
-# Issue 11 on the GPU machine, in one device call (under 6 minutes): kernels
-# that reach the driver without PTX, and kernels that run only in CUDA
-# graphs, probed. Programs (sources in tests/gpu/issue11/, built here):
+# Kernels that reach the driver without PTX (compiled or linked at run time
+# by NVRTC, nvJitLink, Triton or Inductor, or device-linked by an -rdc
+# build) and kernels that run only in CUDA graphs, probed on the GPU machine
+# in one device call (under 6 minutes). Programs (sources in
+# tests/gpu/jit_programs/, built here):
 #   nvrtc_saxpy   NVRTC compiles to a cubin for the device (CUDA samples' *_nvrtc)
 #   rdc           an -rdc=true build of two translation units (SASS-only
 #                 linked fatbin; rdc_cross calls a device function of the
@@ -17,20 +19,20 @@
 #   torch_compile torch.compile default and reduce-overhead (CUDA graphs) of
 #                 tests/gpu/apps/torch_compile.py, if torch imports
 # Each runs plain and under `ntop record -p block_sched` (its own kernels
-# only, -k, --limit 20); tests/gpu/issue11_check.py checks the output is the
-# plain run's, each of the program's own kernels has PTX, is instrumented and
-# every probed launch has one record per warp, and counts the share of
-# launched kernels with PTX (with NTOP_BEFORE=<an older ntop binary> the
-# same programs also run under it, unprobed, for the share before). For
-# cupy_kernels and numba_kernel the check also wants the PTX from the
-# nvrtc / nvjitlink stand-in (source=), the share before is that of
-# `ntop record --no-audit` (when no NTOP_BEFORE), and the JIT library files
-# the process mapped, plain and under ntop, are printed (the programs write
-# them to stderr).
-# Prints a table last. Output: $OUT/issue11.txt (all printed) and
-# $OUT/issue11-logs.tgz (outputs, events.log and report JSON of every run).
+# only, -k, --limit 20); tests/gpu/jit_programs_check.py checks the output
+# is the plain run's, each of the program's own kernels has PTX, is
+# instrumented and every probed launch has one record per warp, and counts
+# the share of launched kernels with PTX (with NTOP_BEFORE=<an older ntop
+# binary> the same programs also run under it, unprobed, for the share
+# before). For cupy_kernels and numba_kernel the check also wants the PTX
+# from the nvrtc / nvjitlink stand-in (source=), the share before is that
+# of `ntop record --no-audit` (when no NTOP_BEFORE), and the JIT library
+# files the process mapped, plain and under ntop, are printed (the programs
+# write them to stderr).
+# Prints a table last. Output: $OUT/jit_programs.txt (all printed) and
+# $OUT/jit_programs-logs.tgz (outputs, events.log and report JSON of every run).
 #
-#   tests/gpu/issue11.sh [--dry-run] [--only ERE]
+#   tests/gpu/jit_programs.sh [--dry-run] [--only ERE]
 #
 # Environment: OUT (default ./gpu-out), NTOP (default build-gpu/bin/ntop;
 # built with cmake when absent), NTOP_BEFORE (optional), NTOP_GPU_STEP_S
@@ -55,16 +57,16 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-WORK=$(mktemp -d /tmp/ntop-i11.XXXXXX)
+WORK=$(mktemp -d /tmp/ntop-jit.XXXXXX)
 LOGS=$WORK/logs
 BIN=$WORK/bin
 mkdir -p "$LOGS" "$BIN"
-SUMMARY=$OUT/issue11.txt
+SUMMARY=$OUT/jit_programs.txt
 ROWS=$LOGS/rows.jsonl
 : >"$SUMMARY"
 : >"$ROWS"
 START=$(date +%s)
-SRC=$ROOT/tests/gpu/issue11
+SRC=$ROOT/tests/gpu/jit_programs
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 FAILS=0
 
@@ -134,7 +136,7 @@ app() {
 	[ -n "${SOURCE:-}" ] && before+=(--source "$SOURCE")
 	log "  exit: plain $rc1, under ntop $rc2 ($(($(date +%s) - t0)) s)"
 	[ "$DRY" = 1 ] && return
-	python3 tests/gpu/issue11_check.py app "$name" --plain-out "$L.plain.out" --plain-rc "$rc1" \
+	python3 tests/gpu/jit_programs_check.py app "$name" --plain-out "$L.plain.out" --plain-rc "$rc1" \
 		--probed-out "$L.probed.out" --probed-rc "$rc2" --report "$L.report.json" --events "$L.events.log" \
 		--user "$user" --limit-kernels "$limit" "${before[@]}" --rows "$ROWS" 2>&1 | tee -a "$SUMMARY"
 	sed -n 's/^mapped: /    plain:    /p' "$L.plain.err" 2>/dev/null | tee -a "$SUMMARY"
@@ -151,18 +153,18 @@ log "== environment"
 { date -u; nvidia-smi -L; nvcc --version | tail -1; echo "ntop: $NTOP"; echo "before: ${BEFORE:-none}"; } 2>&1 |
 	tee -a "$SUMMARY"
 build
-app nvrtc_saxpy 'i11_saxpy' '' "$BIN/nvrtc_saxpy"
+app nvrtc_saxpy 'jit_saxpy' '' "$BIN/nvrtc_saxpy"
 app rdc 'rdc_scale|rdc_cross' '' "$BIN/rdc"
 app graph_nodes 'g_fill|g_axpy|g_count' '' "$BIN/graph_nodes" 100
 if have cupy; then
-	SOURCE=nvrtc NOAUDIT_BEFORE=1 app cupy_kernels 'i11_raw|i11_elem' '' python3 "$SRC/cupy_kernels.py"
+	SOURCE=nvrtc NOAUDIT_BEFORE=1 app cupy_kernels 'jit_raw|jit_elem' '' python3 "$SRC/cupy_kernels.py"
 	# asked for PTX, CuPy hands the driver PTX (no NVRTC cubin at all)
-	app cupy_ptx 'i11_raw|i11_elem' '' env CUPY_COMPILE_WITH_PTX=1 python3 "$SRC/cupy_kernels.py"
+	app cupy_ptx 'jit_raw|jit_elem' '' env CUPY_COMPILE_WITH_PTX=1 python3 "$SRC/cupy_kernels.py"
 else
 	log "SKIP cupy_kernels: no cupy"
 fi
 if have numba; then
-	SOURCE=nvjitlink NOAUDIT_BEFORE=1 app numba_kernel 'i11_numba' '' python3 "$SRC/numba_kernel.py"
+	SOURCE=nvjitlink NOAUDIT_BEFORE=1 app numba_kernel 'jit_numba' '' python3 "$SRC/numba_kernel.py"
 else
 	log "SKIP numba_kernel: no numba"
 fi
@@ -178,10 +180,10 @@ fi
 log ""
 log "== summary ($(($(date +%s) - START)) s)"
 if [ "$DRY" = 0 ]; then
-	python3 tests/gpu/issue11_check.py table "$ROWS" | tee -a "$SUMMARY"
+	python3 tests/gpu/jit_programs_check.py table "$ROWS" | tee -a "$SUMMARY"
 	FAILS=$(python3 -c 'import json, sys; print(sum(int(json.loads(l).get("fails", 1)) for l in open(sys.argv[1]) if l.strip()))' "$ROWS")
 fi
 cp "$SUMMARY" "$LOGS/"
-tar -czf "$OUT/issue11-logs.tgz" -C "$WORK" logs 2>/dev/null
+tar -czf "$OUT/jit_programs-logs.tgz" -C "$WORK" logs 2>/dev/null
 rm -rf "$WORK"
 [ "$FAILS" = 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks one program of tests/gpu/issue11.sh (issue 11: PTX for NVRTC,
+"""Checks one program of tests/gpu/jit_programs.sh (PTX for NVRTC,
 nvJitLink, Triton/Inductor and -rdc kernels; kernels in CUDA graphs) from
 its plain run, its run under `ntop record -p block_sched` and that run's
 `ntop report --json`.
@@ -207,7 +207,7 @@ def selftest():
     # nothing of the program listed
     _, fails, _ = analyse("t", "", 0, "", 0, {"processes": []}, "", "kernel", "", None)
     assert fails == ["no kernel of the program (/kernel/) was listed"], fails
-    print("issue11_check selftest: ok")
+    print("jit_programs_check selftest: ok")
     return 0
 
 

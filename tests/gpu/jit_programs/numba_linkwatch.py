@@ -1,4 +1,4 @@
-"""Issue 11 diagnostic: which link path Numba takes and what it hands it.
+"""A diagnostic: which link path Numba takes and what it hands it.
 Wraps cuda.bindings.nvjitlink's calls (the module cuda.core's Linker uses)
 and the driver's cuLink* in Python, then compiles and runs one kernel.
 Everything it says goes to stderr; stdout carries only the app's result."""
@@ -72,7 +72,7 @@ except Exception as e:  # noqa: BLE001
 
 
 @cuda.jit
-def i11_numba(x, y):
+def jit_numba(x, y):
     i = cuda.grid(1)
     if i < y.size:
         y[i] += 2.0 * x[i]
@@ -81,9 +81,9 @@ def i11_numba(x, y):
 n = 1 << 16
 x = cuda.to_device(np.ones(n, dtype=np.float32))
 y = cuda.to_device(np.zeros(n, dtype=np.float32))
-i11_numba[(n + 255) // 256, 256](x, y)
+jit_numba[(n + 255) // 256, 256](x, y)
 print("linkwatch sum", float(y.copy_to_host().sum()))
-lib = next(iter(i11_numba.overloads.values())).library
+lib = next(iter(jit_numba.overloads.values())).library
 cub = lib.get_cubin()
 code = getattr(cub, "code", cub)
 say("cubin object", type(cub).__name__, "bytes", len(bytes(code)), head(bytes(code)))

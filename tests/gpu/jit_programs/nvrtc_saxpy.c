@@ -1,4 +1,4 @@
-/* Issue 11: a kernel compiled at run time with NVRTC to a cubin for the
+/* A kernel compiled at run time with NVRTC to a cubin for the
  * device (-arch=sm_XX), loaded with cuModuleLoadData and launched 20 times,
  * as the CUDA samples' *_nvrtc do. The driver sees a cubin without PTX; ntop
  * gets the PTX from its NVRTC stand-in. Prints the result's sum (exact:
@@ -12,7 +12,7 @@
 #define LAUNCHES 20
 
 static const char *src =
-	"extern \"C\" __global__ void i11_saxpy(float a, const float *x, float *y, int n)\n"
+	"extern \"C\" __global__ void jit_saxpy(float a, const float *x, float *y, int n)\n"
 	"{\n"
 	"	int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
 	"	if (i < n)\n"
@@ -62,7 +62,7 @@ int main(void)
 	CUmodule mod;
 	CUfunction f;
 	CK(cuModuleLoadData(&mod, cubin));
-	CK(cuModuleGetFunction(&f, mod, "i11_saxpy"));
+	CK(cuModuleGetFunction(&f, mod, "jit_saxpy"));
 	float *hx = malloc(N * sizeof(float)), *hy = malloc(N * sizeof(float));
 	for (int i = 0; i < N; i++) {
 		hx[i] = (float)(i % 7);

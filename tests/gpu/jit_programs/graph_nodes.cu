@@ -1,6 +1,6 @@
-// Issue 11: kernels that run only inside CUDA graphs. g_axpy is launched
-// during a stream capture, g_count is an explicit kernel node of another
-// graph; both graphs are instantiated, their graphs destroyed, and each
+// Kernels that run only inside CUDA graphs. g_axpy is launched during a
+// stream capture, g_count is an explicit kernel node of another graph;
+// both graphs are instantiated, their graphs destroyed, and each
 // executable replayed REPLAYS times (default 100). g_fill runs once outside
 // any graph. Results are exact (small integers in float); prints sums and
 // exits 1 on a wrong element.

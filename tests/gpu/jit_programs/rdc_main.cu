@@ -1,5 +1,5 @@
-// Issue 11: an -rdc=true build (two translation units, device-linked), as
-// the CUDA samples' *_rdc are. The runtime loads the device-linked fatbin,
+// An -rdc=true build (two translation units, device-linked), as the CUDA
+// samples' *_rdc are. The runtime loads the device-linked fatbin,
 // which holds SASS only; each unit's PTX is in the executable's
 // __nv_relfatbin. rdc_scale is self-contained; rdc_cross calls a device
 // function of the other unit (ntop links its probed PTX with that unit's,

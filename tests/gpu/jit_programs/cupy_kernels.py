@@ -1,4 +1,4 @@
-"""Issue 11: CuPy kernels compiled at run time with NVRTC: a RawKernel and an
+"""CuPy kernels compiled at run time with NVRTC: a RawKernel and an
 ElementwiseKernel, each launched 10 times (with a fresh CUPY_CACHE_DIR, so
 they are compiled, not read back from CuPy's cache). Prints exact sums."""
 import os
@@ -6,19 +6,19 @@ import shutil
 import sys
 import tempfile
 
-cache = tempfile.mkdtemp(prefix="i11-cupy-")
+cache = tempfile.mkdtemp(prefix="jit-cupy-")
 os.environ["CUPY_CACHE_DIR"] = cache
 import cupy as cp  # noqa: E402
 
 raw = cp.RawKernel(r'''
-extern "C" __global__ void i11_raw(const float *x, float *y, int n)
+extern "C" __global__ void jit_raw(const float *x, float *y, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         y[i] += 2.0f * x[i];
 }
-''', "i11_raw")
-elem = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 3.0f + y", "i11_elem")
+''', "jit_raw")
+elem = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 3.0f + y", "jit_elem")
 
 n = 1 << 20
 x = (cp.arange(n, dtype=cp.float32) % 7)

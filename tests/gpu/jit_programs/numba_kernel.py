@@ -1,5 +1,5 @@
-"""Issue 11: a Numba kernel (numba-cuda links its PTX with nvJitLink and
-loads a cubin), launched 10 times. Prints an exact sum."""
+"""A Numba kernel (numba-cuda links its PTX with nvJitLink and loads a
+cubin), launched 10 times. Prints an exact sum."""
 import sys
 
 import numpy as np
@@ -10,7 +10,7 @@ from numba import cuda  # noqa: E402
 
 
 @cuda.jit
-def i11_numba(x, y):
+def jit_numba(x, y):
     i = cuda.grid(1)
     if i < y.size:
         y[i] += 2.0 * x[i]
@@ -20,7 +20,7 @@ n = 1 << 20
 x = cuda.to_device((np.arange(n) % 7).astype(np.float32))
 y = cuda.to_device(np.zeros(n, dtype=np.float32))
 for _ in range(10):
-    i11_numba[(n + 255) // 256, 256](x, y)
+    jit_numba[(n + 255) // 256, 256](x, y)
 h = y.copy_to_host()
 print("numba sum", float(h.sum()), "ok", bool((h == 20 * (np.arange(n) % 7)).all()))
 print("numba_kernel done")
