@@ -75,18 +75,6 @@ void rep_json_regions(struct strbuf *sb, const struct regions *g)
 	cli_json_end(&o);
 }
 
-static const char *kinds_text(uint32_t kinds, char *buf, size_t n)
-{
-	static const char *const names[] = { "?", "load", "store", "atomic", "async load", "async store" };
-	buf[0] = 0;
-	for (int k = 0; k < 6; k++)
-		if (kinds & (1u << k)) {
-			size_t l = strlen(buf);
-			snprintf(buf + l, n - l, "%s%s", l ? "+" : "", names[k]);
-		}
-	return buf;
-}
-
 int rep_text_lines(const char *path, int map, int top)
 {
 	struct result_stream *s = NULL;
@@ -111,7 +99,7 @@ int rep_text_lines(const char *path, int map, int top)
 		if (L->coalescing && l->requests)
 			snprintf(spr, sizeof spr, "%.2f", (double)l->sectors / (double)l->requests);
 		printf("        %-32.32s %-18s %10llu %12llu %10llu %10llu %9s %7llu%s\n", l->where,
-		       kinds_text(l->kinds, k, sizeof k), (unsigned long long)l->accesses, (unsigned long long)l->bytes,
+		       lines_kinds_text(l->kinds, k, sizeof k), (unsigned long long)l->accesses, (unsigned long long)l->bytes,
 		       (unsigned long long)l->requests, (unsigned long long)l->sectors, spr, (unsigned long long)l->pages,
 		       l->pages >= LINES_PAGES_MAX ? "+" : "");
 	}

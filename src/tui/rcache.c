@@ -8,6 +8,8 @@
 #include "trace/result.h"
 #include "viz/block_sched.h"
 #include "viz/dmat.h"
+#include "viz/lines.h"
+#include "viz/regions.h"
 
 void rcache_init(struct rcache *c)
 {
@@ -42,6 +44,19 @@ static void rcache_maps(const struct result *r, char *buf, size_t len)
 		snprintf(buf + o, len - o, " none");
 }
 
+/* From the header: the regions' names and what the cap cut. */
+static void rcache_regions(const struct result *r, const struct result_map *mp, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "regions");
+	for (int i = 0; i < r->sites.n_regions && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %s", i ? "," : "", r->sites.regions[i].name);
+	if (!r->sites.n_regions && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " (no site table)");
+	if (o < len)
+		snprintf(buf + o, len - o, ": %llu records, %llu dropped", (unsigned long long)mp->records_written,
+			 (unsigned long long)mp->records_dropped);
+}
+
 static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct td_result *tr)
 {
 	struct result *r = NULL;
@@ -67,9 +82,13 @@ static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct
 		s->records += r->maps[m].records_written;
 		s->dropped += r->maps[m].records_dropped;
 	}
-	int map = block_sched_find_map(r), dm = dmat_find_map(r);
+	int map = block_sched_find_map(r), dm = dmat_find_map(r), rg = regions_find_map(r);
 	s->has_dmat = dm >= 0;
-	if (map < 0 && dm >= 0) {
+	s->has_regions = rg >= 0;
+	s->has_lines = lines_find_map(r) >= 0 && r->sites.n > 0;
+	if (map < 0 && rg >= 0) {
+		rcache_regions(r, &r->maps[rg], s->line, sizeof s->line);
+	} else if (map < 0 && dm >= 0) {
 		const struct result_map *mp = &r->maps[dm];
 		int n = snprintf(s->line, sizeof s->line, "dmat: %llu memory accesses recorded, %llu dropped",
 				 (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);

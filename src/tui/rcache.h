@@ -1,6 +1,6 @@
 /* Summaries of probed launches (one per trace_dir result): the probed
  * duration from the result header, the block_sched summary line and
- * whether a dmat map is there. Reading
+ * which views the maps make (dmat, regions, source lines). Reading
  * a result decompresses it all, so summaries are made lazily: when a view
  * asks, or one at a time while the UI is idle (rcache_idle), and only files
  * below RCACHE_IDLE_BYTES in the idle pass. */
@@ -20,6 +20,8 @@ struct rsum {
 	uint64_t records, dropped;
 	int has_bs;            /* a block_sched map is there */
 	int has_dmat;          /* a map with DMAT records (viz/dmat.h) is there */
+	int has_regions;       /* a regions map (viz/regions.h) is there */
+	int has_lines;         /* dmat records with sites and a site table (viz/lines.h) */
 	char line[160];        /* block_sched summary, the dmat records, what the maps are, or the error */
 };
 

@@ -1,5 +1,6 @@
 /* Views are modes (tmux's window_mode, htop's Panel): the kernel list, a
- * kernel's launches, the timeline, the DMAT heatmap, the help screen, the
+ * kernel's launches, the timeline, the DMAT heatmap, the warps of a regions
+ * launch, memory by source line, the help screen, the
  * probe picker and the quit question each export one `struct view_ops`. tui.c keeps a stack of
  * views, sends keys to the top one and draws it into the view region of a
  * cell grid. Views never call curses: keys arrive as the TK_* codes below
@@ -64,6 +65,8 @@ extern const struct view_ops view_kernels_ops;
 extern const struct view_ops view_launches_ops;
 extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_heatmap_ops;
+extern const struct view_ops view_warps_ops;
+extern const struct view_ops view_lines_ops;
 extern const struct view_ops view_help_ops;
 extern const struct view_ops view_probes_ops;
 extern const struct view_ops view_confirm_ops;

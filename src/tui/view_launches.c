@@ -1,7 +1,8 @@
 /* A kernel's page: what the trace knows about it (names, PTX, instrumentation,
  * declines) and its probed launches, one row each with the block_sched
- * summary when the result has one. Enter on a launch opens its timeline, or
- * its DMAT heatmap when it has dmat records only; `d` opens the heatmap.
+ * summary when the result has one. Enter on a launch opens its timeline,
+ * else its warps (regions records), else its DMAT heatmap; `d` opens the
+ * heatmap, `w` the warps, `i` memory by source line.
  * The kernel is kept as (pid, kid): the model's arrays move as they grow. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,9 +87,12 @@ static int vl_selected(struct view *v, const struct rsum **rs_out)
 	return ri;
 }
 
-/* Enter: the timeline when there are block_sched records, else the heatmap;
- * `heatmap` (d): the heatmap only. */
-static int vl_open(struct view *v, int heatmap)
+/* What each key opens, and what the summary must have for it. */
+enum vl_want { VL_ANY, VL_HEATMAP, VL_WARPS, VL_LINES };
+
+/* Enter (VL_ANY): the timeline when there are block_sched records, else
+ * the warps, else the heatmap; the others: that view only. */
+static int vl_open(struct view *v, enum vl_want want)
 {
 	struct tui *t = v->tui;
 	const struct rsum *rs = NULL;
@@ -96,14 +100,22 @@ static int vl_open(struct view *v, int heatmap)
 	if (ri < 0)
 		return VIEW_HANDLED | VIEW_REDRAW;
 	unsigned long long seq = (unsigned long long)t->td->results[ri].seq;
-	if (!heatmap && rs->has_bs)
+	if (want == VL_ANY && rs->has_bs)
 		tui_push(t, &view_timeline_ops, &ri);
-	else if (rs->has_dmat)
+	else if ((want == VL_ANY || want == VL_WARPS) && rs->has_regions)
+		tui_push(t, &view_warps_ops, &ri);
+	else if ((want == VL_ANY || want == VL_HEATMAP) && rs->has_dmat)
 		tui_push(t, &view_heatmap_ops, &ri);
-	else if (heatmap)
+	else if (want == VL_LINES && rs->has_lines)
+		tui_push(t, &view_lines_ops, &ri);
+	else if (want == VL_HEATMAP)
 		tui_msg(t, 1, "launch %llu has no dmat records to draw a heatmap from (%s)", seq, rs->line);
+	else if (want == VL_WARPS)
+		tui_msg(t, 1, "launch %llu has no regions records (the regions probe makes them)", seq);
+	else if (want == VL_LINES)
+		tui_msg(t, 1, "launch %llu has no dmat records naming their sites (the dmat probe makes them)", seq);
 	else
-		tui_msg(t, 1, "launch %llu has no block_sched or dmat records to draw (%s)", seq, rs->line);
+		tui_msg(t, 1, "launch %llu has no block_sched, regions or dmat records to draw (%s)", seq, rs->line);
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
@@ -124,8 +136,10 @@ static int vl_key(struct view *v, int key)
 	case TK_PGUP: s->sel -= page; break;
 	case TK_WHEEL_DOWN: s->sel += 3; break;
 	case TK_WHEEL_UP: s->sel -= 3; break;
-	case TK_ENTER: case 'l': case TK_RIGHT: return vl_open(v, 0);
-	case 'd': return vl_open(v, 1);
+	case TK_ENTER: case 'l': case TK_RIGHT: return vl_open(v, VL_ANY);
+	case 'd': return vl_open(v, VL_HEATMAP);
+	case 'w': return vl_open(v, VL_WARPS);
+	case 'i': return vl_open(v, VL_LINES);
 	case 'h': case TK_LEFT: return VIEW_QUIT;
 	case TK_MOUSE_CLICK:
 	case TK_MOUSE_DOUBLE: {
@@ -134,7 +148,7 @@ static int vl_key(struct view *v, int key)
 			return VIEW_HANDLED;
 		s->sel = s->top + row;
 		if (key == TK_MOUSE_DOUBLE)
-			return vl_open(v, 0);
+			return vl_open(v, VL_ANY);
 		break;
 	}
 	case 'p':
@@ -239,7 +253,7 @@ static void vl_cellf(struct tui *t, const struct tui_opts *o, char *buf, size_t 
 			snprintf(buf, len, "%.1f MB: Enter reads it", r->bytes / 1e6);
 		else
 			snprintf(buf, len, "%s", rs->line);
-		*role = rs->state == RSUM_ERROR ? THEME_ERROR : rs->has_bs || rs->has_dmat ? THEME_FG : THEME_DIM;
+		*role = rs->state == RSUM_ERROR ? THEME_ERROR : rs->has_bs || rs->has_dmat || rs->has_regions ? THEME_FG : THEME_DIM;
 		break;
 	default: buf[0] = 0;
 	}
@@ -301,16 +315,18 @@ static const char *vl_hints(struct view *v)
 	struct vl *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = vl_kernel(v);
-	int bs = 1, dm = 0;
+	struct rsum none = {.has_bs = 1};
+	const struct rsum *rs = &none;
 	if (k && s->sel >= 0 && s->sel < k->n_results) {
-		const struct rsum *rs = rcache_get(&t->rc, t->td, k->results[s->sel], 0);
-		if (rs->state == RSUM_OK) {
-			bs = rs->has_bs;
-			dm = rs->has_dmat;
-		}
+		const struct rsum *r = rcache_get(&t->rc, t->td, k->results[s->sel], 0);
+		if (r->state == RSUM_OK)
+			rs = r;
 	}
-	const char *open = bs && dm ? "Enter timeline  d heatmap" : dm ? "Enter heatmap" : "Enter timeline";
-	snprintf(s->hint, sizeof s->hint, "%s  %s", open, t->o.app ? "p probe  q back" : "j/k move  q back");
+	const char *first = rs->has_bs ? "timeline" : rs->has_regions ? "warps" : rs->has_dmat ? "heatmap" : "timeline";
+	snprintf(s->hint, sizeof s->hint, "Enter %s%s%s%s  %s", first,
+		 rs->has_bs && rs->has_regions ? "  w warps" : "",
+		 rs->has_dmat && (rs->has_bs || rs->has_regions) ? "  d heatmap" : "",
+		 rs->has_lines ? "  i lines" : "", t->o.app ? "p probe  q back" : "j/k move  q back");
 	return s->hint;
 }
 

@@ -278,3 +278,15 @@ void lines_free(struct lines *l)
 	free(l->v);
 	free(l);
 }
+
+const char *lines_kinds_text(uint32_t kinds, char *buf, size_t n)
+{
+	static const char *const names[] = { "?", "load", "store", "atomic", "async load", "async store" };
+	buf[0] = 0;
+	for (int k = 0; k < 6; k++)
+		if (kinds & (1u << k)) {
+			size_t l = strlen(buf);
+			snprintf(buf + l, n - l, "%s%s", l ? "+" : "", names[k]);
+		}
+	return buf;
+}

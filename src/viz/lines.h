@@ -46,5 +46,7 @@ int lines_analyze(const struct result_stream *s, int map, struct lines **out, ch
 void lines_free(struct lines *l);
 /* Index of the first map with an access field (addr:u64 and access:u32), or -1. */
 int lines_find_map(const struct result *r);
+/* "load", "load+store"...: the dmat kinds in `kinds` (bit k: kind k). */
+const char *lines_kinds_text(uint32_t kinds, char *buf, size_t n);
 
 #endif

@@ -18,12 +18,12 @@ run() { # NAME MAP ARGS...
 		fail "$name: record failed: $(tail -3 "$TMP/$name.err")"
 }
 
-run reg regions:512 -p regions -r ld=@load -r st=@store
+run reg regions:1024 -p regions -r ld=@load -r st=@store
 grep -q '^regions = \["ld=@load", "st=@store"\]$' "$TMP/reg/probes/regions.toml" ||
 	fail "the probe copy does not hold the -r regions: $(grep regions "$TMP/reg/probes/regions.toml")"
 grep -q '^regions = \["mma=@tensor"' "$TMP/reg/probes/regions.toml" && fail "the default regions stayed in the copy"
 "$NTOP" report "$TMP/reg" >"$TMP/reg.txt" 2>&1 || fail "report failed"
-expect "$TMP/reg.txt" "regions: [0-9]+ warps, 40.0% of their time in no region" "regions summary"
+expect "$TMP/reg.txt" "regions: [0-9]+ warps, 40.0% of their time in no region$" "regions summary (every record matched)"
 expect "$TMP/reg.txt" "^ +ld +@load +[0-9]+ +[0-9]+ +200 +200 +20.0%$" "the ld row (200 cycles of 1000 per warp)"
 expect "$TMP/reg.txt" "^ +st +@store +[0-9]+ +[0-9]+ +400 +400 +40.0%$" "the st row"
 "$NTOP" report --json "$TMP/reg" >"$TMP/reg.json" || fail "report --json failed"

@@ -157,7 +157,7 @@ resized_screen 80 24 '.'
 # help
 keys '?'
 wait_for 'ntop keys' || bad "? shows no help"
-screen | grep -q 'zoom around the cursor' || bad "help lacks the timeline keys"
+screen | grep -q 'zoom at cursor; 0: fit' || bad "help lacks the timeline keys"
 keys q q
 wait_for 'KERNEL' || bad "back to the kernel list"
 # log pane: the newest lines, long ones wrapped in full

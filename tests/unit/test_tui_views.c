@@ -105,7 +105,7 @@ static void test_list(void)
 	/* help and back */
 	keys(t, "?");
 	tui_draw(t, g);
-	CHECK(find(g, "ntop keys") >= 0 && find(g, "zoom around the cursor") >= 0);
+	CHECK(find(g, "ntop keys") >= 0 && find(g, "zoom at cursor; 0: fit") >= 0);
 	keys(t, "q");
 	tui_draw(t, g);
 	CHECK(find(g, "KERNEL") == 1);
