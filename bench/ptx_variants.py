@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Variants of block_sched's probed PTX, to see what in the probe costs what
-inside the kernel (doc/performance.md, "block_sched's exit stores").
+inside the kernel (doc/performance.md, "block_sched inside the kernel, by record layout").
 
 examples/cuda/app_cost.cu's fill, copy and reduce kernels are compiled to PTX
 (nvcc -ptx) and probed by `ntop instrument -p block_sched --1d` (the copy
