@@ -95,13 +95,17 @@ static void export_help(void)
 	       "recorded have sizekind = bytes | kind << 24); a map without field names gets\n"
 	       "one raw column of the record's bytes in hex.\n"
 	       "\n"
-	       "--format perfetto writes block scheduling as Chrome trace-event JSON, which\n"
-	       "ui.perfetto.dev and chrome://tracing open: of the kernel's probed launch with\n"
-	       "-k, of every probed launch in the trace without. Per process, a track per\n"
+	       "--format perfetto writes block scheduling and warps' regions as Chrome\n"
+	       "trace-event JSON, which ui.perfetto.dev and chrome://tracing open: of the\n"
+	       "kernel's probed launch with -k, of every probed launch in the trace without. Per process, a track per\n"
 	       "kernel with its launches, and a track per SM (more, 'SM 12 slot 2', where\n"
 	       "blocks overlap) with a slice per block: its index, x/y/z, warps and cycles\n"
 	       "in the slice's args. Times: the global timer when the records have it, else\n"
-	       "SM cycles from each SM's first block at the launch's host time.\n"
+	       "SM cycles from each SM's first block at the launch's host time. Launches\n"
+	       "with regions records (-k with --view regions: that launch) add a track per\n"
+	       "warp ('warp 3.1 SM 5 seq 7'; --block N or --sm N for some of them): its life\n"
+	       "as a slice, each region segment inside it with its cycles and source line\n"
+	       "(SM cycles from each SM's first warp).\n"
 	       "\n"
 	       "The file goes to -o FILE (a directory: the default name inside it; - for\n"
 	       "stdout, CSV and JSON only), else into --dir OUTDIR, else into the current\n"
@@ -119,8 +123,8 @@ static void export_help(void)
 	       "                         default: the last one with results for the view\n"
 	       "      --view timeline|dmat|records|regions  what to export (default timeline)\n"
 	       "      --block N | --sm N regions: the warps of block N (linear index) or of\n"
-	       "                         SM N as lanes\n"
-	       "      --format perfetto  the timeline as trace-event JSON instead of a PNG\n"
+	       "                         SM N as lanes (perfetto: the warps written)\n"
+	       "      --format perfetto  the timeline and warps as trace-event JSON\n"
 	       "      --map NAME         records: the map to write (default: the first one)\n"
 	       "  -o, --output FILE      the file to write (PNG, CSV for records, JSON for\n"
 	       "                         perfetto), or a directory for the default name; -\n"
@@ -289,8 +293,9 @@ static int ex_format_parse(struct ex_args *a)
 		cli_usage("export", "--format %s: the formats are png (timeline, dmat), csv (records) and perfetto", a->format);
 		return -1;
 	}
-	if (a->view_id != EX_VIEW_TIMELINE) {
-		cli_usage("export", "--format perfetto exports the timeline (block_sched), not --view %s", a->view);
+	if (a->view_id != EX_VIEW_TIMELINE && a->view_id != EX_VIEW_REGIONS) {
+		cli_usage("export", "--format perfetto exports the timeline (block_sched) and the warps (regions), not --view %s",
+			  a->view);
 		return -1;
 	}
 	a->perfetto = 1;
@@ -848,6 +853,7 @@ static int ex_write_perfetto(const struct trace_dir *td, const struct td_kernel 
 {
 	struct pf_opts o = {0};
 	o.time = a->time;
+	o.lanes = a->lanes;
 	if (k && r) {
 		o.one = 1;
 		o.pid = r->pid;
@@ -864,13 +870,19 @@ static int ex_write_perfetto(const struct trace_dir *td, const struct td_kernel 
 		return 1;
 	/* AMD GPUs' lanes are compute units (a trace of one vendor's processes) */
 	const char *lane = td->n_devices && td_device_amd(&td->devices[0]) ? "CU" : "SM";
-	fprintf(t.say, "wrote %s: %llu blocks of %llu probed launch%s on %u %s tracks, %llu launch slices, %s\n",
+	fprintf(t.say, "wrote %s: %llu blocks of %llu probed launch%s on %u %s tracks, %llu warps, %llu launch slices, %s\n",
 		t.to_stdout ? "stdout" : a->path, (unsigned long long)st.blocks, (unsigned long long)st.probed,
-		st.probed == 1 ? "" : "es", st.sm_tracks, lane, (unsigned long long)st.launches,
-		st.sm_clock ? "SM-cycle time where noted" : "global timer time");
+		st.probed == 1 ? "" : "es", st.sm_tracks, lane, (unsigned long long)st.warps,
+		(unsigned long long)st.launches, st.sm_clock ? "SM-cycle time where noted" : "global timer time");
 	if (st.skipped)
-		fprintf(t.say, "note: %llu probed launch%s without block_sched records (or unreadable) not drawn\n",
+		fprintf(t.say, "note: %llu probed launch%s without block_sched or regions records (or unreadable) not drawn\n",
 			(unsigned long long)st.skipped, st.skipped == 1 ? "" : "es");
+	if (st.warps_cut)
+		fprintf(t.say, "note: %llu warps not written: past %u warp and region slices (--block N or --sm N picks fewer)\n",
+			(unsigned long long)st.warps_cut, PF_WARP_SLICES_MAX);
+	if (st.region_slices_dropped)
+		fprintf(t.say, "note: %llu region segments not drawn: they cross more than 8 others in their warp\n",
+			(unsigned long long)st.region_slices_dropped);
 	if (st.note[0])
 		fprintf(t.say, "note: %s\n", st.note);
 	return 0;

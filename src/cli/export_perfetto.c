@@ -1,5 +1,5 @@
 /* Chrome trace-event JSON for Perfetto (export_perfetto.h): collects the
- * launches and blocks, gives each a track where it overlaps nothing, and
+ * launches, blocks and warps, gives each a track where it overlaps nothing, and
  * writes one event per line so the file streams and diffs well. */
 #include "cli/export_perfetto.h"
 
@@ -13,6 +13,7 @@
 
 #define PF_LANES 1000           /* tracks per kernel or SM: tid = key * 1000 + lane */
 #define PF_SM_TID 1000000000ull /* SM tracks after the kernels' */
+#define PF_WARP_TID 2000000000ull /* warp tracks after the SMs' */
 
 /* ---- tracks ---- */
 
@@ -38,6 +39,20 @@ static int pf_block_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+static int pf_warp_cmp(const void *a, const void *b)
+{
+	const struct pf_warp *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->smid != y->smid)
+		return x->smid < y->smid ? -1 : 1;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->warp < y->warp ? -1 : x->warp > y->warp;
+}
+
 /* The lowest track whose last slice ended by `ts` (ends[] per track of the
  * current group); -1 past PF_LANES. */
 static int pf_lane(uint64_t *ends, uint32_t *n, uint64_t ts, uint64_t dur)
@@ -51,6 +66,18 @@ static int pf_lane(uint64_t *ends, uint32_t *n, uint64_t ts, uint64_t dur)
 		(*n)++;
 	ends[l] = ts + dur;
 	return (int)l;
+}
+
+/* Warps sorted by (pid, seq, SM, block, warp), their tracks numbered in turn. */
+static void pf_assign_warps(struct pf_set *s)
+{
+	if (s->n_w)
+		qsort(s->w, s->n_w, sizeof *s->w, pf_warp_cmp);
+	uint64_t tid = PF_WARP_TID;
+	for (size_t i = 0; i < s->n_w; i++) {
+		s->w[i].tid0 = tid;
+		tid += s->w[i].lanes;
+	}
 }
 
 /* Sorted by (pid, kid, ts) / (pid, smid, ts), each group's slices on lanes. */
@@ -68,6 +95,7 @@ static int pf_assign(struct pf_set *s, struct pf_stats *st, char **cause)
 			return cause_set(cause, "kernel %u: more than %d launches at once", s->l[i].kid, PF_LANES);
 		s->l[i].lane = (uint32_t)l;
 	}
+	n = 0;
 	if (s->n_b)
 		qsort(s->b, s->n_b, sizeof *s->b, pf_block_cmp);
 	for (size_t i = 0; i < s->n_b; i++) {
@@ -81,6 +109,7 @@ static int pf_assign(struct pf_set *s, struct pf_stats *st, char **cause)
 		s->b[i].lane = (uint32_t)l;
 	}
 	st->sm_tracks += n;
+	pf_assign_warps(s);
 	return 0;
 }
 
@@ -91,6 +120,8 @@ static uint64_t pf_origin(const struct pf_set *s)
 		o = s->l[i].ts < o ? s->l[i].ts : o;
 	for (size_t i = 0; i < s->n_b; i++)
 		o = s->b[i].ts < o ? s->b[i].ts : o;
+	for (size_t i = 0; i < s->n_w; i++)
+		o = s->w[i].ts < o ? s->w[i].ts : o;
 	return o == UINT64_MAX ? 0 : o;
 }
 
@@ -284,6 +315,58 @@ static void pf_sm_threads(struct pf_out *o, const struct pf_set *s, size_t i, si
 	}
 }
 
+/* A warp's tracks and slices: its life, then its region segments. */
+static void pf_warp(struct pf_out *o, const struct pf_set *s, const struct pf_warp *w)
+{
+	char name[96];
+	for (uint32_t l = 0; l < w->lanes; l++) {
+		int n = snprintf(name, sizeof name, "warp %llu.%u SM %u seq %llu", (unsigned long long)w->block, w->warp,
+				 w->smid, (unsigned long long)w->seq);
+		if (l && n > 0 && (size_t)n < sizeof name)
+			snprintf(name + n, sizeof name - (size_t)n, " (%u)", l + 1);
+		pf_thread(o, w->pid, w->tid0 + l, name);
+	}
+	struct cli_json j, a;
+	snprintf(name, sizeof name, "warp %llu.%u", (unsigned long long)w->block, w->warp);
+	pf_begin(o, &j, "X", w->pid, w->tid0);
+	cli_json_string(&j, "name", name);
+	cli_json_string(&j, "cat", "warp");
+	pf_us(&j, "ts", w->ts - o->origin);
+	pf_us(&j, "dur", w->dur);
+	cli_json_key(&j, "args");
+	cli_json_object(&a, &o->sb);
+	cli_json_u64(&a, "block", w->block);
+	cli_json_u64(&a, "warp", w->warp);
+	cli_json_u64(&a, "sm", w->smid);
+	cli_json_string(&a, "kernel", pf_kname(o->td, w->pid, w->kid));
+	cli_json_u64(&a, "seq", w->seq);
+	cli_json_u64(&a, "entry_cycles", w->entry_cyc);
+	cli_json_u64(&a, "exit_cycles", w->exit_cyc);
+	cli_json_bool(&a, "truncated", w->truncated);
+	cli_json_end(&a);
+	cli_json_end(&j);
+	pf_emit(o);
+	for (uint32_t i = 0; i < w->n_segs; i++) {
+		const struct pf_rseg *g = &s->g[w->seg0 + i];
+		if (g->lane < 0)
+			continue;
+		pf_begin(o, &j, "X", w->pid, w->tid0 + (uint64_t)g->lane);
+		cli_json_string(&j, "name", g->name);
+		cli_json_string(&j, "cat", "region");
+		pf_us(&j, "ts", g->ts - o->origin);
+		pf_us(&j, "dur", g->dur);
+		cli_json_key(&j, "args");
+		cli_json_object(&a, &o->sb);
+		cli_json_u64(&a, "start_cycles", g->start_cyc);
+		cli_json_u64(&a, "end_cycles", g->end_cyc);
+		cli_json_u64(&a, "cycles", g->end_cyc - g->start_cyc);
+		cli_json_string(&a, "line", g->where[0] ? g->where : NULL);
+		cli_json_end(&a);
+		cli_json_end(&j);
+		pf_emit(o);
+	}
+}
+
 static void pf_other(struct pf_out *o, const struct pf_stats *st)
 {
 	struct cli_json j;
@@ -293,13 +376,18 @@ static void pf_other(struct pf_out *o, const struct pf_stats *st)
 	cli_json_string(&j, "time", st->sm_clock ? "mixed: see note" : "global timer");
 	cli_json_u64(&j, "origin_ns", o->origin);
 	cli_json_u64(&j, "blocks", st->blocks);
+	cli_json_u64(&j, "warps", st->warps);
+	cli_json_u64(&j, "region_slices", st->region_slices - st->region_slices_dropped);
+	cli_json_u64(&j, "region_slices_not_drawn", st->region_slices_dropped);
+	cli_json_u64(&j, "warps_not_written", st->warps_cut);
 	cli_json_u64(&j, "probed_launches_skipped", st->skipped);
 	cli_json_string(&j, "note", st->note[0] ? st->note : NULL);
 	cli_json_end(&j);
 }
 
-/* Every event of pid: process name, kernels and launches, SM tracks, blocks. */
-static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid, size_t *li, size_t *bi,
+/* Every event of pid: process name, kernels and launches, SM tracks,
+ * blocks, warps. */
+static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid, size_t *li, size_t *bi, size_t *wi,
 			 struct cli_progress *pr)
 {
 	pf_process(o, pid);
@@ -318,8 +406,26 @@ static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid,
 	for (; *bi < j; (*bi)++) {
 		pf_block(o, &s->b[*bi]);
 		if ((*bi & 1023) == 0)
-			cli_progress_update(pr, *bi, s->n_b);
+			cli_progress_update(pr, *bi, s->n_b + s->n_w);
 	}
+	for (; *wi < s->n_w && s->w[*wi].pid == pid; (*wi)++) {
+		pf_warp(o, s, &s->w[*wi]);
+		if ((*wi & 255) == 0)
+			cli_progress_update(pr, s->n_b + *wi, s->n_b + s->n_w);
+	}
+}
+
+/* The lowest pid with events left. */
+static uint32_t pf_next_pid(const struct pf_set *s, size_t li, size_t bi, size_t wi)
+{
+	uint32_t pid = UINT32_MAX;
+	if (li < s->n_l)
+		pid = s->l[li].pid;
+	if (bi < s->n_b && s->b[bi].pid < pid)
+		pid = s->b[bi].pid;
+	if (wi < s->n_w && s->w[wi].pid < pid)
+		pid = s->w[wi].pid;
+	return pid;
 }
 
 static int pf_write(FILE *f, const struct trace_dir *td, const struct pf_set *s, struct pf_stats *st,
@@ -332,11 +438,9 @@ static int pf_write(FILE *f, const struct trace_dir *td, const struct pf_set *s,
 	fwrite(o.sb.data ? o.sb.data : "", 1, o.sb.len, f);
 	o.sb.len = 0;
 	fputs(",\"traceEvents\":[", f);
-	size_t li = 0, bi = 0;
-	while (li < s->n_l || bi < s->n_b) {
-		uint32_t pid = li < s->n_l && (bi >= s->n_b || s->l[li].pid <= s->b[bi].pid) ? s->l[li].pid : s->b[bi].pid;
-		pf_write_pid(&o, s, pid, &li, &bi, pr);
-	}
+	size_t li = 0, bi = 0, wi = 0;
+	while (li < s->n_l || bi < s->n_b || wi < s->n_w)
+		pf_write_pid(&o, s, pf_next_pid(s, li, bi, wi), &li, &bi, &wi, pr);
 	fputs("\n]}\n", f);
 	int failed = o.sb.failed;
 	strbuf_done(&o.sb);

@@ -1,5 +1,5 @@
-/* `ntop export --format perfetto`: block scheduling as Chrome trace-event
- * JSON, the format ui.perfetto.dev and chrome://tracing open (the "JSON
+/* `ntop export --format perfetto`: block scheduling and warps' regions as
+ * Chrome trace-event JSON, the format ui.perfetto.dev and chrome://tracing open (the "JSON
  * Array/Object Format" of Google's Trace Event Format document), for one
  * probed launch or for the whole trace.
  *
@@ -15,7 +15,13 @@
  *    every probed block_sched launch, named "block N" (its linear index),
  *    with its index, x/y/z, SM, warps, kernel, launch seq, and its start and
  *    end in SM cycles (and global-timer start) in args. Slots are given so
- *    no two blocks on a track overlap.
+ *    no two blocks on a track overlap;
+ *  - one track per warp of every probed regions launch (tid = 2 * 10^9 +
+ *    a running index, named "warp 3.1 SM 5 seq 7"): a "warp" slice over its
+ *    life, and inside it a slice per region segment named for the region,
+ *    with its cycles and source line in args (regions that cross rather
+ *    than nest take further tracks of the warp, "... (2)"). Regions are SM
+ *    cycles from each SM's first warp entry at the launch's host time.
  * Times: the GPU's global timer (ns from the epoch, like the hook's
  * CLOCK_REALTIME host times: one axis, two clocks) when the records have it
  * and the clock rate is known; else SM cycles from each SM's first block,
@@ -30,11 +36,16 @@
 #include "cli/cli_progress.h"
 #include "trace/trace_dir.h"
 
+/* Warp and region slices written at most (about 250 bytes of JSON each);
+ * the warps past it are counted in pf_stats.warps_cut. */
+#define PF_WARP_SLICES_MAX 2000000u
+
 struct pf_opts {
 	int one;              /* only launch (pid, kid, seq) */
 	uint32_t pid, kid;
 	uint64_t seq;
 	int time;             /* -1 auto (global when possible), 0 SM clock, 1 global */
+	long long lanes;      /* warps: of block N (N + 1), of SM N (-(N + 1)), or all (0) */
 };
 
 struct pf_stats {
@@ -42,7 +53,11 @@ struct pf_stats {
 	uint64_t probed;      /* launches whose blocks were written */
 	uint64_t blocks;      /* block slices */
 	uint32_t sm_tracks;   /* (SM, slot) tracks */
-	uint64_t skipped;     /* probed launches without block_sched records or unreadable */
+	uint64_t skipped;     /* probed launches without block_sched or regions records, or unreadable */
+	uint64_t warps;       /* warps written (a track each, more where regions cross) */
+	uint64_t region_slices;
+	uint64_t region_slices_dropped; /* crossing more than PF_WARP_LANES tracks take */
+	uint64_t warps_cut;   /* past PF_WARP_SLICES_MAX: not written */
 	int sm_clock;         /* some launch fell back to SM cycles */
 	char note[256];       /* why, "" otherwise (holds a timeline note and more) */
 };

@@ -1,6 +1,7 @@
 /* The GPU side of the Perfetto export: each probed launch's blocks from its
  * block_sched records (export_perfetto_int.h), placed in time by the same
- * model as the timeline view (viz/timeline.h) so both show the same thing. */
+ * model as the timeline view (viz/timeline.h) so both show the same thing;
+ * its warps from its regions records (export_perfetto_warps.c). */
 #include "cli/export_perfetto_int.h"
 
 #include <math.h>
@@ -27,7 +28,7 @@ static int pf_grow_blocks(struct pf_set *s, uint64_t more)
 	return 0;
 }
 
-static uint64_t pf_cycles_ns(uint64_t cycles, uint32_t khz)
+uint64_t pf_cycles_ns(uint64_t cycles, uint32_t khz)
 {
 	return khz ? (uint64_t)llround((double)cycles * 1e6 / khz) : cycles;
 }
@@ -86,7 +87,7 @@ static void pf_launch_dur(struct pf_set *s, const struct result *r, const struct
 		}
 }
 
-static void pf_note(struct pf_stats *st, const struct result *r, const char *why)
+void pf_note(struct pf_stats *st, const struct result *r, const char *why)
 {
 	st->sm_clock = 1;
 	if (!st->note[0])
@@ -148,10 +149,11 @@ int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_s
 			continue;
 		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
 		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
-		int r = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
-		if (r < 0)
-			return cause_set(cause, "out of memory collecting the blocks");
-		if (r == 0)
+		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
+		int w = b < 0 ? 0 : pf_launch_warps(tr, o, s, st);
+		if (b < 0 || w < 0)
+			return cause_set(cause, "out of memory collecting the blocks and warps");
+		if (b == 0 && w == 0)
 			st->skipped++;
 		else
 			st->probed++;
@@ -163,5 +165,7 @@ void pf_set_free(struct pf_set *s)
 {
 	free(s->l);
 	free(s->b);
+	free(s->w);
+	free(s->g);
 	memset(s, 0, sizeof *s);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cli/export_perfetto.h"
+#include "trace/result.h"
 
 struct pf_launch {
 	uint32_t pid, kid, lane;
@@ -27,11 +28,36 @@ struct pf_block {
 	uint64_t gstart;           /* ns of the global timer (AMD's 100 MHz ticks scaled) */
 };
 
+/* A warp of a regions launch: a track (or `lanes` tracks, when its
+ * regions cross) with its life and its segments g[seg0 .. seg0 + n_segs). */
+struct pf_warp {
+	uint32_t pid, kid, smid, warp;
+	uint64_t seq, block;
+	uint64_t ts, dur;          /* ns */
+	uint64_t entry_cyc, exit_cyc;
+	int truncated;             /* its records passed the cap: it ends at its last one */
+	size_t seg0;
+	uint32_t n_segs, lanes;
+	uint64_t tid0;             /* its first track, given when written */
+};
+
+struct pf_rseg {
+	uint64_t ts, dur;          /* ns */
+	uint64_t start_cyc, end_cyc;
+	int lane;                  /* track of its warp; -1 not drawn (PF_WARP_LANES crossing) */
+	char name[64];             /* the region */
+	char where[64];            /* source line of its begin site, "" unknown */
+};
+
 struct pf_set {
 	struct pf_launch *l;
 	size_t n_l, cap_l;
 	struct pf_block *b;
 	size_t n_b, cap_b;
+	struct pf_warp *w;
+	size_t n_w, cap_w;
+	struct pf_rseg *g;
+	size_t n_g, cap_g;
 };
 
 /* export_perfetto_host.c: the launch lines of dir/events.log (those o
@@ -41,6 +67,13 @@ int pf_host_read(const char *dir, const struct pf_opts *o, struct pf_set *s, cha
  * launches without block_sched records are counted in st->skipped. */
 int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st,
 		char **cause);
+/* export_perfetto_warps.c: tr's warps and region segments (o->lanes picks
+ * a block's or an SM's); 1 added, 0 no regions records, -1 out of memory. */
+int pf_launch_warps(const struct td_result *tr, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st);
 void pf_set_free(struct pf_set *s);
+/* ns of `cycles` at the clock rate, or cycles as ns when it is unknown. */
+uint64_t pf_cycles_ns(uint64_t cycles, uint32_t khz);
+/* A launch placed in SM cycles: st->sm_clock and the note (the first why). */
+void pf_note(struct pf_stats *st, const struct result *r, const char *why);
 
 #endif

@@ -25,8 +25,11 @@ cd "$T" || exit 1
 
 out=$("$NTOP" export session -k lm_global_add --launch 1 --format perfetto -o one.json 2>&1)
 [ $? = 0 ] || bad "one launch: $out"
-[ "$out" = "wrote one.json: 4096 blocks of 1 probed launch on 1040 SM tracks, 1 launch slices, global timer time" ] ||
+[ "$out" = "wrote one.json: 4096 blocks of 1 probed launch on 1039 SM tracks, 0 warps, 1 launch slices, global timer time" ] ||
 	bad "one launch summary: $out"
+# the summary's SM tracks are the file's
+n=$(python3 -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"] == "thread_name" and e["args"]["name"].startswith("SM ")))' one.json)
+[ "$n" = 1039 ] || bad "one.json has $n SM tracks"
 "$NTOP" export session -k lm_global_add --launch 1 --view records -o one.csv >/dev/null 2>&1 || bad "records"
 out=$("$NTOP" export session --format perfetto -o all.json 2>&1)
 [ $? = 0 ] || bad "whole trace: $out"
@@ -165,7 +168,7 @@ python3 check.py sm || bad "--time sm JSON (above)"
 # where files go: the current directory by default, -o DIR, --dir; never the trace
 mkdir out
 out=$("$NTOP" export session -k lm_global_add --format perfetto 2>&1)
-[ "$out" = "wrote lm_global_add-k7-p1829-8-perfetto.json: 4096 blocks of 1 probed launch on 1035 SM tracks, 1 launch slices, global timer time" ] ||
+[ "$out" = "wrote lm_global_add-k7-p1829-8-perfetto.json: 4096 blocks of 1 probed launch on 1034 SM tracks, 0 warps, 1 launch slices, global timer time" ] ||
 	bad "default name: $out"
 [ -s lm_global_add-k7-p1829-8-perfetto.json ] || bad "default name: no file in the current directory"
 out=$("$NTOP" export session -k lm_global_add --dir out 2>&1)

@@ -76,6 +76,38 @@ for y in range(h):
 px = {r[i:i + 3] for r in rows for i in range(0, len(r), 3)}
 assert bytes([0xE6, 0x9F, 0x00]) in px and bytes([0x56, 0xB4, 0xE9]) in px, "region colours missing"
 PY
+# Perfetto: a track per warp, its life a slice, each region segment inside
+# it with its cycles (1 cycle = 1 ns at the test double's 1 GHz) and line
+"$NTOP" export "$TMP/reg" --format perfetto -o "$TMP/p.json" >"$TMP/p.out" 2>&1 || fail "perfetto: $(cat "$TMP/p.out")"
+grep -q ' [1-9][0-9]* warps, ' "$TMP/p.out" || fail "perfetto summary: $(cat "$TMP/p.out")"
+"$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view regions --sm 1 --format perfetto \
+	-o "$TMP/p1.json" >"$TMP/p1.out" 2>&1 || fail "perfetto --sm 1: $(cat "$TMP/p1.out")"
+python3 - "$TMP/p.json" "$TMP/p1.json" <<'PY' || fail "perfetto warps"
+import json, sys
+def load(p):
+    d = json.load(open(p))
+    ev = d["traceEvents"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    warps = [e for e in ev if e.get("cat") == "warp"]
+    regs = [e for e in ev if e.get("cat") == "region"]
+    return d, names, warps, regs
+d, names, warps, regs = load(sys.argv[1])
+assert warps and d["otherData"]["warps"] == len(warps), (len(warps), d["otherData"])
+assert d["otherData"]["region_slices"] == len(regs) == 2 * len(warps), (len(regs), len(warps))
+for w in warps:
+    a = w["args"]
+    assert names[(w["pid"], w["tid"])] == "warp %d.%d SM %d seq %d" % (a["block"], a["warp"], a["sm"], a["seq"]), names[(w["pid"], w["tid"])]
+    assert a["exit_cycles"] - a["entry_cycles"] == 1000 and abs(w["dur"] - 1.0) < 1e-9, w
+    mine = sorted((r for r in regs if (r["pid"], r["tid"]) == (w["pid"], w["tid"])), key=lambda r: r["ts"])
+    assert [r["name"] for r in mine] == ["ld", "st"], mine
+    for r, cyc, off in zip(mine, (200, 400), (100, 300)):
+        ra = r["args"]
+        assert ra["cycles"] == cyc and ra["start_cycles"] - a["entry_cycles"] == off, r
+        assert abs(r["ts"] - w["ts"] - off / 1000) < 1e-6 and abs(r["dur"] - cyc / 1000) < 1e-6, (r, w)
+        assert ra["line"].startswith("ptx:"), ra
+_, _, w1, _ = load(sys.argv[2])
+assert w1 and all(w["args"]["sm"] == 1 for w in w1), [w["args"] for w in w1]
+PY
 "$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view timeline --block 0 -o "$TMP/x.png" >/dev/null 2>&1
 [ $? = 2 ] || fail "--block outside --view regions was not refused"
 
