@@ -79,10 +79,11 @@ static int vli_key(struct view *v, int key)
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
-/* Columns after LINE take 74 cells; LINE gets the rest, 16 to 40. */
+/* Columns after LINE take 70 cells; LINE gets the rest, 16 to 40 (at 80
+ * columns BYTES and PAGES, last, are cut; sectors per request stay). */
 static int vli_line_w(int w)
 {
-	int lw = w - 75;
+	int lw = w - 71;
 	return lw < 16 ? 16 : lw > 40 ? 40 : lw;
 }
 
@@ -96,9 +97,9 @@ static void vli_row(const struct lines *L, const struct ln_line *l, int lw, char
 		snprintf(k, sizeof k, "not run");
 	else
 		lines_kinds_text(l->kinds, k, sizeof k);
-	snprintf(buf, n, "%-*.*s %-11.11s %10llu %12llu %9llu %9llu %8s %7s", lw, lw, l->where, k,
-		 (unsigned long long)l->accesses, (unsigned long long)l->bytes, (unsigned long long)l->requests,
-		 (unsigned long long)l->sectors, spr, pages);
+	snprintf(buf, n, "%-*.*s %-10.10s %9llu %8s %9llu %9llu %10llu %7s", lw, lw, l->where, k,
+		 (unsigned long long)l->accesses, spr, (unsigned long long)l->requests, (unsigned long long)l->sectors,
+		 (unsigned long long)l->bytes, pages);
 }
 
 static void vli_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int h)
@@ -120,8 +121,8 @@ static void vli_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 		return;
 	}
 	int lw = vli_line_w(w);
-	snprintf(buf, sizeof buf, "%-*s %-11s %10s %12s %9s %9s %8s %7s", lw, "LINE", "KIND", "ACCESSES", "BYTES",
-		 "REQUESTS", "SECTORS", "SECT/REQ", "PAGES");
+	snprintf(buf, sizeof buf, "%-*s %-10s %9s %8s %9s %9s %10s %7s", lw, "LINE", "KIND", "ACCESSES", "SECT/REQ",
+		 "REQUESTS", "SECTORS", "BYTES", "PAGES");
 	draw_role(t, g, x, y + 1, w, buf, THEME_DIM);
 	s->list_h = h - 3 > 0 ? h - 3 : 0;
 	s->top = layout_scroll(s->top, s->sel, s->list_h, L->n);

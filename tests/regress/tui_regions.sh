@@ -112,7 +112,7 @@ wait_for '^memory by source line: launch [0-9]+, [0-9]+ accesses' 3 || bad "i: $
 # requests of 4 sectors each, all in one page
 n=$(line 2 | grep -Eo '[0-9]+ accesses' | cut -d' ' -f1)
 [ -n "$n" ] && [ $((n % 32)) = 0 ] || bad "accesses: '$(line 2)'"
-screen | grep -Eq "^ptx:[0-9]+ +load +$n +$((4 * n)) +$((n / 32)) +$((n / 8)) +4\.00 +1\$" ||
+screen | grep -Eq "^ptx:[0-9]+ +load +$n +4\.00 +$((n / 32)) +$((n / 8)) +$((4 * n)) +1\$" ||
 	bad "load line of $n accesses: $(screen | grep '^ptx')"
 screen | grep -Eq '^ptx:[0-9]+ +not run +0 ' || bad "the store's line without records: $(screen | grep '^ptx')"
 keys q
@@ -121,6 +121,30 @@ keys w
 wait_for 'has no regions records' 3 || bad "w on a dmat launch: $(screen | tail -1)"
 keys q q q
 restored 0 "lines q"
+
+# ---- 80x24: the lane scaled to 70 columns (14.3 cycles each), nothing wider ----
+W=80
+H=24
+run_ntop $W $H LC_ALL=C NO_COLOR=1 view "$T/reg"
+wait_for 'KERNEL' || bad "80x24 UI did not start"
+keys / s c a l e Enter j Enter
+wait_for 'launches 1  PTX' || bad "80x24: not the kernel launched once: $(line 4)"
+keys Enter
+wait_for '^regions: SM 0, 1 warp ' || bad "80x24 warps: $(line 2)"
+lane | grep -Eq '^ +0\.0 -{7}a{14}b{28}-{21}$' || bad "80x24 lane: '$(lane)'"
+wait_line $((H - 1)) '^warp 0\.0  SM 0  t 0 cyc  in no region$' 3 || bad "80x24 readout: '$(readout)'"
+screen | grep -Eq '^a ld  b st' || bad "80x24 legend"
+[ "$(widest)" -le 80 ] || bad "80x24 warps: a line of $(widest) cells"
+keys q q q q
+restored 0 "80x24 warps q"
+run_ntop $W $H LC_ALL=C NO_COLOR=1 view "$T/dm"
+wait_for 'KERNEL' || bad "80x24 dmat UI did not start"
+keys / s c a l e Enter Enter i
+wait_for '^memory by source line' 3 || bad "80x24 lines: $(line 2)"
+screen | grep -Eq '^ptx:[0-9]+ +load +[0-9]+ +4\.00 ' || bad "80x24 lines: no sectors per request: $(screen | grep '^ptx')"
+[ "$(widest)" -le 80 ] || bad "80x24 lines: a line of $(widest) cells"
+keys q q q q
+restored 0 "80x24 lines q"
 
 [ "$fail" = 0 ] && echo "tui_regions: all passed"
 exit "$fail"
