@@ -7,6 +7,8 @@
  * (term.c translates), output goes into a viz/cellgrid.h grid. */
 #ifndef NTOP_TUI_VIEW_H
 #define NTOP_TUI_VIEW_H
+#include <stdint.h>
+
 #include "viz/cellgrid.h"
 
 struct tui;
@@ -59,6 +61,15 @@ struct view {
 	void *priv;
 	int x, y, w, h; /* region of the last resize/draw */
 	int modal;      /* drawn over the view below it (dialogs, help) */
+};
+
+/* What the heatmap opens: a launch (td->results index) and, to show one
+ * source line's accesses only, the sites to keep (bit i: site i, NULL all)
+ * and what to call them. */
+struct view_heatmap_arg {
+	int ri;
+	const uint8_t *sites;  /* DMAT_SITES bits, copied */
+	const char *label;     /* "attn.py:48 loads", copied */
 };
 
 extern const struct view_ops view_kernels_ops;

@@ -38,6 +38,9 @@ struct vhm {
 	int fitted;
 	struct dmat_alloc *allocs; /* the launch's live allocations (labels) */
 	int n_allocs;
+	int site_filter;        /* only the accesses of sites[] (a source line) */
+	uint8_t sites[DMAT_SITES / 8];
+	char label[200];        /* what those sites are */
 };
 
 /* Builds the model with the time base `want` in place of the current one. */
@@ -49,6 +52,7 @@ static int vhm_build(struct vhm *s, enum dmat_time want, char **cause)
 	o.amd = s->amd;
 	o.allocs = s->allocs;
 	o.n_allocs = s->n_allocs;
+	o.sites = s->site_filter ? s->sites : NULL;
 	struct dmat *m = NULL;
 	if (dmat_open(s->path, s->map, &o, &m, cause) < 0)
 		return -1;
@@ -60,13 +64,19 @@ static int vhm_build(struct vhm *s, enum dmat_time want, char **cause)
 static int vhm_init(struct view *v, void *arg)
 {
 	struct tui *t = v->tui;
-	int ri = *(int *)arg;
+	const struct view_heatmap_arg *a = arg;
+	int ri = a->ri;
 	if (ri < 0 || ri >= t->td->n_results || !t->td->results[ri].path)
 		return -1;
 	struct vhm *s = calloc(1, sizeof *s);
 	if (!s)
 		return -1;
 	v->priv = s;
+	if (a->sites) {
+		s->site_filter = 1;
+		memcpy(s->sites, a->sites, sizeof s->sites);
+		snprintf(s->label, sizeof s->label, "%s", a->label ? a->label : "some sites");
+	}
 	const struct td_result *tr = &t->td->results[ri];
 	s->pid = tr->pid;
 	s->kid = tr->kid;
@@ -370,12 +380,14 @@ static void vhm_title(struct view *v, struct cellgrid *g, int x, int y, int w)
 	struct vhm *s = v->priv;
 	struct tui *t = v->tui;
 	const struct td_kernel *k = trace_dir_kernel(t->td, s->pid, s->kid);
-	char grid[32], block[32], ps[32], buf[200];
+	char grid[32], block[32], ps[32], buf[400];
 	ktable_fmt_dims(s->r->grid, grid, sizeof grid);
 	ktable_fmt_dims(s->r->block, block, sizeof block);
 	dmat_fmt_bytes(s->m->page_size, ps, sizeof ps);
-	snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s", (unsigned long long)s->r->seq,
-		 grid, block, ps);
+	int n = snprintf(buf, sizeof buf, "DMAT launch %llu  grid %s  block %s  pages of %s",
+			 (unsigned long long)s->r->seq, grid, block, ps);
+	if (s->site_filter && n > 0 && (size_t)n < sizeof buf)
+		snprintf(buf + n, sizeof buf - (size_t)n, "  only %s", s->label);
 	draw_title(t, g, x, y, w, buf, k ? tui_kernel_name(t, k) : "?", draw_c(t, THEME_ACCENT), t->theme.c[THEME_BG],
 		   CELL_BOLD);
 }

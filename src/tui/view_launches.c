@@ -105,7 +105,7 @@ static int vl_open(struct view *v, enum vl_want want)
 	else if ((want == VL_ANY || want == VL_WARPS) && rs->has_regions)
 		tui_push(t, &view_warps_ops, &ri);
 	else if ((want == VL_ANY || want == VL_HEATMAP) && rs->has_dmat)
-		tui_push(t, &view_heatmap_ops, &ri);
+		tui_push(t, &view_heatmap_ops, &(struct view_heatmap_arg){ri, NULL, NULL});
 	else if (want == VL_LINES && rs->has_lines)
 		tui_push(t, &view_lines_ops, &ri);
 	else if (want == VL_HEATMAP)

@@ -2,7 +2,7 @@
  * (its loads and its stores apart), with accesses, bytes, warp-level
  * requests, the 32-byte sectors they touched, sectors per request and the
  * distinct pages; a line whose probed instructions made no record shows
- * as not run. The records are streamed once when the view opens
+ * as not run. Enter opens the launch's heatmap of that line's accesses. The records are streamed once when the view opens
  * (viz/lines.h); only the per-line table stays in memory. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +11,12 @@
 #include "tui/draw.h"
 #include "tui/tui.h"
 #include "tui/view.h"
+#include "viz/dmat.h"
 #include "viz/lines.h"
 
 struct vli {
 	struct lines *L;
+	int ri;
 	int sel, top, list_h;
 	unsigned long long seq;
 };
@@ -29,6 +31,7 @@ static int vli_init(struct view *v, void *arg)
 	if (!s)
 		return -1;
 	v->priv = s;
+	s->ri = ri;
 	s->seq = (unsigned long long)t->td->results[ri].seq;
 	struct result_stream *rs = NULL;
 	char *cause = NULL;
@@ -58,6 +61,31 @@ static void vli_free(struct view *v)
 	free(s);
 }
 
+/* Enter: the launch's heatmap of the selected line's accesses only. */
+static int vli_heatmap(struct view *v)
+{
+	struct vli *s = v->priv;
+	struct tui *t = v->tui;
+	const struct ln_line *l = s->sel < s->L->n ? &s->L->v[s->sel] : NULL;
+	struct result *r = NULL;
+	char *cause = NULL, label[240];
+	uint8_t sites[DMAT_SITES / 8];
+	if (!l || !l->accesses) {
+		tui_msg(t, 1, "%s made no records: nothing to draw", l ? l->where : "no line");
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
+	if (result_read_head(t->td->results[s->ri].path, &r, &cause) < 0) {
+		tui_msg(t, 1, "launch %llu: %s", s->seq, cause ? cause : "unreadable");
+		free(cause);
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
+	lines_site_mask(r, l, sites, DMAT_SITES);
+	result_free(r);
+	snprintf(label, sizeof label, "%s %s", l->where, l->stores ? "stores" : "loads");
+	tui_push(t, &view_heatmap_ops, &(struct view_heatmap_arg){s->ri, sites, label});
+	return VIEW_HANDLED | VIEW_REDRAW;
+}
+
 static int vli_key(struct view *v, int key)
 {
 	struct vli *s = v->priv;
@@ -69,6 +97,7 @@ static int vli_key(struct view *v, int key)
 	case 'G': case TK_END: s->sel = s->L->n - 1; break;
 	case TK_PGDN: case TK_CTRL('d'): s->sel += page; break;
 	case TK_PGUP: case TK_CTRL('u'): s->sel -= page; break;
+	case TK_ENTER: case 'l': case TK_RIGHT: return vli_heatmap(v);
 	case 'q': case 'h': case TK_LEFT: case TK_ESC: return VIEW_QUIT;
 	default: return 0;
 	}
@@ -143,7 +172,7 @@ static void vli_draw(struct view *v, struct cellgrid *g, int x, int y, int w, in
 static const char *vli_hints(struct view *v)
 {
 	(void)v;
-	return "j/k move  g/G first/last  q back";
+	return "Enter heatmap of the line  j/k move  g/G first/last  q back";
 }
 
 const struct view_ops view_lines_ops = {

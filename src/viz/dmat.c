@@ -175,6 +175,10 @@ static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x
 	if (x->kind >= DMAT_N_KINDS)
 		x->kind = DMAT_KIND_OTHER;
 	x->kept = (m->kinds >> x->kind) & 1;
+	if (x->kept && m->site_filter) {
+		uint32_t site = m->off_access >= 0 ? dm_u32(rec + m->off_access) >> 21 : DMAT_SITES;
+		x->kept = site < DMAT_SITES && (m->sites[site / 8] >> (site % 8) & 1);
+	}
 	if (x->kept && m->alloc_filter >= 0)
 		x->kept = dm_in_alloc(&m->allocs[m->alloc_filter], x->addr);
 }
@@ -690,6 +694,10 @@ static int dm_new(const struct result *r, int map_index, const struct dmat_opts 
 	m->page_size = ps;
 	m->gap_keep = o->gap_keep ? o->gap_keep : DMAT_GAP_KEEP_DEFAULT;
 	m->kinds = o->kinds ? o->kinds : UINT32_MAX;
+	if (o->sites) {
+		m->site_filter = 1;
+		memcpy(m->sites, o->sites, sizeof m->sites);
+	}
 	m->dropped = r->maps[map_index].records_dropped;
 	m->unsampled = r->maps[map_index].records_unsampled;
 	m->unsampled_unknown = r->maps[map_index].unsampled_unknown;
@@ -1283,8 +1291,9 @@ void dmat_header(const struct dmat *m, char *buf, size_t len)
 	char pages[32], ps[32];
 	timeline_fmt_num((double)m->n_rows, pages, sizeof pages);
 	dmat_fmt_bytes(m->page_size, ps, sizeof ps);
-	snprintf(buf, len, "%s accesses  %s  %s  %s pages of %s in %u range%s%s%s", acc, m->bytes ? bytes : "size n/a",
-		 kinds[0] ? kinds : "-", pages, ps, m->n_runs, m->n_runs == 1 ? "" : "s", drop, smp);
+	snprintf(buf, len, "%s access%s  %s  %s  %s page%s of %s in %u range%s%s%s", acc, m->accesses == 1 ? "" : "es",
+		 m->bytes ? bytes : "size n/a", kinds[0] ? kinds : "-", pages, m->n_rows == 1 ? "" : "s", ps, m->n_runs,
+		 m->n_runs == 1 ? "" : "s", drop, smp);
 }
 
 void dmat_cell_text(const struct dmat *m, const struct dmat_cell *c, char *buf, size_t len)

@@ -71,6 +71,7 @@ enum dmat_kind {
 #define DMAT_PAGE_MAX (1u << 30)
 #define DMAT_GAP_KEEP_DEFAULT 65536u /* bytes: smaller untouched gaps stay as rows */
 #define DMAT_NONE (-1)
+#define DMAT_SITES 2048u           /* sites an access field names (11 bits) */
 #define DMAT_HIST_COLS 4096u       /* fine histogram: time bins at most */
 #define DMAT_HIST_ROWS 4096u       /* row bins at most */
 #define DMAT_HIST_CELLS (1u << 23) /* cells at most (u32 each: 32 MiB) */
@@ -90,6 +91,8 @@ struct dmat_opts {
 	int n_allocs;
 	int alloc_filter;     /* DMAT_NONE: every access; else only allocs[alloc_filter] */
 	uint32_t kinds;       /* bit k keeps enum dmat_kind k; 0: all */
+	const uint8_t *sites; /* bit i keeps records of site i (access field's site; a
+				 record without one is dropped); NULL: all */
 	uint32_t hist_cols, hist_rows; /* fine histogram limits; 0: DMAT_HIST_COLS / ROWS */
 	int amd;              /* AMD GPU: the clock is a CU's, labels say so */
 };
@@ -115,6 +118,8 @@ struct dmat {
 	uint64_t gap_keep;       /* bytes */
 	int alloc_filter;
 	uint32_t kinds;          /* effective filter mask (never 0) */
+	int site_filter;         /* records kept by site (sites[]) */
+	uint8_t sites[DMAT_SITES / 8];
 	struct dmat_alloc *allocs; /* copies (labels too), in the caller's order */
 	int n_allocs;
 	/* record layout (byte offsets, -1 absent) */

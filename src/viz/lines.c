@@ -112,6 +112,17 @@ static int ln_lines(struct ln_ctx *c, const struct engine_sites *t)
 	return 0;
 }
 
+void lines_site_mask(const struct result *r, const struct ln_line *l, uint8_t *mask, size_t bits)
+{
+	memset(mask, 0, (bits + 7) / 8);
+	for (int i = 0; i < r->sites.n && (size_t)i < bits; i++) {
+		char where[192];
+		site_where(&r->sites, i, where, sizeof where);
+		if (!strcmp(where, l->where) && site_stores(&r->sites, i) == l->stores)
+			mask[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+}
+
 /* Adds a page to line l's set (open addressing, grown at half full). */
 static int page_add(struct ln_line *l, uint64_t page)
 {

@@ -46,6 +46,9 @@ int lines_analyze(const struct result_stream *s, int map, struct lines **out, ch
 void lines_free(struct lines *l);
 /* Index of the first map with an access field (addr:u64 and access:u32), or -1. */
 int lines_find_map(const struct result *r);
+/* Sets bit i of mask (bits, 8 a byte) for each site i of r's table that
+ * counts to line l (its where and direction); mask is cleared first. */
+void lines_site_mask(const struct result *r, const struct ln_line *l, uint8_t *mask, size_t bits);
 /* "load", "load+store"...: the dmat kinds in `kinds` (bit k: kind k). */
 const char *lines_kinds_text(uint32_t kinds, char *buf, size_t n);
 

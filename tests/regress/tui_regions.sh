@@ -115,6 +115,14 @@ n=$(line 2 | grep -Eo '[0-9]+ accesses' | cut -d' ' -f1)
 screen | grep -Eq "^ptx:[0-9]+ +load +$n +4\.00 +$((n / 32)) +$((n / 8)) +$((4 * n)) +1\$" ||
 	bad "load line of $n accesses: $(screen | grep '^ptx')"
 screen | grep -Eq '^ptx:[0-9]+ +not run +0 ' || bad "the store's line without records: $(screen | grep '^ptx')"
+# Enter: the heatmap of that line's accesses only (all of them: one line)
+keys Enter
+wait_for "^DMAT launch [0-9]+ .* only ptx:[0-9]+ loads" 3 || bad "Enter on the load line: $(line 2)"
+wait_for "^$n accesses  [0-9.]+ [KM]?i?B  ld 100%  1 page of 4 KiB" 3 || bad "the line's heatmap totals: $(line $((H - 1)))"
+keys q
+wait_for '^memory by source line' 3 || bad "q from the line's heatmap: $(line 2)"
+keys j Enter
+wait_for 'made no records: nothing to draw' 3 || bad "Enter on a line not run: $(screen | tail -1)"
 keys q
 wait_for '^ +SEQ +GRID' 3 || bad "q from lines: $(line 2)"
 keys w

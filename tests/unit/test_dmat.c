@@ -14,6 +14,7 @@
 #include "testlib.h"
 #include "trace/result.h"
 #include "viz/dmat.h"
+#include "viz/lines.h"
 #include "viz/theme.h"
 
 #define BASE 0x7f0000000000ull
@@ -962,6 +963,72 @@ static void test_hist_paths(void)
 	result_free(r);
 }
 
+/* The heatmap of one source line: a map with an access field (bytes | kind
+ * << 18 | site << 21), slot 0 a load of site 5 or 7 (alternating threads),
+ * slot 1 a store of site 9; sites 5, 7 and 9 are all on k.cu:10. The line's
+ * loads are sites 5 and 7 (lines_site_mask), and the model keeps theirs. */
+static void test_site_filter(void)
+{
+	enum { N = 128 };
+	struct result *r = syn_result(1, N, 2, 0);
+	snprintf(r->maps[0].map.fields[2].name, sizeof r->maps[0].map.fields[2].name, "access");
+	for (uint32_t t = 0; t < N; t++)
+		for (uint32_t i = 0; i < 2; i++) {
+			uint8_t *rec = (uint8_t *)result_map_record(&r->maps[0], t, i);
+			uint64_t addr = BASE + (uint64_t)i * PAGE + 4 * t;
+			uint32_t clock = 100 + 10 * i, site = i ? 9 : t % 2 ? 7 : 5;
+			uint32_t access = 4 | (i ? DMAT_KIND_STORE : DMAT_KIND_LOAD) << 18 | site << 21;
+			memcpy(rec, &addr, 8);
+			memcpy(rec + 8, &clock, 4);
+			memcpy(rec + 12, &access, 4);
+			r->maps[0].counts[t] = 2 * r->maps[0].map.rec_size;
+		}
+	syn_finish(r);
+	struct engine_sites *st = &r->sites;
+	st->n = 12;
+	st->s = calloc((size_t)st->n, sizeof *st->s);
+	st->n_files = 1;
+	st->files = calloc(1, sizeof *st->files);
+	st->files[0] = strdup("/src/k.cu");
+	for (int i = 0; i < st->n; i++) {
+		st->s[i] = (struct engine_site){.kind = ENGINE_SITE_INSN, .region = -1, .ptx_line = 40 + i, .file = 0,
+						.line = i == 5 || i == 7 || i == 9 ? 10 : 20 + i};
+		snprintf(st->s[i].opcode, sizeof st->s[i].opcode, "%s", i == 9 ? "st.global.u32" : "ld.global.u32");
+	}
+	struct ln_line l = {.stores = 0};
+	snprintf(l.where, sizeof l.where, "k.cu:10");
+	uint8_t mask[DMAT_SITES / 8];
+	lines_site_mask(r, &l, mask, DMAT_SITES);
+	int bits = 0;
+	for (unsigned i = 0; i < DMAT_SITES; i++)
+		bits += mask[i / 8] >> (i % 8) & 1;
+	CHECK_EQ_INT(bits, 2);
+	CHECK(mask[0] == (1u << 5 | 1u << 7));
+	struct dmat_opts o;
+	dmat_opts_init(&o);
+	o.sites = mask;
+	struct dmat *m = NULL;
+	char *cause = NULL;
+	CHECKF(dmat_create(r, 0, &o, &m, &cause) == 0, "%s", cause);
+	free(cause);
+	CHECK_EQ_INT(m->records, 2 * N);
+	CHECK_EQ_INT(m->accesses, N);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_LOAD], N);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_STORE], 0);
+	CHECK_EQ_INT(m->addr_max, BASE + 4 * (N - 1));
+	dmat_free(m);
+	/* the line's stores: site 9 */
+	l.stores = 1;
+	lines_site_mask(r, &l, mask, DMAT_SITES);
+	CHECK(mask[0] == 0 && mask[1] == 1u << 1);
+	CHECKF(dmat_create(r, 0, &o, &m, &cause) == 0, "%s", cause);
+	CHECK_EQ_INT(m->accesses, N);
+	CHECK_EQ_INT(m->by_kind[DMAT_KIND_STORE], N);
+	CHECK_EQ_INT(m->addr_min, BASE + PAGE);
+	dmat_free(m);
+	result_free(r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir))
@@ -980,6 +1047,7 @@ int main(void)
 	test_sampled();
 	test_stored();
 	test_hist_paths();
+	test_site_filter();
 	CHECK(rmdir(tmpdir) == 0);
 	return testlib_report();
 }
