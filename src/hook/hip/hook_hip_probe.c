@@ -245,7 +245,8 @@ static struct hook_inst *inst_get(struct hook_kernel *k, const struct hip_device
 	return in;
 }
 
-/* Each map 256-aligned in one buffer; -1 when over half the budget. */
+/* Each map 256-aligned in one buffer; -1 when one is 4 GiB or more, or
+ * all are over half the budget. */
 static int job_layout(const struct hip_plan *p, struct hip_job *j, char **cause)
 {
 	uint64_t blocks = (uint64_t)j->grid[0] * j->grid[1] * j->grid[2], off = 0;
@@ -255,6 +256,10 @@ static int job_layout(const struct hip_plan *p, struct hip_job *j, char **cause)
 		j->units[i] = amdgpu_map_units(&p->maps[i].map, blocks, threads, p->wave);
 		if (!b || !j->units[i] || off > UINT64_MAX - b - 255)
 			return cause_set(cause, "map %s size overflows", p->maps[i].map.name);
+		/* the probe code's offsets into a map are 32-bit */
+		if (b > UINT32_MAX)
+			return cause_set(cause, "map %s needs %llu bytes: over the 4 GiB a probe's 32-bit offsets reach",
+					 p->maps[i].map.name, (unsigned long long)b);
 		j->map_off[i] = off;
 		off = (off + b + 255) & ~(uint64_t)255;
 	}

@@ -6,7 +6,7 @@
  * hip_exports.txt is forwarded untouched through a signature-free
  * trampoline, and the rows HIP 5.2 lacks (hipGetProcAddress,
  * hipModuleLaunchCooperativeKernel, hipDrvLaunchKernelEx) are not
- * exported; on ROCm 6/7 the front (hipfront.c) reaches every row. */
+ * exported; on ROCm 6/7 the front (src/hook/audit/rtld_front.c) reaches every row. */
 #ifndef NTOP_HOOK_HIP_TABLE_H
 #define NTOP_HOOK_HIP_TABLE_H
 #include "hook/hip/hook_hip_api.h"
