@@ -23,9 +23,11 @@
 #             with TRITON_ATTN=FILE the forward kernel of Triton's fused-
 #             attention tutorial) plain and under -p regions, alternating,
 #             outputs compared
-#   case      the fused-attention kernel under -p regions (the default
-#             regions): the report's region table and the warps view of one
-#             SM as PNG ($OUT/attn_warps.png)
+#   case      the fused-attention kernel under a copy of the regions probe
+#             keeping 2048 records a warp (the default regions): the
+#             report's region table, the warps of block 0 and of its SM as
+#             PNGs, block 0 for Perfetto, and how the regions overlap on
+#             the SM and in the block (tests/gpu/regions_overlap.py)
 #
 # $OUT (default ./gpu-out): inside_kernel.txt (a line per check, last), and
 # the step outputs; everything else in inside_kernel-logs.tgz.
@@ -174,13 +176,24 @@ PY
 
 step_case() {
 	[ -n "${TRITON_ATTN:-}" ] || { row "case" "skipped: no TRITON_ATTN"; return; }
-	"$NTOP" record -p regions -k attn_fwd --limit 1 -o "$W/case" -- python3 tests/gpu/triton_regions.py --only attn \
-		--attn "$TRITON_ATTN" --reps 1 >"$W/case.out" 2>"$W/case.err"
+	# the attention kernel's warps pass ~1,400 region boundaries: a copy of
+	# the probe keeping 2048 records a warp keeps them all
+	sed 's/^cap = 1024$/cap = 2048/' probes/regions.toml >"$W/regions2k.toml"
+	"$NTOP" record -p "$W/regions2k.toml" -k attn_fwd --limit 1 -o "$W/case" -- python3 tests/gpu/triton_regions.py \
+		--only attn --attn "$TRITON_ATTN" --reps 1 >"$W/case.out" 2>"$W/case.err"
 	"$NTOP" report "$W/case" >"$OUT/case.txt" 2>&1
-	"$NTOP" export "$W/case" -k attn_fwd --view regions -o "$OUT/attn_warps.png" >>"$W/case.err" 2>&1
+	"$NTOP" export "$W/case" -k attn_fwd --view regions --block 0 --width 1600 --height 500 \
+		-o "$OUT/attn_block0.png" >>"$W/case.err" 2>&1
+	"$NTOP" export "$W/case" -k attn_fwd --view regions -o "$OUT/attn_sm.png" >>"$W/case.err" 2>&1
 	"$NTOP" export "$W/case" -k attn_fwd --view regions -o "$W/case.csv" >>"$W/case.err" 2>&1
+	"$NTOP" export "$W/case" -k attn_fwd --view regions --block 0 --format perfetto \
+		-o "$OUT/attn_block0.json" >>"$W/case.err" 2>&1
+	python3 tests/gpu/regions_overlap.py "$W/case.csv" >"$OUT/attn_overlap_sm.txt" 2>&1
+	python3 tests/gpu/regions_overlap.py "$W/case.csv" --block 0 >"$OUT/attn_overlap_block0.txt" 2>&1
 	grep -A12 'regions:' "$OUT/case.txt" | head -14 | tee -a "$TABLE"
-	row "case: warps view" "$( [ -s "$OUT/attn_warps.png" ] && echo attn_warps.png || echo "FAIL: $(tail -2 "$W/case.err")")"
+	head -12 "$OUT/attn_overlap_sm.txt" | tee -a "$TABLE"
+	row "case: warps of block 0" "$( [ -s "$OUT/attn_block0.png" ] && echo attn_block0.png || echo "FAIL: $(tail -2 "$W/case.err")")"
+	row "case: perfetto of block 0" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["otherData"]; print(d["warps"], "warps,", d["region_slices"], "region slices")' "$OUT/attn_block0.json" 2>&1)"
 }
 
 {

@@ -48,6 +48,19 @@ kid=$(grep '^kernel .* name=scale$' "$TMP/reg/events.log" | grep -o 'kid=[0-9]*'
 head -1 "$TMP/w.csv" | grep -q '^block,warp,smid,region,name,start,end,cycles,begin_line,end_line$' || fail "CSV header"
 [ "$(grep -c ',ld,.*,200,' "$TMP/w.csv")" = "$(grep -c ',st,.*,400,' "$TMP/w.csv")" ] && grep -q ',ld,' "$TMP/w.csv" ||
 	fail "CSV rows: $(head -5 "$TMP/w.csv")"
+# tests/gpu/regions_overlap.py (the case study's overlap table) on a CSV
+# of known overlap: mma 0-100 in warp 0.0, load 50-150 in 0.1 and 200-300
+# in 0.0; a warp of SM 1 left out
+printf '%s\n' block,warp,smid,region,name,start,end,cycles,begin_line,end_line \
+	0,0,0,0,mma,0,100,100,a:1,a:1 0,1,0,1,load,50,150,100,a:2,a:2 0,0,0,1,load,200,300,100,a:2,a:2 \
+	1,0,1,1,load,0,5000,5000,a:2,a:2 >"$TMP/ov.csv"
+python3 "$S/tests/gpu/regions_overlap.py" "$TMP/ov.csv" >"$TMP/ov.txt" 2>&1 || fail "regions_overlap.py: $(cat "$TMP/ov.txt")"
+expect "$TMP/ov.txt" "^SM 0: 2 warps, 3 segments, span 300 cycles$" "overlap: what"
+expect "$TMP/ov.txt" "^mma +33\.3% +1\.00$" "overlap: mma busy share"
+expect "$TMP/ov.txt" "^load +66\.7% +1\.00$" "overlap: load busy share"
+expect "$TMP/ov.txt" "^mma +load +16\.7% +50\.0%$" "overlap: mma with load"
+expect "$TMP/ov.txt" "^load +mma +16\.7% +25\.0%$" "overlap: load with mma"
+expect "$TMP/ov.txt" "^0\.0 +100 +100$" "overlap: warp 0.0's cycles"
 "$NTOP" export "$TMP/reg" -k scale --pid "$pid" --kid "$kid" --view regions --sm 1 --width 640 --height 320 \
 	-o "$TMP/w.png" >"$TMP/w.out" 2>&1 || fail "export regions PNG: $(cat "$TMP/w.out")"
 python3 - "$TMP/w.png" <<'PY' || fail "the warps PNG"
