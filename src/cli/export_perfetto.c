@@ -15,6 +15,31 @@
 #define PF_SM_TID 1000000000ull /* SM tracks after the kernels' */
 #define PF_WARP_TID 2000000000ull /* warp tracks after the SMs' */
 
+/* ---- collecting ---- */
+
+/* The blocks and warps of every probed launch o selects; launches with
+ * neither are counted in st->skipped. */
+static int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st,
+		char **cause)
+{
+	for (int i = 0; i < td->n_results; i++) {
+		const struct td_result *tr = &td->results[i];
+		if (o->one && (tr->pid != o->pid || tr->kid != o->kid || tr->seq != o->seq))
+			continue;
+		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
+		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
+		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
+		int w = b < 0 ? 0 : pf_launch_warps(tr, o, s, st);
+		if (b < 0 || w < 0)
+			return cause_set(cause, "out of memory collecting the blocks and warps");
+		if (b == 0 && w == 0)
+			st->skipped++;
+		else
+			st->probed++;
+	}
+	return 0;
+}
+
 /* ---- tracks ---- */
 
 static int pf_launch_cmp(const void *a, const void *b)

@@ -1,7 +1,6 @@
 /* The GPU side of the Perfetto export: each probed launch's blocks from its
  * block_sched records (export_perfetto_int.h), placed in time by the same
- * model as the timeline view (viz/timeline.h) so both show the same thing;
- * its warps from its regions records (export_perfetto_warps.c). */
+ * model as the timeline view (viz/timeline.h) so both show the same thing. */
 #include "cli/export_perfetto_int.h"
 
 #include <math.h>
@@ -108,7 +107,7 @@ static int pf_has_block_sched(const struct td_result *tr)
 }
 
 /* One probed launch: 1 added, 0 no block_sched records (skipped), -1 out of memory. */
-static int pf_launch_blocks(const struct td_result *tr, int occ, int amd, const struct pf_opts *o,
+int pf_launch_blocks(const struct td_result *tr, int occ, int amd, const struct pf_opts *o,
 			    struct pf_set *s, struct pf_stats *st)
 {
 	struct result *r = NULL;
@@ -138,27 +137,6 @@ out:
 	block_sched_free(bs);
 	result_free(r);
 	return rc;
-}
-
-int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st,
-		char **cause)
-{
-	for (int i = 0; i < td->n_results; i++) {
-		const struct td_result *tr = &td->results[i];
-		if (o->one && (tr->pid != o->pid || tr->kid != o->kid || tr->seq != o->seq))
-			continue;
-		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
-		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
-		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
-		int w = b < 0 ? 0 : pf_launch_warps(tr, o, s, st);
-		if (b < 0 || w < 0)
-			return cause_set(cause, "out of memory collecting the blocks and warps");
-		if (b == 0 && w == 0)
-			st->skipped++;
-		else
-			st->probed++;
-	}
-	return 0;
 }
 
 void pf_set_free(struct pf_set *s)

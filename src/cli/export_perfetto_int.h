@@ -63,10 +63,10 @@ struct pf_set {
 /* export_perfetto_host.c: the launch lines of dir/events.log (those o
  * selects), with the durations of their `time` lines. */
 int pf_host_read(const char *dir, const struct pf_opts *o, struct pf_set *s, char **cause);
-/* export_perfetto_gpu.c: the blocks of every probed launch o selects;
- * launches without block_sched records are counted in st->skipped. */
-int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st,
-		char **cause);
+/* export_perfetto_gpu.c: tr's blocks (occ: blocks per SM, amd: an AMD
+ * GPU's trace); 1 added, 0 no block_sched records, -1 out of memory. */
+int pf_launch_blocks(const struct td_result *tr, int occ, int amd, const struct pf_opts *o, struct pf_set *s,
+		     struct pf_stats *st);
 /* export_perfetto_warps.c: tr's warps and region segments (o->lanes picks
  * a block's or an SM's); 1 added, 0 no regions records, -1 out of memory. */
 int pf_launch_warps(const struct td_result *tr, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st);
