@@ -72,7 +72,7 @@ expect 2 "does not apply" "$T/trace" -k multi --view records --time sm -o "$T/x.
 out=$(cd "$T" && "$NTOP" export trace -k multi --view records 2>&1)
 echo "$out" | grep -q '^wrote multi-k2-p700-2-records.csv: 12 records' && [ -s "$T/multi-k2-p700-2-records.csv" ] ||
 	bad "default file name: $out"
-expect 2 "only 'timeline', 'dmat' and 'records'" "$T/trace" -k multi --view csv -o "$T/x.csv"
+expect 2 "only 'timeline', 'dmat', 'records' and 'regions'" "$T/trace" -k multi --view csv -o "$T/x.csv"
 expect 2 "never probed" "$T/trace" -k idler --view records -o "$T/x.csv"
 expect 2 "ntop record -p PROBE -k 'idler'" "$T/trace" -k idler --view records -o "$T/x.csv"
 expect 1 "cannot write $T/nodir/x.csv" "$T/trace" -k multi --view records -o "$T/nodir/x.csv"

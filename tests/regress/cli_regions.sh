@@ -125,7 +125,7 @@ PY
 [ $? = 2 ] || fail "--block outside --view regions was not refused"
 
 # -r refused before the program runs
-for bad in "-r nothing" "-r 9x=@load" "-r a=@lodd" "-r a=k.cu:0"; do
+for bad in "-r nothing" "-r 9x=@load" "-r a=@lodd" "-r a=k.cu:0" "-r a=@load -r a=@store"; do
 	# shellcheck disable=SC2086
 	NTOP_HOOK_DIR=$HOOKDIR "$NTOP" record -p regions $bad -o "$TMP/bad" -- /bin/true >/dev/null 2>"$TMP/bad.err"
 	rc=$?

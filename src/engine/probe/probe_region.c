@@ -123,8 +123,9 @@ int probe_set_regions(struct probe *p, const char *const *specs, int n, char **c
 		}
 		for (int j = 0; j < i; j++)
 			if (!strcmp(rs[j].name, rs[i].name)) {
+				cause_set(cause, "region '%s' is named twice", rs[i].name);
 				free(rs);
-				return cause_set(cause, "region '%s' is named twice", rs[i].name);
+				return -1;
 			}
 	}
 	free(p->regions);
