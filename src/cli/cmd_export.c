@@ -538,10 +538,12 @@ static void ex_titles(const struct trace_dir *td, const struct td_kernel *k, con
 	char *dem = demangle(r->kernel ? r->kernel : k->name);
 	snprintf(title, tlen, "%s", dem ? dem : k->name ? k->name : "(unnamed)");
 	free(dem);
-	const struct td_device *d = trace_dir_device(td, k->pid);
-	char dev[160] = "";
+	const struct td_device *d = trace_dir_launch_device(td, k, r->seq);
+	char dev[160] = "", gpu[24] = "";
+	if (d && td_process_n_devices(td, k->pid) > 1)
+		snprintf(gpu, sizeof gpu, "GPU %d: ", d->ordinal);
 	if (d && d->name)
-		snprintf(dev, sizeof dev, "  %s (%d %s, %.2f GHz)", d->name, d->sms, d->arch ? "CUs" : "SMs",
+		snprintf(dev, sizeof dev, "  %s%s (%d %s, %.2f GHz)", gpu, d->name, d->sms, d->arch ? "CUs" : "SMs",
 			 d->clock_khz / 1e6);
 	else if (r->device_sms)
 		snprintf(dev, sizeof dev, "  sm_%u, %u SMs", r->device_cc, r->device_sms);

@@ -133,13 +133,17 @@ static void rep_text_probe_status(const struct td_kernel *k)
 	printf("\n");
 }
 
-/* amd: an AMD kernel's lanes are compute units and its warps are waves. */
-static void rep_text_result(const struct rep_result *rr, int amd)
+/* amd: an AMD kernel's lanes are compute units and its warps are waves;
+ * gpus: the process used several GPUs (each launch says which). */
+static void rep_text_result(const struct rep_result *rr, int amd, int gpus)
 {
 	const char *lane = amd ? "CU" : "SM";
 	const struct td_result *tr = rr->tr;
 	rep_tame(rr->error);
-	printf("      seq %llu: ", (unsigned long long)tr->seq);
+	printf("      seq %llu", (unsigned long long)tr->seq);
+	if (gpus && td_result_dev(tr) >= 0)
+		printf(" on GPU %d", td_result_dev(tr));
+	printf(": ");
 	if (rr->has_bs) {
 		printf("%s", rr->bs_line);
 		if (rr->bs_waves >= 0)
@@ -174,6 +178,10 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 	if (k->name && k->demangled && strcmp(k->name, k->demangled) != 0)
 		printf("      %s\n", k->name);
 	printf("      launches %llu", (unsigned long long)k->launches);
+	if (td_kernel_n_devs(k) > 1 || (k->devs && td_process_n_devices(td, k->pid) > 1)) {
+		char devs[256];
+		printf(" on GPU%s %s", td_kernel_n_devs(k) > 1 ? "s" : "", td_kernel_devs_text(k, 1, devs, sizeof devs));
+	}
 	if (k->has_config) {
 		printf("  grid %u,%u,%u  block %u,%u,%u", k->last.grid[0], k->last.grid[1], k->last.grid[2],
 		       k->last.block[0], k->last.block[1], k->last.block[2]);
@@ -199,7 +207,7 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 	for (int i = 0; rr && i < k->n_results; i++) {
 		/* failures are always listed: a corrupt file must not hide in "... more" */
 		if (shown < REP_TEXT_LAUNCHES || rr[i].error) {
-			rep_text_result(&rr[i], k->amd);
+			rep_text_result(&rr[i], k->amd, td_process_n_devices(td, k->pid) > 1);
 			shown++;
 		}
 		if (rr[i].has_bs) {
@@ -333,6 +341,7 @@ static void js_result(struct strbuf *sb, const struct rep_result *rr, const stru
 	js_dims(&o, "grid", tr->has_config, tr->config.grid);
 	js_dims(&o, "block", tr->has_config, tr->config.block);
 	cli_json_int(&o, "occupancy_blocks_per_sm", tr->occ);
+	cli_json_number_if(&o, "device", td_result_dev(tr) >= 0, td_result_dev(tr));
 	cli_json_u64(&o, "device_sms", rr->device_sms);
 	cli_json_int(&o, "maps", rr->n_maps);
 	cli_json_u64(&o, "records", rr->records);
@@ -399,6 +408,25 @@ static void js_kernel_results(struct strbuf *sb, const struct trace_dir *td, con
 	cli_json_end(&a);
 }
 
+/* "devices": [{"ordinal": 0, "launches": 40}, ...]: the GPUs it ran on
+ * (launches null where no stats line counted them). */
+static void js_kernel_devices(struct cli_json *o, const struct td_kernel *k)
+{
+	struct cli_json a, d;
+	cli_json_key(o, "devices");
+	cli_json_array(&a, o->sb);
+	for (int i = 0; i < TD_DEVICES; i++) {
+		if (!(k->devs >> i & 1))
+			continue;
+		cli_json_item(&a);
+		cli_json_object(&d, o->sb);
+		cli_json_int(&d, "ordinal", i);
+		cli_json_number_if(&d, "launches", k->dev_launches[i] != 0, (double)k->dev_launches[i]);
+		cli_json_end(&d);
+	}
+	cli_json_end(&a);
+}
+
 static void js_kernel(struct strbuf *sb, const struct trace_dir *td, const struct td_kernel *k)
 {
 	struct cli_json o;
@@ -413,6 +441,7 @@ static void js_kernel(struct strbuf *sb, const struct trace_dir *td, const struc
 	cli_json_u64(&o, "smem", k->last.smem);
 	cli_json_int(&o, "configs", k->n_configs);
 	cli_json_bool(&o, "config_varied", k->n_configs > 1);
+	js_kernel_devices(&o, k);
 	cli_json_u64(&o, "timed", k->timed);
 	cli_json_number_if(&o, "mean_ns", k->timed != 0, td_kernel_mean_ns(k));
 	/* AMD kernels have code objects, not PTX: their keys say so */

@@ -28,8 +28,11 @@ static int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, stru
 			continue;
 		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
 		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
-		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), o, s, st);
-		int w = b < 0 ? 0 : pf_launch_warps(tr, o, s, st);
+		int dev = td_result_dev(tr);
+		uint32_t tpid = dev >= 0 && td_process_n_devices(td, tr->pid) > 1 ? tr->pid + (uint32_t)(dev + 1) * PF_PID_GPU
+										   : tr->pid;
+		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), tpid, o, s, st);
+		int w = b < 0 ? 0 : pf_launch_warps(tr, tpid, o, s, st);
 		if (b < 0 || w < 0)
 			return cause_set(cause, "out of memory collecting the blocks and warps");
 		if (b == 0 && w == 0)
@@ -55,8 +58,8 @@ static int pf_launch_cmp(const void *a, const void *b)
 static int pf_block_cmp(const void *a, const void *b)
 {
 	const struct pf_block *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (x->tpid != y->tpid)
+		return x->tpid < y->tpid ? -1 : 1;
 	if (x->smid != y->smid)
 		return x->smid < y->smid ? -1 : 1;
 	if (x->ts != y->ts)
@@ -67,8 +70,8 @@ static int pf_block_cmp(const void *a, const void *b)
 static int pf_warp_cmp(const void *a, const void *b)
 {
 	const struct pf_warp *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (x->tpid != y->tpid)
+		return x->tpid < y->tpid ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	if (x->smid != y->smid)
@@ -124,7 +127,7 @@ static int pf_assign(struct pf_set *s, struct pf_stats *st, char **cause)
 	if (s->n_b)
 		qsort(s->b, s->n_b, sizeof *s->b, pf_block_cmp);
 	for (size_t i = 0; i < s->n_b; i++) {
-		if (i == 0 || s->b[i].pid != s->b[i - 1].pid || s->b[i].smid != s->b[i - 1].smid) {
+		if (i == 0 || s->b[i].tpid != s->b[i - 1].tpid || s->b[i].smid != s->b[i - 1].smid) {
 			st->sm_tracks += n;
 			n = 0;
 		}
@@ -212,15 +215,23 @@ static void pf_thread(struct pf_out *o, uint32_t pid, uint64_t tid, const char *
 	pf_meta(o, pid, tid, "thread_sort_index", NULL, (long)tid); /* kernels first, then SMs in order */
 }
 
-static void pf_process(struct pf_out *o, uint32_t pid)
+/* The process of pid, or (pid >= PF_PID_GPU) that process's tracks of one GPU. */
+static void pf_process(struct pf_out *o, uint32_t tpid)
 {
+	uint32_t pid = tpid % PF_PID_GPU;
+	int gpu = (int)(tpid / PF_PID_GPU) - 1;
 	const struct td_process *p = trace_dir_process(o->td, pid);
-	const struct td_device *d = trace_dir_device(o->td, pid);
-	char name[512];
+	const struct td_device *d = gpu >= 0 ? trace_dir_device_of(o->td, pid, gpu) : trace_dir_device(o->td, pid);
+	char name[512], where[200] = "";
 	const char *exe = p && p->exe ? strrchr(p->exe, '/') : NULL;
-	snprintf(name, sizeof name, "%s (pid %u%s%s)", exe ? exe + 1 : p && p->exe ? p->exe : "process", pid,
-		 d && d->name ? ", " : "", d && d->name ? d->name : "");
-	pf_meta(o, pid, 0, "process_name", name, 0);
+	if (gpu >= 0)
+		snprintf(where, sizeof where, ", GPU %d%s%s", gpu, d && d->name ? ": " : "", d && d->name ? d->name : "");
+	else if (td_process_n_devices(o->td, pid) > 1)
+		snprintf(where, sizeof where, ", %d GPUs", td_process_n_devices(o->td, pid));
+	else if (d && d->name)
+		snprintf(where, sizeof where, ", %s", d->name);
+	snprintf(name, sizeof name, "%s (pid %u%s)", exe ? exe + 1 : p && p->exe ? p->exe : "process", pid, where);
+	pf_meta(o, tpid, 0, "process_name", name, 0);
 }
 
 /* The kernel slice around launches [i, end) of one kernel (lane 0 track). */
@@ -296,7 +307,7 @@ static void pf_block(struct pf_out *o, const struct pf_block *b)
 	struct cli_json j, a;
 	char name[64];
 	snprintf(name, sizeof name, "block %llu", (unsigned long long)b->index);
-	pf_begin(o, &j, "X", b->pid, PF_SM_TID + (uint64_t)b->smid * PF_LANES + b->lane);
+	pf_begin(o, &j, "X", b->tpid, PF_SM_TID + (uint64_t)b->smid * PF_LANES + b->lane);
 	cli_json_string(&j, "name", name);
 	cli_json_string(&j, "cat", "block");
 	pf_us(&j, "ts", b->ts - o->origin);
@@ -335,7 +346,7 @@ static void pf_sm_threads(struct pf_out *o, const struct pf_set *s, size_t i, si
 				snprintf(name, sizeof name, "%s %u slot %u", lane, smid, l + 1);
 			else
 				snprintf(name, sizeof name, "%s %u", lane, smid);
-			pf_thread(o, s->b[k].pid, PF_SM_TID + (uint64_t)smid * PF_LANES + l, name);
+			pf_thread(o, s->b[k].tpid, PF_SM_TID + (uint64_t)smid * PF_LANES + l, name);
 		}
 	}
 }
@@ -349,11 +360,11 @@ static void pf_warp(struct pf_out *o, const struct pf_set *s, const struct pf_wa
 				 w->smid, (unsigned long long)w->seq);
 		if (l && n > 0 && (size_t)n < sizeof name)
 			snprintf(name + n, sizeof name - (size_t)n, " (%u)", l + 1);
-		pf_thread(o, w->pid, w->tid0 + l, name);
+		pf_thread(o, w->tpid, w->tid0 + l, name);
 	}
 	struct cli_json j, a;
 	snprintf(name, sizeof name, "warp %llu.%u", (unsigned long long)w->block, w->warp);
-	pf_begin(o, &j, "X", w->pid, w->tid0);
+	pf_begin(o, &j, "X", w->tpid, w->tid0);
 	cli_json_string(&j, "name", name);
 	cli_json_string(&j, "cat", "warp");
 	pf_us(&j, "ts", w->ts - o->origin);
@@ -375,7 +386,7 @@ static void pf_warp(struct pf_out *o, const struct pf_set *s, const struct pf_wa
 		const struct pf_rseg *g = &s->g[w->seg0 + i];
 		if (g->lane < 0)
 			continue;
-		pf_begin(o, &j, "X", w->pid, w->tid0 + (uint64_t)g->lane);
+		pf_begin(o, &j, "X", w->tpid, w->tid0 + (uint64_t)g->lane);
 		cli_json_string(&j, "name", g->name);
 		cli_json_string(&j, "cat", "region");
 		pf_us(&j, "ts", g->ts - o->origin);
@@ -425,7 +436,7 @@ static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid,
 			pf_launch(o, &s->l[*li]);
 	}
 	size_t b0 = *bi, j = *bi;
-	while (j < s->n_b && s->b[j].pid == pid)
+	while (j < s->n_b && s->b[j].tpid == pid)
 		j++;
 	pf_sm_threads(o, s, b0, j);
 	for (; *bi < j; (*bi)++) {
@@ -433,7 +444,7 @@ static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid,
 		if ((*bi & 1023) == 0)
 			cli_progress_update(pr, *bi, s->n_b + s->n_w);
 	}
-	for (; *wi < s->n_w && s->w[*wi].pid == pid; (*wi)++) {
+	for (; *wi < s->n_w && s->w[*wi].tpid == pid; (*wi)++) {
 		pf_warp(o, s, &s->w[*wi]);
 		if ((*wi & 255) == 0)
 			cli_progress_update(pr, s->n_b + *wi, s->n_b + s->n_w);
@@ -446,10 +457,10 @@ static uint32_t pf_next_pid(const struct pf_set *s, size_t li, size_t bi, size_t
 	uint32_t pid = UINT32_MAX;
 	if (li < s->n_l)
 		pid = s->l[li].pid;
-	if (bi < s->n_b && s->b[bi].pid < pid)
-		pid = s->b[bi].pid;
-	if (wi < s->n_w && s->w[wi].pid < pid)
-		pid = s->w[wi].pid;
+	if (bi < s->n_b && s->b[bi].tpid < pid)
+		pid = s->b[bi].tpid;
+	if (wi < s->n_w && s->w[wi].tpid < pid)
+		pid = s->w[wi].tpid;
 	return pid;
 }
 

@@ -3,7 +3,9 @@
  * Array/Object Format" of Google's Trace Event Format document), for one
  * probed launch or for the whole trace.
  *
- * Per process of the app (pid = the app's pid):
+ * Per process of the app (pid = the app's pid; a process that used several
+ * GPUs has its blocks and warps in a process of their own per GPU, pid =
+ * the app's pid + (GPU + 1) * 2^22, named "app (pid N, GPU 1: NAME)"):
  *  - one track per kernel (tid = kid * 1000, + 1.. for launches of that
  *    kernel overlapping an earlier one): a "kernel" slice from its first to
  *    its last logged launch, and inside it a "launch" slice per launch line

@@ -147,7 +147,8 @@ static int pf_warps_of(struct pf_set *s, const struct result *r, const struct re
 }
 
 /* One probed launch's warps: 1 added, 0 no regions records, -1 out of memory. */
-int pf_launch_warps(const struct td_result *tr, const struct pf_opts *o, struct pf_set *s, struct pf_stats *st)
+int pf_launch_warps(const struct td_result *tr, uint32_t tpid, const struct pf_opts *o, struct pf_set *s,
+		    struct pf_stats *st)
 {
 	struct result *r = NULL;
 	struct regions *g = NULL;
@@ -160,7 +161,10 @@ int pf_launch_warps(const struct td_result *tr, const struct pf_opts *o, struct 
 	if (result_read(tr->path, &r, &cause) < 0 || regions_analyze(r, regions_find_map(r), &g, &cause) < 0)
 		goto out;
 	pf_note(st, r, "regions are SM cycles");
+	size_t w0 = s->n_w;
 	rc = pf_warps_of(s, r, g, o, st) < 0 ? -1 : 1;
+	for (size_t i = w0; i < s->n_w; i++)
+		s->w[i].tpid = tpid;
 out:
 	free(cause);
 	regions_free(g);

@@ -9,7 +9,7 @@
 static const char rcsv_header[] =
 	"pid,kid,name,demangled,launches,grid,block,smem,configs,timed,mean_ns,ptx,ptx_reason,"
 	"instrument,probes,instrument_reason,declined,probed_launches,results_ok,records,dropped,"
-	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm,code\n";
+	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm,code,gpus\n";
 
 /* A text field: quoted when it holds a comma, quote or line break (RFC
  * 4180); control bytes become '?' so a terminal showing it stays sane. */
@@ -73,6 +73,19 @@ static void rcsv_results(FILE *f, const struct trace_dir *td, const struct td_ke
 		fputc(',', f);
 }
 
+/* gpus: "0:40;1:60", launches per device ordinal ("0;1" where not counted). */
+static void rcsv_gpus(FILE *f, const struct td_kernel *k)
+{
+	fputc(',', f);
+	for (int d = 0, n = 0; d < TD_DEVICES; d++) {
+		if (!(k->devs >> d & 1))
+			continue;
+		fprintf(f, "%s%d", n++ ? ";" : "", d);
+		if (k->dev_launches[d])
+			fprintf(f, ":%" PRIu64, k->dev_launches[d]);
+	}
+}
+
 static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_kernel *k)
 {
 	fprintf(f, "%u,%u", k->pid, k->kid);
@@ -99,6 +112,7 @@ static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_ker
 	rcsv_results(f, td, k);
 	/* what the ptx columns are about: PTX, or an AMD code object */
 	rcsv_str(f, td_kernel_code_word(k));
+	rcsv_gpus(f, k);
 	fputc('\n', f);
 }
 

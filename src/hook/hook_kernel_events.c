@@ -1,6 +1,7 @@
 /* Per-kernel event bookkeeping every backend shares: new kernels and their
  * `kernel` line, whether a launch's configuration is new (a `launch` line
  * is due), the `launch` line itself and a kernel's `stats` line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hook/hook_events.h"
@@ -12,19 +13,27 @@ static uint64_t launch_cfg_hash(const struct hook_launch_cfg *c)
 {
 	uint64_t h = 1469598103934665603ull;
 	const uint32_t v[] = { c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->smem,
-			       (uint32_t)(uintptr_t)c->api, (uint32_t)((uintptr_t)c->api >> 32) };
+			       (uint32_t)c->dev, (uint32_t)(uintptr_t)c->api, (uint32_t)((uintptr_t)c->api >> 32) };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		h = (h ^ v[i]) * 1099511628211ull;
 	return h | 1; /* never 0: 0 means "no launch line yet" */
 }
 
-/* Lock-free when the hash matches the last config shown (the usual case);
- * a collision only costs a `launch` line. */
+/* Lock-free when the hash matches the last config shown (the usual case).
+ * A known device keeps its own last config, so a kernel launched on
+ * several devices in turn logs a line per device and change, not one per
+ * launch (a hash collision would hide one change: 2^-64). */
 int hook_launch_cfg_changed(struct hook_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
-			    const char *api)
+			    int dev, const char *api)
 {
-	struct hook_launch_cfg c = { { grid[0], grid[1], grid[2] }, { block[0], block[1], block[2] }, smem, api };
+	struct hook_launch_cfg c = { { grid[0], grid[1], grid[2] }, { block[0], block[1], block[2] }, smem, dev, api };
 	uint64_t h = launch_cfg_hash(&c);
+	if (dev >= 0 && dev < HOOK_DEV_COUNTS) {
+		if (__atomic_exchange_n(&k->last_hash_dev[dev], h, __ATOMIC_RELAXED) == h)
+			return 0;
+		k->launched = 1;
+		return 1;
+	}
 	if (__atomic_load_n(&k->last_hash, __ATOMIC_RELAXED) == h)
 		return 0;
 	__atomic_store_n(&k->last_hash, h, __ATOMIC_RELAXED);
@@ -34,6 +43,26 @@ int hook_launch_cfg_changed(struct hook_kernel *k, const unsigned grid[3], const
 	k->launched = 1;
 	pthread_mutex_unlock(&hook.reg.lock);
 	return changed;
+}
+
+void hook_count_dev_launch(struct hook_kernel *k, int dev)
+{
+	if (dev >= 0 && dev < HOOK_DEV_COUNTS)
+		__atomic_add_fetch(&k->dev_launches[dev], 1, __ATOMIC_RELAXED);
+}
+
+/* "0:40,1:60": launches per device, where any was counted. */
+static void stats_devs(const struct hook_kernel *k, struct strbuf *sb)
+{
+	char buf[HOOK_DEV_COUNTS * 24] = "";
+	size_t o = 0;
+	for (int d = 0; d < HOOK_DEV_COUNTS && o < sizeof buf; d++) {
+		uint64_t n = __atomic_load_n(&k->dev_launches[d], __ATOMIC_RELAXED);
+		if (n)
+			o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%d:%llu", o ? "," : "", d, (unsigned long long)n);
+	}
+	if (buf[0])
+		event_add(sb, "devs", buf);
 }
 
 void hook_stats_line(struct hook_kernel *k, uint64_t launches)
@@ -52,6 +81,7 @@ void hook_stats_line(struct hook_kernel *k, uint64_t launches)
 	uint64_t declined = __atomic_load_n(&k->declined, __ATOMIC_RELAXED);
 	if (declined)
 		event_add_int(&sb, "declined", (long long)declined);
+	stats_devs(k, &sb);
 	hook_event_emit(&sb);
 }
 
@@ -118,6 +148,8 @@ void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line
 	event_add_int(&sb, "capture", l->capturing);
 	event_add_int(&sb, "probed", l->probed);
 	event_add_int(&sb, "occ", l->occ);
+	if (l->dev >= 0)
+		event_add_int(&sb, "dev", l->dev);
 	if (l->probed)
 		event_add_int(&sb, "cpu_ns", (long long)l->cpu_ns);
 	hook_event_emit(&sb);

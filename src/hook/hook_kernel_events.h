@@ -9,7 +9,9 @@ struct hook_kernel;
  * compared by address) differs from the last `launch` line's; lock-free
  * when unchanged. */
 int hook_launch_cfg_changed(struct hook_kernel *k, const unsigned grid[3], const unsigned block[3], unsigned smem,
-			    const char *api);
+			    int dev, const char *api);
+/* Counts a launch of k on device dev (-1 unknown: not counted apart). */
+void hook_count_dev_launch(struct hook_kernel *k, int dev);
 /* k's `stats` line: launches, timings, probed and declined counts. */
 void hook_stats_line(struct hook_kernel *k, uint64_t launches);
 
@@ -30,6 +32,7 @@ struct hook_launch_line {
 	uint64_t smem;
 	const void *stream;
 	int capturing, probed, occ;
+	int dev;                    /* device ordinal, -1 unknown (not written) */
 	uint64_t cpu_ns;            /* probed: the hook's time to the kernel queued */
 };
 /* k's `launch` line, and a `graph` line for a launch into a capture. */

@@ -289,6 +289,7 @@ void hook_registry_fork_child(void)
 	for (uint32_t i = 0; i < r->n_kernels; i++) {
 		__atomic_store_n(&r->all[i]->last_hash, 0, __ATOMIC_RELAXED);
 		r->all[i]->launched = 0;
+		memset(r->all[i]->last_hash_dev, 0, sizeof r->all[i]->last_hash_dev);
 	}
 }
 

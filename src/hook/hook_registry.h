@@ -84,8 +84,11 @@ struct hook_attrs {
 
 struct hook_launch_cfg {
 	unsigned grid[3], block[3], smem;
+	int dev;                   /* device ordinal, -1 unknown */
 	const char *api;
 };
+
+#define HOOK_DEV_COUNTS 16 /* devices whose launches a kernel counts apart (ordinals 0..15) */
 
 struct hook_kernel {
 	uint32_t kid;
@@ -97,6 +100,7 @@ struct hook_kernel {
 	char *reason;              /* why it cannot be probed */
 	int match;                 /* -1 not decided, 0/1: matches NTOP_KERNELS and probes are set */
 	uint64_t launches;         /* atomic */
+	uint64_t dev_launches[HOOK_DEV_COUNTS]; /* atomic: launches per device ordinal */
 	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
 	uint64_t probed;           /* probed launches started */
 	uint64_t declined;         /* launches that wanted a probe and ran unprobed (atomic) */
@@ -108,6 +112,7 @@ struct hook_kernel {
 	uint64_t occ_key;          /* (threads, smem) of occ, + 1; 0: not asked yet (atomic) */
 	int occ;                   /* blocks per SM of the original function at occ_key */
 	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
+	uint64_t last_hash_dev[HOOK_DEV_COUNTS]; /* per device ordinal: hash of the last config shown there */
 	int launched;              /* a `launch` line was emitted */
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	struct hook_inst *insts;   /* per context and probe set */

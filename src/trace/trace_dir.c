@@ -368,7 +368,7 @@ static int td_on_kernel(struct trace_dir *td, const struct event *ev, struct td_
 static int td_config_equal(const struct td_config *a, const struct td_config *b)
 {
 	return memcmp(a->grid, b->grid, sizeof a->grid) == 0 &&
-	       memcmp(a->block, b->block, sizeof a->block) == 0 && a->smem == b->smem;
+	       memcmp(a->block, b->block, sizeof a->block) == 0 && a->smem == b->smem && a->dev == b->dev;
 }
 
 static void td_add_config(struct td_kernel *k, const struct td_config *c)
@@ -387,10 +387,14 @@ static void td_add_config(struct td_kernel *k, const struct td_config *c)
 
 static int td_on_launch(struct trace_dir *td, const struct event *ev, struct td_kernel *k)
 {
-	struct td_config c = {{0}, {0}, 0};
+	struct td_config c = {{0}, {0}, 0, -1};
 	int has = td_parse_dims(event_get(ev, "grid"), c.grid) == 0 &&
 		  td_parse_dims(event_get(ev, "block"), c.block) == 0;
 	c.smem = (uint32_t)event_get_int(ev, "smem", 0);
+	long long dev = event_get_int(ev, "dev", -1);
+	c.dev = dev >= 0 && dev < 65536 ? (int)dev : -1;
+	if (c.dev >= 0 && c.dev < TD_DEVICES)
+		k->devs |= 1u << c.dev;
 	if (has)
 		td_add_config(k, &c);
 	k->launch_events++;
@@ -411,6 +415,28 @@ static int td_on_launch(struct trace_dir *td, const struct event *ev, struct td_
 	return 0;
 }
 
+/* devs=0:40,1:60 (cumulative, like launches): launches per device. */
+static void td_parse_devs(struct td_kernel *k, const char *v)
+{
+	while (v && *v) {
+		char *end;
+		unsigned long d = strtoul(v, &end, 10);
+		if (end == v || *end != ':')
+			return;
+		v = end + 1;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (end == v)
+			return;
+		if (d < TD_DEVICES && n) {
+			k->dev_launches[d] = n;
+			k->devs |= 1u << d;
+		}
+		v = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return;
+	}
+}
+
 static int td_on_stats(struct trace_dir *td, const struct event *ev, struct td_kernel *k)
 {
 	(void)td;
@@ -427,6 +453,7 @@ static int td_on_stats(struct trace_dir *td, const struct event *ev, struct td_k
 	uint64_t declined = event_get_u64(ev, "declined", 0);
 	if (declined > k->declined)
 		k->declined = declined;
+	td_parse_devs(k, event_get(ev, "devs"));
 	td_update_timing(k);
 	return 0;
 }

@@ -45,7 +45,10 @@ struct td_module {
 struct td_config {
 	uint32_t grid[3], block[3];
 	uint32_t smem;      /* dynamic shared memory, bytes */
+	int dev;            /* device ordinal the launch ran on, -1 unknown (traces before dev=, HIP) */
 };
+
+#define TD_DEVICES 16   /* device ordinals a kernel's launches are counted for (the hook's) */
 
 struct td_kernel {
 	uint32_t pid, kid, mid;
@@ -69,6 +72,8 @@ struct td_kernel {
 	uint64_t total_ns;  /* sum over timed launches */
 	uint64_t min_ns, max_ns;
 	uint64_t launch_events;
+	uint64_t dev_launches[TD_DEVICES]; /* per device ordinal (stats devs=), 0 unknown */
+	uint32_t devs;      /* bit d: launches on device d were seen (launch dev= or stats devs=) */
 	struct td_config last; /* from the last launch event */
 	int has_config;
 	int n_configs;      /* distinct configs seen */
@@ -173,6 +178,20 @@ int td_device_amd(const struct td_device *d);
 const char *td_kernel_code_word(const struct td_kernel *k);
 /* Does the trace hold an AMD kernel? */
 int trace_dir_has_amd(const struct trace_dir *td);
+
+/* trace_dir_devs.c: which GPU. The device a probed launch ran on (-1
+ * unknown); how many devices a process used; a process's device by
+ * ordinal (NULL unknown); how many devices a kernel ran on; their ordinals
+ * ("0,1"), or with counts the launches on each ("0 (40), 1 (60)") where
+ * the stats lines gave them. */
+int td_result_dev(const struct td_result *r);
+int td_process_n_devices(const struct trace_dir *td, uint32_t pid);
+const struct td_device *trace_dir_device_of(const struct trace_dir *td, uint32_t pid, int ordinal);
+int td_kernel_n_devs(const struct td_kernel *k);
+const char *td_kernel_devs_text(const struct td_kernel *k, int counts, char *buf, size_t n);
+/* The device probed launch seq of k ran on; the process's first device
+ * where that is not known. */
+const struct td_device *trace_dir_launch_device(const struct trace_dir *td, const struct td_kernel *k, uint64_t seq);
 
 /* trace_dir_end.c: the recorder's `end` line (-1 malformed); events-<pid>.log
  * and events-<pid>.<k>.log (the hook's per-process names); the lines of

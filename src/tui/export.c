@@ -71,10 +71,12 @@ static void export_titles(const struct trace_dir *td, const struct td_kernel *k,
 			  char *title, size_t tlen, char *sub, size_t slen)
 {
 	snprintf(title, tlen, "%s", k->demangled ? k->demangled : k->name ? k->name : "(unnamed)");
-	const struct td_device *d = trace_dir_device(td, k->pid);
-	char dev[160] = "";
+	const struct td_device *d = trace_dir_launch_device(td, k, r->seq);
+	char dev[160] = "", gpu[24] = "";
+	if (d && td_process_n_devices(td, k->pid) > 1)
+		snprintf(gpu, sizeof gpu, "GPU %d: ", d->ordinal);
 	if (d && d->name)
-		snprintf(dev, sizeof dev, "  %s (%d %s)", d->name, d->sms, td_device_amd(d) ? "CUs" : "SMs");
+		snprintf(dev, sizeof dev, "  %s%s (%d %s)", gpu, d->name, d->sms, td_device_amd(d) ? "CUs" : "SMs");
 	snprintf(sub, slen, "pid %u  launch seq %llu  grid %ux%ux%u  block %ux%ux%u  smem %u B%s", r->pid,
 		 (unsigned long long)r->seq, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
 		 r->smem, dev);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct {
 	const char *key, *title;
@@ -11,6 +12,7 @@ static const struct {
 	enum layout_align align;
 } kcols[KC_N] = {
 	[KC_PID] = {"pid", "PID", 7, 8, 3, LAYOUT_RIGHT},
+	[KC_GPU] = {"gpu", "GPU", 5, 2, 2, LAYOUT_RIGHT},
 	[KC_LAUNCHES] = {"launches", "LAUNCH", 8, 1, 1, LAYOUT_RIGHT},
 	[KC_GRID] = {"grid", "GRID", 11, 7, 7, LAYOUT_RIGHT},
 	[KC_BLOCK] = {"block", "BLOCK", 9, 9, 9, LAYOUT_RIGHT},
@@ -35,7 +37,7 @@ int ktable_col_from_key(const char *key)
 	return -1;
 }
 
-void ktable_columns(int multi_pid, struct layout_col out[KC_N])
+void ktable_columns(int multi_pid, int multi_gpu, struct layout_col out[KC_N])
 {
 	for (int i = 0; i < KC_N; i++) {
 		out[i].title = kcols[i].title;
@@ -45,6 +47,18 @@ void ktable_columns(int multi_pid, struct layout_col out[KC_N])
 		out[i].align = kcols[i].align;
 		out[i].pref = i == KC_NAME ? 48 : 0;
 	}
+	if (!multi_gpu) { /* wider than any screen, dropped first: never shown */
+		out[KC_GPU].width = 1 << 20;
+		out[KC_GPU].priority = 1000;
+	}
+}
+
+int ktable_multi_gpu(const struct trace_dir *td)
+{
+	for (int i = 0; i < td->n_procs; i++)
+		if (td_process_n_devices(td, td->procs[i].pid) > 1)
+			return 1;
+	return 0;
 }
 
 void ktable_init(struct ktable *kt)
@@ -150,6 +164,13 @@ void ktable_cell(const struct ktable_ctx *c, const struct td_kernel *k, enum kco
 	*role = THEME_FG;
 	switch (col) {
 	case KC_PID: snprintf(buf, len, "%u", k->pid); *role = THEME_DIM; return;
+	case KC_GPU:
+		if (k->devs)
+			td_kernel_devs_text(k, 0, buf, len);
+		else
+			snprintf(buf, len, "-");
+		*role = k->devs ? THEME_FG : THEME_DIM;
+		return;
 	case KC_LAUNCHES: snprintf(buf, len, "%llu", (unsigned long long)k->launches); return;
 	case KC_GRID:
 	case KC_BLOCK:
@@ -201,6 +222,10 @@ int ktable_match(const struct td_kernel *k, const char *f)
 {
 	if (!f || !*f)
 		return 1;
+	if (!strncasecmp(f, "gpu:", 4) && f[4] >= '0' && f[4] <= '9') {
+		int d = atoi(f + 4);
+		return d < TD_DEVICES && (k->devs >> d & 1);
+	}
 	return ktable_icontains(k->demangled, f) || ktable_icontains(k->name, f);
 }
 
@@ -215,6 +240,7 @@ static double ktable_num(const struct ktable_ctx *c, const struct td_kernel *k, 
 	int n;
 	switch (col) {
 	case KC_PID: return k->pid;
+	case KC_GPU: return k->devs ? __builtin_ctz(k->devs) + (td_kernel_n_devs(k) > 1 ? 0.5 : 0) : -1;
 	case KC_LAUNCHES: return (double)k->launches;
 	case KC_GRID: return k->has_config ? (double)k->last.grid[0] * k->last.grid[1] * k->last.grid[2] : -1;
 	case KC_BLOCK: return k->has_config ? (double)k->last.block[0] * k->last.block[1] * k->last.block[2] : -1;

@@ -14,7 +14,7 @@
 #include "tui/rcache.h"
 #include "viz/theme.h"
 
-enum kcol { KC_PID, KC_LAUNCHES, KC_GRID, KC_BLOCK, KC_TOTAL, KC_MEAN, KC_PTX, KC_PROBE, KC_TRACES, KC_NAME, KC_N };
+enum kcol { KC_PID, KC_GPU, KC_LAUNCHES, KC_GRID, KC_BLOCK, KC_TOTAL, KC_MEAN, KC_PTX, KC_PROBE, KC_TRACES, KC_NAME, KC_N };
 
 /* What the table reads besides the model. */
 struct ktable_ctx {
@@ -37,10 +37,14 @@ struct ktable {
 };
 
 /* Column key ("launches"), title ("LAUNCH") and layout for `multi_pid`
- * traces (the PID column moves up in priority when several processes ran). */
+ * traces (the PID column moves up in priority when several processes ran)
+ * and `multi_gpu` ones (the GPU column is shown only where some process
+ * used several GPUs). */
 const char *ktable_col_key(enum kcol c);
 int ktable_col_from_key(const char *key); /* -1 unknown */
-void ktable_columns(int multi_pid, struct layout_col out[KC_N]);
+void ktable_columns(int multi_pid, int multi_gpu, struct layout_col out[KC_N]);
+/* Does some process of the trace use several GPUs? */
+int ktable_multi_gpu(const struct trace_dir *td);
 
 void ktable_init(struct ktable *kt);
 void ktable_done(struct ktable *kt);
@@ -54,7 +58,8 @@ void ktable_cell(const struct ktable_ctx *c, const struct td_kernel *k, enum kco
 		 int *role);
 /* The probe column (shared with the launches view's header). */
 void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, char *buf, size_t len, int *role);
-/* Filter match: case-insensitive substring of the demangled or mangled name. */
+/* Filter match: case-insensitive substring of the demangled or mangled
+ * name; "gpu:N" keeps the kernels that ran on GPU N. */
 int ktable_match(const struct td_kernel *k, const char *filter);
 
 /* "950ns" "12.3µs" "4.56ms" "1.23s" (ASCII "us" when !utf8). */

@@ -593,15 +593,39 @@ int tui_mono(const struct tui *t)
 	return t->mono || t->theme.mono;
 }
 
+/* " NVIDIA H200, 132 SMs ", or for several GPUs " 2 GPUs: NVIDIA H200,
+ * 132 SMs " (the name when all are alike). */
+static void tui_devices_text(const struct trace_dir *td, char *buf, size_t n)
+{
+	const struct td_device *d = td->n_devices ? &td->devices[0] : NULL;
+	uint32_t ords = 0;
+	int alike = 1;
+	for (int i = 0; i < td->n_devices; i++) {
+		if (td->devices[i].ordinal >= 0 && td->devices[i].ordinal < 32)
+			ords |= 1u << td->devices[i].ordinal;
+		alike &= d->name && td->devices[i].name && !strcmp(d->name, td->devices[i].name) &&
+			 d->sms == td->devices[i].sms;
+	}
+	int gpus = __builtin_popcount(ords);
+	buf[0] = 0;
+	if (!d || !d->name)
+		return;
+	const char *lanes = td_device_amd(d) ? "CUs" : "SMs";
+	if (gpus <= 1)
+		snprintf(buf, n, " %s, %d %s ", d->name, d->sms, lanes);
+	else if (alike)
+		snprintf(buf, n, " %d GPUs: %s, %d %s ", gpus, d->name, d->sms, lanes);
+	else
+		snprintf(buf, n, " %d GPUs ", gpus);
+}
+
 static void tui_draw_title(struct tui *t, struct cellgrid *g)
 {
 	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_ACCENT], 0.18);
 	draw_fill(g, 0, t->lay.title_y, g->w, 1, bg);
 	int x = draw_text(t, g, 0, t->lay.title_y, g->w, "ntop ", draw_c(t, THEME_ACCENT), bg, CELL_BOLD);
 	char right[160] = "";
-	const struct td_device *d = t->td->n_devices ? &t->td->devices[0] : NULL;
-	if (d && d->name)
-		snprintf(right, sizeof right, " %s, %d %s ", d->name, d->sms, td_device_amd(d) ? "CUs" : "SMs");
+	tui_devices_text(t->td, right, sizeof right);
 	int rw = layout_text_cells(right);
 	if (rw > g->w / 3)
 		rw = 0;

@@ -254,7 +254,7 @@ static void vk_header(struct view *v, struct cellgrid *g, int x, int y)
 	struct vk *s = v->priv;
 	struct tui *t = v->tui;
 	struct layout_col cols[KC_N];
-	ktable_columns(t->td->n_procs > 1, cols);
+	ktable_columns(t->td->n_procs > 1, ktable_multi_gpu(t->td), cols);
 	struct rgb bg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_FG], 0.08);
 	draw_fill(g, x, y, v->w, 1, bg);
 	for (int c = 0; c < KC_N; c++) {
@@ -276,7 +276,7 @@ static void vk_row(struct view *v, struct cellgrid *g, int x, int y, const struc
 	struct tui *t = v->tui;
 	struct ktable_ctx kc = tui_kctx(t);
 	struct layout_col cols[KC_N];
-	ktable_columns(t->td->n_procs > 1, cols);
+	ktable_columns(t->td->n_procs > 1, ktable_multi_gpu(t->td), cols);
 	struct rgb bg = selected ? tui_sel_bg(t) : t->theme.c[THEME_BG];
 	int attr = selected && t->mono ? CELL_REVERSE : 0;
 	draw_fill(g, x, y, v->w, 1, bg);
@@ -323,7 +323,7 @@ static void vk_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	struct vk *s = v->priv;
 	struct tui *t = v->tui;
 	struct layout_col cols[KC_N];
-	ktable_columns(t->td->n_procs > 1, cols);
+	ktable_columns(t->td->n_procs > 1, ktable_multi_gpu(t->td), cols);
 	layout_columns(cols, KC_N, w, s->cx, s->cw);
 	vk_resync(v);
 	int filter_row = s->editing || t->kt.filter[0];

@@ -13,10 +13,11 @@
 #include "tui/tui.h"
 #include "tui/view.h"
 
-enum lcol { LC_SEQ, LC_GRID, LC_BLOCK, LC_STATUS, LC_RECORDS, LC_DROPPED, LC_DUR, LC_SUMMARY, LC_N };
+enum lcol { LC_SEQ, LC_GPU, LC_GRID, LC_BLOCK, LC_STATUS, LC_RECORDS, LC_DROPPED, LC_DUR, LC_SUMMARY, LC_N };
 
 static const struct layout_col lcols[LC_N] = {
 	[LC_SEQ] = {"SEQ", 7, 0, 0, LAYOUT_RIGHT, 0},
+	[LC_GPU] = {"GPU", 3, 1, 0, LAYOUT_RIGHT, 0},
 	[LC_GRID] = {"GRID", 11, 5, 0, LAYOUT_RIGHT, 0},
 	[LC_BLOCK] = {"BLOCK", 9, 6, 0, LAYOUT_RIGHT, 0},
 	[LC_STATUS] = {"STATUS", 8, 1, 0, LAYOUT_LEFT, 0},
@@ -230,6 +231,12 @@ static void vl_cellf(struct tui *t, const struct tui_opts *o, char *buf, size_t 
 	*role = THEME_FG;
 	switch (c) {
 	case LC_SEQ: snprintf(buf, len, "%llu", (unsigned long long)r->seq); break;
+	case LC_GPU:
+		if (td_result_dev(r) >= 0)
+			snprintf(buf, len, "%d", td_result_dev(r));
+		else
+			snprintf(buf, len, "-");
+		break;
 	case LC_GRID:
 	case LC_BLOCK:
 		if (r->has_config)
@@ -270,13 +277,19 @@ static void vl_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	}
 	int used = vl_info(v, g, x, y, w, h, k);
 	int cx[LC_N], cw[LC_N];
-	layout_columns(lcols, LC_N, w, cx, cw);
+	struct layout_col cols[LC_N];
+	memcpy(cols, lcols, sizeof cols);
+	if (td_process_n_devices(t->td, k->pid) < 2) { /* one GPU: no GPU column */
+		cols[LC_GPU].width = 1 << 20;
+		cols[LC_GPU].priority = 1000;
+	}
+	layout_columns(cols, LC_N, w, cx, cw);
 	int hy = y + used;
 	struct rgb hbg = rgb_mix(t->theme.c[THEME_BG], t->theme.c[THEME_FG], 0.08);
 	draw_fill(g, x, hy, w, 1, hbg);
 	for (int c = 0; c < LC_N; c++)
 		if (cw[c])
-			draw_cell(t, g, x + cx[c], hy, cw[c], lcols[c].title, lcols[c].align, draw_c(t, THEME_DIM), hbg, 0);
+			draw_cell(t, g, x + cx[c], hy, cw[c], cols[c].title, cols[c].align, draw_c(t, THEME_DIM), hbg, 0);
 	s->list_y = hy + 1;
 	s->list_h = y + h - s->list_y;
 	if (!k->n_results) {
@@ -303,7 +316,7 @@ static void vl_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 			char buf[256];
 			int role;
 			vl_cellf(t, &t->o, buf, sizeof buf, (enum lcol)c, tr, rs, &role);
-			draw_cell(t, g, x + cx[c], s->list_y + r, cw[c], buf, lcols[c].align, draw_c(t, role), bg, attr);
+			draw_cell(t, g, x + cx[c], s->list_y + r, cw[c], buf, cols[c].align, draw_c(t, role), bg, attr);
 		}
 	}
 }

@@ -96,6 +96,8 @@ CUresult fake_current_alive(const char *what);
 /* A module's handles (and its functions') die with its context. */
 CUresult fake_module_alive(const struct fake_module *m, const char *what);
 extern int fake_ctx_storage[4];
+int fake_n_devices(void);
+int fake_valid_device(CUdevice d);
 
 /* fake_attr.c: per-function attributes; a launch with more dynamic shared
  * memory than 48 KB fails (CUDA_ERROR_INVALID_VALUE) unless the launched

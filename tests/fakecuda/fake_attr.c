@@ -94,7 +94,7 @@ FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
 FAKE_EXPORT CUresult cuKernelGetAttribute(int *v, CUfunction_attribute a, CUkernel k, CUdevice d)
 {
 	struct fake_func *fn = fake_fn(k);
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!fn || a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -104,7 +104,7 @@ FAKE_EXPORT CUresult cuKernelGetAttribute(int *v, CUfunction_attribute a, CUkern
 
 FAKE_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return fake_attr_store(fake_fn(k), a, v);
 }
@@ -122,7 +122,7 @@ FAKE_EXPORT CUresult cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c)
 
 FAKE_EXPORT CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice d)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return cuFuncSetCacheConfig((CUfunction)k, c);
 }

@@ -49,19 +49,33 @@ FAKE_EXPORT CUresult cuDriverGetVersion(int *v)
 	return CUDA_SUCCESS;
 }
 
+/* FAKECUDA_DEVICES=N (1 to 4, default 1): devices 0..N-1, alike; each has
+ * one context (created or primary) at its own address. */
+int fake_n_devices(void)
+{
+	const char *e = getenv("FAKECUDA_DEVICES");
+	int n = e ? atoi(e) : 1;
+	return n < 1 ? 1 : n > 4 ? 4 : n;
+}
+
+int fake_valid_device(CUdevice d)
+{
+	return d >= 0 && d < fake_n_devices();
+}
+
 FAKE_EXPORT CUresult cuDeviceGetCount(int *n)
 {
 	if (!fake_inited)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	*n = 1;
+	*n = fake_n_devices();
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
-	if (ordinal != 0)
+	if (!fake_valid_device(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
-	*d = 0;
+	*d = ordinal;
 	return CUDA_SUCCESS;
 }
 
@@ -87,8 +101,10 @@ FAKE_EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
 
 FAKE_EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned int flags, CUdevice d)
 {
-	(void)p, (void)flags, (void)d;
-	*c = (CUcontext)&fake_ctx_storage[0];
+	(void)p, (void)flags;
+	if (!fake_valid_device(d))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*c = (CUcontext)&fake_ctx_storage[d];
 	fake_current = *c;
 	fake_current_gen = fake_ctx_gen + 1;
 	return CUDA_SUCCESS;
@@ -112,7 +128,7 @@ FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 {
 	if (!fake_current)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	*d = 0;
+	*d = (CUdevice)((int *)fake_current - fake_ctx_storage);
 	return CUDA_SUCCESS;
 }
 

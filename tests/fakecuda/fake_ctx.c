@@ -60,19 +60,19 @@ FAKE_EXPORT CUresult cuCtxDestroy_v2(CUcontext c)
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fake_lock);
 	fake_primary_refs++;
 	fake_primary_active = 1;
 	pthread_mutex_unlock(&fake_lock);
-	*c = (CUcontext)&fake_ctx_storage[0];
+	*c = (CUcontext)&fake_ctx_storage[d];
 	return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fake_lock);
 	int last = fake_primary_refs > 0 && --fake_primary_refs == 0;
@@ -87,7 +87,7 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 /* The references stay; the context comes back with the next retain. */
 FAKE_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fake_lock);
 	fake_primary_active = 0;
@@ -98,7 +98,7 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d)
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *active)
 {
-	if (d != 0)
+	if (!fake_valid_device(d))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fake_lock);
 	*active = fake_primary_active;

@@ -65,20 +65,21 @@ static void check_columns(const struct layout_col *c, int n, int width, int flex
 static void test_columns(void)
 {
 	struct layout_col cols[KC_N];
-	for (int multi = 0; multi <= 1; multi++) {
-		ktable_columns(multi, cols);
+	for (int multi = 0; multi <= 3; multi++) {
+		ktable_columns(multi & 1, multi >> 1, cols);
 		for (int width = 40; width <= 300; width++)
 			check_columns(cols, KC_N, width, KC_NAME);
 	}
 	int x[KC_N], w[KC_N];
-	ktable_columns(0, cols);
+	ktable_columns(0, 0, cols);
 	layout_columns(cols, KC_N, 80, x, w);
 	CHECK(w[KC_LAUNCHES] && w[KC_PROBE] && w[KC_MEAN] && w[KC_TRACES]);
 	CHECK(!w[KC_BLOCK]);
 	CHECK(x[KC_NAME] + w[KC_NAME] == 80); /* the name takes the rest */
 	layout_columns(cols, KC_N, 200, x, w);
 	for (int i = 0; i < KC_N; i++)
-		CHECKF(w[i] > 0, "column %d dropped at 200", i);
+		CHECKF(w[i] > 0 || i == KC_GPU, "column %d dropped at 200", i);
+	CHECK(!w[KC_GPU]); /* one GPU per process: no GPU column at any width */
 	CHECK(w[KC_NAME] >= 48);
 	layout_columns(cols, KC_N, 120, x, w);
 	CHECKF(w[KC_NAME] >= 48, "name gets %d at 120 (luxury columns should make room)", w[KC_NAME]);
@@ -86,9 +87,13 @@ static void test_columns(void)
 	layout_columns(cols, KC_N, 40, x, w);
 	CHECK(w[KC_NAME] >= 24 && w[KC_LAUNCHES]);
 	/* multi-process traces keep the PID column longer */
-	ktable_columns(1, cols);
+	ktable_columns(1, 0, cols);
 	layout_columns(cols, KC_N, 80, x, w);
 	CHECK(w[KC_PID] > 0);
+	/* a process on several GPUs: the GPU column stays at 80 */
+	ktable_columns(0, 1, cols);
+	layout_columns(cols, KC_N, 80, x, w);
+	CHECK(w[KC_GPU] > 0 && w[KC_LAUNCHES] > 0 && x[KC_NAME] + w[KC_NAME] == 80);
 }
 
 static void test_help(void)

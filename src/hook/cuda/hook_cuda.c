@@ -124,6 +124,26 @@ const struct hook_device *hook_cuda_device(CUcontext *ctx)
 	return cuda_device_info((int)dev);
 }
 
+int hook_cuda_current_dev(void)
+{
+	static __thread CUcontext last_ctx;
+	static __thread int last_dev = -1;
+	static __thread uint64_t last_gen;
+	CUcontext c = NULL;
+	CUdevice dev = 0;
+	if (!cu.cuCtxGetCurrent || cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c)
+		return -1;
+	uint64_t gen = __atomic_load_n(&hook.reg.generation, __ATOMIC_ACQUIRE);
+	if (c == last_ctx && gen == last_gen)
+		return last_dev;
+	if (!cu.cuCtxGetDevice || cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+		return -1;
+	last_ctx = c;
+	last_gen = gen;
+	last_dev = (int)dev;
+	return last_dev;
+}
+
 int hook_cuda_capturing(CUstream stream)
 {
 	if (!cu.cuStreamIsCapturing)

@@ -20,6 +20,7 @@ struct hook_launch {
 	const CUlaunchConfig *config; /* cuLaunchKernelEx only */
 	int cooperative;
 	uint64_t seq;
+	int dev;                    /* device ordinal of the current context, -1 unknown */
 	int timed;                  /* sampled for timing (hook_timing_wanted) */
 	uint64_t entry_ns;          /* probed: when the hook took the launch (time_mono_ns) */
 	uint64_t submit_ns;         /* probed: when the probed kernel was queued */
@@ -28,6 +29,9 @@ struct hook_launch {
 /* hook_cuda.c */
 /* Device facts of the calling thread's current context (NULL without one). */
 const struct hook_device *hook_cuda_device(CUcontext *ctx);
+/* The current context's device ordinal, -1 without one: cached per thread
+ * for the context last seen (the registry generation invalidates it). */
+int hook_cuda_current_dev(void);
 /* Is the stream capturing? Errors count as capturing (never copy into a
  * capture we cannot see). */
 int hook_cuda_capturing(CUstream stream);

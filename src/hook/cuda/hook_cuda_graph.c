@@ -410,7 +410,8 @@ static void graph_prepare_node(struct hook_gexec *g, int i, struct graph_pick *g
 	CUDA_KERNEL_NODE_PARAMS p;
 	char *cause = NULL;
 	gp->l = (struct hook_launch){ .row = row, .api = hook_table[row].name, .f = gn->f, .stream = s, .ostream = s,
-				      .seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED) };
+				      .seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED),
+				      .dev = hook_cuda_current_dev() };
 	if (cu.cuGraphKernelNodeGetParams_v2(gn->snap, &p) == CUDA_SUCCESS) {
 		gp->l.grid[0] = p.gridDimX, gp->l.grid[1] = p.gridDimY, gp->l.grid[2] = p.gridDimZ;
 		gp->l.block[0] = p.blockDimX, gp->l.block[1] = p.blockDimY, gp->l.block[2] = p.blockDimZ;

@@ -56,7 +56,7 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 		hook_registry_announce(k);
 	struct hook_launch_line line = { .seq = l->seq, .api = l->api, .grid = l->grid, .block = l->block,
 					 .smem = l->smem, .stream = l->stream, .capturing = capturing,
-					 .probed = probed, .occ = launch_occupancy(k, l),
+					 .probed = probed, .occ = launch_occupancy(k, l), .dev = l->dev,
 					 .cpu_ns = probed ? l->submit_ns - l->entry_ns : 0 };
 	hook_launch_line(k, &line);
 }
@@ -87,6 +87,8 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		return rc;
 	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
+	l->dev = hook_cuda_current_dev();
+	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)
 		hook_dispatch_register_exit();
 	l->timed = hook_timing_wanted(k, n);
@@ -96,7 +98,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		struct hook_probe_pick pick;
 		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
 			return rc; /* it counted itself in hook_results_app_queued */
-		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->api))
+		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api))
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
 	}
 	rc = launch_unprobed(l, k);

@@ -73,7 +73,7 @@ void hook_hip_emit_launch(struct hook_kernel *k, const struct hip_launch *l, int
 	struct hook_launch_line line = { .seq = l->seq, .api = l->api, .grid = l->grid, .block = l->block,
 					 .smem = l->smem, .stream = l->stream,
 					 .capturing = !probed && launch_capturing(l->ostream), .probed = probed,
-					 .occ = launch_occupancy(l) };
+					 .occ = launch_occupancy(l), .dev = -1 };
 	hook_launch_line(k, &line);
 }
 
@@ -95,7 +95,7 @@ hipError_t hook_hip_launch(struct hip_launch *l)
 	struct hook_probe_pick pick;
 	if (hook_probe_wanted(k, &pick) && hook_hip_probe_launch(l, k, &pick, &rc))
 		return rc;
-	if (hook_launch_cfg_changed(k, l->grid, l->block, (unsigned)l->smem, l->api))
+	if (hook_launch_cfg_changed(k, l->grid, l->block, (unsigned)l->smem, -1, l->api))
 		hook_hip_emit_launch(k, l, 0);
 	return hook_hip_forward(l);
 }
