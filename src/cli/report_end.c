@@ -8,6 +8,43 @@
 #include "common/strbuf.h"
 #include "trace/trace_dir.h"
 
+typedef int (*end_lines_fn)(const struct trace_dir *td, struct strbuf *lines);
+
+/* Each line fn gives, as "PREFIX: line". */
+static void text_lines(FILE *out, const char *prefix, end_lines_fn fn, const struct trace_dir *td)
+{
+	struct strbuf why;
+	strbuf_init(&why);
+	fn(td, &why);
+	for (char *l = why.data; l && *l;) {
+		char *nl = strchr(l, '\n');
+		fprintf(out, "%s: %.*s\n", prefix, (int)(nl ? nl - l : (long)strlen(l)), l);
+		l = nl ? nl + 1 : NULL;
+	}
+	strbuf_done(&why);
+}
+
+/* The lines fn gives as an array of strings under key. */
+static void json_lines(struct cli_json *o, const char *key, end_lines_fn fn, const struct trace_dir *td)
+{
+	struct strbuf why;
+	strbuf_init(&why);
+	fn(td, &why);
+	struct cli_json a;
+	cli_json_key(o, key);
+	cli_json_array(&a, o->sb);
+	for (char *l = why.data; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = 0;
+		cli_json_item(&a);
+		cli_json_str(o->sb, l);
+		l = nl ? nl + 1 : NULL;
+	}
+	cli_json_end(&a);
+	strbuf_done(&why);
+}
+
 void report_end_text(const struct trace_dir *td, FILE *out)
 {
 	if (td->has_end && td->end_signal > 0)
@@ -20,15 +57,8 @@ void report_end_text(const struct trace_dir *td, FILE *out)
 	else if (td->record_argv)
 		fprintf(out, "Ended: no end line from ntop: the recording was cut short (ntop killed, or still "
 			     "running) or made by an ntop that wrote none\n");
-	struct strbuf why;
-	strbuf_init(&why);
-	trace_dir_incomplete(td, &why);
-	for (char *l = why.data; l && *l;) {
-		char *nl = strchr(l, '\n');
-		fprintf(out, "INCOMPLETE: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
-		l = nl ? nl + 1 : NULL;
-	}
-	strbuf_done(&why);
+	text_lines(out, "INCOMPLETE", trace_dir_incomplete, td);
+	text_lines(out, "Left early", trace_dir_left_early, td);
 }
 
 void report_end_json(struct cli_json *o, const struct trace_dir *td)
@@ -49,20 +79,6 @@ void report_end_json(struct cli_json *o, const struct trace_dir *td)
 	} else {
 		cli_json_null(o, "end");
 	}
-	struct strbuf why;
-	strbuf_init(&why);
-	trace_dir_incomplete(td, &why);
-	struct cli_json a;
-	cli_json_key(o, "incomplete");
-	cli_json_array(&a, o->sb);
-	for (char *l = why.data; l && *l;) {
-		char *nl = strchr(l, '\n');
-		if (nl)
-			*nl = 0;
-		cli_json_item(&a);
-		cli_json_str(o->sb, l);
-		l = nl ? nl + 1 : NULL;
-	}
-	cli_json_end(&a);
-	strbuf_done(&why);
+	json_lines(o, "incomplete", trace_dir_incomplete, td);
+	json_lines(o, "left_early", trace_dir_left_early, td);
 }

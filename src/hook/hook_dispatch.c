@@ -88,10 +88,19 @@ __attribute__((constructor)) static void dispatch_init(void)
 	hook_control_init();
 }
 
-/* Fallback flush when no launch registered the atexit handler (or the
- * library is unloaded): events only, the driver may already be gone. */
+/* Fallback when no launch registered the atexit handler (a process that
+ * loaded the driver and launched nothing of ours, such as a job
+ * launcher, or the library unloaded): the exit line and the flush, events
+ * only, the driver may already be gone. */
 __attribute__((destructor)) static void dispatch_fini(void)
 {
-	if (!hook.atexit_done)
-		hook_events_shutdown(1000);
+	if (hook.atexit_done)
+		return;
+	if (hook_events_on()) {
+		struct strbuf sb;
+		hook_event_begin(&sb, "exit");
+		event_add_int(&sb, "launches", (long long)__atomic_load_n(&hook.launches, __ATOMIC_RELAXED));
+		hook_event_emit(&sb);
+	}
+	hook_events_shutdown(1000);
 }

@@ -56,6 +56,41 @@ static int events_work(const struct hook_queue *q)
 	return q->count > 0 || (q->lost > 0 && !q->lost_stuck);
 }
 
+#define EVENTS_IDLE_NS 250000000ull /* quiet this long after writing: an `idle` line */
+
+/* `idle lines=N`: the queue is empty and has been for EVENTS_IDLE_NS; N
+ * lines were made before it. A process that ends without its exit line
+ * right after one lost nothing it had sent (readers compare N with the
+ * lines they got). Written under the lock: nothing is queued behind it. */
+static void events_write_idle(struct hook_queue *q)
+{
+	struct strbuf sb;
+	hook_event_begin(&sb, "idle");
+	event_add_int(&sb, "lines", (long long)__atomic_load_n(&q->produced, __ATOMIC_RELAXED));
+	event_end(&sb);
+	if (!sb.failed)
+		events_write_line(sb.data, sb.len);
+	strbuf_done(&sb);
+	q->since_idle = 0;
+}
+
+/* Waits for work; after lines were written, says `idle` once the queue
+ * stayed empty EVENTS_IDLE_NS. */
+static void events_wait(struct hook_queue *q)
+{
+	if (!q->since_idle) {
+		pthread_cond_wait(&q->wake, &q->lock);
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t ns = (uint64_t)ts.tv_nsec + EVENTS_IDLE_NS;
+	ts.tv_sec += (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	if (pthread_cond_timedwait(&q->wake, &q->lock, &ts) != 0 && !events_work(q) && !q->stop)
+		events_write_idle(q);
+}
+
 /* Every line that did not reach the sink is counted in q->lost and said in
  * a `lost events=N` line once the sink takes lines again; a failed `lost`
  * line waits for the next queued line (no spinning on a broken sink). */
@@ -66,7 +101,7 @@ static void *events_writer(void *arg)
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		while (!events_work(q) && !q->stop)
-			pthread_cond_wait(&q->wake, &q->lock);
+			events_wait(q);
 		if (!events_work(q) && q->stop)
 			break;
 		char *line = NULL;
@@ -90,6 +125,7 @@ static void *events_writer(void *arg)
 			q->lost += was_line ? 1 : lost;
 			q->lost_stuck = !was_line;
 		}
+		q->since_idle = 1;
 		if (!events_work(q))
 			pthread_cond_broadcast(&q->idle);
 	}
@@ -117,6 +153,7 @@ static void events_queue(char *line, size_t len)
 {
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
+	__atomic_add_fetch(&q->produced, 1, __ATOMIC_RELAXED);
 	if (!line || q->count == HOOK_QUEUE_SLOTS || q->stop) {
 		q->lost++;
 		free(line);
@@ -166,6 +203,8 @@ void hook_event_emit_sync(struct strbuf *sb)
 	events_clip(sb);
 	enum hook_sink_rc rc = hook_sink_write(sb->data, sb->len, 1);
 	hook_io_signals_end(&sig);
+	if (rc != HOOK_SINK_LATER)
+		__atomic_add_fetch(&hook.q.produced, 1, __ATOMIC_RELAXED);
 	if (rc == HOOK_SINK_LATER) { /* the socket would make us wait: the writer thread will */
 		size_t len;
 		char *line = strbuf_finish(sb, &len);
@@ -265,4 +304,6 @@ void hook_events_fork_child(void)
 	q->writing = 0;
 	q->started = 0;
 	q->stop = 0;
+	q->produced = 0;
+	q->since_idle = 0;
 }

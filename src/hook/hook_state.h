@@ -49,6 +49,8 @@ struct hook_queue {
 	int lost_stuck;            /* writing the `lost` line failed: wait for a new line to try again */
 	int writing;               /* writer holds a line outside the lock */
 	int started, stop;
+	uint64_t produced;         /* lines this process made (atomic), `idle` and `lost` lines aside */
+	int since_idle;            /* lines written since the last `idle` line */
 	pthread_t thread;
 };
 

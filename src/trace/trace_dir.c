@@ -597,6 +597,8 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		td->lost_events += event_get_u64(ev, "events", 0);
 		return 0;
 	}
+	if (strcmp(ev->type, "idle") == 0)
+		return 0; /* td_count_line */
 	if (strcmp(ev->type, "results") == 0) {
 		p->results_pending = event_get_u64(ev, "pending", 0);
 		p->results_written = event_get_u64(ev, "written", 0);
@@ -614,6 +616,21 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		return 0;
 	}
 	return 1;
+}
+
+/* A process's lines, and whether the last said it was idle with all of
+ * them sent (hook_events.c's `idle lines=N`: N lines made before it). */
+static void td_count_line(struct trace_dir *td, const struct event *ev, uint32_t pid)
+{
+	struct td_process *p = trace_dir_process(td, pid);
+	if (!p)
+		return;
+	if (strcmp(ev->type, "idle") == 0) {
+		p->quiet = event_get_u64(ev, "lines", UINT64_MAX) == p->lines;
+	} else if (strcmp(ev->type, "lost") != 0) {
+		p->lines++;
+		p->quiet = 0;
+	}
 }
 
 void trace_dir_feed(struct trace_dir *td, const char *line, size_t len)
@@ -634,6 +651,8 @@ void trace_dir_feed(struct trace_dir *td, const char *line, size_t len)
 		rc = trace_dir_on_end(td, &ev);
 	else
 		rc = td_apply(td, &ev, (uint32_t)pid);
+	if (pid >= 0 && pid <= UINT32_MAX && strcmp(ev.type, "record") != 0 && strcmp(ev.type, "end") != 0)
+		td_count_line(td, &ev, (uint32_t)pid);
 	if (rc < 0)
 		td->malformed_lines++;
 	else if (rc > 0)

@@ -23,6 +23,8 @@ struct td_process {
 	uint64_t results_pending, results_written, results_failed, results_pending_max;
 	int results_final;
 	int results_draining;  /* the process is exiting and still writing results */
+	uint64_t lines;        /* its lines read, `idle` and `lost` lines aside */
+	int quiet;             /* its last line was an `idle` line counting every line before it */
 };
 
 struct td_device {
@@ -204,6 +206,13 @@ int trace_dir_on_end(struct trace_dir *td, const struct event *ev);
 int trace_pidlog_name(const char *name);
 void trace_dir_recover(struct trace_dir *td);
 int trace_dir_incomplete(const struct trace_dir *td, struct strbuf *why);
+/* Processes that ended without their exit line but lost nothing: their
+ * last line said they were idle with every line sent here, and each of
+ * their probed launches has its result (os._exit, a killed idle worker).
+ * The count; a line each appended to notes (may be NULL). */
+int trace_dir_left_early(const struct trace_dir *td, struct strbuf *notes);
+/* Probed launches of pid whose result line never came. */
+int td_process_missing_results(const struct trace_dir *td, uint32_t pid);
 
 /* trace_dir_alloc.c: `alloc`/`free` events (-1 malformed) and the copy of
  * a process's live allocations a probed launch keeps. */

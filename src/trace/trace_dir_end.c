@@ -220,6 +220,29 @@ void trace_dir_recover(struct trace_dir *td)
 	close(dfd);
 }
 
+int td_process_missing_results(const struct trace_dir *td, uint32_t pid)
+{
+	int n = 0;
+	for (int i = 0; i < td->n_results; i++)
+		n += td->results[i].pid == pid && !td->results[i].file;
+	return n;
+}
+
+int trace_dir_left_early(const struct trace_dir *td, struct strbuf *notes)
+{
+	int n = 0;
+	for (int i = 0; i < td->n_procs; i++) {
+		const struct td_process *p = &td->procs[i];
+		if (p->exited || !p->quiet || td_process_missing_results(td, p->pid))
+			continue;
+		n++;
+		if (notes)
+			strbuf_printf(notes, "pid %u left without its exit line (os._exit, or killed) while idle: "
+					     "every line it sent and every result it queued is here\n", p->pid);
+	}
+	return n;
+}
+
 int trace_dir_incomplete(const struct trace_dir *td, struct strbuf *why)
 {
 	int n = 0;
@@ -231,12 +254,17 @@ int trace_dir_incomplete(const struct trace_dir *td, struct strbuf *why)
 	}
 	for (int i = 0; i < td->n_procs; i++) {
 		const struct td_process *p = &td->procs[i];
-		if (p->exited)
+		int missing = td_process_missing_results(td, p->pid);
+		if (p->exited || (p->quiet && !missing))
 			continue;
 		n++;
-		if (why)
+		if (why && missing)
 			strbuf_printf(why, "pid %u never reached its exit (killed, crashed, or the recording stopped "
-					   "first): its last events and queued results are missing\n", p->pid);
+					   "first): %d probed launch%s without a result, and its last events may be "
+					   "missing\n", p->pid, missing, missing == 1 ? "" : "es");
+		else if (why)
+			strbuf_printf(why, "pid %u never reached its exit (killed, crashed, or the recording stopped "
+					   "first) while busy: its last events may be missing\n", p->pid);
 	}
 	if (td->leftover_logs) {
 		n++;
