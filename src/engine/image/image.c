@@ -248,14 +248,24 @@ static int image_ptx_rank(const struct image_entry *e)
 	return e->arch * 4 + (e->arch_suffix_a ? 2 : e->arch_suffix_f ? 1 : 0);
 }
 
-/* "sm_75, compute_80" for a cause, truncated to the buffer. */
-static void image_arch_list(const struct fatbin_list *list, char *buf, size_t len)
+/* "sm_75, sm_80" for a cause: the entries of one kind (PTX or SASS), each
+ * arch once (a fatbin holds an entry per kernel group and arch), in order,
+ * truncated to the buffer. */
+static void image_arch_list(const struct fatbin_list *list, int ptx, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = 0;
 	for (int i = 0; i < list->n && used + 1 < len; i++) {
-		char name[32];
+		if (list->v[i].is_ptx != ptx)
+			continue;
+		char name[32], *at;
 		image_entry_arch_name(&list->v[i], name, sizeof name);
+		size_t nl = strlen(name);
+		int seen = 0;
+		for (at = strstr(buf, name); at && !seen; at = strstr(at + 1, name))
+			seen = (at == buf || at[-1] == ' ') && (at[nl] == ',' || at[nl] == 0);
+		if (seen)
+			continue;
 		int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
 		if (w < 0)
 			break;
@@ -263,15 +273,25 @@ static void image_arch_list(const struct fatbin_list *list, char *buf, size_t le
 	}
 }
 
+/* Why no PTX entry fits sm, in a few words: none at all, PTX only for
+ * newer GPUs, or only arch-specific PTX (compute_90a) of another GPU. */
 static int image_no_ptx(const struct fatbin_list *list, int sm, int have_ptx, char **cause)
 {
-	char archs[256];
-	image_arch_list(list, archs, sizeof archs);
+	char ptx[256], sass[256], also[300] = "";
+	image_arch_list(list, 1, ptx, sizeof ptx);
+	image_arch_list(list, 0, sass, sizeof sass);
 	if (!have_ptx)
 		return cause_set(cause, "SASS only: the image holds no PTX (%s); rebuild with PTX embedded "
 				 "(e.g. -gencode arch=compute_%d,code=compute_%d, or a +PTX arch list)",
-				 list->n ? archs : "no entries", sm, sm);
-	return cause_set(cause, "no PTX usable on sm_%d: the image holds %s", sm, archs);
+				 sass[0] ? sass : "no entries", sm, sm);
+	int newer = 1;
+	for (int i = 0; i < list->n; i++)
+		newer &= !list->v[i].is_ptx || list->v[i].arch > sm;
+	if (sass[0])
+		snprintf(also, sizeof also, "; SASS for %s", sass);
+	if (newer)
+		return cause_set(cause, "PTX only for %s, newer than this GPU's sm_%d%s", ptx, sm, also);
+	return cause_set(cause, "PTX only for %s, which sm_%d cannot run (arch-specific)%s", ptx, sm, also);
 }
 
 int image_pick_ptx(const void *image, size_t size, int sm, char **ptx, size_t *len, char **cause)
