@@ -442,6 +442,12 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	snprintf(id, sizeof id, "%llu:%llu", s->dir_dev, s->dir_ino);
 	session_env_set(&env, NTOP_ENV_TRACE_DIR_ID, id);
 	session_env_set(&env, "TRITON_LIBCUDA_PATH", o->hook_dir);
+	/* CuPy loads kernels it compiled before from ~/.cupy/kernel_cache as
+	 * cubins: without PTX they cannot be probed. In memory its cache starts
+	 * empty, so every kernel goes through NVRTC (and ntop's stand-in)
+	 * again; the disk cache is left as it is. A value the user set wins. */
+	if (!getenv("CUPY_CACHE_IN_MEMORY"))
+		session_env_set(&env, "CUPY_CACHE_IN_MEMORY", "1");
 	session_env_join(&env, NTOP_ENV_PROBES, o->probes, o->n_probes, ":");
 	session_env_join(&env, NTOP_ENV_KERNELS, o->kernels, o->n_kernels, "\n");
 	if (o->every)

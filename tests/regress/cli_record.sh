@@ -68,6 +68,11 @@ grep -q "^NTOP_SAMPLE=off$" "$T/env2.txt" && grep -q "^NTOP_MAP_BUDGET=5$" "$T/e
 grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
 grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
 grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"
+# CuPy compiles afresh (its disk cache holds no PTX) unless the user chose
+grep -q "^CUPY_CACHE_IN_MEMORY=1$" "$T/env.txt" || bad "CUPY_CACHE_IN_MEMORY: $(grep CUPY "$T/env.txt")"
+CUPY_CACHE_IN_MEMORY=0 "$NTOP" record -o "$T/tr3d" -- bash -c 'env > "$0/env3.txt"' "$T" 2>/dev/null
+[ "$(grep -c '^CUPY_CACHE_IN_MEMORY=' "$T/env3.txt")" = 1 ] && grep -q "^CUPY_CACHE_IN_MEMORY=0$" "$T/env3.txt" ||
+	bad "the user's CUPY_CACHE_IN_MEMORY: $(grep CUPY "$T/env3.txt")"
 grep -q "^NTOP_EVENT_SOCK=$T/tr3/events.sock$" "$T/env.txt" || bad "event socket: $(grep NTOP_EVENT_SOCK "$T/env.txt")"
 grep -q "^NTOP_EVENT_FD=\|^NTOP_EVENT_ID=" "$T/env.txt" && bad "an event fd was passed: $(grep NTOP_EVENT_ "$T/env.txt")"
 # the socket is 0600 while the program runs
