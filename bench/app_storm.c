@@ -6,11 +6,15 @@
  * Over the fake driver (tests/fakecuda) a launch costs well under a
  * microsecond, so the rate is what the app asks for, not what a GPU allows.
  *
- *   app_storm [--rate N|max|0] [--seconds S] [--kernels K] [--vary] [--stop FILE]
+ *   app_storm [--rate N|max|0] [--seconds S] [--kernels K] [--vary] [--procs P] [--stop FILE]
  *
  * --rate: launches per second (default 100000); max: back to back; 0: one
  * launch of each kernel, then idle until the time is up (the baseline).
- * Prints "app_storm: launches=N seconds=S rate=R/s" at the end. */
+ * --procs: P processes (ranks) forked before the driver is touched, each
+ * doing all of it (the rate is each one's). Prints "app_storm:
+ * launches=N seconds=S rate=R/s" at the end (the launches of all). */
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +22,8 @@
 #include <time.h>
 #include <cuda.h>
 
-#define STORM_MAX_KERNELS 64
+#define STORM_MAX_KERNELS 256
+#define STORM_MAX_PROCS 64
 #define STORM_TICK_NS 1000000l /* pacing granularity: 1 ms */
 
 struct storm_args {
@@ -26,6 +31,7 @@ struct storm_args {
 	double seconds;
 	int kernels;
 	int vary;
+	int procs;
 	const char *stop;
 };
 
@@ -38,7 +44,7 @@ static double storm_now(void)
 
 static int storm_parse(int argc, char **argv, struct storm_args *a)
 {
-	*a = (struct storm_args){100000, 10, 16, 0, NULL};
+	*a = (struct storm_args){100000, 10, 16, 0, 1, NULL};
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--vary")) {
@@ -55,11 +61,16 @@ static int storm_parse(int argc, char **argv, struct storm_args *a)
 			a->kernels = atoi(v);
 		else if (!strcmp(argv[i], "--stop"))
 			a->stop = v;
+		else if (!strcmp(argv[i], "--procs"))
+			a->procs = atoi(v);
 		else
 			return -1;
 		i++;
 	}
-	return a->kernels >= 1 && a->kernels <= STORM_MAX_KERNELS && a->seconds > 0 ? 0 : -1;
+	return a->kernels >= 1 && a->kernels <= STORM_MAX_KERNELS && a->seconds > 0 && a->procs >= 1 &&
+			       a->procs <= STORM_MAX_PROCS
+		       ? 0
+		       : -1;
 }
 
 /* K empty entries, each taking one pointer. */
@@ -71,7 +82,7 @@ static char *storm_ptx(int kernels)
 		return NULL;
 	n = (size_t)snprintf(s, cap, ".version 7.0\n.target sm_70\n.address_size 64\n");
 	for (int k = 0; k < kernels; k++)
-		n += (size_t)snprintf(s + n, cap - n, "\n.visible .entry storm_k%02d(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n", k);
+		n += (size_t)snprintf(s + n, cap - n, "\n.visible .entry storm_k%03d(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n", k);
 	return s;
 }
 
@@ -119,13 +130,52 @@ static long storm_run(const struct storm_args *a, CUfunction *f, void **params)
 	return n;
 }
 
+/* One process's storm: its launch count, or -1. */
+static long storm_proc(const struct storm_args *a);
+
+/* P - 1 children and this process storm at once; the launches of all. */
+static long storm_procs(const struct storm_args *a)
+{
+	int fds[2];
+	if (a->procs > 1 && pipe(fds) < 0)
+		return -1;
+	for (int p = 1; p < a->procs; p++)
+		if (fork() == 0) {
+			long n = storm_proc(a);
+			if (write(fds[1], &n, sizeof n) != sizeof n)
+				n = -1;
+			exit(n < 0); /* exit handlers run: the hook's exit line and its flush */
+		}
+	long total = storm_proc(a), n;
+	for (int p = 1; p < a->procs; p++) {
+		if (read(fds[0], &n, sizeof n) != sizeof n || n < 0 || total < 0)
+			total = -1;
+		else
+			total += n;
+		wait(NULL);
+	}
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	struct storm_args a;
 	if (storm_parse(argc, argv, &a) < 0) {
-		fprintf(stderr, "usage: app_storm [--rate N|max|0] [--seconds S] [--kernels K] [--vary] [--stop FILE]\n");
+		fprintf(stderr, "usage: app_storm [--rate N|max|0] [--seconds S] [--kernels K] [--vary] [--procs P] [--stop FILE]\n");
 		return 2;
 	}
+	double t0 = storm_now();
+	long n = storm_procs(&a);
+	double dt = storm_now() - t0;
+	if (n < 0)
+		return 1;
+	printf("app_storm: launches=%ld seconds=%.3f rate=%.0f/s\n", n, dt, (double)n / dt);
+	return 0;
+}
+
+static long storm_proc(const struct storm_args *ap)
+{
+	struct storm_args a = *ap;
 	char *ptx = storm_ptx(a.kernels);
 	CUdevice dev;
 	CUcontext ctx;
@@ -133,28 +183,25 @@ int main(int argc, char **argv)
 	CUfunction f[STORM_MAX_KERNELS];
 	CUdeviceptr buf;
 	if (!ptx)
-		return 1;
+		return -1;
 	if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
 	    cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
 	    cuModuleLoadData(&mod, ptx) != CUDA_SUCCESS || cuMemAlloc(&buf, 4096) != CUDA_SUCCESS) {
 		fprintf(stderr, "app_storm: driver setup failed\n");
-		return 1;
+		free(ptx);
+		return -1;
 	}
 	for (int k = 0; k < a.kernels; k++) {
 		char name[32];
-		snprintf(name, sizeof name, "storm_k%02d", k);
+		snprintf(name, sizeof name, "storm_k%03d", k);
 		if (cuModuleGetFunction(&f[k], mod, name) != CUDA_SUCCESS) {
 			fprintf(stderr, "app_storm: no kernel %s\n", name);
-			return 1;
+			free(ptx);
+			return -1;
 		}
 	}
 	void *params[] = {&buf};
-	double t0 = storm_now();
 	long n = storm_run(&a, f, params);
-	double dt = storm_now() - t0;
 	free(ptx);
-	if (n < 0)
-		return 1;
-	printf("app_storm: launches=%ld seconds=%.3f rate=%.0f/s\n", n, dt, (double)n / dt);
-	return 0;
+	return n;
 }

@@ -12,8 +12,10 @@ frame clock (at most 20 frames a second: a key sent right after a frame
 waits for the next one). The same is measured with the app idle (all
 kernels launched once, then sleeping), with a steady storm (same launch
 configuration, so the hook writes only periodic `stats` lines), with a
-storm whose grid changes every launch (a `launch` event line per launch)
-and, with --max, with the app launching back to back. Scenarios alternate
+storm whose grid changes every launch (a `launch` event line per launch),
+with 8 processes (ranks) of 200 kernels each storming at once (the kernel
+list groups their kernels by name: 200 rows of "8 proc") and, with --max,
+with the app launching back to back. Scenarios alternate
 run by run, so they share the machine's state.
 
 Also reported per scenario: the launch rate the app achieved (its own
@@ -89,7 +91,7 @@ def no_prompt(s):
 STEPS = [("/", prompt("")), ("s", prompt("s")), ("t", prompt("st")), ("Escape", no_prompt)]
 
 
-def one_run(b, name, app_args, cycles, work):
+def one_run(b, name, app_args, cycles, work, ready):
     """Starts the UI on app_storm, measures, stops; returns a dict."""
     d = tempfile.mkdtemp(prefix=name + ".", dir=work)
     tm = Tmux(os.path.join(d, "tmux.sock"))
@@ -106,7 +108,7 @@ def one_run(b, name, app_args, cycles, work):
     tm("new-session", "-d", "-s", "ui", "-x", str(COLS), "-y", str(ROWS), cmd)
     res = {"name": name, "lat": [], "print": [], "esc": [], "polls": [], "cap_ms": []}
     try:
-        if wait_for(lambda s: "storm_k%02d" % (KERNELS - 1) in s, tm, 15) is None:
+        if wait_for(ready, tm, 15) is None:
             raise RuntimeError("%s: the UI never listed all kernels:\n%s" % (name, tm.screen()))
         time.sleep(1.0)  # past the start: every kernel known, the storm steady
         pid = int(open(os.path.join(d, "ntop.pid")).read())
@@ -142,7 +144,7 @@ def one_run(b, name, app_args, cycles, work):
         res["launches"], res["app_s"], res["rate"] = int(m.group(1)), float(m.group(2)), int(m.group(3))
         ev = open(os.path.join(sess, "events.log")).read()
         hook = re.findall(r"^exit .* launches=(\d+)", ev, re.M)
-        res["hook_launches"] = int(hook[-1]) if hook else -1
+        res["hook_launches"] = sum(int(x) for x in hook) if hook else -1
         res["lost"] = sum(int(x) for x in re.findall(r"^lost .*events=(\d+)", ev, re.M))
         res["event_lines"] = ev.count("\n")
     finally:
@@ -175,17 +177,20 @@ def main():
     if not shutil.which("tmux"):
         sys.exit("ui_bench: needs tmux")
     base = ["--kernels", str(KERNELS), "--seconds", "120"]
-    scen = [("idle", base + ["--rate", "0"]),
-            ("storm", base + ["--rate", str(a.rate)]),
-            ("storm-vary", base + ["--rate", str(a.rate), "--vary"])]
+    last = "storm_k%03d" % (KERNELS - 1)
+    scen = [("idle", base + ["--rate", "0"], last),
+            ("storm", base + ["--rate", str(a.rate)], last),
+            ("storm-vary", base + ["--rate", str(a.rate), "--vary"], last),
+            ("ranks-8x200", ["--kernels", "200", "--procs", "8", "--seconds", "120", "--rate", str(a.rate // 8)],
+             "8 proc")]
     if a.max:
-        scen.append(("storm-max", base + ["--rate", "max"]))
+        scen.append(("storm-max", base + ["--rate", "max"], last))
     work = tempfile.mkdtemp(prefix="ntop-uibench.")
-    out = {n: [] for n, _ in scen}
+    out = {n: [] for n, _, _ in scen}
     try:
         for i in range(a.runs):
-            for n, args in scen:
-                r = one_run(b, n, args, a.cycles, work)
+            for n, args, ready in scen:
+                r = one_run(b, n, args, a.cycles, work, lambda s, w=ready: w in s)
                 out[n].append(r)
                 print("run %d %-10s median %6.1f ms  rate %7d/s  ui cpu %5.1f%%" %
                       (i + 1, n, statistics.median(r["lat"]), r["rate"], r["ui_cpu"]), file=sys.stderr)
@@ -200,7 +205,7 @@ def main():
     say("| scenario | launches/s (median of runs, min-max) | event lines/s | keys / s t: median | p95 | "
         "Esc: median | p95 | all keys: median | p95 | per-run medians (all) | UI CPU, % of one core | events lost | one poll |")
     say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for n, _ in scen:
+    for n, _, _ in scen:
         rs = out[n]
         pooled = {k: [x for r in rs for x in r[k]] for k in ("lat", "print", "esc")}
         rates = [r["rate"] for r in rs]

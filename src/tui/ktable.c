@@ -71,6 +71,10 @@ void ktable_init(struct ktable *kt)
 void ktable_done(struct ktable *kt)
 {
 	free(kt->rows);
+	free(kt->members);
+	for (int i = 0; i < kt->n_expanded; i++)
+		free(kt->expanded[i]);
+	free(kt->expanded);
 	memset(kt, 0, sizeof *kt);
 }
 
@@ -126,7 +130,9 @@ void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, c
 {
 	char why[96];
 	int traces = ktable_traces(c->td, k);
-	const char *req = c->request ? c->request(c->arg, k) : NULL;
+	const struct td_process *p = trace_dir_process(c->td, k->pid);
+	/* a request by name reaches running processes only */
+	const char *req = c->request && !(p && p->exited) ? c->request(c->arg, k) : NULL;
 	if (req) {
 		snprintf(buf, len, "%s%s", c->utf8 ? "\xe2\x86\x92 " : "-> ", req);
 		*role = THEME_SELECTION;
@@ -150,7 +156,7 @@ void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, c
 	}
 }
 
-static const char *ktable_name(const struct ktable_ctx *c, const struct td_kernel *k)
+const char *ktable_name(const struct ktable_ctx *c, const struct td_kernel *k)
 {
 	const char *n = c->mangled ? k->name : k->demangled ? k->demangled : k->name;
 	return n ? n : "(unnamed)";
@@ -229,13 +235,7 @@ int ktable_match(const struct td_kernel *k, const char *f)
 	return ktable_icontains(k->demangled, f) || ktable_icontains(k->name, f);
 }
 
-struct ksort {
-	double num;       /* numeric key */
-	const char *str;  /* string key (NULL for numeric columns) */
-	int idx;
-};
-
-static double ktable_num(const struct ktable_ctx *c, const struct td_kernel *k, enum kcol col)
+double ktable_num(const struct ktable_ctx *c, const struct td_kernel *k, enum kcol col)
 {
 	int n;
 	switch (col) {
@@ -251,64 +251,4 @@ static double ktable_num(const struct ktable_ctx *c, const struct td_kernel *k, 
 	case KC_TRACES: return ktable_traces(c->td, k);
 	default: return 0;
 	}
-}
-
-static int ktable_cmp(const void *a, const void *b, void *arg)
-{
-	const struct ksort *x = a, *y = b;
-	int rev = *(const int *)arg, r;
-	if (x->str || y->str) {
-		r = strcmp(x->str ? x->str : "", y->str ? y->str : "");
-		if (rev)
-			r = -r;
-	} else {
-		r = x->num < y->num ? 1 : x->num > y->num ? -1 : 0; /* larger first */
-		if (rev)
-			r = -r;
-	}
-	return r ? r : x->idx - y->idx; /* stable: model order */
-}
-
-void ktable_update(struct ktable *kt, const struct ktable_ctx *c)
-{
-	if (!kt->dirty)
-		return;
-	const struct trace_dir *td = c->td;
-	if (td->n_kernels > kt->cap) {
-		int *nr = realloc(kt->rows, (size_t)td->n_kernels * sizeof *nr);
-		if (!nr)
-			return;
-		kt->rows = nr;
-		kt->cap = td->n_kernels;
-	}
-	struct ksort *keys = malloc((size_t)(td->n_kernels ? td->n_kernels : 1) * sizeof *keys);
-	if (!keys)
-		return;
-	int n = 0;
-	for (int i = 0; i < td->n_kernels; i++) {
-		const struct td_kernel *k = &td->kernels[i];
-		if (!ktable_match(k, kt->filter))
-			continue;
-		keys[n].idx = i;
-		keys[n].str = kt->sort == KC_NAME ? ktable_name(c, k) : NULL;
-		keys[n].num = kt->sort == KC_NAME ? 0 : ktable_num(c, k, kt->sort);
-		n++;
-	}
-	int rev = kt->reverse;
-	qsort_r(keys, (size_t)n, sizeof *keys, ktable_cmp, &rev);
-	for (int i = 0; i < n; i++)
-		kt->rows[i] = keys[i].idx;
-	kt->n = n;
-	free(keys);
-	kt->dirty = 0;
-}
-
-int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid)
-{
-	for (int i = 0; i < kt->n; i++) {
-		const struct td_kernel *k = &td->kernels[kt->rows[i]];
-		if (k->pid == pid && k->kid == kid)
-			return i;
-	}
-	return -1;
 }

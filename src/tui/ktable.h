@@ -1,5 +1,8 @@
-/* The kernel list as a table: one row per (pid, kernel) of the trace model,
- * filtered by a substring of the demangled or mangled name and sorted by any
+/* The kernel list as a table: one row per kernel name across the
+ * processes of the app (grouped, the default: launches, times and results
+ * summed; a group expands into a row per process), or one per (pid,
+ * kernel), filtered by a substring of the demangled or mangled name (and
+ * kernels of exited processes hidden on request) and sorted by any
  * column. Rows are indices into trace_dir.kernels (the array moves when it
  * grows); the table is rebuilt only when the model, the filter or the sort
  * changed (ktable_mark), at most once per frame, so a live stream of events
@@ -27,13 +30,29 @@ struct ktable_ctx {
 	void *arg;
 };
 
+/* A row: one kernel, or a group (the kernels of one name, the k-th of that
+ * name in each process), or a member under its expanded group. */
+struct krow {
+	int k;             /* td->kernels index: the kernel, or the group's representative
+			      (a member of a running process with the most launches) */
+	int first, n;      /* members: kt->members[first .. first + n) (n = 1: a kernel alone) */
+	int child;         /* a member row under its expanded group */
+};
+
 struct ktable {
-	int *rows;         /* indices into td->kernels */
+	struct krow *rows;
 	int n, cap;
+	int *members;      /* indices into td->kernels, by group */
+	int n_members;
+	int matched;       /* kernels that pass the filter */
 	enum kcol sort;
 	int reverse;
 	char filter[128];
 	int dirty;         /* rebuild before the next use */
+	int single;        /* a row per (pid, kernel): grouping off (g) */
+	int hide_exited;   /* leave out kernels of processes that exited (x) */
+	char **expanded;   /* names of the groups shown expanded */
+	int n_expanded;
 };
 
 /* Column key ("launches"), title ("LAUNCH") and layout for `multi_pid`
@@ -49,13 +68,21 @@ int ktable_multi_gpu(const struct trace_dir *td);
 void ktable_init(struct ktable *kt);
 void ktable_done(struct ktable *kt);
 void ktable_mark(struct ktable *kt);
-/* Rebuilds rows when dirty. */
+/* ktable_rows.c: rebuilds rows when dirty. */
 void ktable_update(struct ktable *kt, const struct ktable_ctx *c);
-/* Row of kernel (pid, kid), -1 when filtered out. */
+/* Row of kernel (pid, kid): its own, else its group's; -1 when filtered out. */
 int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid);
+/* Text and theme role of a row's cell: a group's sums, a member's own. */
+void ktable_row_cell(const struct ktable_ctx *c, const struct ktable *kt, const struct krow *r, enum kcol col,
+		     char *buf, size_t len, int *role);
+/* Expands or folds row r's group; 0 when r is no group. */
+int ktable_toggle(struct ktable *kt, const struct trace_dir *td, const struct krow *r);
 /* Text of a cell, and the theme role to draw it with. */
 void ktable_cell(const struct ktable_ctx *c, const struct td_kernel *k, enum kcol col, char *buf, size_t len,
 		 int *role);
+/* A kernel's sort key for a numeric column; its display name. */
+double ktable_num(const struct ktable_ctx *c, const struct td_kernel *k, enum kcol col);
+const char *ktable_name(const struct ktable_ctx *c, const struct td_kernel *k);
 /* The probe column (shared with the launches view's header). */
 void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, char *buf, size_t len, int *role);
 /* Filter match: case-insensitive substring of the demangled or mangled

@@ -1,7 +1,9 @@
-/* The kernel list: one row per (pid, kernel), columns by ktable.c, sorted
- * and filtered there. The selection follows the kernel (pid, kid), not the
- * row number, so rows moving under a live stream keep the cursor on the
- * same kernel. */
+/* The kernel list: a row per kernel name across processes (a group,
+ * Enter expands it into a row per process) or per (pid, kernel) (g),
+ * columns by ktable.c, sorted and filtered there; x hides the kernels of
+ * processes that exited. The selection follows the kernel (pid, kid), not
+ * the row number, so rows moving under a live stream keep the cursor on
+ * the same kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,7 @@ static void vk_remember(struct view *v)
 	struct vk *s = v->priv;
 	struct tui *t = v->tui;
 	if (s->sel >= 0 && s->sel < t->kt.n) {
-		const struct td_kernel *k = &t->td->kernels[t->kt.rows[s->sel]];
+		const struct td_kernel *k = &t->td->kernels[t->kt.rows[s->sel].k];
 		s->sel_pid = k->pid;
 		s->sel_kid = k->kid;
 		s->has_sel = 1;
@@ -68,7 +70,7 @@ static const struct td_kernel *vk_selected(struct view *v)
 	struct tui *t = v->tui;
 	if (s->sel < 0 || s->sel >= t->kt.n)
 		return NULL;
-	return &t->td->kernels[t->kt.rows[s->sel]];
+	return &t->td->kernels[t->kt.rows[s->sel].k];
 }
 
 static void vk_move(struct view *v, int delta)
@@ -142,11 +144,18 @@ static int vk_filter_key(struct view *v, int key)
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
+/* Enter: a group expands or folds; a kernel opens its launches. */
 static int vk_open(struct view *v)
 {
+	struct vk *s = v->priv;
+	struct tui *t = v->tui;
 	const struct td_kernel *k = vk_selected(v);
 	if (!k)
 		return VIEW_HANDLED;
+	if (ktable_toggle(&t->kt, t->td, &t->kt.rows[s->sel])) {
+		vk_resync(v);
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
 	int idx = (int)(k - v->tui->td->kernels);
 	tui_push(v->tui, &view_launches_ops, &idx);
 	return VIEW_HANDLED | VIEW_REDRAW;
@@ -213,7 +222,7 @@ static int vk_key(struct view *v, int key)
 	switch (key) {
 	case 'j': case TK_DOWN: vk_move(v, 1); break;
 	case 'k': case TK_UP: vk_move(v, -1); break;
-	case 'g': case TK_HOME: vk_move(v, -t->kt.n); break;
+	case TK_HOME: vk_move(v, -t->kt.n); break;
 	case 'G': case TK_END: vk_move(v, t->kt.n); break;
 	case TK_CTRL('d'): vk_move(v, page / 2 ? page / 2 : 1); break;
 	case TK_CTRL('u'): vk_move(v, -(page / 2 ? page / 2 : 1)); break;
@@ -237,6 +246,16 @@ static int vk_key(struct view *v, int key)
 	case TK_ENTER: case 'l': case TK_RIGHT: return vk_open(v);
 	case 'p': return vk_probe(v, 0);
 	case 'P': return vk_probe(v, 1);
+	case 'g':
+		t->kt.single = !t->kt.single;
+		ktable_mark(&t->kt);
+		tui_flash(t, t->kt.single ? "a row per process and kernel" : "a row per kernel name across processes");
+		break;
+	case 'x':
+		t->kt.hide_exited = !t->kt.hide_exited;
+		ktable_mark(&t->kt);
+		tui_flash(t, t->kt.hide_exited ? "kernels of exited processes hidden" : "kernels of exited processes shown");
+		break;
 	case TK_MOUSE_CLICK: case TK_MOUSE_DOUBLE: case TK_WHEEL_UP: case TK_WHEEL_DOWN: return vk_mouse(v, key);
 	default:
 		if (key >= TK_F0 + 2 && key <= TK_F0 + 1 + KC_N) {
@@ -270,7 +289,7 @@ static void vk_header(struct view *v, struct cellgrid *g, int x, int y)
 	}
 }
 
-static void vk_row(struct view *v, struct cellgrid *g, int x, int y, const struct td_kernel *k, int selected)
+static void vk_row(struct view *v, struct cellgrid *g, int x, int y, const struct krow *r, int selected)
 {
 	struct vk *s = v->priv;
 	struct tui *t = v->tui;
@@ -288,7 +307,7 @@ static void vk_row(struct view *v, struct cellgrid *g, int x, int y, const struc
 			continue;
 		char buf[1024];
 		int role;
-		ktable_cell(&kc, k, (enum kcol)c, buf, sizeof buf, &role);
+		ktable_row_cell(&kc, &t->kt, r, (enum kcol)c, buf, sizeof buf, &role);
 		draw_cell(t, g, x + s->cx[c], y, s->cw[c], buf, cols[c].align, draw_c(t, role), bg, attr);
 	}
 }
@@ -312,7 +331,7 @@ static void vk_filter_line(struct view *v, struct cellgrid *g, int x, int y)
 	struct vk *s = v->priv;
 	struct tui *t = v->tui;
 	char buf[300];
-	snprintf(buf, sizeof buf, "/%s%s  (%d of %d kernels%s)", t->kt.filter, s->editing ? "_" : "", t->kt.n,
+	snprintf(buf, sizeof buf, "/%s%s  (%d of %d kernels%s)", t->kt.filter, s->editing ? "_" : "", t->kt.matched,
 		 t->td->n_kernels, s->editing ? "; Enter keeps, Esc clears" : "; Esc clears");
 	draw_fill(g, x, y, v->w, 1, t->theme.c[THEME_BG]);
 	draw_role(t, g, x, y, v->w, buf, THEME_ACCENT);
@@ -337,7 +356,7 @@ static void vk_draw(struct view *v, struct cellgrid *g, int x, int y, int w, int
 	if (!t->kt.n && s->list_h > 0)
 		vk_empty(v, g, x, s->list_y);
 	for (int r = 0; r < s->list_h && s->top + r < t->kt.n; r++)
-		vk_row(v, g, x, s->list_y + r, &t->td->kernels[t->kt.rows[s->top + r]], s->top + r == s->sel);
+		vk_row(v, g, x, s->list_y + r, &t->kt.rows[s->top + r], s->top + r == s->sel);
 	if (filter_row && h > 1)
 		vk_filter_line(v, g, x, y + h - 1);
 	if (!s->has_sel)
@@ -349,8 +368,8 @@ static const char *vk_hints(struct view *v)
 	struct vk *s = v->priv;
 	if (s->editing)
 		return "type to filter  Enter keep  Esc clear";
-	return v->tui->o.app ? "Enter open  p probe  P off  / filter  s sort  L log  q quit"
-			     : "Enter open  / filter  s sort  m mangled  L log  q quit";
+	return v->tui->o.app ? "Enter open  p probe  P off  / filter  s sort  g group  x exited  q quit"
+			     : "Enter open  / filter  s sort  g group  x exited  m mangled  q quit";
 }
 
 const struct view_ops view_kernels_ops = {

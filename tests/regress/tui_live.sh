@@ -40,14 +40,24 @@ wait_for 'scale' || fail "scale not listed"
 # the fork child's kernels carry the parent's names (no kernel event of their
 # own). Not required: under ASan a child forked while another thread holds
 # the sanitizer's allocator lock can hang (a sanitizer limitation).
-for i in $(seq 50); do [ "$(screen | grep -c ' fill *$')" = 2 ] && break; sleep 0.1; done
+# Grouped (the default): one row for fill of both processes, "2 proc";
+# Enter expands it into a row per process, g switches to a row per process.
+for i in $(seq 50); do screen | grep -Eq '2 proc .* fill *$' && break; sleep 0.1; done
 child_hung=0
-if [ "$(screen | grep -c ' fill *$')" = 2 ]; then
+if screen | grep -Eq '2 proc .* fill *$'; then
 	screen | grep -q 'PID' || fail "PID column for a two-process app"
+	keys / f i l l Enter Enter
+	wait_true '[ "$(screen | grep -cE "^ +[0-9]+ .*   fill *$")" = 2 ]' ||
+		fail "Enter: the group's two processes not listed under it: $(screen | grep fill)"
+	keys Enter Escape
+	wait_gone '^ +[0-9]+ .*   fill *$' || fail "Enter again: the group still open"
 else
 	echo "note: the fork child did not report (sanitizer fork hang?)"
 	child_hung=1
 fi
+keys g
+wait_for 'a row per process and kernel' || fail "g: $(screen | tail -1)"
+[ "$child_hung" = 1 ] || wait_true '[ "$(screen | grep -c " fill *$")" = 2 ]' || fail "g: two fill rows: $(screen | grep fill)"
 for i in $(seq 30); do screen | grep -q '(unnamed)' || break; sleep 0.1; done
 screen | grep -q '(unnamed)' && fail "a kernel without a name: $(screen | grep unnamed)"
 fills() { screen | grep -m1 ' fill *$' | awk '{print $2}'; }

@@ -296,12 +296,12 @@ static void test_ktable(void)
 	ktable_update(&kt, &c);
 	CHECK_EQ_INT(kt.n, 9);
 	/* launches, larger first */
-	CHECK(td->kernels[kt.rows[0]].launches >= td->kernels[kt.rows[kt.n - 1]].launches);
+	CHECK(td->kernels[kt.rows[0].k].launches >= td->kernels[kt.rows[kt.n - 1].k].launches);
 	kt.sort = KC_NAME;
 	ktable_mark(&kt);
 	ktable_update(&kt, &c);
 	for (int i = 1; i < kt.n; i++)
-		CHECK(strcmp(td->kernels[kt.rows[i - 1]].demangled, td->kernels[kt.rows[i]].demangled) <= 0);
+		CHECK(strcmp(td->kernels[kt.rows[i - 1].k].demangled, td->kernels[kt.rows[i].k].demangled) <= 0);
 	snprintf(kt.filter, sizeof kt.filter, "GLOBAL");
 	ktable_mark(&kt);
 	ktable_update(&kt, &c);
@@ -310,7 +310,7 @@ static void test_ktable(void)
 	ktable_mark(&kt);
 	ktable_update(&kt, &c);
 	CHECK_EQ_INT(kt.n, 1); /* mangled names match too */
-	const struct td_kernel *k = &td->kernels[kt.rows[0]];
+	const struct td_kernel *k = &td->kernels[kt.rows[0].k];
 	CHECK(ktable_find(&kt, td, k->pid, k->kid) == 0);
 	char buf[128];
 	int role;
@@ -329,7 +329,7 @@ static void test_ktable(void)
 	ktable_update(&kt, &c);
 	int declined = 0;
 	for (int i = 0; i < kt.n; i++) {
-		ktable_cell(&c, &td->kernels[kt.rows[i]], KC_PROBE, buf, sizeof buf, &role);
+		ktable_cell(&c, &td->kernels[kt.rows[i].k], KC_PROBE, buf, sizeof buf, &role);
 		declined += !strncmp(buf, "declined: stream capture active", 31) && role == THEME_WARN;
 	}
 	CHECK_EQ_INT(declined, 1);
@@ -351,8 +351,91 @@ static void test_ktable(void)
 	trace_dir_free(td);
 }
 
+/* Three processes (ranks) with the same two kernels, one with a second
+ * `fill` of another module, one process exited: a group per (name, k-th in
+ * the process), sums, expansion, per-process rows, exited hidden. */
+static void test_ktable_groups(void)
+{
+	struct trace_dir *td = trace_dir_create(NULL);
+	char line[256];
+	for (int p = 1; p <= 3; p++) {
+		snprintf(line, sizeof line, "hello t=1 pid=%d ppid=1 exe=/bin/rank hook=0.1.0\n", p);
+		trace_dir_feed(td, line, strlen(line));
+		for (int k = 1; k <= 2; k++) {
+			snprintf(line, sizeof line, "kernel t=1 pid=%d kid=%d mid=1 ptx=1 name=%s\n", p, k, k == 1 ? "fill" : "gemm");
+			trace_dir_feed(td, line, strlen(line));
+			snprintf(line, sizeof line, "stats t=2 pid=%d kid=%d launches=%d timed=1 total_ns=%d min_ns=1 max_ns=1\n", p,
+				 k, 10 * p + k, 100 * p);
+			trace_dir_feed(td, line, strlen(line));
+		}
+	}
+	const char *more[] = {"kernel t=3 pid=1 kid=3 mid=2 ptx=1 name=fill\n",
+			      "stats t=3 pid=1 kid=3 launches=1000 timed=0 total_ns=0 min_ns=0 max_ns=0\n",
+			      "exit t=4 pid=3 launches=35\n"};
+	for (size_t i = 0; i < 3; i++)
+		trace_dir_feed(td, more[i], strlen(more[i]));
+	struct rcache rc;
+	rcache_init(&rc);
+	struct ktable kt;
+	ktable_init(&kt);
+	struct ktable_ctx c = {td, &rc, 0, 0, NULL, NULL};
+	ktable_update(&kt, &c);
+	/* fill (1st of each process), gemm, and pid 1's second fill alone */
+	CHECK_EQ_INT(kt.n, 3);
+	CHECK_EQ_INT(kt.matched, 7);
+	char buf[128];
+	int role;
+	CHECK_EQ_INT(kt.rows[0].n, 1); /* 1000 launches: the second fill, first by launches */
+	CHECK_EQ_INT(td->kernels[kt.rows[0].k].kid, 3);
+	ktable_row_cell(&c, &kt, &kt.rows[1], KC_LAUNCHES, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "66"), "gemm: 12 + 22 + 32 launches, got %s", buf); /* gemm */
+	ktable_row_cell(&c, &kt, &kt.rows[2], KC_LAUNCHES, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "63"), "fill: 11 + 21 + 31 launches, got %s", buf);
+	ktable_row_cell(&c, &kt, &kt.rows[2], KC_PID, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "3 proc"), "%s", buf);
+	ktable_row_cell(&c, &kt, &kt.rows[2], KC_MEAN, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "200ns"), "fill: 600 ns over 3 timed, got %s", buf);
+	ktable_row_cell(&c, &kt, &kt.rows[2], KC_NAME, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "+ fill"), "%s", buf);
+	/* a live member stands for the group: pid 3 exited */
+	CHECK(td->kernels[kt.rows[2].k].pid != 3);
+	/* Enter expands: the three processes' rows under the group */
+	CHECK(ktable_toggle(&kt, td, &kt.rows[2]));
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.n, 6);
+	CHECK(kt.rows[3].child && kt.rows[4].child && kt.rows[5].child);
+	ktable_row_cell(&c, &kt, &kt.rows[2], KC_NAME, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "- fill"), "%s", buf);
+	int exited = 0;
+	for (int i = 3; i < 6; i++) {
+		ktable_row_cell(&c, &kt, &kt.rows[i], KC_PID, buf, sizeof buf, &role);
+		exited += !strcmp(buf, "(3)") && role == THEME_DIM;
+	}
+	CHECK_EQ_INT(exited, 1);
+	CHECK_EQ_INT(ktable_find(&kt, td, 3, 1), 3 + 2); /* pid 3's fill: its own row (model order) */
+	CHECK(!ktable_toggle(&kt, td, &kt.rows[3]));     /* a member is no group */
+	/* exited hidden: pid 3 gone from the groups */
+	kt.hide_exited = 1;
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.matched, 5);
+	ktable_row_cell(&c, &kt, &kt.rows[1], KC_PID, buf, sizeof buf, &role);
+	CHECKF(!strcmp(buf, "2 proc"), "%s", buf);
+	/* g: a row per process and kernel */
+	kt.hide_exited = 0;
+	kt.single = 1;
+	ktable_mark(&kt);
+	ktable_update(&kt, &c);
+	CHECK_EQ_INT(kt.n, 7);
+	CHECK_EQ_INT(ktable_find(&kt, td, 2, 2) >= 0, 1);
+	ktable_done(&kt);
+	rcache_done(&rc);
+	trace_dir_free(td);
+}
+
 int main(void)
 {
+	test_ktable_groups();
 	test_screen();
 	test_columns();
 	test_help();
