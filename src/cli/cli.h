@@ -116,4 +116,13 @@ void cli_json_number(struct cli_json *j, const char *key, double v);
 /* v, or null when !have (a value that was never measured). */
 void cli_json_number_if(struct cli_json *j, const char *key, int have, double v);
 
+/* cli_job.c: a multi-node job's rank (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK,
+ * PMI_RANK, PMIX_RANK; -1 none, *var the variable), the short host name,
+ * the `record` line's host= and rank=, and -o patterns (%h host, %r rank,
+ * %p pid, %% itself; -1 with *cause for %r without a rank or an unknown %). */
+int cli_job_rank(const char **var);
+const char *cli_job_host(char *buf, size_t n);
+void cli_job_fields(struct strbuf *sb);
+int cli_job_expand(const char *pattern, char **out, char **cause);
+
 #endif

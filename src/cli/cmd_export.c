@@ -39,6 +39,8 @@
 enum ex_view { EX_VIEW_TIMELINE, EX_VIEW_DMAT, EX_VIEW_RECORDS, EX_VIEW_REGIONS };
 
 struct ex_args {
+	char *dirs[64];      /* DIR and the job's further traces (read as one) */
+	int n_dirs;
 	const char *dir, *kernel, *out, *theme, *view;
 	const char *format;  /* --format: NULL = the view's own (PNG, CSV) */
 	int perfetto;        /* --format perfetto */
@@ -62,6 +64,7 @@ static void export_help(void)
 	printf("Usage: ntop export DIR -k KERNEL [-o FILE.png | --dir OUTDIR] [options]\n"
 	       "       ntop export DIR -k KERNEL --view records [--map NAME] [-o FILE.csv]\n"
 	       "       ntop export DIR [-k KERNEL] --format perfetto [-o FILE.json]\n"
+	       "       ntop export DIR DIR... --format perfetto [-o FILE.json]   (a job's traces)\n"
 	       "\n"
 	       "Draws a probed launch recorded in trace directory DIR as a PNG. The block\n"
 	       "scheduling timeline (--view timeline, needs the block_sched probe) has one\n"
@@ -338,14 +341,19 @@ static int ex_parse(struct ex_args *a, int argc, char **argv)
 			continue;
 		if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage("export", "unknown option '%s'", argv[i]);
-		if (a->dir)
-			return cli_usage("export", "one trace directory at a time ('%s' and '%s')", a->dir, argv[i]);
-		a->dir = argv[i];
+		if (a->n_dirs == (int)(sizeof a->dirs / sizeof a->dirs[0]))
+			return cli_usage("export", "at most %d trace directories", a->n_dirs);
+		a->dirs[a->n_dirs++] = argv[i];
+		if (!a->dir)
+			a->dir = argv[i];
 	}
 	if (!a->dir)
 		return cli_usage("export", "which trace directory? (ntop record prints it)");
 	if (ex_view_parse(a) < 0 || ex_format_parse(a) < 0 || ex_out_check(a) < 0)
 		return CLI_EXIT_USAGE;
+	if (a->n_dirs > 1 && (!a->perfetto || a->kernel))
+		return cli_usage("export", "several trace directories (a job) go to --format perfetto whole, without "
+					   "-k; a launch's PNG or CSV comes from its own trace");
 	if (!a->kernel && !a->perfetto)
 		return cli_usage("export", "which kernel? give -k NAME ('ntop report %s' lists them)", a->dir);
 	if (a->page_size && !a->dmat)
@@ -929,8 +937,11 @@ int cmd_export(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	struct trace_dir *td = NULL;
-	if (trace_dir_load(a.dir, &td, &cause) < 0) {
-		cli_err("%s is not a trace directory: %s", a.dir, cause ? cause : "cannot read it");
+	if (trace_dir_load_job(a.dirs, a.n_dirs, &td, &cause) < 0) {
+		if (a.n_dirs == 1)
+			cli_err("%s is not a trace directory: %s", a.dir, cause ? cause : "cannot read it");
+		else /* the cause names the one that is not */
+			cli_err("not a trace directory: %s", cause ? cause : "cannot read it");
 		free(cause);
 		return CLI_EXIT_USAGE;
 	}

@@ -39,6 +39,7 @@ struct rec_opts {
 	const char **kernels;
 	int n_kernels;
 	const char *out;
+	char *out_owned;      /* -o with %h %r %p expanded */
 	const char *every, *limit;
 	char budget[24];     /* --map-budget in bytes, "" when not given */
 	const char *sample;  /* --sample-blocks: auto, off, N */
@@ -83,7 +84,10 @@ static void record_help(void)
 	       "                        repeatable (default: every kernel with PTX)\n"
 	       "  -o, --output DIR      trace directory (default ./ntop-trace/DATE-TIME_PID);\n"
 	       "                        must not exist, or be an empty directory of yours\n"
-	       "                        (no link, not writable by group or others)\n"
+	       "                        (no link, not writable by group or others). In a\n"
+	       "                        multi-node job: %%h the host, %%r the rank (RANK,\n"
+	       "                        SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK), %%p\n"
+	       "                        ntop's pid, %%%% a percent sign\n"
 	       "      --every N         probe every Nth launch of a matching kernel (default 1)\n"
 	       "      --limit N         at most N probed launches per kernel (default 100)\n"
 	       "      --map-budget SIZE map memory, suffixes K M G (default 1G): one launch's\n"
@@ -117,7 +121,10 @@ static void record_help(void)
 	       "  ntop record -p block_sched -k sgemm -- ./bench --size 4096\n"
 	       "  ntop record -p ./mem.toml --every 10 --limit 5 -o trace1 python train.py\n"
 	       "  ntop record -p regions -r load=attn.py:40-55 -r mma=@tensor -- python attn.py\n"
-	       "  ntop report trace1\n");
+	       "  ntop report trace1\n"
+	       "  srun ntop record -p block_sched -o run7-%%h-r%%r -- python train.py\n"
+	       "  torchrun --nproc-per-node 8 --no-python ntop record -o run7-%%h-r%%r -- python train.py\n"
+	       "  ntop report run7-*            # the ranks' traces as one job\n");
 }
 
 /* ---- options ---- */
@@ -421,6 +428,7 @@ static int rec_open_log(struct rec_session *s, const struct rec_opts *o, char **
 	char *kn = strbuf_join((char *const *)o->kernels, o->n_kernels, "\n");
 	event_add(&sb, "kernels", kn);
 	free(kn);
+	cli_job_fields(&sb);
 	event_end(&sb);
 	size_t len;
 	char *line = strbuf_finish(&sb, &len), *cause = NULL;
@@ -626,6 +634,14 @@ int cmd_record(int argc, char **argv)
 	paths = calloc((size_t)o.n_probes + 1, sizeof *paths);
 	if (!names || !paths || rec_check_hook(&hook_dir) < 0 || rec_verify_probes(&o, paths, names) < 0)
 		goto out;
+	if (o.out && strchr(o.out, '%')) {
+		char *expanded = NULL;
+		if (cli_job_expand(o.out, &expanded, &cause) < 0) {
+			cli_usage("record", "%s", cause);
+			goto out;
+		}
+		o.out = o.out_owned = expanded;
+	}
 	if (session_create(&s.sess, o.out, &cause) < 0) {
 		cli_err("%s", cause ? cause : "cannot create the trace directory");
 		goto out;
@@ -639,6 +655,7 @@ int cmd_record(int argc, char **argv)
 	rc = rec_run(&s, &o, hook_dir);
 out:
 	free(cause);
+	free(o.out_owned);
 	session_free(s.sess);
 	for (int i = 0; i < o.n_probes; i++) {
 		free(names ? names[i] : NULL);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/report.h"
 #include "cli/report_end.h"
+#include "cli/report_job.h"
 #include "trace/trace_dir.h"
 
 #define REP_TEXT_LAUNCHES 8 /* per kernel in text; JSON lists all */
@@ -232,7 +233,8 @@ static void rep_text_kernel(const struct trace_dir *td, const struct td_kernel *
 
 static void rep_text_process(const struct trace_dir *td, const struct td_process *p)
 {
-	printf("\nProcess %u %s", p->pid, p->exe ? p->exe : "(no hello from the hook)");
+	char who[320];
+	printf("\nProcess %s %s", td_process_label(td, p->pid, who, sizeof who), p->exe ? p->exe : "(no hello from the hook)");
 	if (p->hook_version)
 		printf(" (hook %s)", p->hook_version);
 	if (p->exited)
@@ -263,7 +265,10 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 static void rep_text(struct trace_dir *td)
 {
 	rep_tame_model(td);
-	printf("Trace %s\n", td->path);
+	if (td->n_traces > 1)
+		report_job_text(td, stdout);
+	else
+		printf("Trace %s\n", td->path);
 	if (td->record_argv) {
 		char when[64] = "";
 		time_t t = (time_t)(td->record_t_ns / 1000000000ull);
@@ -291,7 +296,7 @@ static void rep_text(struct trace_dir *td)
 	if (td->n_warnings) {
 		printf("\nWarnings (%d):\n", td->n_warnings);
 		for (int i = 0; i < td->n_warnings; i++)
-			printf("  [%u] %s\n", td->warnings[i].pid, td->warnings[i].msg);
+			printf("  [%u] %s\n", td_os_pid(td->warnings[i].pid), td->warnings[i].msg);
 	}
 }
 
@@ -473,8 +478,14 @@ static void js_process(struct strbuf *sb, const struct trace_dir *td, const stru
 {
 	struct cli_json o, a;
 	cli_json_object(&o, sb);
-	cli_json_u64(&o, "pid", p->pid);
-	cli_json_u64(&o, "ppid", p->ppid);
+	cli_json_u64(&o, "pid", td_os_pid(p->pid));
+	cli_json_u64(&o, "ppid", td_os_pid(p->ppid));
+	if (td->n_traces > 1) {
+		const struct td_trace *t = &td->traces[p->trace];
+		cli_json_string(&o, "host", t->host);
+		cli_json_int(&o, "trace", p->trace);
+		cli_json_number_if(&o, "rank", t->rank >= 0, t->rank);
+	}
 	cli_json_string(&o, "exe", p->exe);
 	cli_json_string(&o, "hook", p->hook_version);
 	cli_json_string(&o, "driver", p->driver);
@@ -540,6 +551,8 @@ static void js_trace(struct strbuf *sb, const struct trace_dir *td)
 	cli_json_bool(&o, "truncated_last_line", td->truncated_last_line);
 	cli_json_u64(&o, "lost_events", td->lost_events);
 	report_end_json(&o, td);
+	if (td->n_traces > 1)
+		report_job_json(&o, td);
 	cli_json_key(&o, "warnings");
 	cli_json_array(&a, sb);
 	for (int i = 0; i < td->n_warnings; i++) {
@@ -576,7 +589,10 @@ static int rep_json(const struct trace_dir *td)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *dir = NULL;
+	char **dirs = calloc((size_t)argc, sizeof *dirs);
+	int n_dirs = 0;
+	if (!dirs)
+		return 1;
 	int json = 0, csv = 0;
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
@@ -589,24 +605,31 @@ int cmd_report(int argc, char **argv)
 			csv = 1;
 		else if (strcmp(argv[i], "--lines") == 0)
 			rep_lines = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			free(dirs);
 			return cli_usage("report", "unknown option '%s'", argv[i]);
-		else if (dir)
-			return cli_usage("report", "one trace directory at a time ('%s' and '%s')", dir, argv[i]);
-		else
-			dir = argv[i];
+		} else {
+			dirs[n_dirs++] = argv[i];
+		}
 	}
-	if (!dir)
-		return cli_usage("report", "which trace directory? (ntop record prints it)");
-	if (json + csv + rep_lines > 1)
-		return cli_usage("report", "one of --json, --csv and --lines");
+	if (!n_dirs || json + csv + rep_lines > 1) {
+		free(dirs);
+		return !n_dirs ? cli_usage("report", "which trace directory? (ntop record prints it)")
+			       : cli_usage("report", "one of --json, --csv and --lines");
+	}
 	struct trace_dir *td = NULL;
 	char *cause = NULL;
-	if (trace_dir_load(dir, &td, &cause) < 0) {
-		cli_err("%s is not a trace directory: %s", dir, cause ? cause : "cannot read it");
+	int loaded = trace_dir_load_job(dirs, n_dirs, &td, &cause);
+	if (loaded < 0) {
+		if (n_dirs == 1)
+			cli_err("%s is not a trace directory: %s", dirs[0], cause ? cause : "cannot read it");
+		else /* the cause names the one that is not */
+			cli_err("not a trace directory: %s", cause ? cause : "cannot read it");
 		free(cause);
+		free(dirs);
 		return CLI_EXIT_USAGE;
 	}
+	free(dirs);
 	int rc = 0;
 	if (json)
 		rc = rep_json(td);

@@ -26,6 +26,8 @@
 
 struct view_args {
 	const char *dir;
+	const char *more[64]; /* further trace directories: a job read as one */
+	int n_more;
 	const char *theme;
 	int no_color, no_mouse, ascii;
 	long max_frames;
@@ -191,15 +193,21 @@ int cmd_view(int argc, char **argv)
 			continue;
 		if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage("view", "unknown option '%s'", argv[i]);
+		if (a.dir && a.n_more == (int)(sizeof a.more / sizeof a.more[0]))
+			return cli_usage("view", "at most %d trace directories", 1 + a.n_more);
 		if (a.dir)
-			return cli_usage("view", "one trace directory at a time ('%s' and '%s')", a.dir, argv[i]);
-		a.dir = argv[i];
+			a.more[a.n_more++] = argv[i];
+		else
+			a.dir = argv[i];
 	}
 	if (!a.dir)
 		return cli_usage("view", "which trace directory? ('ntop record' prints it)");
 	struct stat st;
-	if (stat(a.dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return cli_usage("view", "%s is not a directory", a.dir);
+	for (int i = -1; i < a.n_more; i++) {
+		const char *d = i < 0 ? a.dir : a.more[i];
+		if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+			return cli_usage("view", "%s is not a directory", d);
+	}
 	char *why = NULL, *themes = cli_themes_dir();
 	struct theme th;
 	if (a.theme && theme_resolve(a.theme, themes, &th, &why) < 0) { /* a bad argument, piped or not */
@@ -212,8 +220,10 @@ int cmd_view(int argc, char **argv)
 		/* piped or redirected: what the UI shows, as text */
 		free(themes);
 		cli_err("standard output is not a terminal: the text report of %s instead of the UI", a.dir);
-		char *rargv[] = {"report", (char *)a.dir, NULL};
-		return cmd_report(2, rargv);
+		char *rargv[2 + sizeof a.more / sizeof a.more[0]] = {"report", (char *)a.dir};
+		for (int i = 0; i < a.n_more; i++)
+			rargv[2 + i] = (char *)a.more[i];
+		return cmd_report(2 + a.n_more, rargv);
 	}
 	if (term_usable(&why) < 0) {
 		cli_err("%s", why);
@@ -225,6 +235,8 @@ int cmd_view(int argc, char **argv)
 	struct tui_opts o;
 	view_opts(&o, &a, themes);
 	o.trace_dir = abs ? abs : a.dir;
+	o.more_dirs = a.more;
+	o.n_more_dirs = a.n_more;
 	o.title = o.trace_dir;
 	int rc = view_run(&o);
 	free(abs);
@@ -556,6 +568,7 @@ static int live_header(struct session *s, const struct view_args *a, char **line
 	event_add(&sb, "probes", "");
 	event_add(&sb, "kernels", "");
 	event_add(&sb, "mode", "live");
+	cli_job_fields(&sb);
 	event_end(&sb);
 	strbuf_done(&av);
 	*line = strbuf_finish(&sb, len);

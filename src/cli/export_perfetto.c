@@ -29,8 +29,9 @@ static int pf_gpu_read(const struct trace_dir *td, const struct pf_opts *o, stru
 		const struct td_kernel *k = trace_dir_kernel(td, tr->pid, tr->kid);
 		int occ = tr->occ > 0 ? tr->occ : k ? k->occ : 0;
 		int dev = td_result_dev(tr);
-		uint32_t tpid = dev >= 0 && td_process_n_devices(td, tr->pid) > 1 ? tr->pid + (uint32_t)(dev + 1) * PF_PID_GPU
-										   : tr->pid;
+		uint64_t tpid = tr->pid;
+		if (dev >= 0 && td_process_n_devices(td, tr->pid) > 1)
+			tpid += (uint64_t)(dev + 1) * PF_PID_GPU;
 		int b = pf_launch_blocks(tr, occ, td_device_amd(trace_dir_device(td, tr->pid)), tpid, o, s, st);
 		int w = b < 0 ? 0 : pf_launch_warps(tr, tpid, o, s, st);
 		if (b < 0 || w < 0)
@@ -179,7 +180,7 @@ static void pf_emit(struct pf_out *o)
 }
 
 /* {"ph":..,"pid":..,"tid":.., then the caller's members and the end. */
-static void pf_begin(struct pf_out *o, struct cli_json *j, const char *ph, uint32_t pid, uint64_t tid)
+static void pf_begin(struct pf_out *o, struct cli_json *j, const char *ph, uint64_t pid, uint64_t tid)
 {
 	cli_json_object(j, &o->sb);
 	cli_json_string(j, "ph", ph);
@@ -187,7 +188,7 @@ static void pf_begin(struct pf_out *o, struct cli_json *j, const char *ph, uint3
 	cli_json_u64(j, "tid", tid);
 }
 
-static void pf_meta(struct pf_out *o, uint32_t pid, uint64_t tid, const char *what, const char *name, long sort)
+static void pf_meta(struct pf_out *o, uint64_t pid, uint64_t tid, const char *what, const char *name, long sort)
 {
 	struct cli_json j, a;
 	pf_begin(o, &j, "M", pid, tid);
@@ -209,16 +210,16 @@ static const char *pf_kname(const struct trace_dir *td, uint32_t pid, uint32_t k
 	return !k ? "(kernel not in the log)" : k->demangled ? k->demangled : k->name ? k->name : "(unnamed)";
 }
 
-static void pf_thread(struct pf_out *o, uint32_t pid, uint64_t tid, const char *name)
+static void pf_thread(struct pf_out *o, uint64_t pid, uint64_t tid, const char *name)
 {
 	pf_meta(o, pid, tid, "thread_name", name, 0);
 	pf_meta(o, pid, tid, "thread_sort_index", NULL, (long)tid); /* kernels first, then SMs in order */
 }
 
 /* The process of pid, or (pid >= PF_PID_GPU) that process's tracks of one GPU. */
-static void pf_process(struct pf_out *o, uint32_t tpid)
+static void pf_process(struct pf_out *o, uint64_t tpid)
 {
-	uint32_t pid = tpid % PF_PID_GPU;
+	uint32_t pid = (uint32_t)(tpid % PF_PID_GPU);
 	int gpu = (int)(tpid / PF_PID_GPU) - 1;
 	const struct td_process *p = trace_dir_process(o->td, pid);
 	const struct td_device *d = gpu >= 0 ? trace_dir_device_of(o->td, pid, gpu) : trace_dir_device(o->td, pid);
@@ -230,7 +231,9 @@ static void pf_process(struct pf_out *o, uint32_t tpid)
 		snprintf(where, sizeof where, ", %d GPUs", td_process_n_devices(o->td, pid));
 	else if (d && d->name)
 		snprintf(where, sizeof where, ", %s", d->name);
-	snprintf(name, sizeof name, "%s (pid %u%s)", exe ? exe + 1 : p && p->exe ? p->exe : "process", pid, where);
+	char who[320];
+	snprintf(name, sizeof name, "%s (pid %s%s)", exe ? exe + 1 : p && p->exe ? p->exe : "process",
+		 td_process_label(o->td, pid, who, sizeof who), where);
 	pf_meta(o, tpid, 0, "process_name", name, 0);
 }
 
@@ -423,7 +426,7 @@ static void pf_other(struct pf_out *o, const struct pf_stats *st)
 
 /* Every event of pid: process name, kernels and launches, SM tracks,
  * blocks, warps. */
-static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid, size_t *li, size_t *bi, size_t *wi,
+static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint64_t pid, size_t *li, size_t *bi, size_t *wi,
 			 struct cli_progress *pr)
 {
 	pf_process(o, pid);
@@ -452,9 +455,9 @@ static void pf_write_pid(struct pf_out *o, const struct pf_set *s, uint32_t pid,
 }
 
 /* The lowest pid with events left. */
-static uint32_t pf_next_pid(const struct pf_set *s, size_t li, size_t bi, size_t wi)
+static uint64_t pf_next_pid(const struct pf_set *s, size_t li, size_t bi, size_t wi)
 {
-	uint32_t pid = UINT32_MAX;
+	uint64_t pid = UINT64_MAX;
 	if (li < s->n_l)
 		pid = s->l[li].pid;
 	if (bi < s->n_b && s->b[bi].tpid < pid)
@@ -489,7 +492,10 @@ int export_perfetto_write(FILE *f, const struct trace_dir *td, const struct pf_o
 	memset(st, 0, sizeof *st);
 	struct pf_set s = {0};
 	int rc = -1;
-	if (pf_host_read(td->path, o, &s, cause) < 0 || pf_gpu_read(td, o, &s, st, cause) < 0 ||
+	for (int i = 0; i < td->n_traces; i++)
+		if (pf_host_read(td->traces[i].path, (uint32_t)i << TD_PID_SHIFT, o, &s, cause) < 0)
+			goto out;
+	if (pf_gpu_read(td, o, &s, st, cause) < 0 ||
 	    pf_assign(&s, st, cause) < 0)
 		goto out;
 	st->launches = s.n_l;

@@ -36,7 +36,7 @@ uint64_t pf_cycles_ns(uint64_t cycles, uint32_t khz)
  * launch's host time plus the block's global time since the first block),
  * or the launch's host time plus cycles since its SM's first block. */
 static void pf_block_of(const struct timeline *tl, const struct tl_lane *ln, uint32_t i, const struct result *r,
-			uint32_t tpid, struct pf_block *pb)
+			uint64_t tpid, struct pf_block *pb)
 {
 	const struct bs_block *b = &tl->bs->blocks[i];
 	memset(pb, 0, sizeof *pb);
@@ -108,7 +108,7 @@ static int pf_has_block_sched(const struct td_result *tr)
 }
 
 /* One probed launch: 1 added, 0 no block_sched records (skipped), -1 out of memory. */
-int pf_launch_blocks(const struct td_result *tr, int occ, int amd, uint32_t tpid, const struct pf_opts *o,
+int pf_launch_blocks(const struct td_result *tr, int occ, int amd, uint64_t tpid, const struct pf_opts *o,
 			    struct pf_set *s, struct pf_stats *st)
 {
 	struct result *r = NULL;

@@ -72,17 +72,23 @@ static int pf_add_time(struct pf_time **t, size_t *n, size_t *cap, const struct 
 }
 
 /* One line: 0 taken or ignored, -1 out of memory. */
-static int pf_line(const struct pf_opts *o, struct pf_set *s, struct pf_time **t, size_t *nt, size_t *ct,
-		   const char *line, size_t len)
+static int pf_line(const struct pf_opts *o, uint32_t base, struct pf_set *s, struct pf_time **t, size_t *nt,
+		   size_t *ct, const char *line, size_t len)
 {
 	struct event ev;
 	if (event_parse(line, len, &ev) < 0)
 		return 0; /* the report counts malformed lines; here they are just not slices */
 	int rc = 0, launch = strcmp(ev.type, "launch") == 0, time = strcmp(ev.type, "time") == 0;
+	uint32_t pid = (uint32_t)event_get_u64(&ev, "pid", 0) + base;
 	if ((launch || time) && event_get(&ev, "seq") && event_get(&ev, "t") &&
-	    pf_wanted(o, (uint32_t)event_get_u64(&ev, "pid", 0), (uint32_t)event_get_u64(&ev, "kid", 0),
-		      event_get_u64(&ev, "seq", 0)))
+	    pf_wanted(o, pid, (uint32_t)event_get_u64(&ev, "kid", 0), event_get_u64(&ev, "seq", 0))) {
+		size_t before = launch ? s->n_l : *nt;
 		rc = launch ? pf_add_launch(s, &ev) : pf_add_time(t, nt, ct, &ev);
+		if (rc == 0 && launch && s->n_l > before)
+			s->l[before].pid = pid;
+		else if (rc == 0 && *nt > before)
+			(*t)[before].pid = pid;
+	}
 	event_done(&ev);
 	return rc;
 }
@@ -103,7 +109,7 @@ static void pf_match_times(struct pf_set *s, struct pf_time *t, size_t nt)
 	}
 }
 
-int pf_host_read(const char *dir, const struct pf_opts *o, struct pf_set *s, char **cause)
+int pf_host_read(const char *dir, uint32_t base, const struct pf_opts *o, struct pf_set *s, char **cause)
 {
 	char *path = NULL, *line = NULL;
 	if (asprintf(&path, "%s/events.log", dir) < 0)
@@ -119,7 +125,7 @@ int pf_host_read(const char *dir, const struct pf_opts *o, struct pf_set *s, cha
 	ssize_t len;
 	int rc = 0;
 	while (rc == 0 && (len = getline(&line, &cap, f)) > 0)
-		rc = pf_line(o, s, &t, &nt, &ct, line, (size_t)len);
+		rc = pf_line(o, base, s, &t, &nt, &ct, line, (size_t)len);
 	if (rc == 0)
 		pf_match_times(s, t, nt);
 	else

@@ -20,13 +20,13 @@ struct pf_launch {
 };
 
 /* GPU slices of a process that used several GPUs go to a track process
- * of their own per GPU: tpid = pid + (GPU + 1) * PF_PID_GPU (Linux pids
- * stay below 2^22); else tpid = pid. */
-#define PF_PID_GPU 4194304u
+ * of their own per GPU: tpid = pid + (GPU + 1) * PF_PID_GPU (the model's
+ * pids are 32-bit: a job's traces take their upper bits); else tpid = pid. */
+#define PF_PID_GPU (1ull << 32)
 
 struct pf_block {
 	uint32_t pid, kid, smid, lane, warps;
-	uint32_t tpid;             /* the track process (PF_PID_GPU) */
+	uint64_t tpid;             /* the track process (PF_PID_GPU) */
 	uint32_t xyz[3];
 	uint64_t seq, index;
 	uint64_t ts, dur;          /* ns */
@@ -38,7 +38,7 @@ struct pf_block {
  * regions cross) with its life and its segments g[seg0 .. seg0 + n_segs). */
 struct pf_warp {
 	uint32_t pid, kid, smid, warp;
-	uint32_t tpid;             /* the track process (PF_PID_GPU) */
+	uint64_t tpid;             /* the track process (PF_PID_GPU) */
 	uint64_t seq, block;
 	uint64_t ts, dur;          /* ns */
 	uint64_t entry_cyc, exit_cyc;
@@ -68,15 +68,16 @@ struct pf_set {
 };
 
 /* export_perfetto_host.c: the launch lines of dir/events.log (those o
- * selects), with the durations of their `time` lines. */
-int pf_host_read(const char *dir, const struct pf_opts *o, struct pf_set *s, char **cause);
+ * selects), with the durations of their `time` lines; their pids + base
+ * (a job's trace, trace_dir.h). */
+int pf_host_read(const char *dir, uint32_t base, const struct pf_opts *o, struct pf_set *s, char **cause);
 /* export_perfetto_gpu.c: tr's blocks (occ: blocks per SM, amd: an AMD
  * GPU's trace); 1 added, 0 no block_sched records, -1 out of memory. */
-int pf_launch_blocks(const struct td_result *tr, int occ, int amd, uint32_t tpid, const struct pf_opts *o,
+int pf_launch_blocks(const struct td_result *tr, int occ, int amd, uint64_t tpid, const struct pf_opts *o,
 		     struct pf_set *s, struct pf_stats *st);
 /* export_perfetto_warps.c: tr's warps and region segments (o->lanes picks
  * a block's or an SM's); 1 added, 0 no regions records, -1 out of memory. */
-int pf_launch_warps(const struct td_result *tr, uint32_t tpid, const struct pf_opts *o, struct pf_set *s,
+int pf_launch_warps(const struct td_result *tr, uint64_t tpid, const struct pf_opts *o, struct pf_set *s,
 		    struct pf_stats *st);
 void pf_set_free(struct pf_set *s);
 /* ns of `cycles` at the clock rate, or cycles as ns when it is unknown. */

@@ -147,7 +147,7 @@ static int pf_warps_of(struct pf_set *s, const struct result *r, const struct re
 }
 
 /* One probed launch's warps: 1 added, 0 no regions records, -1 out of memory. */
-int pf_launch_warps(const struct td_result *tr, uint32_t tpid, const struct pf_opts *o, struct pf_set *s,
+int pf_launch_warps(const struct td_result *tr, uint64_t tpid, const struct pf_opts *o, struct pf_set *s,
 		    struct pf_stats *st)
 {
 	struct result *r = NULL;

@@ -9,7 +9,7 @@
 static const char rcsv_header[] =
 	"pid,kid,name,demangled,launches,grid,block,smem,configs,timed,mean_ns,ptx,ptx_reason,"
 	"instrument,probes,instrument_reason,declined,probed_launches,results_ok,records,dropped,"
-	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm,code,gpus\n";
+	"block_sched_launches,running_cycles,scheduling_cycles,waves_per_sm,code,gpus,host,rank\n";
 
 /* A text field: quoted when it holds a comma, quote or line break (RFC
  * 4180); control bytes become '?' so a terminal showing it stays sane. */
@@ -86,9 +86,22 @@ static void rcsv_gpus(FILE *f, const struct td_kernel *k)
 	}
 }
 
+/* host, rank: the kernel's trace in a job of several (empty for one trace
+ * or where the recording did not say). */
+static void rcsv_job(FILE *f, const struct trace_dir *td, const struct td_kernel *k)
+{
+	const struct td_process *p = trace_dir_process(td, k->pid);
+	const struct td_trace *t = td->n_traces > 1 && p ? &td->traces[p->trace] : NULL;
+	rcsv_str(f, t ? t->host : NULL);
+	if (t && t->rank >= 0)
+		fprintf(f, ",%d", t->rank);
+	else
+		fputc(',', f);
+}
+
 static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_kernel *k)
 {
-	fprintf(f, "%u,%u", k->pid, k->kid);
+	fprintf(f, "%u,%u", td_os_pid(k->pid), k->kid);
 	rcsv_str(f, k->name);
 	rcsv_str(f, k->demangled);
 	fprintf(f, ",%" PRIu64, k->launches);
@@ -113,6 +126,7 @@ static void rcsv_kernel(FILE *f, const struct trace_dir *td, const struct td_ker
 	/* what the ptx columns are about: PTX, or an AMD code object */
 	rcsv_str(f, td_kernel_code_word(k));
 	rcsv_gpus(f, k);
+	rcsv_job(f, td, k);
 	fputc('\n', f);
 }
 

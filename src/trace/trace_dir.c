@@ -169,8 +169,10 @@ static struct td_process *td_process_get(struct trace_dir *td, uint32_t pid)
 	if (p)
 		return p;
 	p = td_push((void **)&td->procs, &td->n_procs, &td->caps[CAP_PROCS], sizeof *p);
-	if (p)
+	if (p) {
 		p->pid = pid;
+		p->trace = td->feeding;
+	}
 	return p;
 }
 
@@ -292,6 +294,14 @@ static void td_update_timing(struct td_kernel *k)
 
 static int td_on_record(struct trace_dir *td, const struct event *ev)
 {
+	if (td->feeding < td->n_traces) {
+		struct td_trace *t = &td->traces[td->feeding];
+		td_set_str(&t->host, event_get(ev, "host"));
+		td_set_str(&t->argv, event_get(ev, "argv"));
+		t->rank = (int)event_get_int(ev, "rank", -1);
+	}
+	if (td->feeding > 0) /* the job's header is its first trace's */
+		return 0;
 	td_set_str(&td->record_argv, event_get(ev, "argv"));
 	td_set_str(&td->record_version, event_get(ev, "version"));
 	td->record_t_ns = event_get_u64(ev, "t", 0);
@@ -301,8 +311,9 @@ static int td_on_record(struct trace_dir *td, const struct event *ev)
 
 static int td_on_hello(struct trace_dir *td, const struct event *ev, struct td_process *p)
 {
-	(void)td;
 	p->ppid = (uint32_t)event_get_int(ev, "ppid", 0);
+	if (p->ppid)
+		p->ppid += (uint32_t)td->feeding << TD_PID_SHIFT;
 	td_set_str(&p->exe, event_get(ev, "exe"));
 	td_set_str(&p->hook_version, event_get(ev, "hook"));
 	td_set_str(&p->driver, event_get(ev, "driver"));
@@ -518,7 +529,8 @@ static int td_on_result(struct trace_dir *td, const struct event *ev, struct td_
 	td_set_str(&r->file, file);
 	free(r->path);
 	r->path = NULL;
-	if (td_safe_relpath(file) && asprintf(&r->path, "%s/%s", td->path ? td->path : ".", file) < 0)
+	const char *dir = td->feeding < td->n_traces ? td->traces[td->feeding].path : td->path;
+	if (td_safe_relpath(file) && asprintf(&r->path, "%s/%s", dir ? dir : ".", file) < 0)
 		r->path = NULL;
 	r->maps = event_get_u64(ev, "maps", 0);
 	r->records = event_get_u64(ev, "records", 0);
@@ -643,6 +655,10 @@ void trace_dir_feed(struct trace_dir *td, const char *line, size_t len)
 	}
 	long long pid = event_get_int(&ev, "pid", -1);
 	int rc;
+	if (td->feeding > 0 && pid >= 0 && pid < (1ll << TD_PID_SHIFT))
+		pid += (long long)td->feeding << TD_PID_SHIFT;
+	else if (td->feeding > 0)
+		pid = -1; /* an id past 2^22 would meet another trace's */
 	if (pid < 0 || pid > UINT32_MAX)
 		rc = -1;
 	else if (strcmp(ev.type, "record") == 0)
@@ -672,10 +688,11 @@ struct trace_dir *trace_dir_create(const char *path)
 		return NULL;
 	}
 	td->index = ix;
-	if (path && !(td->path = strdup(path))) {
+	if (path && (!(td->path = strdup(path)) || trace_dir_begin_trace(td, path) < 0)) {
 		trace_dir_free(td);
 		return NULL;
 	}
+	td->feeding = 0;
 	return td;
 }
 
@@ -684,9 +701,10 @@ static void td_feed_line(void *arg, const char *line, size_t len)
 	trace_dir_feed(arg, line, len);
 }
 
-int trace_dir_load(const char *path, struct trace_dir **out, char **cause)
+/* One trace directory's events.log into td (its lines take td->feeding's
+ * ids), then what a recording cut short left beside it. */
+static int td_load_one(struct trace_dir *td, const char *path, char **cause)
 {
-	*out = NULL;
 	char *log;
 	if (asprintf(&log, "%s/events.log", path) < 0)
 		return cause_set(cause, "out of memory");
@@ -696,23 +714,44 @@ int trace_dir_load(const char *path, struct trace_dir **out, char **cause)
 		free(log);
 		return -1;
 	}
-	struct trace_dir *td = trace_dir_create(path);
 	struct trace_lines tl = { 0, 0, 0 };
-	int rc = td ? trace_lines_read(fd, td_feed_line, td, &tl) : -1;
+	int rc = trace_lines_read(fd, td_feed_line, td, &tl);
 	close(fd);
 	if (rc < 0) {
-		cause_set(cause, "%s: %s", log, td ? "read error" : "out of memory");
+		cause_set(cause, "%s: read error", log);
 		free(log);
-		trace_dir_free(td);
 		return -1;
 	}
 	/* a line the writer did not finish would lie: not applied, but said */
-	td->truncated_last_line = tl.cut;
+	td->truncated_last_line |= tl.cut;
 	td->malformed_lines += tl.too_long;
 	trace_dir_recover(td);
 	free(log);
+	return 0;
+}
+
+int trace_dir_load_job(char *const *paths, int n, struct trace_dir **out, char **cause)
+{
+	*out = NULL;
+	struct trace_dir *td = n > 0 ? trace_dir_create(paths[0]) : NULL;
+	if (!td)
+		return cause_set(cause, n > 0 ? "out of memory" : "no trace directory");
+	for (int i = 0; i < n; i++) {
+		if ((i > 0 && trace_dir_begin_trace(td, paths[i]) < 0 && cause_set(cause, "out of memory")) ||
+		    td_load_one(td, paths[i], cause) < 0) {
+			trace_dir_free(td);
+			return -1;
+		}
+	}
+	trace_dir_end_job(td);
 	*out = td;
 	return 0;
+}
+
+int trace_dir_load(const char *path, struct trace_dir **out, char **cause)
+{
+	char *paths[] = { (char *)path };
+	return trace_dir_load_job(paths, 1, out, cause);
 }
 
 void trace_dir_free(struct trace_dir *td)
@@ -768,5 +807,6 @@ void trace_dir_free(struct trace_dir *td)
 	free(td->record_argv);
 	free(td->record_version);
 	free(td->path);
+	trace_dir_free_traces(td);
 	free(td);
 }

@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 struct td_process {
-	uint32_t pid, ppid;
+	uint32_t pid, ppid;  /* in a job of several traces: pid + trace index << TD_PID_SHIFT */
+	int trace;           /* index in trace_dir.traces (0 for a single trace) */
 	char *exe;          /* NULL until its hello event */
 	char *hook_version;
 	char *driver;       /* real libcuda path the hook forwards to */
@@ -120,8 +121,25 @@ struct td_warning {
 	char *msg;
 };
 
-struct trace_dir {
+/* One trace directory of a job read as one (trace_dir_load_job): the
+ * ranks of a multi-node run recorded by `ntop record -o DIR-%h-%r`. */
+struct td_trace {
 	char *path;
+	char *host;         /* the recording host (record line host=), NULL unknown */
+	int rank;           /* RANK / SLURM_PROCID / OMPI_COMM_WORLD_RANK when recorded, -1 none */
+	char *argv;
+	int has_end, end_status, end_signal;
+};
+
+/* Process ids of the k-th trace of a job are pid + (k << TD_PID_SHIFT)
+ * (Linux pids stay below 2^22), so two hosts' pids never meet. */
+#define TD_PID_SHIFT 22
+
+struct trace_dir {
+	char *path;                 /* the (first) trace directory */
+	struct td_trace *traces;    /* the job's traces, in the order given; 1 for one trace */
+	int n_traces;
+	int feeding;                /* the trace whose lines are being fed */
 	/* the recorder's header line */
 	char *record_argv, *record_version;
 	uint64_t record_t_ns;
@@ -162,6 +180,20 @@ void trace_dir_feed(struct trace_dir *td, const char *line, size_t len);
  * left beside it (trace_dir_recover). Fails only when events.log cannot be
  * read at all (missing, not a regular file); bad lines are counted. */
 int trace_dir_load(const char *path, struct trace_dir **out, char **cause);
+/* Several trace directories as one job: each trace's processes keep
+ * their own ids (pid + index << TD_PID_SHIFT); how each ended is kept per
+ * trace, and the job ended when all did. */
+int trace_dir_load_job(char *const *paths, int n, struct trace_dir **out, char **cause);
+/* Starts feeding the lines of another trace directory of a job (the next
+ * index); 0, or -1 out of memory. trace_dir_create's path is the first. */
+int trace_dir_begin_trace(struct trace_dir *td, const char *path);
+/* The process's id on its host, and a label: "1234", or in a job
+ * "1234 on node2 (rank 1)". */
+uint32_t td_os_pid(uint32_t pid);
+const char *td_process_label(const struct trace_dir *td, uint32_t pid, char *buf, size_t n);
+/* Private to the loaders: how a job ended, from its traces; freeing them. */
+void trace_dir_end_job(struct trace_dir *td);
+void trace_dir_free_traces(struct trace_dir *td);
 void trace_dir_free(struct trace_dir *td);
 
 struct td_kernel *trace_dir_kernel(const struct trace_dir *td, uint32_t pid, uint32_t kid);

@@ -25,6 +25,12 @@ int trace_dir_on_end(struct trace_dir *td, const struct event *ev)
 	td->has_end = 1;
 	td->end_status = (int)event_get_int(ev, "status", -1);
 	td->end_signal = (int)event_get_int(ev, "signal", 0);
+	if (td->feeding < td->n_traces) {
+		struct td_trace *t = &td->traces[td->feeding];
+		t->has_end = 1;
+		t->end_status = td->end_status;
+		t->end_signal = td->end_signal;
+	}
 	return 0;
 }
 
@@ -150,7 +156,7 @@ static void feed_result(struct trace_dir *td, const char *name, const struct res
 		records += r->maps[m].records_written;
 		dropped += r->maps[m].records_dropped;
 	}
-	if (!trace_dir_kernel(td, r->pid, r->kernel_id)) {
+	if (!trace_dir_kernel(td, r->pid + ((uint32_t)td->feeding << TD_PID_SHIFT), r->kernel_id)) {
 		strbuf_init(&sb);
 		event_begin(&sb, "kernel", r->wall_ns, (int)r->pid);
 		event_add_int(&sb, "kid", r->kernel_id);
@@ -177,6 +183,12 @@ static void feed_result(struct trace_dir *td, const char *name, const struct res
 	strbuf_done(&sb);
 }
 
+/* The directory of the trace being read. */
+static const char *td_feeding_path(const struct trace_dir *td)
+{
+	return td->feeding < td->n_traces ? td->traces[td->feeding].path : td->path;
+}
+
 /* Result files no `result` line named: read by their header. */
 static void recover_results(struct trace_dir *td, int dfd)
 {
@@ -191,12 +203,12 @@ static void recover_results(struct trace_dir *td, int dfd)
 	for (int i = 0; known && i < n; i++) {
 		struct pid_seq key = { 0, strtoull(strchr(names[i], '-') + 1, NULL, 10) };
 		unsigned long pid = strtoul(names[i], NULL, 10);
-		key.pid = (uint32_t)pid;
-		if (pid > UINT32_MAX || bsearch(&key, known, (size_t)n_listed, sizeof key, cmp_pid_seq))
+		key.pid = (uint32_t)pid + ((uint32_t)td->feeding << TD_PID_SHIFT);
+		if (pid >= (1ul << TD_PID_SHIFT) || bsearch(&key, known, (size_t)n_listed, sizeof key, cmp_pid_seq))
 			continue;
 		char path[4200];
 		struct result *r = NULL;
-		snprintf(path, sizeof path, "%s/results/%s", td->path, names[i]);
+		snprintf(path, sizeof path, "%s/results/%s", td_feeding_path(td), names[i]);
 		if (result_read_head(path, &r, NULL) == 0 && r->pid == key.pid && r->seq == key.seq) {
 			feed_result(td, names[i], r);
 			td->unlisted_results++;
@@ -210,9 +222,9 @@ static void recover_results(struct trace_dir *td, int dfd)
 
 void trace_dir_recover(struct trace_dir *td)
 {
-	if (!td->path)
+	if (!td_feeding_path(td))
 		return;
-	int dfd = open(td->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(td_feeding_path(td), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return;
 	recover_logs(td, dfd);

@@ -169,7 +169,7 @@ void ktable_cell(const struct ktable_ctx *c, const struct td_kernel *k, enum kco
 	double mean;
 	*role = THEME_FG;
 	switch (col) {
-	case KC_PID: snprintf(buf, len, "%u", k->pid); *role = THEME_DIM; return;
+	case KC_PID: snprintf(buf, len, "%u", td_os_pid(k->pid)); *role = THEME_DIM; return;
 	case KC_GPU:
 		if (k->devs)
 			td_kernel_devs_text(k, 0, buf, len);

@@ -70,8 +70,9 @@ void ktable_done(struct ktable *kt);
 void ktable_mark(struct ktable *kt);
 /* ktable_rows.c: rebuilds rows when dirty. */
 void ktable_update(struct ktable *kt, const struct ktable_ctx *c);
-/* Row of kernel (pid, kid): its own, else its group's; -1 when filtered out. */
-int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid);
+/* Row of kernel (pid, kid): its own, else its group's (group: its group's
+ * first); -1 when filtered out. */
+int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid, int group);
 /* Text and theme role of a row's cell: a group's sums, a member's own. */
 void ktable_row_cell(const struct ktable_ctx *c, const struct ktable *kt, const struct krow *r, enum kcol col,
 		     char *buf, size_t len, int *role);

@@ -195,15 +195,16 @@ void ktable_update(struct ktable *kt, const struct ktable_ctx *c)
 	kt->dirty = 0;
 }
 
-int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid)
+int ktable_find(const struct ktable *kt, const struct trace_dir *td, unsigned pid, unsigned kid, int want_group)
 {
 	int group = -1;
 	for (int i = 0; i < kt->n; i++) {
 		const struct krow *r = &kt->rows[i];
 		const struct td_kernel *k = &td->kernels[r->k];
-		if (k->pid == pid && k->kid == kid)
-			return i;
-		for (int m = 0; group < 0 && !r->child && r->n > 1 && m < r->n; m++) {
+		int is_group = !r->child && r->n > 1;
+		if (k->pid == pid && k->kid == kid && (!is_group || want_group) && !(r->child && want_group))
+			return i; /* a kernel's own row (a member's, unless its group is wanted) */
+		for (int m = 0; group < 0 && is_group && m < r->n; m++) {
 			const struct td_kernel *x = &td->kernels[kt->members[r->first + m]];
 			if (x->pid == pid && x->kid == kid)
 				group = i;
@@ -264,7 +265,7 @@ void ktable_row_cell(const struct ktable_ctx *c, const struct ktable *kt, const 
 		ktable_cell(c, k, col, buf, len, role);
 		int alive = ktable_alive(c->td, k);
 		if (col == KC_PID && !alive) /* exited: (pid) */
-			snprintf(buf, len, "(%u)", k->pid);
+			snprintf(buf, len, "(%u)", td_os_pid(k->pid));
 		if (col == KC_NAME && r->child) {
 			char name[1024];
 			snprintf(name, sizeof name, "%s", buf);

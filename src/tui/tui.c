@@ -380,11 +380,30 @@ static void tui_load_line(void *arg, const char *line, size_t len)
 }
 
 /* events.log (a regular file only: a FIFO would hang the UI), then what a
- * recording cut short left beside it (trace_dir_recover). */
+ * recording cut short left beside it (trace_dir_recover); for each trace
+ * of a job. */
+static int tui_load_one(struct tui *t, const char *dir, char **cause);
+
 static int tui_load_trace(struct tui *t, char **cause)
 {
+	if (tui_load_one(t, t->o.trace_dir, cause) < 0)
+		return -1;
+	for (int i = 0; i < t->o.n_more_dirs; i++)
+		if (trace_dir_begin_trace(t->td, t->o.more_dirs[i]) < 0 || tui_load_one(t, t->o.more_dirs[i], cause) < 0)
+			return cause && !*cause ? cause_set(cause, "out of memory") : -1;
+	trace_dir_end_job(t->td);
+	if (t->td->malformed_lines)
+		msglog_addf(t->log, MSG_WARN, "%llu malformed lines in events.log were skipped",
+			    (unsigned long long)t->td->malformed_lines);
+	if (trace_dir_incomplete(t->td, NULL))
+		msglog_add(t->log, MSG_WARN, 0, "this trace is incomplete: 'ntop report' says why");
+	return 0;
+}
+
+static int tui_load_one(struct tui *t, const char *dir, char **cause)
+{
 	char *path;
-	if (asprintf(&path, "%s/events.log", t->o.trace_dir) < 0)
+	if (asprintf(&path, "%s/events.log", dir) < 0)
 		return cause_set(cause, "out of memory");
 	int fd = trace_file_open(AT_FDCWD, path, cause);
 	if (fd < 0) {
@@ -392,7 +411,7 @@ static int tui_load_trace(struct tui *t, char **cause)
 		if (cause)
 			*cause = NULL;
 		cause_set(cause, "%s: cannot open (%s); is %s a trace directory written by 'ntop record'?", path,
-			  why ? why : "?", t->o.trace_dir);
+			  why ? why : "?", dir);
 		free(why);
 		free(path);
 		return -1;
@@ -407,11 +426,6 @@ static int tui_load_trace(struct tui *t, char **cause)
 	}
 	t->td->malformed_lines += tl.too_long;
 	trace_dir_recover(t->td);
-	if (t->td->malformed_lines)
-		msglog_addf(t->log, MSG_WARN, "%llu malformed lines in events.log were skipped",
-			    (unsigned long long)t->td->malformed_lines);
-	if (trace_dir_incomplete(t->td, NULL))
-		msglog_add(t->log, MSG_WARN, 0, "this trace is incomplete: 'ntop report' says why");
 	return 0;
 }
 

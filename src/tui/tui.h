@@ -81,6 +81,8 @@ struct tui_request {
 
 struct tui_opts {
 	const char *trace_dir;     /* view mode: the directory; live: the session directory */
+	const char *const *more_dirs; /* view mode: further traces of the job, read as one */
+	int n_more_dirs;
 	const char *title;         /* shown in the title bar */
 	const char *theme;         /* --theme (NULL: the saved setting) */
 	const char *themes_dir;    /* may be NULL */

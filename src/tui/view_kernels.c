@@ -16,6 +16,7 @@ struct vk {
 	int sel, top;
 	unsigned sel_pid, sel_kid;
 	int has_sel;
+	int sel_group;        /* the selection is a group's row (not a member's) */
 	int editing;          /* typing a filter after '/' */
 	int cx[KC_N], cw[KC_N];
 	int list_y, list_h;   /* rows of kernels on screen (absolute) */
@@ -42,7 +43,7 @@ static void vk_resync(struct view *v)
 	struct ktable_ctx kc = tui_kctx(t);
 	ktable_update(&t->kt, &kc);
 	if (s->has_sel) {
-		int r = ktable_find(&t->kt, t->td, s->sel_pid, s->sel_kid);
+		int r = ktable_find(&t->kt, t->td, s->sel_pid, s->sel_kid, s->sel_group);
 		if (r >= 0)
 			s->sel = r;
 	}
@@ -58,6 +59,7 @@ static void vk_remember(struct view *v)
 	struct tui *t = v->tui;
 	if (s->sel >= 0 && s->sel < t->kt.n) {
 		const struct td_kernel *k = &t->td->kernels[t->kt.rows[s->sel].k];
+		s->sel_group = !t->kt.rows[s->sel].child && t->kt.rows[s->sel].n > 1;
 		s->sel_pid = k->pid;
 		s->sel_kid = k->kid;
 		s->has_sel = 1;

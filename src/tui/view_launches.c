@@ -199,7 +199,8 @@ static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int 
 	draw_role(t, g, x, y + row++, w, buf, THEME_DIM);
 	struct ktable_ctx kc = tui_kctx(t);
 	ktable_probe_state(&kc, k, st, sizeof st, &role);
-	snprintf(buf, sizeof buf, "pid %u  kid %u  launches %llu  %s %s  probe: %s", k->pid, k->kid,
+	char who[320];
+	snprintf(buf, sizeof buf, "pid %s  kid %u  launches %llu  %s %s  probe: %s", td_process_label(t->td, k->pid, who, sizeof who), k->kid,
 		 (unsigned long long)k->launches, td_kernel_code_word(k),
 		 k->has_ptx ? "yes" : k->ptx_reason ? k->ptx_reason : "no", st);
 	draw_role(t, g, x, y + row++, w, buf, THEME_FG);

@@ -311,7 +311,7 @@ static void test_ktable(void)
 	ktable_update(&kt, &c);
 	CHECK_EQ_INT(kt.n, 1); /* mangled names match too */
 	const struct td_kernel *k = &td->kernels[kt.rows[0].k];
-	CHECK(ktable_find(&kt, td, k->pid, k->kid) == 0);
+	CHECK(ktable_find(&kt, td, k->pid, k->kid, 0) == 0);
 	char buf[128];
 	int role;
 	ktable_cell(&c, k, KC_PROBE, buf, sizeof buf, &role);
@@ -412,7 +412,8 @@ static void test_ktable_groups(void)
 		exited += !strcmp(buf, "(3)") && role == THEME_DIM;
 	}
 	CHECK_EQ_INT(exited, 1);
-	CHECK_EQ_INT(ktable_find(&kt, td, 3, 1), 3 + 2); /* pid 3's fill: its own row (model order) */
+	CHECK_EQ_INT(ktable_find(&kt, td, 3, 1, 0), 3 + 2); /* pid 3's fill: its own row (model order) */
+	CHECK_EQ_INT(ktable_find(&kt, td, 3, 1, 1), 2);     /* ... or its group's */
 	CHECK(!ktable_toggle(&kt, td, &kt.rows[3]));     /* a member is no group */
 	/* exited hidden: pid 3 gone from the groups */
 	kt.hide_exited = 1;
@@ -427,7 +428,7 @@ static void test_ktable_groups(void)
 	ktable_mark(&kt);
 	ktable_update(&kt, &c);
 	CHECK_EQ_INT(kt.n, 7);
-	CHECK_EQ_INT(ktable_find(&kt, td, 2, 2) >= 0, 1);
+	CHECK_EQ_INT(ktable_find(&kt, td, 2, 2, 0) >= 0, 1);
 	ktable_done(&kt);
 	rcache_done(&rc);
 	trace_dir_free(td);
