@@ -60,7 +60,7 @@ app() {
 			"$NTOP" export "$W/$name-$m" --format perfetto -o "$W/$name-$m.json" >/dev/null 2>&1
 			pf=("$W/$name-$m.json")
 		fi
-		"$NTOP" report "$W/$name-$m" >"$OUT/$name-$m.report.txt" 2>&1
+		"$NTOP" report "$W/$name-$m" >"$W/$name-$m.report.txt" 2>&1
 		row "$name $m: output $same" "$($CHECK "$kind" "$W/$name-$m" "${pf[@]}" 2>&1 | tail -1)"
 	done
 }
@@ -89,14 +89,40 @@ CUPY_CACHE_IN_MEMORY=0 "$NTOP" record -p block_sched --limit 2 -o "$W/cupy0" -- 
 	>"$W/cupy0.out" 2>&1
 row "cupy, CUPY_CACHE_IN_MEMORY=0 by the user" "$(probed "$W/cupy0")"
 
-# the UI's kernel list of the two-GPU app at 80x24
-if command -v tmux >/dev/null; then
-	S=$W/tmux.sock
-	tmux -S "$S" new-session -d -x 80 -y 24 "env TERM=xterm-256color $NTOP view $W/multi_gpu-block_sched; sleep 5"
+# a two-rank job recorded per rank (torchrun runs ntop record), read as one
+torchrun --standalone --nproc_per_node=2 --no-python "$NTOP" record -p block_sched --limit 2 \
+	-o "$W/job-%h-r%r" -- python3 tests/gpu/multi_gpu/ddp_train.py >"$W/job.out" 2>&1
+same=identical
+[ "$(ours "$W/ddp.plain")" = "$(ours "$W/job.out")" ] || same=DIFFERS
+"$NTOP" report "$W"/job-*-r0 "$W"/job-*-r1 >"$W/job.report.txt" 2>&1
+"$NTOP" report --json "$W"/job-*-r0 "$W"/job-*-r1 >"$W/job.json" 2>&1
+row "torchrun + ntop record per rank: output $same" "$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+ranks = sorted(x["rank"] for x in t["traces"])
+devs = {}
+for p in t["processes"]:
+    for k in p["kernels"]:
+        for d in k.get("devices", []):
+            devs.setdefault(p["rank"], set()).add(d["ordinal"])
+print("traces of ranks %s; GPUs by rank %s; incomplete %d" % (ranks, {r: sorted(v) for r, v in sorted(devs.items())},
+      len(t["incomplete"])))' "$W/job.json" 2>&1 | tail -1)"
+
+# the UI at 80x24: the two-GPU app's kernel list, the DDP run's (grouped
+# over the ranks) and the per-rank job's
+shot() { # NAME DIR...
+	local name=$1
+	shift
+	tmux -S "$W/tmux.sock" new-session -d -x 80 -y 24 "env TERM=xterm-256color $NTOP view $*; sleep 5"
 	sleep 2
-	tmux -S "$S" capture-pane -p >"$OUT/ui_multi_gpu.txt"
-	tmux -S "$S" kill-server 2>/dev/null
-	row "UI at 80x24" "$(grep -c 'scale_dev' "$OUT/ui_multi_gpu.txt") scale_dev row(s); header: $(head -1 "$OUT/ui_multi_gpu.txt" | sed 's/  */ /g' | cut -c1-60)"
+	tmux -S "$W/tmux.sock" capture-pane -p >"$OUT/ui_$name.txt"
+	tmux -S "$W/tmux.sock" kill-server 2>/dev/null
+	row "UI at 80x24: $name" "$(head -1 "$OUT/ui_$name.txt" | sed 's/  */ /g' | cut -c1-70)"
+}
+if command -v tmux >/dev/null; then
+	shot multi_gpu "$W/multi_gpu-block_sched"
+	shot ddp "$W/ddp-block_sched"
+	shot job "$W"/job-*-r0 "$W"/job-*-r1
 else
 	row "UI at 80x24" "skipped: no tmux"
 fi
