@@ -238,7 +238,12 @@ int cmd_view(int argc, char **argv)
 	o.more_dirs = a.more;
 	o.n_more_dirs = a.n_more;
 	o.title = o.trace_dir;
+	char *title = NULL;
+	if (a.n_more && asprintf(&title, "%s and %d more trace%s (one job)", o.trace_dir, a.n_more,
+				 a.n_more == 1 ? "" : "s") > 0)
+		o.title = title;
 	int rc = view_run(&o);
+	free(title);
 	free(abs);
 	free(themes);
 	return rc;
