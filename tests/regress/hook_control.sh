@@ -165,6 +165,19 @@ nfiles=$(ls "$TMP/trace/results" | wc -l)
 for f in "$TMP"/trace/results/*.ntr; do
 	"$DUMP" "$f" | grep -Eq "maps=1 units=([0-9]+) records=\1 dropped=0 " || fail "implausible result $f"
 done
+# A process started after the request (a new rank, a new worker) reads the
+# control file at its start: fill, requested by name, is probed there too.
+control "probe name=fill probes=$BS mode=every"
+mkdir -p "$TMP/later"
+: >"$TMP/later.log"
+NTOP_CONTROL=$C NTOP_TRACE_DIR=$TMP/later NTOP_EVENT_FD=8 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR \
+	timeout -s KILL 30 "$APP" "$PTX" 0 >"$TMP/later.out" 2>&1 8>"$TMP/later.log"
+grep -Eq "^launch .* probed=1 " "$TMP/later.log" && grep -q "^result " "$TMP/later.log" ||
+	fail "a process started after the request: no probed launch ($(grep -c '^launch' "$TMP/later.log") launch lines)"
+fills=" $(grep -E '^kernel .*name=fill$' "$TMP/later.log" | sed -E 's/.* kid=([0-9]+) .*/\1/' | tr '\n' ' ')"
+for k in $(grep -E "^launch .* probed=1 " "$TMP/later.log" | sed -E 's/.* kid=([0-9]+) .*/\1/' | sort -u); do
+	[[ "$fills" == *" $k "* ]] || fail "kernel $k, not a fill, was probed in the later process"
+done
 # The reader goes away (the UI quit): the hook's writes fail with EPIPE, the
 # app must not die of SIGPIPE.
 NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 30 "$LOOP" "$PTX" "$TMP/no-stop" 1 \
