@@ -23,6 +23,8 @@ int cmd_check(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
 /* `ntop [OPTIONS] [--] PROGRAM`: the live terminal UI (argv[0] is "ntop"). */
 int cmd_live(int argc, char **argv);
 

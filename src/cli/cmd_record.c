@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sessions.h"
 #include "engine/probe/verify.h"
 #include "common/cause.h"
 #include "cli/session.h"
@@ -407,6 +408,14 @@ static void rec_cleanup(struct rec_session *s)
 
 /* ---- events.log ---- */
 
+static int rec_argc(char **prog)
+{
+	int n = 0;
+	while (prog[n])
+		n++;
+	return n;
+}
+
 /* events.log starts with a `record` line saying what was run and how. */
 static int rec_open_log(struct rec_session *s, const struct rec_opts *o, char **probe_names)
 {
@@ -651,6 +660,13 @@ int cmd_record(int argc, char **argv)
 	if (!s.model || rec_copy_probes(&s, &o, paths) < 0 || rec_open_log(&s, &o, names) < 0) {
 		rec_cleanup(&s);
 		goto out;
+	}
+	{
+		char *argv_text = strbuf_join(o.prog, rec_argc(o.prog), " "), *why = NULL;
+		if (sessions_register(s.dir, argv_text, &why) < 0) /* best effort: ntop ls will not list it */
+			fprintf(stderr, "ntop: %s\n", why ? why : "session not registered");
+		free(why);
+		free(argv_text);
 	}
 	rc = rec_run(&s, &o, hook_dir);
 out:

@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/attach.h"
 #include "cli/cli.h"
+#include "cli/sessions.h"
 #include "cli/session.h"
 #include "common/timeutil.h"
 #include "trace/events.h"
@@ -37,6 +39,9 @@ struct view_args {
 	int no_audit;        /* --no-audit, live mode */
 	char **prog;         /* live mode */
 };
+
+struct tui_opts;
+static int view_follow(const struct view_args *a, const char *dir, struct tui_opts *o);
 
 static void view_help(void)
 {
@@ -234,6 +239,12 @@ int cmd_view(int argc, char **argv)
 	char *abs = cli_abspath(a.dir);
 	struct tui_opts o;
 	view_opts(&o, &a, themes);
+	if (!a.n_more && sessions_dir_running(a.dir, NULL)) { /* still recording: follow it */
+		int rc = view_follow(&a, abs ? abs : a.dir, &o);
+		free(abs);
+		free(themes);
+		return rc;
+	}
 	o.trace_dir = abs ? abs : a.dir;
 	o.more_dirs = a.more;
 	o.n_more_dirs = a.n_more;
@@ -701,6 +712,17 @@ static int view_live_run(struct view_args *a, struct view_probes *p)
 			session_abandon(l.s);
 		goto out;
 	}
+	{
+		struct strbuf av;
+		char *why = NULL;
+		strbuf_init(&av);
+		for (int i = 0; a->prog[i]; i++)
+			strbuf_printf(&av, "%s%s", i ? " " : "", a->prog[i]);
+		if (sessions_register(session_dir(l.s), av.data ? av.data : "", &why) < 0) /* best effort */
+			view_note(p, "%s%s", "ntop ls will not list this session: ", why ? why : "?");
+		free(why);
+		strbuf_done(&av);
+	}
 	struct session_spawn_opts so = {0};
 	so.argv = a->prog;
 	so.hook_dir = hook_dir;
@@ -740,5 +762,84 @@ int cmd_live(int argc, char **argv)
 	rc = view_live_run(&a, &p);
 	view_probes_free(&p);
 	free(a.probes);
+	return rc;
+}
+
+/* Follows the running session dir (attach.h), with the picker's probes. */
+static int view_follow(const struct view_args *a, const char *dir, struct tui_opts *o)
+{
+	struct view_probes p = {0};
+	view_gather_probes(a, &p); /* built-ins and ~/.config/ntop/probes */
+	o->probes = p.v;
+	o->n_probes = p.n;
+	o->notes = (const char *const *)p.notes;
+	o->n_notes = p.n_notes;
+	o->title = dir;
+	int rc = attach_run(dir, o);
+	view_probes_free(&p);
+	return rc;
+}
+
+/* ntop attach [DIR]: follow a running session (the newest without DIR). */
+int cmd_attach(int argc, char **argv)
+{
+	struct view_args a;
+	view_defaults(&a);
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			printf("Usage: ntop attach [options] [DIR]\n"
+			       "\n"
+			       "Opens the terminal UI on a session ntop is recording (ntop record, or\n"
+			       "ntop PROGRAM after a detach) and follows it live: new processes,\n"
+			       "kernels, launches and results as they arrive, the program's output\n"
+			       "(L), probes picked with p written into the session's control file\n"
+			       "(requests already there are kept). Quitting, or the terminal closing,\n"
+			       "leaves the program and the recording running; several viewers may\n"
+			       "follow one session. Without DIR: the newest running session of\n"
+			       "'ntop ls'. Only the owner of DIR attaches. Options as for ntop view.\n");
+			return 0;
+		}
+		int r = view_opt("attach", &a, argc, argv, &i, 0);
+		if (r == 2)
+			return CLI_EXIT_USAGE;
+		if (r == 1)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("attach", "unknown option '%s'", argv[i]);
+		if (a.dir)
+			return cli_usage("attach", "one session at a time ('%s' and '%s')", a.dir, argv[i]);
+		a.dir = argv[i];
+	}
+	struct sess_entry *v = NULL;
+	int n = 0;
+	char *cause = NULL, *pick = NULL;
+	if (!a.dir) {
+		if (sessions_list(&v, &n, &cause) < 0) {
+			cli_err("%s", cause);
+			free(cause);
+			return CLI_EXIT_USAGE;
+		}
+		for (int i = 0; i < n && !pick; i++)
+			if (v[i].running)
+				pick = strdup(v[i].dir);
+		sessions_free(v, n);
+		if (!pick)
+			return cli_usage("attach", "no running session ('ntop ls' lists them; give DIR to open an ended one)");
+		a.dir = pick;
+	}
+	if (!isatty(STDOUT_FILENO) || term_usable(&cause) < 0) {
+		cli_err("%s", cause ? cause : "standard output is not a terminal");
+		free(cause);
+		free(pick);
+		return CLI_EXIT_USAGE;
+	}
+	char *abs = cli_abspath(a.dir), *themes = cli_themes_dir();
+	struct tui_opts o;
+	view_opts(&o, &a, themes);
+	o.title = abs ? abs : a.dir;
+	int rc = view_follow(&a, abs ? abs : a.dir, &o);
+	free(abs);
+	free(themes);
+	free(pick);
 	return rc;
 }

@@ -16,6 +16,8 @@ static const struct {
 	{"probes", cmd_probes, "list the built-in probes"},
 	{"export", cmd_export, "a probed launch as a PNG (timeline, dmat heatmap), its records as CSV, or Perfetto JSON"},
 	{"view", cmd_view, "open a trace directory in the terminal UI"},
+	{"attach", cmd_attach, "follow a running session live in the terminal UI"},
+	{"ls", cmd_ls, "list your sessions, running and ended"},
 };
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])
 

@@ -89,6 +89,8 @@ struct hook_timing {
 	uint64_t last_stats_ns;
 	uint64_t timed_total;      /* launches timed so far, all kernels (atomic) */
 	uint64_t stats_seq, stats_timed; /* hook.seq and timed_total at the last stats pass */
+	uint64_t window;           /* the second (coarse monotonic) sampled launches are counted in (atomic) */
+	uint64_t in_window;        /* sampled launches timed in it (atomic) */
 };
 
 /* A pooled map buffer. Device buffers are zeroed on the hook's copy stream

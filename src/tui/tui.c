@@ -727,7 +727,11 @@ static void tui_app_text(const struct tui *t, char *buf, size_t len)
 		snprintf(buf, len, trace_dir_incomplete(t->td, NULL) ? "recorded, incomplete" : "recorded");
 		return;
 	}
-	if (s->detached)
+	if (s->attached && s->running)
+		snprintf(buf, len, "attached, pid %d running", s->pid);
+	else if (s->attached)
+		snprintf(buf, len, "attached, recording ended");
+	else if (s->detached)
 		snprintf(buf, len, "pid %d detached", s->pid);
 	else if (s->running)
 		snprintf(buf, len, "pid %d running", s->pid);

@@ -37,6 +37,7 @@ struct tui_app_state {
 	int exited, status; /* exit status when exited */
 	int signaled, sig;  /* killed by signal sig */
 	int detached;
+	int attached;       /* a viewer of a session someone else records (ntop attach) */
 };
 
 /* A launched application, implemented by the launcher (src/cli). Every
@@ -177,6 +178,10 @@ struct ktable_ctx tui_kctx(struct tui *t);
 const char *tui_kernel_name(const struct tui *t, const struct td_kernel *k);
 /* Live mode: the kernel's request, NULL none. */
 struct tui_request *tui_request_find(struct tui *t, const char *mangled);
+/* Requests of a control file already there (a viewer attaching to a
+ * session): its generation becomes the last written. Returns how many,
+ * -1 when the text is no control file. */
+int tui_requests_load(struct tui *t, const char *text, size_t len);
 /* Sets (probes != NULL) or clears the request for k and rewrites the control file. */
 int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes, const char *label,
 		    enum tui_probe_mode mode, unsigned n);

@@ -136,7 +136,8 @@ int tui_run(struct tui *t, char **cause)
 			p[n++] = (struct pollfd){term_signal_fd(), POLLIN, 0};
 		if (t->job)
 			p[n++] = (struct pollfd){export_job_fd(t->job), POLLIN, 0};
-		if (t->o.app && !t->app_state.detached)
+		int following = t->o.app && (!t->app_state.detached || t->app_state.attached);
+		if (following)
 			n += t->o.app->fds(t->o.app->ctx, p + n, LOOP_MAX_FDS - n);
 		int r = poll(p, (nfds_t)n, loop_timeout(t, last_frame, idle_work)), err = errno;
 		int sig = term_signal();
@@ -150,7 +151,7 @@ int tui_run(struct tui *t, char **cause)
 		loop_keys(t, &g); /* also after EINTR: ncurses queues KEY_RESIZE on SIGWINCH */
 		if (keys)
 			last_frame = 0; /* input is answered at once: the frame limit paces event-driven redraws */
-		if (t->o.app && !t->app_state.detached) {
+		if (following) {
 			if (t->o.app->pump(t->o.app->ctx, t))
 				t->dirty = 1;
 			loop_app_state(t);

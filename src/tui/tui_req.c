@@ -140,3 +140,40 @@ int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes
 	ktable_mark(&t->kt);
 	return rc;
 }
+
+int tui_requests_load(struct tui *t, const char *text, size_t len)
+{
+	struct control_file cf;
+	char *cause = NULL;
+	if (control_parse(text, len, &cf, NULL, NULL, &cause) < 0) {
+		free(cause);
+		return -1;
+	}
+	t->control_gen = cf.gen;
+	for (int i = 0; i < cf.n; i++) {
+		const struct control_entry *e = &cf.entries[i];
+		struct tui_request *nr = realloc(t->reqs, (size_t)(t->n_reqs + 1) * sizeof *nr);
+		if (!nr)
+			break;
+		t->reqs = nr;
+		struct tui_request *r = &t->reqs[t->n_reqs];
+		memset(r, 0, sizeof *r);
+		r->mode = e->mode == CONTROL_NEXT ? PMODE_NEXT : e->mode == CONTROL_EVERY ? PMODE_EVERY : PMODE_NTH;
+		r->n = (unsigned)e->n;
+		r->name = strdup(e->name);
+		r->probes = strdup(e->probes);
+		/* the probe files' names: their paths' last components */
+		const char *base = strrchr(e->probes, '/');
+		r->label = tui_req_label(base ? base + 1 : e->probes, r->mode, r->n);
+		if (!r->name || !r->probes || !r->label) {
+			free(r->name);
+			free(r->probes);
+			free(r->label);
+			break;
+		}
+		t->n_reqs++;
+	}
+	control_file_done(&cf);
+	ktable_mark(&t->kt);
+	return t->n_reqs;
+}

@@ -32,7 +32,7 @@ check() {
 
 check "ntop: unknown option '--bogus'" --bogus
 check "ntop: unknown option '-x'" -x ./app
-check "ntop: no command 'bogus' (the commands: record, report, instrument, check, probes, export, view)" help bogus
+check "ntop: no command 'bogus' (the commands: record, report, instrument, check, probes, export, view, attach, ls)" help bogus
 check "ntop report: unknown option '--yaml'" report . --yaml
 check "ntop: $T/none is not a trace directory: $T/none/events.log: No such file or directory" report "$T/none"
 check "ntop: $T/none is not a trace directory: $T/none/events.log: No such file or directory" \

@@ -17,6 +17,8 @@
 
 #define TIMING_SAMPLE_FIRST 8
 #define TIMING_SAMPLE_GAP_NS 10000000ull   /* one timed launch per 10 ms per kernel */
+#define TIMING_MAX_PER_S 1000              /* sampled launches timed per second, all kernels: many
+					      kernels (8 ranks x 200) would time every launch otherwise */
 #define TIMING_POLL_NS 20000000ll          /* poll pending events every 20 ms: each query takes driver locks the app contends for */
 #define TIMING_STATS_NS 200000000ull       /* stats lines at most every 200 ms */
 #define TIMING_DRAIN_NS 500000000ull       /* at exit, wait this long for pending events */
@@ -91,6 +93,16 @@ void hook_event_put_bare(CUcontext ctx, CUevent e)
 	pool_event_put(ctx, 1, e);
 }
 
+/* Room for one more sampled launch this second (each kernel's first
+ * TIMING_SAMPLE_FIRST launches are timed regardless). */
+static int timing_budget(uint64_t now)
+{
+	uint64_t sec = now / 1000000000ull, w = __atomic_load_n(&hook.timing.window, __ATOMIC_RELAXED);
+	if (w != sec && __atomic_compare_exchange_n(&hook.timing.window, &w, sec, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		__atomic_store_n(&hook.timing.in_window, 0, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&hook.timing.in_window, 1, __ATOMIC_RELAXED) <= TIMING_MAX_PER_S;
+}
+
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 {
 	if (hook.cfg.time_mode == HOOK_TIME_OFF || !hook_events_on())
@@ -100,8 +112,10 @@ int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
 	/* the sampling gap is 10 ms: the coarse clock is precise enough */
 	uint64_t now = time_mono_coarse_ns();
-	return now >= next && __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0,
-							  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return now >= next &&
+	       __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED) &&
+	       timing_budget(now);
 }
 
 int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **out)
