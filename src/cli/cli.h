@@ -25,6 +25,8 @@ int cmd_export(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+/* cmd_start.c: ntop alone on a terminal: the start screen. */
+int cmd_start(void);
 /* `ntop [OPTIONS] [--] PROGRAM`: the live terminal UI (argv[0] is "ntop"). */
 int cmd_live(int argc, char **argv);
 

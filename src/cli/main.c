@@ -1,6 +1,7 @@
 /* ntop: dispatches to a subcommand (cmd_*.c). Anything else is a program to
  * run in the live terminal UI: `ntop [OPTIONS] [--] PROGRAM [ARGS...]`. */
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -28,6 +29,7 @@ static void main_help(FILE *f)
 		"\n"
 		"Usage: ntop COMMAND [ARGS...]\n"
 		"       ntop [OPTIONS] [--] PROGRAM [ARGS...]   (terminal UI, live)\n"
+		"       ntop                                    (on a terminal: GPUs and sessions)\n"
 		"\n"
 		"Commands:\n",
 		NTOP_VERSION);
@@ -57,7 +59,9 @@ static int main_no_command(const char *name)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	if (argc < 2) { /* on a terminal the start screen, else how to use ntop */
+		if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+			return cmd_start();
 		main_help(stderr);
 		return CLI_EXIT_USAGE;
 	}

@@ -484,10 +484,10 @@ int tui_create(const struct tui_opts *o, struct tui **out, char **cause)
 		msglog_add(t->log, MSG_WARN, 0, o->notes[i]);
 	if (tui_theme(t, cause) < 0)
 		goto fail;
-	if (!o->app && tui_load_trace(t, cause) < 0)
+	if (!o->app && !o->start && tui_load_trace(t, cause) < 0)
 		goto fail;
-	if (tui_push(t, &view_kernels_ops, NULL) < 0) {
-		cause_set(cause, "cannot open the kernel list");
+	if (tui_push(t, o->start ? &view_start_ops : &view_kernels_ops, NULL) < 0) {
+		cause_set(cause, o->start ? "cannot open the start screen" : "cannot open the kernel list");
 		goto fail;
 	}
 	t->dirty = 1;
@@ -723,6 +723,10 @@ static void tui_counts(const struct tui *t, char *buf, size_t len)
 static void tui_app_text(const struct tui *t, char *buf, size_t len)
 {
 	const struct tui_app_state *s = &t->app_state;
+	if (t->o.start) {
+		snprintf(buf, len, "GPUs and sessions");
+		return;
+	}
 	if (!t->o.app) {
 		snprintf(buf, len, trace_dir_incomplete(t->td, NULL) ? "recorded, incomplete" : "recorded");
 		return;

@@ -80,6 +80,33 @@ struct tui_request {
 	int failed;         /* an instrument failure or a decline came after the request */
 };
 
+/* The start screen (`ntop` alone on a terminal): the machine's GPUs and
+ * the user's sessions, filled by the launcher (src/cli); the view sets
+ * `next` to what ntop should run when the UI ends (attach, view, a new
+ * program). */
+struct tui_gpu {
+	int index;
+	char name[96];
+	int util;                  /* %, -1 unknown */
+	uint64_t mem_used, mem_total;
+	int procs, ours;           /* compute processes, and those of the user's running sessions */
+};
+
+struct tui_session {
+	const char *dir, *argv;
+	int running;
+	uint64_t start_ns;
+};
+
+struct tui_start {
+	void *ctx;
+	/* the GPUs now: how many (<= max), -1 with why (no NVML) */
+	int (*gpus)(void *ctx, struct tui_gpu *out, int max, char *why, size_t n);
+	/* the user's sessions, newest first (<= max); valid until the next call */
+	int (*sessions)(void *ctx, struct tui_session *out, int max);
+	char **next;               /* argv (NULL-terminated, malloc'd) to run after the UI, or NULL */
+};
+
 struct tui_opts {
 	const char *trace_dir;     /* view mode: the directory; live: the session directory */
 	const char *const *more_dirs; /* view mode: further traces of the job, read as one */
@@ -94,6 +121,7 @@ struct tui_opts {
 	struct tui_probe *probes;  /* for the picker */
 	int n_probes;
 	const char *const *notes;  /* lines for the log pane at start (skipped probe files...) */
+	struct tui_start *start;   /* the start screen instead of a trace (ntop alone) */
 	int n_notes;
 };
 

@@ -22,6 +22,7 @@
 #define LOOP_TICK_MS 200 /* application state checks while it runs */
 #define LOOP_MAX_FDS 16
 #define LOOP_PROGRESS_MS 250 /* progress of a running export redrawn this often */
+#define LOOP_START_MS 1000   /* the start screen's GPUs and sessions refreshed this often */
 
 static int loop_state_changed(const struct tui_app_state *a, const struct tui_app_state *b)
 {
@@ -73,6 +74,8 @@ static int loop_timeout(struct tui *t, uint64_t last_frame, int idle_work)
 		ms = 0;
 	if (t->o.app && (ms < 0 || ms > LOOP_TICK_MS))
 		ms = LOOP_TICK_MS;
+	if (t->o.start && (ms < 0 || ms > LOOP_START_MS))
+		ms = LOOP_START_MS;
 	if (t->job && (ms < 0 || ms > LOOP_PROGRESS_MS))
 		ms = LOOP_PROGRESS_MS;
 	if (t->status[0] && t->status_until > now) {
@@ -164,6 +167,8 @@ int tui_run(struct tui *t, char **cause)
 			t->dirty = 1;
 		}
 		if (t->status[0] && time_mono_ns() >= t->status_until)
+			t->dirty = 1;
+		if (t->o.start && r == 0) /* a second without input: fresh figures */
 			t->dirty = 1;
 	}
 	cellgrid_free(g);

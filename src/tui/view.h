@@ -78,6 +78,7 @@ extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_heatmap_ops;
 extern const struct view_ops view_warps_ops;
 extern const struct view_ops view_lines_ops;
+extern const struct view_ops view_start_ops;
 extern const struct view_ops view_help_ops;
 extern const struct view_ops view_probes_ops;
 extern const struct view_ops view_confirm_ops;

@@ -32,7 +32,7 @@ only=" $* "
 want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
 
 pids=()
-for app in launch_modes fill sgemm memk launch_loop tensorops patterns app_cost block_skew regions_check multi_gpu; do
+for app in launch_modes fill sgemm memk launch_loop tensorops patterns app_cost block_skew regions_check multi_gpu train_loop; do
 	want "$app" || continue
 	build "$app" "${ptx[@]}" &
 	pids+=($!)
