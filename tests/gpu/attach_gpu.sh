@@ -80,7 +80,7 @@ tm kill-server 2>/dev/null
 
 wait $REC
 same=identical
-diff <(grep -v '^info:' "$W/plain.out") <(grep -v '^info:' "$W/job.out") >/dev/null || same=DIFFERS
+diff <(grep -Ev '^(info|ntop):' "$W/plain.out") <(grep -Ev '^(info|ntop):' "$W/job.out") >/dev/null || same=DIFFERS
 row "job output" "$same"
 "$NTOP" report --json "$W/job" >"$W/job.json" 2>&1
 row "job trace" "$(python3 -c '
