@@ -147,6 +147,29 @@ static void events_clip(struct strbuf *sb)
 	sb->len = cut + 1;
 }
 
+/* Under q->lock: the writer thread, started the first time it is needed. */
+static void events_start_writer(struct hook_queue *q)
+{
+	if (!q->started && !q->stop) {
+		q->started = 1;
+		if (hook_thread_create(&q->thread, events_writer, NULL) != 0)
+			q->started = -1; /* no thread: lines stay queued, nothing blocks */
+	}
+}
+
+/* A line went out directly (an app thread's synchronous one, a fork
+ * child's hello): the writer says `idle` once things stay quiet, so a
+ * process that writes nothing else still ends with one. */
+static void events_note_written(void)
+{
+	struct hook_queue *q = &hook.q;
+	pthread_mutex_lock(&q->lock);
+	q->since_idle = 1;
+	events_start_writer(q);
+	pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+}
+
 /* Queues a finished line (takes it) and wakes the writer, starting it the
  * first time. */
 static void events_queue(char *line, size_t len)
@@ -164,11 +187,7 @@ static void events_queue(char *line, size_t len)
 		q->lines[(q->head + q->count) % HOOK_QUEUE_SLOTS] = line;
 		q->count++;
 	}
-	if (!q->started && !q->stop) {
-		q->started = 1;
-		if (hook_thread_create(&q->thread, events_writer, NULL) != 0)
-			q->started = -1; /* no thread: lines stay queued, nothing blocks */
-	}
+	events_start_writer(q);
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -203,8 +222,10 @@ void hook_event_emit_sync(struct strbuf *sb)
 	events_clip(sb);
 	enum hook_sink_rc rc = hook_sink_write(sb->data, sb->len, 1);
 	hook_io_signals_end(&sig);
-	if (rc != HOOK_SINK_LATER)
+	if (rc != HOOK_SINK_LATER) {
 		__atomic_add_fetch(&hook.q.produced, 1, __ATOMIC_RELAXED);
+		events_note_written(); /* its `idle` line will follow, as after queued lines */
+	}
 	if (rc == HOOK_SINK_LATER) { /* the socket would make us wait: the writer thread will */
 		size_t len;
 		char *line = strbuf_finish(sb, &len);

@@ -453,7 +453,7 @@ struct hook_kernel **hook_registry_kernels(uint32_t *n)
 	REG_LOCK();
 	struct hook_kernel **v = malloc((hook.reg.n_kernels + 1) * sizeof *v);
 	*n = 0;
-	if (v) {
+	if (v && hook.reg.n_kernels) {
 		memcpy(v, hook.reg.all, hook.reg.n_kernels * sizeof *v);
 		*n = hook.reg.n_kernels;
 	}
