@@ -41,6 +41,12 @@ static void dispatch_hello(int sync)
 		hook_event_warn("%s", hook.no_driver);
 }
 
+/* The fork child's hello, before its first line (hook_events.c). */
+static void dispatch_hello_due(void)
+{
+	dispatch_hello(1);
+}
+
 static void dispatch_at_exit(void)
 {
 	hook_backend_in_use->shutdown();
@@ -64,7 +70,7 @@ static void dispatch_fork_child(void)
 	hook_sink_fork_child();
 	hook_backend_in_use->fork_child();
 	hook_log("forked");
-	dispatch_hello(1);
+	__atomic_store_n(&hook.hello_due, dispatch_hello_due, __ATOMIC_RELEASE);
 }
 
 __attribute__((constructor)) static void dispatch_init(void)

@@ -23,8 +23,18 @@ int hook_events_on(void)
 	return hook.cfg.events_on;
 }
 
+/* A fork child's first line: its hello goes first (hook_state.h). */
+static void events_hello_first(void)
+{
+	void (*due)(void) = __atomic_exchange_n(&hook.hello_due, NULL, __ATOMIC_ACQ_REL);
+	if (due)
+		due();
+}
+
 void hook_event_begin(struct strbuf *sb, const char *type)
 {
+	if (__atomic_load_n(&hook.hello_due, __ATOMIC_ACQUIRE) && strcmp(type, "hello") != 0)
+		events_hello_first();
 	strbuf_init(sb);
 	event_begin(sb, type, time_wall_ns(), hook.pid);
 }

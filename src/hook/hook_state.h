@@ -190,6 +190,9 @@ struct hook_state {
 	uint64_t allocs;           /* device allocations seen (atomic): their order number */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
 	int atexit_done;
+	/* a fork child says hello with its first line (atomic), so a child that
+	 * execs another program or never touches the GPU leaves no trace */
+	void (*hello_due)(void);
 };
 
 extern struct hook_state hook;

@@ -8,9 +8,8 @@
  *                               last launch, kills it; the parent exits 0
  *   app_exit KERNELS.ptx busy   launches fill 3 times and _exit(0) at once
  *   app_exit KERNELS.ptx quiet  a forked child that never touches the GPU
- *                               (its only line the hook's hello, written on
- *                               its own thread) is killed after 0.6 s, as
- *                               a compile worker is */
+ *                               is killed after 0.6 s, as a compile worker
+ *                               that exec'd another program is */
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
