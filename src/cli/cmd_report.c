@@ -596,6 +596,7 @@ int cmd_report(int argc, char **argv)
 	int json = 0, csv = 0;
 	for (int i = 1; i < argc; i++) {
 		if (cli_is_help(argv[i])) {
+			free(dirs);
 			report_help();
 			return 0;
 		}

@@ -185,9 +185,11 @@ int main(int argc, char **argv)
 		CK(cuLaunchKernel(fill, 13, 1, 1, 64, 1, 1, 0, 0, params, NULL));
 		/* Events are written by a background thread: a child that calls
 		 * _exit() (no atexit drain) right after launching loses what is
-		 * still queued (doc/hook.md), so give it a moment like a real
-		 * worker process would have. */
-		usleep(300 * 1000);
+		 * still queued (doc/hook.md). Wait past the writer's idle line
+		 * (250 ms after the timing thread's stats at 200 ms), so the
+		 * child reads as left early with nothing lost, like an idle
+		 * worker that is killed. */
+		usleep(700 * 1000);
 		_exit(failures ? 1 : 0);
 	}
 	int status = 0;

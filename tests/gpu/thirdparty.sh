@@ -10,7 +10,9 @@
 #   - from the trace (`ntop report DIR --json` and events.log): processes
 #     recorded (>= expected), kernels listed, launches counted, probed
 #     launches, results written, launches declined (with the reasons), lost
-#     events and lost results (none allowed), result files that do not read.
+#     events and lost results (none allowed), result files that do not read,
+#     processes the report calls INCOMPLETE (none allowed when the plain run
+#     exits 0).
 # Prints a short table last (program x mode: ok/FAIL and counts); writes
 # $OUT/thirdparty.txt (everything printed) and $OUT/thirdparty-logs.tgz
 # (outputs, masked outputs, diffs, events.log and report JSON of every run;
@@ -146,7 +148,7 @@ def trace_summary(json_path, events_path):
     """Counts from `ntop report --json` and events.log; None when no trace."""
     t = {"procs": 0, "kernels": 0, "launches": 0, "probed": 0, "written": 0, "unread": 0,
          "declined": 0, "lost_events": 0, "lost_results": 0, "warnings": 0,
-         "reasons": [], "errors": [], "report": False}
+         "incomplete": 0, "reasons": [], "errors": [], "report": False}
     rep = read(json_path) if json_path else None
     ev = read(events_path) if events_path else None
     if rep is None and ev is None:
@@ -159,6 +161,7 @@ def trace_summary(json_path, events_path):
             d = {}
         t["lost_events"] = int(d.get("lost_events") or 0)
         t["warnings"] = len(d.get("warnings") or [])
+        t["incomplete"] = len(d.get("incomplete") or [])
         reasons = set()
         for p in d.get("processes") or []:
             t["procs"] += 1
@@ -227,6 +230,8 @@ def row(a):
                 fails.append("%d kernels listed, want %d" % (t["kernels"], o["kernels"]))
             if t["lost_events"]:
                 fails.append("%d events lost" % t["lost_events"])
+            if t["incomplete"] and prc == "0":
+                fails.append("%d processes INCOMPLETE" % t["incomplete"])
             if t["lost_results"]:
                 fails.append("%d results lost" % t["lost_results"])
             if t["unread"]:
@@ -297,6 +302,12 @@ def selftest():
     assert masked("a\nt 1\n", parse_opts("drop=^t")) == ["a"]
     assert masked("elapsed time of kernels: 3.2 ms\n", o) == ["elapsed <masked>"]
     assert loose("a 1\nb 2.5\n") == loose("b 3.5\na 7\n")
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write('{"processes": [{"kernels": []}], "incomplete": ["pid 7: no bye"]}')
+        f.flush()
+        t = trace_summary(f.name, None)
+    assert t["procs"] == 1 and t["incomplete"] == 1, t
     return 0
 
 if __name__ == "__main__":
