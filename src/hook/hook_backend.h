@@ -5,6 +5,9 @@
  * HIP one (hook_hip*.c), each with its own export list and dispatch. */
 #ifndef NTOP_HOOK_BACKEND_H
 #define NTOP_HOOK_BACKEND_H
+#include <stddef.h>
+
+struct hook_kernel;
 
 struct hook_backend {
 	const char *name;
@@ -21,6 +24,9 @@ struct hook_backend {
 	void (*fork_child)(void);
 	/* Where the real driver was found, for `hello`. */
 	const char *(*driver_path)(void);
+	/* The PTX text k was built from (malloc'd), for the UI's region
+	 * picker; NULL where the backend keeps none (HIP: code objects). */
+	int (*kernel_source)(const struct hook_kernel *k, char **ptx, size_t *len, char **cause);
 };
 
 /* The library's backend (defined by the backend's own file). */

@@ -23,6 +23,7 @@
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
 #include "hook/hook_signals.h"
+#include "hook/hook_source.h"
 #include "hook/hook_state.h"
 #include "trace/control.h"
 #include "trace/events.h"
@@ -215,6 +216,20 @@ static struct hook_ctl_table *control_table_build(const struct control_file *cf)
 	return t;
 }
 
+/* The generation's `source` names, taken from cf: saved on the thread only
+ * (an application thread can apply a file at load or at its first launch). */
+static void control_keep_sources(struct control_file *cf)
+{
+	struct hook_control *c = &hook.ctl;
+	for (int i = 0; i < c->n_sources; i++)
+		free(c->sources[i]);
+	free(c->sources);
+	c->sources = cf->sources;
+	c->n_sources = cf->n_sources;
+	cf->sources = NULL;
+	cf->n_sources = 0;
+}
+
 static void control_apply(const char *text, size_t len)
 {
 	struct control_file cf;
@@ -240,6 +255,7 @@ static void control_apply(const char *text, size_t len)
 		hook.ctl.applied_gen = t->gen;
 		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
 		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
+		control_keep_sources(&cf);
 	}
 	control_file_done(&cf);
 }
@@ -331,6 +347,9 @@ static void *control_thread(void *arg)
 			break;
 		pthread_mutex_unlock(&c->lock);
 		hook_control_poll();
+		pthread_mutex_lock(&c->poll_lock);
+		hook_source_requests(c->sources, c->n_sources);
+		pthread_mutex_unlock(&c->poll_lock);
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);

@@ -88,6 +88,8 @@ struct hook_control {
 	uint64_t applied_gen;
 	struct hook_ctl_file *files;
 	struct hook_ctl_set *sets;
+	char **sources;                 /* `source` names of the last generation applied */
+	int n_sources;
 	uint64_t warned[256];           /* hashes of messages said once (a ring) */
 	int n_warned, next_warned;
 	int started, stop;

@@ -115,6 +115,7 @@ struct hook_kernel {
 	uint64_t last_hash_dev[HOOK_DEV_COUNTS]; /* per device ordinal: hash of the last config shown there */
 	int launched;              /* a `launch` line was emitted */
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
+	int source_pid;            /* process that saved its PTX for the UI (hook_source.c), under the lock */
 	struct hook_inst *insts;   /* per context and probe set */
 	struct hook_attrs attrs;   /* what the app set (hook_cuda_attr.c) */
 	char *decline_reported;    /* last decline reason emitted (say it once) */

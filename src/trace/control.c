@@ -91,6 +91,27 @@ static int control_add(struct control_file *f, const struct control_entry *e)
 	return 0;
 }
 
+/* A `source` line: a kernel whose PTX the hook saves (once per process). */
+static int control_add_source(struct control_file *f, const char *name, const char **why)
+{
+	if (!name || !*name) {
+		*why = "source line without a kernel name";
+		return -1;
+	}
+	for (int i = 0; i < f->n_sources; i++)
+		if (strcmp(f->sources[i], name) == 0)
+			return 0;
+	char **v = realloc(f->sources, (size_t)(f->n_sources + 1) * sizeof *v);
+	if (v)
+		f->sources = v;
+	if (!v || !(f->sources[f->n_sources] = strdup(name))) {
+		*why = "out of memory";
+		return -1;
+	}
+	f->n_sources++;
+	return 0;
+}
+
 /* One line: 1 header, 0 entry or ignored, -1 malformed (why set). */
 static int control_line(const char *line, size_t len, struct control_file *f, int *seen_header, const char **why)
 {
@@ -111,6 +132,8 @@ static int control_line(const char *line, size_t len, struct control_file *f, in
 			*why = "second control line", rc = -1;
 		else
 			f->gen = gen, *seen_header = 1, rc = 1;
+	} else if (strcmp(ev.type, "source") == 0) {
+		rc = control_add_source(f, event_get(&ev, "name"), why);
 	} else if (strcmp(ev.type, "probe") == 0) {
 		struct control_entry e;
 		memset(&e, 0, sizeof e);
@@ -162,6 +185,9 @@ void control_file_done(struct control_file *f)
 		free(f->entries[i].probes);
 	}
 	free(f->entries);
+	for (int i = 0; i < f->n_sources; i++)
+		free(f->sources[i]);
+	free(f->sources);
 	memset(f, 0, sizeof *f);
 }
 
@@ -213,4 +239,13 @@ int control_format(struct strbuf *sb, uint64_t gen, const struct control_entry *
 		event_end(sb);
 	}
 	return sb->failed ? cause_set(cause, "out of memory") : 0;
+}
+
+void control_format_sources(struct strbuf *sb, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		strbuf_puts(sb, "source");
+		event_add(sb, "name", names[i]);
+		event_end(sb);
+	}
 }

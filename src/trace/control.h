@@ -6,6 +6,7 @@
  *   probe name=<mangled> probes=/abs/a.toml,/abs/b.toml mode=every [limit=N]
  *   probe name=<mangled> probes=/abs/a.toml mode=nth n=10
  *   probe name=<mangled> probes=/abs/a.toml mode=next
+ *   source name=<mangled>
  *
  * Both sides share this file so the writer cannot produce what the reader
  * refuses. Unknown types and keys are ignored; a malformed line is handed to
@@ -37,6 +38,8 @@ struct control_file {
 	uint64_t gen;           /* > 0; a reader applies only a gen above the last it applied */
 	struct control_entry *entries;
 	int n;
+	char **sources;         /* `source` lines: kernels whose PTX the hook saves into the trace */
+	int n_sources;
 };
 
 /* Called for each malformed line (text without '\n', why it was refused). */
@@ -53,6 +56,9 @@ void control_file_done(struct control_file *f);
 /* Appends the file's text. -1 with *cause when an entry cannot be carried
  * (empty or relative probe path, a ',' in a path, nth without n). */
 int control_format(struct strbuf *sb, uint64_t gen, const struct control_entry *e, int n, char **cause);
+
+/* Appends a `source name=...` line per name (after control_format). */
+void control_format_sources(struct strbuf *sb, const char *const *names, int n);
 
 /* Joins probe paths into an entry's `probes` (malloc'd). NULL with *cause
  * when a path is empty, relative or contains ','. */

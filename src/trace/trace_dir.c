@@ -506,6 +506,15 @@ static int td_on_instrument(struct trace_dir *td, const struct event *ev, struct
 	return 0;
 }
 
+static int td_on_source(struct trace_dir *td, const struct event *ev, struct td_kernel *k)
+{
+	(void)td;
+	const char *err = event_get(ev, "error");
+	k->source_saved = err ? -1 : 1;
+	td_set_str(&k->source_error, err);
+	return 0;
+}
+
 static int td_on_probe(struct trace_dir *td, const struct event *ev, struct td_kernel *k)
 {
 	(void)td;
@@ -573,7 +582,7 @@ static const struct {
 } td_kernel_events[] = {
 	{"kernel", td_on_kernel},   {"launch", td_on_launch}, {"stats", td_on_stats},
 	{"time", td_on_time},       {"instrument", td_on_instrument},
-	{"probe", td_on_probe},     {"result", td_on_result},
+	{"probe", td_on_probe},     {"result", td_on_result},     {"source", td_on_source},
 };
 
 /* Events about one process: -1 malformed, 1 unknown type, 0 applied. */
@@ -779,6 +788,7 @@ void trace_dir_free(struct trace_dir *td)
 		free(k->ptx_reason);
 		free(k->instrument_status);
 		free(k->instrument_reason);
+		free(k->source_error);
 		free(k->instrument_probes);
 		free(k->declined_reason);
 		free(k->configs);

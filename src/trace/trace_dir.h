@@ -69,6 +69,9 @@ struct td_kernel {
 	int addr_at_exit;           /* the form computing map addresses at each exit (engine.h); -1 unknown */
 	int sites;
 	double ms_jit;
+	/* its PTX saved on request (`source`: kernels/<pid>-<kid>/source.ptx) */
+	int source_saved;   /* 1 saved, -1 could not be (source_error says why), 0 not yet */
+	char *source_error;
 	/* launches: the stats event is cumulative and wins over counting */
 	uint64_t launches;
 	uint64_t timed;     /* launches with a measured duration */

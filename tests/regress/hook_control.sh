@@ -5,7 +5,7 @@
 # (nothing probed), every, off, next, nth 3, a second probe set with a limit,
 # back to the first set (its instrumented copy reused), malformed files
 # (warned once each, app unaffected) and a missing probe file (the reason
-# reported). Last, an event reader that goes away must not kill the app. Each process applies every generation on its own; checks use
+# reported), the kernel's PTX saved for the region picker (`source`). Last, an event reader that goes away must not kill the app. Each process applies every generation on its own; checks use
 # the `control` line each process emits before it publishes a generation.
 # Plumbing only: the fake driver runs no GPU code (doc/hook.md).
 source "$(dirname "$0")/hook_lib.inc"
@@ -135,6 +135,21 @@ wait_until 'both_applied 9' "gen 9"
 wait_until 'has "^instrument .* pid=$P kid=$K status=failed .*reason=.*missing.toml"' "instrument failure with the reason"
 expect "$E" "^warn .* pid=$P msg=probe%20$TMP/missing.toml%20rejected" "missing probe warned"
 expect "$E" "^probe .* pid=$P kid=$K .*status=declined reason=.*missing.toml" "launch declined with the reason"
+
+# 10. the UI's region picker asks for fill's PTX: each process saves it once
+# from its polling thread, a `source` line says where
+control "source name=fill" "source name=nosuch"
+wait_until 'both_applied 10' "gen 10"
+for pid in $P $Q; do
+	wait_until 'has "^source .* pid=$pid kid=$K path=kernels/$pid-$K/source.ptx bytes=[1-9]"' "source saved by $pid"
+	grep -q '^\.visible \.entry fill' "$TMP/trace/kernels/$pid-$K/source.ptx" ||
+		fail "kernels/$pid-$K/source.ptx does not define fill"
+	grep -q 'entry scale' "$TMP/trace/kernels/$pid-$K/source.ptx" && fail "kernels/$pid-$K/source.ptx holds other kernels"
+done
+control "source name=fill"
+wait_until 'both_applied 11' "gen 11"
+sleep 0.3
+[ "$(grep -Ec "^source .* pid=$P " "$E")" = 1 ] || fail "source saved more than once: $(grep -E '^source ' "$E")"
 
 touch "$TMP/stop"
 wait "$T"

@@ -24,6 +24,7 @@
  * BEGIN/END pair per iteration. A function with an indirect branch (brx)
  * treats every label as reachable from outside. */
 #include "engine/ptx/ptx_inject_int.h"
+#include "engine/ptx/ptx_srclines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int any_of(const char *op, const char *const *pats)
 	return 0;
 }
 
-static int in_class(enum probe_class c, const char *op)
+int ptx_class_has(enum probe_class c, const char *op)
 {
 	static const char *const tensor[] = { "mma", "wmma.mma", "wgmma.mma_async", "tcgen05.mma", NULL };
 	static const char *const load[] = { "ld.global", "ldu.global", NULL };
@@ -177,7 +178,7 @@ static void mark_region(struct inj *in, int r, const struct probe_region *pr)
 		if (pr->kind == PROBE_REGION_LINES)
 			in_r = ptx_loc_in(&in->files, &in->fn.locs[i], pr->file, pr->first, pr->last);
 		else if (pr->kind == PROBE_REGION_CLASS)
-			in_r = in_class(pr->cls, s->insn.opcode);
+			in_r = ptx_class_has(pr->cls, s->insn.opcode);
 		else
 			in_r = i > head && i <= edge;
 		if (in_r)

@@ -66,6 +66,7 @@ static const struct hook_backend hook_cuda_backend = {
 	.shutdown = cuda_shutdown,
 	.fork_child = cuda_fork_child,
 	.driver_path = cuda_driver_path,
+	.kernel_source = hook_cuda_kernel_source,
 };
 
 const struct hook_backend *const hook_backend_in_use = &hook_cuda_backend;

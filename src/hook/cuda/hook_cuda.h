@@ -71,6 +71,9 @@ struct probe_inst_data {
 	int n_globals;
 };
 
+/* The PTX a kernel was built from, any arch (the backend's kernel_source). */
+int hook_cuda_kernel_source(const struct hook_kernel *k, char **ptx, size_t *len, char **cause);
+
 /* The instrumented copy of k for (ctx, set), built on first use (l: the
  * launch that asked, whose shape picks the form). */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,

@@ -60,6 +60,12 @@ static int probe_source(const struct hook_kernel *k, int cc, char **ptx, size_t 
 	return image_pick_ptx(m->image, m->size, cc, ptx, len, cause);
 }
 
+/* Any arch: the highest PTX the image holds (source lines are the same). */
+int hook_cuda_kernel_source(const struct hook_kernel *k, char **ptx, size_t *len, char **cause)
+{
+	return probe_source(k, 1000, ptx, len, cause);
+}
+
 /* NTOP_KEEP_PTX: kernels/<pid>-<kid>/{pruned,probed}.ptx, made below the
  * checked trace directory without following links (hook_dir.c). */
 static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_result *res)
