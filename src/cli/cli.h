@@ -66,12 +66,6 @@ void cli_probe_map_summary(struct strbuf *sb, const struct probe *p);
 /* Loads and verifies a probe file; -1 with a cause in the loader's
  * FILE:LINE:COL form. */
 int cli_probe_load_verified(const char *path, struct probe **out, char **cause);
-/* cli_regions.c: probe text `text` (from `path`) with its regions replaced
- * by specs ("NAME=SPEC", checked here), malloc'd in *out. */
-int cli_probe_with_regions(const char *text, const char *path, const char *const *specs, int n, char **out,
-			   char **cause);
-/* Does p record regions (hooks at = "region")? */
-int cli_probe_has_regions(const struct probe *p);
 
 /* cmd_instrument.c: the kernel NAME means among names: an exact mangled,
  * demangled or base-name match, else the single substring match. Returns a

@@ -252,7 +252,7 @@ static int rec_derive(struct rec_opts *o, int i, const char *path, struct probe 
 {
 	size_t len = 0;
 	char *text = fdio_read_file(path, PROBE_FILE_MAX, &len);
-	int rc = text ? cli_probe_with_regions(text, path, o->regions, o->n_regions, &o->derived[i], cause)
+	int rc = text ? probe_text_with_regions(text, path, o->regions, o->n_regions, &o->derived[i], cause)
 		      : cause_set(cause, "%s: cannot read it", path);
 	free(text);
 	probe_free(*p);
@@ -276,7 +276,7 @@ static int rec_verify_probes(struct rec_opts *o, char **paths, char **names)
 		struct probe *p = NULL;
 		paths[i] = cli_probe_path(o->probes[i], &cause);
 		int rc = !paths[i] || cli_probe_load_verified(paths[i], &p, &cause) < 0 ? -1 : 0;
-		if (rc == 0 && o->n_regions && cli_probe_has_regions(p) && !with_regions++)
+		if (rc == 0 && o->n_regions && probe_has_regions(p) && !with_regions++)
 			rc = rec_derive(o, i, paths[i], &p, &cause);
 		if (rc < 0) {
 			cli_err("probe %s: %s", o->probes[i], cause ? cause : "cannot load");

@@ -514,6 +514,9 @@ void tui_free(struct tui *t)
 		free(cause);
 		free(t->settings_path);
 	}
+	for (int i = 0; i < t->n_sources; i++)
+		free(t->sources[i]);
+	free(t->sources);
 	for (int i = 0; i < t->n_reqs; i++) {
 		free(t->reqs[i].name);
 		free(t->reqs[i].probes);

@@ -151,6 +151,8 @@ struct tui {
 	struct strbuf partial;     /* live: bytes of an unfinished event line */
 	struct tui_request *reqs;
 	int n_reqs;
+	char **sources;            /* kernels whose PTX the region picker asked for (`source` lines) */
+	int n_sources;
 	uint64_t control_gen;      /* last generation written */
 	uint64_t frames;
 	struct tui_app_state app_state;
@@ -213,6 +215,9 @@ int tui_requests_load(struct tui *t, const char *text, size_t len);
 /* Sets (probes != NULL) or clears the request for k and rewrites the control file. */
 int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes, const char *label,
 		    enum tui_probe_mode mode, unsigned n);
+/* Asks the application for k's PTX (a `source` line in the control file,
+ * kept from then on): the region picker lists its source lines. */
+int tui_request_source(struct tui *t, const struct td_kernel *k);
 /* Asks what to do about a running application (quit / Ctrl-C). */
 void tui_ask_quit(struct tui *t);
 /* Colours of the row/selection: background of a selected row (reverse in mono). */

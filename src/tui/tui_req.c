@@ -59,6 +59,7 @@ static int tui_req_write(struct tui *t, char **cause)
 	strbuf_init(&sb);
 	int fr = control_format(&sb, t->control_gen + 1, e, t->n_reqs, cause);
 	free(e);
+	control_format_sources(&sb, (const char *const *)t->sources, t->n_sources);
 	if (fr < 0) {
 		strbuf_done(&sb);
 		return -1;
@@ -141,6 +142,38 @@ int tui_request_set(struct tui *t, const struct td_kernel *k, const char *probes
 	return rc;
 }
 
+static int tui_source_add(struct tui *t, const char *name)
+{
+	for (int i = 0; i < t->n_sources; i++)
+		if (!strcmp(t->sources[i], name))
+			return 0;
+	char **v = realloc(t->sources, (size_t)(t->n_sources + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	t->sources = v;
+	if (!(v[t->n_sources] = strdup(name)))
+		return -1;
+	t->n_sources++;
+	return 1;
+}
+
+int tui_request_source(struct tui *t, const struct td_kernel *k)
+{
+	if (!t->o.app || !t->o.app->control || !k->name)
+		return -1;
+	int added = tui_source_add(t, k->name);
+	if (added <= 0)
+		return added;
+	char *cause = NULL;
+	int rc = tui_req_write(t, &cause);
+	if (rc < 0) {
+		tui_msg(t, 1, "cannot write the control file: %s", cause ? cause : "?");
+		free(t->sources[--t->n_sources]);
+	}
+	free(cause);
+	return rc;
+}
+
 int tui_requests_load(struct tui *t, const char *text, size_t len)
 {
 	struct control_file cf;
@@ -173,6 +206,8 @@ int tui_requests_load(struct tui *t, const char *text, size_t len)
 		}
 		t->n_reqs++;
 	}
+	for (int i = 0; i < cf.n_sources; i++)
+		tui_source_add(t, cf.sources[i]);
 	control_file_done(&cf);
 	ktable_mark(&t->kt);
 	return t->n_reqs;

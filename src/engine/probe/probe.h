@@ -150,6 +150,12 @@ struct probe {
 #define PROBE_MAX_CAP (1u << 20)  /* records per thread or warp */
 #define PROBE_MAX_REC 4096        /* bytes per record */
 
+/* Probe text `text` (from `path`) with its regions replaced by specs
+ * ("NAME=SPEC", checked here), malloc'd in *out (probe_regions_text.c). */
+int probe_text_with_regions(const char *text, const char *path, const char *const *specs, int n, char **out,
+			    char **cause);
+/* Does p record regions (hooks at = "region")? */
+int probe_has_regions(const struct probe *p);
 /* Replaces p's regions with n "NAME=SPEC" strings (ntop record -r):
  * 0, or -1 with a cause naming the bad one. */
 int probe_set_regions(struct probe *p, const char *const *specs, int n, char **cause);

@@ -1,5 +1,5 @@
-/* -r NAME=SPEC on the command line: a copy of a probe file whose regions
- * are those given. The copy is the probe's text with a new top-level
+/* Regions chosen outside the probe file (ntop record -r NAME=SPEC, the UI's
+ * region picker): a copy of the probe file whose regions are those given. The copy is the probe's text with a new top-level
  * `regions = [...]` line first and its own single-line `regions = [...]`
  * left out, so the trace keeps exactly what was probed, and the hook (and
  * the UI's picker) reads regions from probe files only. */
@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "common/cause.h"
 #include "common/strbuf.h"
-#include "engine/probe/verify.h"
+#include "engine/probe/probe.h"
 
 /* Is this line the probe's own top-level `regions = [...]`, all on it? */
 static int regions_line(const char *s, size_t n, int *multi)
@@ -36,7 +35,7 @@ static void put_spec(struct strbuf *sb, const char *s, int first)
 	strbuf_printf(sb, "%s\"%s\"", first ? "" : ", ", s);
 }
 
-int cli_probe_with_regions(const char *text, const char *path, const char *const *specs, int n, char **out,
+int probe_text_with_regions(const char *text, const char *path, const char *const *specs, int n, char **out,
 			   char **cause)
 {
 	struct strbuf sb;
@@ -50,7 +49,7 @@ int cli_probe_with_regions(const char *text, const char *path, const char *const
 			return cause_set(cause, "region %s", strpbrk(specs[i], "\"\\\n") ? specs[i] : why);
 		}
 	}
-	strbuf_puts(&sb, "# regions given on the command line (-r)\nregions = [");
+	strbuf_puts(&sb, "# regions chosen for this run (ntop record -r, the UI's region picker)\nregions = [");
 	for (int i = 0; i < n; i++)
 		put_spec(&sb, specs[i], i == 0);
 	strbuf_puts(&sb, "]\n");
@@ -77,7 +76,7 @@ int cli_probe_with_regions(const char *text, const char *path, const char *const
 	return *out ? 0 : cause_set(cause, "out of memory");
 }
 
-int cli_probe_has_regions(const struct probe *p)
+int probe_has_regions(const struct probe *p)
 {
 	for (int h = 0; h < p->n_hooks; h++)
 		if (p->hooks[h].kind == PROBE_TP_REGION)
