@@ -27,9 +27,10 @@ apps=$(grep '^hello' "$T/live/events.log" | sed -E 's/.* pid=([0-9]+) .*/\1/' | 
 
 run_ntop 80 24 LC_ALL=C NO_COLOR=1 NTOP_REAL_LIBNVML=$NVML FAKENVML_PIDS=$apps,1
 wait_for '^GPUs' || bad "no start screen: $(screen | head -5)"
-screen | grep -Eq '^ +0  Fake GPU 0 +37%  +3\.0 GiB / 80\.0 GiB +3 \(2 ntop\)$' || bad "GPU 0: $(screen | grep 'Fake GPU 0')"
+# the table and the sessions may fill in over a few refreshes
+wait_for '^ +0  Fake GPU 0 +37%  +3\.0 GiB / 80\.0 GiB +3 \(2 ntop\)$' || bad "GPU 0: $(screen | grep 'Fake GPU 0')"
 screen | grep -Eq '^ +1  Fake GPU 1 +0%  +0\.0 GiB / 80\.0 GiB +0$' || bad "GPU 1: $(screen | grep 'Fake GPU 1')"
-[ "$(screen | grep -Ec '^  (running|ended) ')" = 2 ] || bad "sessions: $(screen | sed -n '/Sessions/,$p')"
+wait_true '[ "$(screen | grep -Ec "^  (running|ended) ")" = 2 ]' || bad "sessions: $(screen | sed -n '/Sessions/,$p')"
 screen | grep -A3 '^Sessions' | sed -n 3p | grep -q "^  running .*app_loop" || bad "the running session first: $(screen | grep -A3 Sessions)"
 [ "$(widest)" -le 80 ] || bad "a line of $(widest) cells at 80x24"
 keys Enter
