@@ -8,10 +8,12 @@
 #                                         (app_cost-logs.tgz unpacked)
 #   bench/app_cost.sh --selftest          the parsers on synthetic input
 #
-# examples/cuda/app_cost.cu times each of its six kernels with a cudaEvent
+# examples/cuda/app_cost.cu times each of its seven kernels (one an 8 us
+# kernel whose work is in a `__noinline__` device function) with a cudaEvent
 # pair around every launch (21 launches, the first left out, median). It runs
 # plain, under `ntop record` (nothing probed, ntop's default sampled launch
-# timing), and under `ntop record -p P --every 1 --limit 100000` for every
+# timing; and again with NTOP_TIME_LAUNCHES=off, which tells the timing
+# events' cost from the rest of the hook's), and under `ntop record -p P --every 1 --limit 100000` for every
 # built-in probe P, the modes interleaved, REPS (2) times each; after each
 # repetition its burst mode (one warm-up launch, then 5000 one-block launches
 # back to back and one sync) plain, under `ntop record` and under block_sched.
@@ -39,7 +41,8 @@ app_cost_analyse() {
 	python3 - "$@" <<'PY'
 import os, re, shutil, statistics, sys, tempfile, urllib.parse
 
-KERNELS = ["fill", "copy", "reduce", "sgemm", "fma", "saxpy"]
+KERNELS = ["fill", "copy", "reduce", "sgemm", "fma", "saxpy", "call"]
+UNPROBED = ["ntop", "ntop-notime"]  # nothing probed: default sampled timing; NTOP_TIME_LAUNCHES=off
 PROBES = "block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress".split()
 BURST_MODES = ["plain", "ntop", "block_sched"]
 
@@ -189,7 +192,7 @@ def load(w, probes):
 def summary(w, probes):
     """The numbers of the tables, as a dict (selftest checks it)."""
     runs, burst = load(w, probes)
-    modes = ["plain", "ntop"] + probes
+    modes = ["plain"] + UNPROBED + probes
     s = {"modes": modes, "app": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {}, "burst": {}}
     plain = runs.get("plain", [])
     ref = next((r["app"]["check"] for r in plain if r["app"]["check"]), {})
@@ -279,7 +282,8 @@ def table(head, rows):
 
 
 def render(s):
-    modes, probes = s["modes"], s["modes"][2:]
+    modes, probes = s["modes"], s["modes"][1 + len(UNPROBED):]
+    dash = ["-"] * len(UNPROBED)
     L = []
     L += ["", "## ntop's own in-kernel numbers (NOT what the app waits)", "",
           "result ns of probed launches / time ns of the same kernel's unprobed launches under",
@@ -363,31 +367,33 @@ def render(s):
           f"{bs.get('written', 0)} results written, {bs.get('declined', 0)} declined, "
           f"{bs.get('probed', 0) - bs.get('written', 0)} lost"]
     L += ["", "## What the app's own clock sees (app_cost: cudaEvents around every launch, median of "
-          "20 launches, median over repetitions; ratio to plain)", ""]
+          "20 launches, median over repetitions; ratio to plain; in brackets ntop's in-kernel ratio "
+          "of the same probed launches, the floor a probe's records set)", ""]
     rows = []
     for k in KERNELS:
         pu = s["plain_us"][k]
-        rows.append([k, f"{pu:.1f}" if pu else "-"] + [fx(s["app"][m][k]) for m in modes[1:]])
+        rows.append([k, f"{pu:.1f}" if pu else "-"] + [fx(s["app"][m][k]) for m in UNPROBED]
+                    + [fx(s["app"][m][k]) + (f" ({fx(s['ink'][m][k])})" if s["ink"][m][k] else "") for m in probes])
     per = s["per"]
     rows.append(["app wall (app's clock)", "1.00x" if per["plain"]["runs"] else "-"]
                 + [fx(per[m]["wall_x"]) for m in modes[1:]])
     rows.append(["process wall (incl. exit drain)", "1.00x" if per["plain"]["runs"] else "-"]
                 + [fx(per[m]["pwall_x"]) for m in modes[1:]])
-    rows.append(["written / requested", "", "-"] + [f"{per[m]['written']}/{per[m]['requested']}" for m in probes])
-    rows.append(["declined", "", str(per["ntop"]["declined"])] + [str(per[m]["declined"]) for m in probes])
-    rows.append(["lost (probed, no result)", "", "-"] + [
+    rows.append(["written / requested", ""] + dash + [f"{per[m]['written']}/{per[m]['requested']}" for m in probes])
+    rows.append(["declined", ""] + [str(per[m]["declined"]) for m in UNPROBED] + [str(per[m]["declined"]) for m in probes])
+    rows.append(["lost (probed, no result)", ""] + dash + [
         str(per[m]["lost"]) + (f" ({per[m]['failed']} failed, {per[m]['pending']} pending)"
                                if per[m]["failed"] or per[m]["pending"] else "")
         + (f" +{per[m]['lost_events']} events" if per[m]["lost_events"] else "") for m in probes])
-    rows.append(["B/record (results/ on disk)", "", "-"]
+    rows.append(["B/record (results/ on disk)", ""] + dash
                 + [f"{per[m]['b_per_record']:.2f}" if per[m]["b_per_record"] is not None else "-" for m in probes])
     rows.append(["hook CPU per probed launch, mean us: to queued / after"
-                 " (first launches' instrumenting included)", "", "-"] + [
+                 " (first launches' instrumenting included)", ""] + dash + [
         f"{per[m]['cpu_pre_us'] / per[m]['cpu_n']:.1f} / {per[m]['cpu_post_us'] / per[m]['cpu_n']:.1f}"
         if per[m]["cpu_n"] else "-" for m in probes])
-    rows.append(["probed launches that waited for zeroing", "", "-"] + [
+    rows.append(["probed launches that waited for zeroing", ""] + dash + [
         f"{per[m]['zero_waits']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
-    rows.append(["probed launches whose job was made ahead", "", "-"] + [
+    rows.append(["probed launches whose job was made ahead", ""] + dash + [
         f"{per[m]['staged']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
@@ -468,9 +474,9 @@ def selftest():
                    s["burst"]["block_sched"]["declined"], s["burst"]["block_sched"]["requested"]),
          (500000.0, 50000.0, 1, 5001))
     text = render(s)
-    for frag in ("| copy | 10.0 | 1.10x | 5.00x |", "| written / requested |  | - | 20/21 |",
-                 "| lost (probed, no result) |  | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
-                 "burst tiny: 1 declined: busy", "| burst launches/s | 500000 |  | 50000 |", "ntop: 1x result N: disk full"):
+    for frag in ("| copy | 10.0 | 1.10x | - | 5.00x (1.50x) |", "| written / requested |  | - | - | 20/21 |",
+                 "| lost (probed, no result) |  | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
+                 "burst tiny: 1 declined: busy", "| burst launches/s | 500000 |  |  | 50000 |", "ntop: 1x result N: disk full"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
@@ -537,6 +543,7 @@ one() {
 	case $probe in
 	plain) step "$W/$name" "$EX/app_cost" "$@" ;;
 	ntop) rec "$name" -- "$EX/app_cost" "$@" ;;
+	ntop-notime) NTOP_TIME_LAUNCHES=off rec "$name" -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
@@ -550,7 +557,7 @@ one() {
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
-	for mode in plain ntop $PROBES; do
+	for mode in plain ntop ntop-notime $PROBES; do
 		say "== $mode (rep $rep)"
 		one "$mode" "$rep" "$LAUNCHES"
 	done

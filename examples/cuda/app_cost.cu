@@ -1,4 +1,4 @@
-/* What a profiler costs as the application's own clock sees it: six kernels
+/* What a profiler costs as the application's own clock sees it: seven kernels
  * a user might time, each launched N times on a stream of its own with a
  * cudaEvent pair around every launch and a cudaEventSynchronize after it
  * (how people time their kernels), the first launch left out. Per kernel it
@@ -23,6 +23,7 @@
 
 static const int FILL_N = 4 << 20, COPY_N = 16 << 20, RED_N = 4 << 20, FMA_N = 1 << 20;
 static const int SAXPY_N = 16 << 20, SAXPY_BLOCKS = 528, GEMM = 1024, TILE = 32, FMA_ITERS = 4096;
+static const int CALL_N = 2 << 20; /* about 8 us on an H100/H200 */
 
 __global__ void k_fill(int *out, int v, int n)
 {
@@ -87,6 +88,20 @@ __global__ void k_saxpy(float a, const float *x, float *y, int n)
 		y[i] = a * x[i] + y[i];
 }
 
+/* A short kernel whose work is in a device function the compiler keeps as a
+ * call (libraries and -G builds do): probes reach into .func bodies. */
+__device__ __noinline__ float call_step(const float *in, int i)
+{
+	return in[i] * 1.5f + 0.25f;
+}
+
+__global__ void k_call(const float *in, float *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = call_step(in, i);
+}
+
 __global__ void k_tiny(int *out)
 {
 	out[threadIdx.x] += 1;
@@ -108,11 +123,13 @@ static void launch(int k, const bufs &b, cudaStream_t s)
 	case 3: k_sgemm<<<dim3(GEMM / TILE, GEMM / TILE), dim3(TILE, TILE), 0, s>>>(b.f0, b.f1, b.f2, GEMM); break;
 	case 4: k_fma<<<FMA_N / 256, 256, 0, s>>>(b.f2, FMA_N, FMA_ITERS); break;
 	case 5: k_saxpy<<<SAXPY_BLOCKS, 256, 0, s>>>(2.0f, b.f0, b.f1, SAXPY_N); break;
+	case 6: k_call<<<CALL_N / 256, 256, 0, s>>>(b.f0, b.f1, CALL_N); break;
 	}
 	CK(cudaGetLastError());
 }
 
-static const char *const NAMES[] = { "fill", "copy", "reduce", "sgemm", "fma", "saxpy" };
+static const char *const NAMES[] = { "fill", "copy", "reduce", "sgemm", "fma", "saxpy", "call" };
+static const int N_KERNELS = (int)(sizeof NAMES / sizeof NAMES[0]);
 
 /* The output each kernel leaves, hashed after its N launches. */
 static void check(int k, const bufs &b)
@@ -187,7 +204,7 @@ int main(int argc, char **argv)
 	cudaEvent_t e0, e1;
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < N_KERNELS; k++) {
 		reset(b);
 		std::vector<float> ms;
 		for (long l = 0; l < n; l++) {

@@ -44,7 +44,7 @@ grep -q "ncu .*--metrics sm__sass_data_bytes_mem_global_op_ld.sum,.* -k regex:to
 	"$tmp/ncu.log" || fail "ncu_probes.sh: ncu command line"
 grep -q "0 ok, 0 DIFF" "$tmp/ncu.log" || fail "ncu_probes.sh: no analysis"
 dry app_cost bench/app_cost.sh --dry-run
-for m in plain ntop block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress; do
+for m in plain ntop ntop-notime block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress; do
 	grep -q "\[dry-run\] .*/$m\.1\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no $m run"
 done
 grep -q -- "-p dmat --every 1 --limit 100000 -- $tmp/no-examples/app_cost 21 " "$tmp/app_cost.log" ||
