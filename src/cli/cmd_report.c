@@ -131,6 +131,8 @@ static void rep_text_probe_status(const struct td_kernel *k)
 	if (k->declined)
 		printf("; %llu declined (%s)", (unsigned long long)k->declined,
 		       k->declined_reason ? k->declined_reason : "no reason given");
+	if (k->deferred)
+		printf("; %llu ran unprobed while the probed copy was built", (unsigned long long)k->deferred);
 	printf("\n");
 }
 
@@ -397,6 +399,7 @@ static void js_kernel_probe(struct cli_json *o, const struct td_kernel *k)
 		cli_json_null(o, "instrument");
 	}
 	cli_json_u64(o, "declined", k->declined);
+	cli_json_u64(o, "deferred", k->deferred);
 	cli_json_string(o, "declined_reason", k->declined_reason);
 }
 

@@ -121,6 +121,8 @@ void hook_config_load(void)
 		c->time_mode = HOOK_TIME_ALL;
 	else if (tm && strcmp(tm, "off") == 0)
 		c->time_mode = HOOK_TIME_OFF;
+	const char *pa = getenv(NTOP_ENV_PROBE_ASYNC);
+	c->probe_async = pa && strcmp(pa, "1") == 0;
 	const char *keep = getenv(NTOP_ENV_KEEP_PTX);
 	c->keep_ptx = keep && strcmp(keep, "1") == 0;
 	const char *control = getenv(NTOP_ENV_CONTROL);

@@ -81,6 +81,9 @@ void hook_stats_line(struct hook_kernel *k, uint64_t launches)
 	uint64_t declined = __atomic_load_n(&k->declined, __ATOMIC_RELAXED);
 	if (declined)
 		event_add_int(&sb, "declined", (long long)declined);
+	uint64_t deferred = __atomic_load_n(&k->deferred, __ATOMIC_RELAXED);
+	if (deferred)
+		event_add_int(&sb, "deferred", (long long)deferred);
 	stats_devs(k, &sb);
 	hook_event_emit(&sb);
 }

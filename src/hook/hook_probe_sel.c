@@ -113,6 +113,22 @@ static void probe_decline(struct hook_kernel *k, uint64_t seq, const char *reaso
 	hook_event_emit(&sb);
 }
 
+int hook_probe_defer(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, int first)
+{
+	__atomic_add_fetch(&k->deferred, 1, __ATOMIC_RELAXED);
+	if (first && hook_events_on()) {
+		struct strbuf sb;
+		hook_event_begin(&sb, "probe");
+		event_add_int(&sb, "kid", k->kid);
+		event_add_int(&sb, "seq", (long long)seq);
+		event_add(&sb, "status", "deferred");
+		event_add(&sb, "reason", "its probed copy is being built off the application's threads "
+					 "(NTOP_PROBE_ASYNC=1): launches run unprobed until it is ready");
+		hook_event_emit(&sb);
+	}
+	return probe_unreserve(pick);
+}
+
 int hook_probe_give_up(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, const char *reason)
 {
 	probe_decline(k, seq, reason);

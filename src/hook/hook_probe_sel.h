@@ -22,6 +22,9 @@ int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick);
 /* The probes of set (NULL: NTOP_PROBES, loaded and verified on first use).
  * Caller holds hook.probe_lock. */
 struct hook_probe_list hook_probe_list_locked(const struct hook_ctl_set *set);
+/* A launch that runs unprobed while its probed copy is built (counted as
+ * deferred, said when `first`); gives the reservation back; 0. */
+int hook_probe_defer(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, int first);
 /* Declines (reason said once per kernel) and gives the reservation back; 0. */
 int hook_probe_give_up(struct hook_kernel *k, uint64_t seq, const struct hook_probe_pick *pick, const char *reason);
 

@@ -55,6 +55,8 @@ struct hook_inst {
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
 	struct hook_job *staged; /* the next launch's job, made ahead (hook_cuda_stage.c; atomic) */
 	uint64_t launches;    /* probed launches queued (atomic) */
+	int building;         /* the builder thread is making it (atomic): launches run unprobed */
+	int deferred_said;    /* a `probe status=deferred` line went out for it */
 };
 
 /* Function attributes the application set on any handle of a kernel
@@ -104,6 +106,7 @@ struct hook_kernel {
 	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
 	uint64_t probed;           /* probed launches started */
 	uint64_t declined;         /* launches that wanted a probe and ran unprobed (atomic) */
+	uint64_t deferred;         /* launches that ran unprobed while their copy was built (atomic) */
 	uint64_t timed, total_ns, min_ns, max_ns; /* under the timing lock */
 	uint64_t stats_launches;   /* launches at the last stats line */
 	uint64_t stats_timed;

@@ -34,6 +34,7 @@ struct hook_config {
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
 	int use_ptxas;
 	enum hook_time_mode time_mode;
+	int probe_async;           /* NTOP_PROBE_ASYNC=1: probed copies built by the builder thread */
 	int keep_ptx;
 	int log_fd;                /* -1: no debug log */
 	char *control;             /* NTOP_CONTROL path, or NULL */
@@ -161,6 +162,18 @@ struct hook_results {
 	pthread_t writers[HOOK_MAX_WRITERS];
 };
 
+/* Probed copies built off the application's threads (hook_cuda_builder.c). */
+struct hook_build_req;
+struct hook_builder {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* builder: work or stop */
+	pthread_cond_t done;       /* a build ended (a context waits to go) */
+	struct hook_build_req *head, *tail;
+	void *busy_ctx;            /* CUcontext of the build under way, or NULL */
+	int started, stop;         /* started -1: no thread, builds run on the launch */
+	pthread_t thread;
+};
+
 struct hook_state {
 	int pid;
 	int initialised;
@@ -181,6 +194,7 @@ struct hook_state {
 	pthread_mutex_t dev_lock;
 	struct hook_device dev[HOOK_MAX_DEVICES];
 	pthread_mutex_t probe_lock; /* probe loading and instrumentation */
+	struct hook_builder builder;
 	int probes_loaded;
 	struct probe **probes;
 	int n_probes;

@@ -464,6 +464,9 @@ static int td_on_stats(struct trace_dir *td, const struct event *ev, struct td_k
 	uint64_t declined = event_get_u64(ev, "declined", 0);
 	if (declined > k->declined)
 		k->declined = declined;
+	uint64_t deferred = event_get_u64(ev, "deferred", 0);
+	if (deferred > k->deferred)
+		k->deferred = deferred;
 	td_parse_devs(k, event_get(ev, "devs"));
 	td_update_timing(k);
 	return 0;

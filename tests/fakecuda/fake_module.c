@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fake.h"
 #include "fake_cubin.h"
 
@@ -272,6 +273,11 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 	    (exit_form && *exit_form == '1' && strstr((const char *)image, "ntop_map") &&
 	     !strstr((const char *)image, ".reg .b64 %ntop_hc")))
 		return CUDA_ERROR_INVALID_PTX;
+	/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's JIT takes N ms (a real
+	 * driver's takes 10-200), so a test sees launches go by meanwhile */
+	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
+	if (delay && strstr((const char *)image, "%ntop_"))
+		usleep((useconds_t)atoi(delay) * 1000);
 	return cuModuleLoadData(mod, image);
 }
 

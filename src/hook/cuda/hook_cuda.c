@@ -37,6 +37,7 @@ static void cuda_exit_event(void)
 
 static void cuda_shutdown(void)
 {
+	hook_builder_shutdown();
 	hook_control_shutdown();
 	hook_results_shutdown();
 	hook_timing_shutdown();
@@ -47,6 +48,7 @@ static void cuda_shutdown(void)
 static void cuda_fork_child(void)
 {
 	hook_registry_fork_child();
+	hook_builder_fork_child();
 	hook_timing_fork_child();
 	hook_stage_fork_child();
 	hook_results_fork_child();

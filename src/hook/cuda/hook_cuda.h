@@ -75,9 +75,27 @@ struct probe_inst_data {
 int hook_cuda_kernel_source(const struct hook_kernel *k, char **ptx, size_t *len, char **cause);
 
 /* The instrumented copy of k for (ctx, set), built on first use (l: the
- * launch that asked, whose shape picks the form). */
+ * launch that asked, whose shape picks the form); with `background` and
+ * NTOP_PROBE_ASYNC=1 a new copy is built by the builder thread and comes
+ * back with `building` set (the launch runs unprobed). */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
-				  const struct hook_ctl_set *set);
+				  const struct hook_ctl_set *set, int background);
+/* Builds `in` with ctx current: ok, or a reason; an `instrument` line. */
+void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, int cc, const struct hook_probe_list *pl,
+			   struct hook_inst *in);
+
+/* hook_cuda_builder.c: probed copies built off the application's threads. */
+/* Queues in's build (ctx, the launch's shape and block size); -1 when the
+ * thread cannot run (the caller builds it now). Caller holds probe_lock. */
+int hook_builder_queue(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
+		       const struct hook_probe_list *pl, struct hook_inst *in);
+/* Until in is built (a graph's node cannot wait for a later launch). */
+void hook_builder_wait(struct hook_inst *in);
+/* ctx is about to go: queued builds for it are dropped, one under way is
+ * waited for. */
+void hook_builder_ctx_gone(CUcontext ctx);
+void hook_builder_shutdown(void);
+void hook_builder_fork_child(void);
 
 /* hook_cuda_place.c: which form of a probed kernel to launch (engine.h's
  * ENGINE_ADDR_AT_EXIT). */
@@ -136,10 +154,11 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		      CUresult *rc);
 /* What a probed launch needs before it is queued (the instrumented copy in
  * the current context, attributes applied, the job with its map buffer):
- * 0, or -1 with a cause (the reservation is the caller's to give back). */
+ * 0, -1 with a cause (the reservation is the caller's to give back), or 1
+ * with `background` when the copy is being built (*in set, no job). */
 struct hook_inst;
 int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
-		       struct hook_inst **in, struct hook_job **job, char **cause);
+		       int background, struct hook_inst **in, struct hook_job **job, char **cause);
 /* A job for a launch of l's shape on `in` (plan, zeroed map buffer), or
  * NULL with a cause. */
 struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_kernel *k, const struct hook_inst *in,
@@ -165,6 +184,10 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
  * queued: makes the next one's job. */
 void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
 		     const struct hook_device *dev);
+/* Right after the builder thread made `in` (its context current): the
+ * job of the launch that asked for it, for the first probed launch. */
+void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
+		      const struct hook_device *dev);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
 void hook_stage_fork_child(void);

@@ -331,22 +331,47 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	return 0;
 }
 
+void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, int cc, const struct hook_probe_list *pl,
+			   struct hook_inst *in)
+{
+	char *cause = NULL;
+	double ms_jit = 0;
+	if (pl->n == 0)
+		cause_set(&cause, "%s", pl->cause ? pl->cause : "no probes");
+	else if (probe_build(k, l, cc, pl, in, &ms_jit, &cause) == 0)
+		in->ok = 1;
+	if (!in->ok) {
+		in->reason = cause ? cause : strdup("instrumentation failed");
+		cause = NULL;
+	}
+	/* NTOP_PROBES that all failed were said at load; a control file's set
+	 * is new to the reader, so its failure is reported per kernel. */
+	if ((pl->n > 0 || in->set) && k->has_ptx)
+		probe_emit_instrument(k, in, pl, ms_jit);
+	free(cause);
+}
+
 /* The instrumented copy of k for (ctx, set, the launch's shape), built on
  * first use. 1D launches get a copy that reads no y/z indices (engine.h);
- * a kernel also launched with 2D or 3D blocks or grids gets a second one. */
+ * a kernel also launched with 2D or 3D blocks or grids gets a second one.
+ * With `background` (and NTOP_PROBE_ASYNC=1) a new copy goes to the builder
+ * thread and comes back `building`; without, a copy being built is waited
+ * for. */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
-				  const struct hook_ctl_set *set)
+				  const struct hook_ctl_set *set, int background)
 {
 	unsigned shape = engine_shape_of(l->grid, l->block);
 	pthread_mutex_lock(&hook.probe_lock);
-	struct hook_probe_list pl = hook_probe_list_locked(set);
 	struct hook_inst *in;
 	for (in = k->insts; in && (in->ctx != ctx || in->set != set || in->shape != shape); in = in->next)
 		;
 	if (in) {
 		pthread_mutex_unlock(&hook.probe_lock);
+		if (!background)
+			hook_builder_wait(in);
 		return in;
 	}
+	struct hook_probe_list pl = hook_probe_list_locked(set);
 	in = calloc(1, sizeof *in);
 	if (!in) {
 		pthread_mutex_unlock(&hook.probe_lock);
@@ -356,23 +381,13 @@ struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launc
 	in->set = set;
 	in->shape = shape;
 	in->regs_orig = in->regs_probed = in->occ_orig = in->occ_probed = -1;
-	char *cause = NULL;
-	double ms_jit = 0;
-	if (pl.n == 0)
-		cause_set(&cause, "%s", pl.cause ? pl.cause : "no probes");
-	else if (probe_build(k, l, cc, &pl, in, &ms_jit, &cause) == 0)
-		in->ok = 1;
-	if (!in->ok) {
-		in->reason = cause ? cause : strdup("instrumentation failed");
-		cause = NULL;
+	in->building = background && hook.cfg.probe_async && pl.n > 0;
+	if (!in->building || hook_builder_queue(k, l, ctx, cc, &pl, in) < 0) {
+		in->building = 0;
+		hook_probe_inst_build(k, l, cc, &pl, in);
 	}
-	/* NTOP_PROBES that all failed were said at load; a control file's set
-	 * is new to the reader, so its failure is reported per kernel. */
-	if ((pl.n > 0 || set) && k->has_ptx)
-		probe_emit_instrument(k, in, &pl, ms_jit);
 	in->next = k->insts;
 	k->insts = in;
 	pthread_mutex_unlock(&hook.probe_lock);
-	free(cause);
 	return in;
 }

@@ -52,6 +52,7 @@ void hook_ctx_drop(CUcontext ctx)
 {
 	if (!ctx)
 		return;
+	hook_builder_ctx_gone(ctx);
 	hook_stage_ctx_gone(ctx);
 	hook_results_ctx_gone(ctx);
 	hook_graph_ctx_gone(ctx);

@@ -419,7 +419,7 @@ static void graph_prepare_node(struct hook_gexec *g, int i, struct graph_pick *g
 	}
 	if (gn->has_extra)
 		cause_set(&cause, "graph node built with `extra` arguments: its twin cannot take map pointers");
-	else if (hook_probe_prepare(&gp->l, gn->k, &gp->pick, &gp->in, &gp->job, &cause) == 0 &&
+	else if (hook_probe_prepare(&gp->l, gn->k, &gp->pick, 0, &gp->in, &gp->job, &cause) == 0 &&
 		 hook_probe_uses_globals(gp->in))
 		cause_set(&cause, "its kernel shares module globals with the app's module: inside a graph the "
 				  "probed copy's globals could not be kept in step with the other nodes");

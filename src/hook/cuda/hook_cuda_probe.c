@@ -278,7 +278,7 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 }
 
 int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
-		       struct hook_inst **inp, struct hook_job **jp, char **cause)
+		       int background, struct hook_inst **inp, struct hook_job **jp, char **cause)
 {
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
@@ -288,7 +288,11 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 		return cause_set(cause, "%s", k->reason ? k->reason : "no PTX");
 	if (!dev)
 		return cause_set(cause, "no current context");
-	struct hook_inst *in = hook_probe_inst(k, l, ctx, dev->cc, pick->set);
+	struct hook_inst *in = hook_probe_inst(k, l, ctx, dev->cc, pick->set, background);
+	if (in && __atomic_load_n(&in->building, __ATOMIC_ACQUIRE)) {
+		*inp = in;
+		return 1;
+	}
 	if (!in || !in->ok)
 		return cause_set(cause, "%s", in ? in->reason : "out of memory");
 	/* What the app set on the original (over 48 KB of dynamic shared
@@ -336,7 +340,10 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	if (hook_cuda_capturing(l->ostream))
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");
-	if (hook_probe_prepare(l, k, pick, &in, &j, &cause) < 0)
+	int prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
+	if (prep > 0) /* its copy is being built: this launch runs unprobed */
+		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
+	if (prep < 0)
 		goto declined;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)

@@ -13,7 +13,9 @@
  * small ones are made (STAGE_JOB_MAX each, STAGE_ALL_MAX in all): dmat's
  * large maps keep taking theirs at launch. A job of another shape goes
  * back to the pool unused; a context's jobs go back before it is torn down
- * (hook_cuda_ctx.c). */
+ * (hook_cuda_ctx.c). A copy built by the builder thread (NTOP_PROBE_ASYNC)
+ * gets its first launch's job there too, so that launch takes no
+ * allocation on the app's thread either. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
@@ -83,6 +85,30 @@ void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct h
 	struct hook_job *none = NULL;
 	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		stage_drop(j); /* another thread's launch made one first */
+}
+
+void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
+		      const struct hook_device *dev)
+{
+	char *cause = NULL;
+	struct hook_job *j = in->ok && in->ctx && stage_worth_it(k) ? hook_probe_job_new(l, k, in, in->ctx, dev, &cause)
+								    : NULL;
+	free(cause); /* the launch, made the usual way, says why if it fails too */
+	if (!j)
+		return;
+	if (j->bytes > STAGE_JOB_MAX) {
+		hook_probe_job_free(j);
+		return;
+	}
+	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
+		stage_drop(j);
+		return;
+	}
+	j->end = hook_event_get_bare(in->ctx);
+	j->end_bare = 1;
+	struct hook_job *none = NULL;
+	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		stage_drop(j);
 }
 
 /* Every instrumented copy's job made ahead in ctx (NULL: in any context,

@@ -1,0 +1,58 @@
+#!/bin/bash
+# Probed copies built off the application's threads (NTOP_PROBE_ASYNC=1),
+# over the fake driver with a JIT that takes 200 ms (FAKECUDA_JIT_DELAY_MS):
+# app_loop's launches of fill run unprobed while the copy is built (one
+# `probe status=deferred` line, a `deferred` count in stats), the first
+# probed launch comes after the copy's `instrument` line and its hook time
+# on the app's thread (cpu_ns) holds no JIT (the builder also made that
+# launch's job: plan and map buffer), deferred launches do not count
+# against the limit, and the app's output is unchanged. The same run
+# without NTOP_PROBE_ASYNC builds on the launch: its first probed launch
+# waits for the JIT. Plumbing only: the fake driver runs no GPU code.
+source "$(dirname "$0")/hook_lib.inc"
+LOOP=$B/tests/fakecuda/app_loop
+[ -x "$LOOP" ] || { echo "app_loop not built"; exit 77; }
+BS=$S/probes/block_sched.toml
+
+# run NAME ENV...: app_loop for 2 s with block_sched on every launch (at most 5)
+run() {
+	local name=$1
+	shift
+	env "$@" NTOP_LOG=$TMP/$name.hook.log NTOP_PROBES=$BS NTOP_PROBE_LIMIT=5 NTOP_TRACE_DIR=$TMP/$name NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
+		FAKECUDA_JIT_DELAY_MS=200 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-$name" 2 \
+		>"$TMP/$name.out" 2>&1 9>"$TMP/$name.log"
+	echo $? >"$TMP/$name.rc"
+}
+mkdir -p "$TMP/async" "$TMP/sync"
+run async NTOP_PROBE_ASYNC=1
+run sync
+
+for name in async sync; do
+	E=$TMP/$name.log
+	[ "$(cat "$TMP/$name.rc")" = 0 ] && grep -q '^app_loop: done, 0 failures$' "$TMP/$name.out" ||
+		fail "$name: app: $(cat "$TMP/$name.out")"
+	P=$(grep -E '^hello ' "$E" | head -1 | sed -E 's/.* pid=([0-9]+) .*/\1/')
+	K=$(grep -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*/\1/')
+	[ -n "$P" ] && [ -n "$K" ] || { fail "$name: no fill kernel: $(head -5 "$E")"; continue; }
+	inst=$(grep -nE "^instrument .* pid=$P kid=$K status=ok" "$E" | head -1 | cut -d: -f1)
+	first=$(grep -nE "^launch .* pid=$P kid=$K .*probed=1" "$E" | head -1)
+	[ -n "$inst" ] && [ -n "$first" ] || { fail "$name: no instrument or probed launch: $(grep -E '^(instrument|probe|warn) ' "$E")"; continue; }
+	[ "${first%%:*}" -gt "$inst" ] || fail "$name: a probed launch before the copy's instrument line"
+	cpu=$(echo "$first" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
+	stats=$(grep -E "^stats .* pid=$P kid=$K " "$E" | tail -1)
+	echo "$stats" | grep -q ' probed=5' || fail "$name: the limit: $stats"
+	eval "P_$name=$P cpu_$name=${cpu:-0} stats_$name=\"\$stats\" deferred_$name=\$(grep -cE \"^probe .* pid=$P kid=$K .*status=deferred\" \"\$E\")"
+done
+# async: launches went by unprobed while the copy was built, said once, counted
+[ "$deferred_async" = 1 ] || fail "async: $deferred_async deferred lines, want 1"
+echo "$stats_async" | grep -Eq ' deferred=[1-9]' || fail "async: no deferred count: $stats_async"
+[ "$cpu_async" -lt 100000000 ] || fail "async: the first probed launch held the app's thread ${cpu_async} ns (the JIT takes 200 ms)"
+# ... nor that launch's job (plan, map buffer): the builder made it with the copy
+grep -q "fill: probed copy built off the app's threads (ok), first launch's job made" "$TMP/async.hook.log" ||
+	fail "async: builder log: $(grep -i 'built off' "$TMP/async.hook.log")"
+# sync: the first probed launch waited for the JIT, nothing deferred
+[ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
+echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"
+[ "$cpu_sync" -ge 200000000 ] || fail "sync: the first probed launch took ${cpu_sync} ns of the app's thread, want the JIT's 200 ms"
+[ "$fails" = 0 ] && echo "hook_probe_async: all passed"
+exit $((fails > 0))
