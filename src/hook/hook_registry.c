@@ -283,13 +283,23 @@ void hook_registry_announce(struct hook_kernel *k)
 	REG_UNLOCK();
 }
 
+/* A fork child counts its own launches: its stats lines are its process's,
+ * and the parent's counts in them would be counted twice by readers. */
 void hook_registry_fork_child(void)
 {
 	struct hook_registry *r = &hook.reg;
 	for (uint32_t i = 0; i < r->n_kernels; i++) {
-		__atomic_store_n(&r->all[i]->last_hash, 0, __ATOMIC_RELAXED);
-		r->all[i]->launched = 0;
-		memset(r->all[i]->last_hash_dev, 0, sizeof r->all[i]->last_hash_dev);
+		struct hook_kernel *k = r->all[i];
+		__atomic_store_n(&k->last_hash, 0, __ATOMIC_RELAXED);
+		k->launched = 0;
+		memset(k->last_hash_dev, 0, sizeof k->last_hash_dev);
+		k->launches = k->probe_attempts = k->probed = k->declined = k->deferred = 0;
+		memset(k->dev_launches, 0, sizeof k->dev_launches);
+		k->timed = k->total_ns = k->max_ns = 0;
+		k->min_ns = UINT64_MAX;
+		k->stats_launches = k->stats_timed = 0;
+		free(k->decline_reported); /* the child says its own reasons */
+		k->decline_reported = NULL;
 	}
 }
 
