@@ -146,6 +146,10 @@ void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, c
 		else
 			snprintf(buf, len, "probed %d", k->n_results);
 		*role = traces ? THEME_ACCENT : THEME_FG;
+	} else if (k->deferred) { /* NTOP_PROBE_ASYNC: launches went by while the copy was built */
+		snprintf(buf, len, "%s, %llu unprobed", k->instrument_status ? "copy ready" : "building copy",
+			 (unsigned long long)k->deferred);
+		*role = THEME_SELECTION;
 	} else if (k->declined) {
 		ktable_short(k->declined_reason, why, sizeof why);
 		snprintf(buf, len, "declined: %s", why);

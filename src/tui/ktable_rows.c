@@ -242,7 +242,7 @@ static void krow_sums(const struct ktable_ctx *c, const struct ktable *kt, const
 		      int *traces, int *alive)
 {
 	*s = c->td->kernels[r->k];
-	s->launches = s->timed = s->total_ns = s->declined = 0;
+	s->launches = s->timed = s->total_ns = s->declined = s->deferred = 0;
 	s->devs = 0;
 	*traces = *alive = 0;
 	for (int m = 0; m < r->n; m++) {
@@ -251,6 +251,7 @@ static void krow_sums(const struct ktable_ctx *c, const struct ktable *kt, const
 		s->timed += k->timed;
 		s->total_ns += k->total_ns;
 		s->declined += k->declined;
+		s->deferred += k->deferred;
 		s->devs |= k->devs;
 		*traces += ktable_traces(c->td, k);
 		*alive += ktable_alive(c->td, k);

@@ -215,6 +215,9 @@ static void tui_log_event(struct tui *t, const struct event *ev)
 				 shape && strcmp(shape, "any") ? ", copy for launches of shape " : "",
 				 shape && strcmp(shape, "any") ? shape : "");
 		}
+	} else if (!strcmp(ty, "probe") && (s = event_get(ev, "status")) && !strcmp(s, "deferred")) {
+		snprintf(buf, sizeof buf, "building the probed copy of %s off the app's threads: launch %lld and those "
+			 "until it is ready run unprobed", tui_kname_by_id(t, ev), event_get_int(ev, "seq", -1));
 	} else if (!strcmp(ty, "probe")) {
 		kind = MSG_WARN;
 		tui_request_failed(t, ev);

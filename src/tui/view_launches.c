@@ -217,6 +217,13 @@ static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int 
 	row += draw_wrapped(t, g, x, y + row, w, spare > 1 ? 1 + spare / 2 : 1, buf,
 			    k->instrument_status && !strcmp(k->instrument_status, "failed") ? THEME_ERROR : THEME_DIM);
 	spare = h - row - 5;
+	if (k->deferred && spare > 0) {
+		snprintf(buf, sizeof buf, "%llu launch%s ran unprobed while the probed copy was built; the first probed "
+			 "launch is %s", (unsigned long long)k->deferred, k->deferred == 1 ? "" : "es",
+			 k->n_results ? "the first row" : "still to come");
+		row += draw_wrapped(t, g, x, y + row, w, spare, buf, THEME_DIM);
+		spare = h - row - 5;
+	}
 	if (k->declined && spare > 0) {
 		snprintf(buf, sizeof buf, "%llu probed launch%s declined: %s", (unsigned long long)k->declined,
 			 k->declined == 1 ? "" : "es", k->declined_reason ? k->declined_reason : "?");
