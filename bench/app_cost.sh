@@ -14,7 +14,8 @@
 # plain, under `ntop record` (nothing probed, ntop's default sampled launch
 # timing; and again with NTOP_TIME_LAUNCHES=off, which tells the timing
 # events' cost from the rest of the hook's), and under `ntop record -p P --every 1 --limit 100000` for every
-# built-in probe P, the modes interleaved, REPS (2) times each; after each
+# built-in probe P (and block_sched again with NTOP_PROBE_ASYNC=1), the
+# driver's JIT cache off (CUDA_CACHE_DISABLE=1), the modes interleaved, REPS (2) times each; after each
 # repetition its burst mode (one warm-up launch, then 5000 one-block launches
 # back to back and one sync) plain, under `ntop record` and under block_sched.
 # Then it prints, last, one table: per kernel the plain app-side us per launch
@@ -31,7 +32,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-PROBES=${APP_COST_PROBES:-"block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress"} # APP_COST_PROBES: a subset
+# APP_COST_PROBES: a subset; P-async: P with NTOP_PROBE_ASYNC=1 (copies built off the app's threads)
+PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
 # WORKDIR holds runs.tsv (mode rep rc wall_s), MODE.REP.out (app output),
@@ -43,7 +45,7 @@ import os, re, shutil, statistics, sys, tempfile, urllib.parse
 
 KERNELS = ["fill", "copy", "reduce", "sgemm", "fma", "saxpy", "call"]
 UNPROBED = ["ntop", "ntop-notime"]  # nothing probed: default sampled timing; NTOP_TIME_LAUNCHES=off
-PROBES = "block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress".split()
+PROBES = "block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress".split()
 BURST_MODES = ["plain", "ntop", "block_sched"]
 
 
@@ -115,7 +117,7 @@ def parse_events(text):
     records, dropped, unsampled, sampled {1 in N}, disk, rns / tns (result /
     time ns, the kernel's first launch in the process left out); plus the
     processes' final results lines summed and lost event counts."""
-    names, first, per, stats = {}, {}, {}, {}
+    names, first, first_probed, per, stats = {}, {}, {}, {}, {}
     final = {"written": 0, "failed": 0, "pending": 0, "procs": 0, "probed": 0, "cpu_pre_us": 0, "cpu_post_us": 0,
              "zero_waits": 0, "staged": 0}
     lost_events, warns = 0, {}
@@ -123,7 +125,8 @@ def parse_events(text):
     def k(pk):
         return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
             "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
-            "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": []})
+            "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": [],
+            "first_cpu": [], "deferred": 0})
     for line in text.splitlines():
         typ = line.split(" ", 1)[0]
         f = fields(line)
@@ -135,6 +138,9 @@ def parse_events(text):
             first[pk] = min(first.get(pk, seq), seq)
             if f.get("probed") == "1":
                 k(pk)["probed"] += 1
+                if pk not in first_probed and "cpu_ns" in f:  # holds the instrumenting unless built off-thread
+                    k(pk)["first_cpu"].append(num(f, "cpu_ns"))
+                first_probed.setdefault(pk, seq)
                 if seq != first[pk] and "cpu_ns" in f:
                     k(pk)["cpu"].append(num(f, "cpu_ns"))
         elif typ == "result":
@@ -154,9 +160,10 @@ def parse_events(text):
             reason = f.get("reason", "?")
             r[reason] = r.get(reason, 0) + 1
         elif typ == "stats":
-            s = stats.setdefault(pk, [0, 0])
+            s = stats.setdefault(pk, [0, 0, 0])
             s[0] = max(s[0], num(f, "launches"))
             s[1] = max(s[1], num(f, "declined"))
+            s[2] = max(s[2], num(f, "deferred"))
         elif typ == "results" and f.get("at") == "final":
             final["procs"] += 1
             for key in ("written", "failed", "pending", "probed", "cpu_pre_us", "cpu_post_us", "zero_waits", "staged"):
@@ -166,10 +173,11 @@ def parse_events(text):
         elif typ == "warn":
             msg = re.sub(r"\d+", "N", f.get("msg", "?"))[:160]
             warns[msg] = warns.get(msg, 0) + 1
-    for pk, (launches, declined) in stats.items():
+    for pk, (launches, declined, deferred) in stats.items():
         e = k(pk)
         e["requested"] += launches
         e["declined"] += declined
+        e["deferred"] += deferred
     return {"kernels": per, "final": final, "lost_events": lost_events, "warns": warns}
 
 
@@ -243,9 +251,12 @@ def summary(w, probes):
                 agg["disk_ev"] += e["disk"]
                 kk = s["kern"].setdefault(mode, {}).setdefault(kern, {
                     "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
-                    "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "cpu": []})
-                for key in ("requested", "probed", "written", "declined", "records", "dropped", "unsampled", "disk"):
+                    "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "cpu": [],
+                    "first_cpu": [], "deferred": 0})
+                for key in ("requested", "probed", "written", "declined", "records", "dropped", "unsampled", "disk",
+                            "deferred"):
                     kk[key] += e[key]
+                kk["first_cpu"].extend(e["first_cpu"])
                 kk["sampled"] |= e["sampled"]
                 kk["rns"].extend(e["rns"])
                 kk["cpu"].extend(e["cpu"])
@@ -302,6 +313,19 @@ def render(s):
         for m in probes:
             c = s["kern"].get(m, {}).get(k, {}).get("cpu", [])
             row.append(f"{med(c) / 1e3:.1f} (p90 {sorted(c)[int(0.9 * (len(c) - 1))] / 1e3:.1f})" if c else "-")
+        rows.append(row)
+    L += table(["kernel"] + probes, rows)
+    L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
+          "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
+          "unless NTOP_PROBE_ASYNC=1 built the copy off the app's threads: the *-async modes); d = launches",
+          "that ran unprobed while the copy was built", ""]
+    rows = []
+    for k in KERNELS:
+        row = [k]
+        for m in probes:
+            e = s["kern"].get(m, {}).get(k, {})
+            fc = e.get("first_cpu", [])
+            row.append((f"{med(fc) / 1e6:.2f}" if fc else "-") + (f" d{e['deferred']}" if e.get("deferred") else ""))
         rows.append(row)
     L += table(["kernel"] + probes, rows)
     L += ["", "## Results written / probed launches requested, per kernel", "",
@@ -419,20 +443,21 @@ def selftest():
          ({"fill": 46.5}, {"fill": "00ff"}, 1.5, (5000, 0.01, 500000.0)))
     ev = parse_events(
         "kernel t=1 pid=5 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
-        "launch t=2 pid=5 kid=1 seq=1 probed=1\n"
+        "launch t=2 pid=5 kid=1 seq=1 probed=1 cpu_ns=1500000\n"
         "result t=3 pid=5 kid=1 seq=1 records=8 dropped=0 sampled=8 unsampled=56 disk=100 ns=9000\n"
         "launch t=2 pid=5 kid=1 seq=2 probed=1\n"
         "result t=3 pid=5 kid=1 seq=2 records=8 dropped=0 sampled=8 unsampled=56 disk=100 ns=2000\n"
         "probe t=4 pid=5 kid=1 seq=3 status=declined reason=no%20map%20buffer\n"
         "launch t=2 pid=5 kid=1 seq=4 probed=1\n"
         "stats t=5 pid=5 kid=1 launches=3 timed=0 declined=1\n"
-        "stats t=5 pid=5 kid=1 launches=4 timed=0 declined=1\n"
+        "stats t=5 pid=5 kid=1 launches=4 timed=0 declined=1 deferred=2\n"
         "results t=6 pid=5 at=final pending=0 written=2 failed=1\n"
         "lost t=7 pid=5 events=3\n")
     e = ev["kernels"]["fill"]
     want("events", (e["requested"], e["probed"], e["written"], e["declined"], e["reasons"], e["records"],
                     e["sampled"], e["rns"], ev["final"]["failed"], ev["lost_events"]),
          (4, 3, 2, 1, {"no map buffer": 1}, 16, {8}, [2000], 1, 3))
+    want("first probed", (e["deferred"], e["first_cpu"]), (2, [1500000]))
     w = tempfile.mkdtemp()
 
     def put(name, text):
@@ -544,6 +569,7 @@ one() {
 	plain) step "$W/$name" "$EX/app_cost" "$@" ;;
 	ntop) rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime) NTOP_TIME_LAUNCHES=off rec "$name" -- "$EX/app_cost" "$@" ;;
+	*-async) NTOP_PROBE_ASYNC=1 rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
@@ -554,6 +580,7 @@ one() {
 }
 
 : >"$W/runs.tsv"
+export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fresh machine
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
