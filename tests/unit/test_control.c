@@ -139,9 +139,33 @@ static void test_format_refuses(void)
 	free(cause);
 }
 
+/* `source` lines: names carried as written, repeats once, a line without a
+ * name refused (and the rest of the file kept). */
+static void test_sources(void)
+{
+	const char *names[] = { "_Z4fillPfi", "kernel with space%", "_Z4fillPfi" };
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *cause = NULL;
+	CHECK(control_format(&sb, 3, NULL, 0, &cause) == 0);
+	control_format_sources(&sb, names, 3);
+	strbuf_puts(&sb, "source\nsource name=\n");
+	struct control_file f;
+	struct bad_log bad = { 0 };
+	CHECK(control_parse(sb.data, sb.len, &f, on_bad, &bad, &cause) == 0);
+	CHECK_EQ_INT(f.n_sources, 2);
+	CHECK(f.n_sources == 2 && !strcmp(f.sources[0], names[0]) && !strcmp(f.sources[1], names[1]));
+	CHECK_EQ_INT(bad.n, 2);
+	CHECKF(strstr(bad.why[0], "without a kernel name") != NULL, "%s", bad.why[0]);
+	control_file_done(&f);
+	strbuf_done(&sb);
+	free(cause);
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_sources();
 	test_malformed();
 	test_format_refuses();
 	return testlib_report();
