@@ -2,7 +2,9 @@
 # The interactive UI on the real GPU, driven through tmux like a user would:
 # `ntop -- fill` lists the kernel live, a probe picked with `p` brings
 # block_sched results, the launches view and the SM timeline open, `e` exports
-# a PNG, quitting kills the app; then a Triton app's kernels are listed.
+# a PNG, quitting kills the app; then a Triton app's kernels are listed;
+# then regions picked from train_forward's source lines with its copy built
+# off the app's threads (NTOP_PROBE_ASYNC=1), its output as plain.
 # Usage (repo root, GPU machine): tests/gpu/tui_gpu.sh OUTDIR
 # Writes OUTDIR/tui-*.txt (screens) and prints PASS/FAIL lines.
 set -u
@@ -67,5 +69,53 @@ check 'exited with status 0' 60 "Triton app exit reported"
 screen >"$OUTD/tui-triton.txt"
 keys q
 check 'NTOP-EXIT=0' 10 "ntop exits with the app's status"
+# Regions picked from train_forward's own source lines (-lineinfo), its
+# copy built off the app's threads (NTOP_PROBE_ASYNC=1); the app's result
+# compared with a plain run's.
+tm kill-session -t ui 2>/dev/null
+plain=$("$EX/train_loop" 800 | grep checksum)
+tm new-session -d -s ui -x 120 -y 40 "NTOP_PROBE_ASYNC=1 $NTOP -o $W/regions -- $EX/train_loop 800; echo NTOP-EXIT=\$?; sleep 30"
+check 'train_forward' 30 "train_forward listed live"
+keys / t r a i n _ f o r w a r d Enter
+keys p
+check 'probes for' 5 "probe picker opens on train_forward"
+row=$(screen | grep -E '\[.\] ' | grep -n '\] regions ' | cut -d: -f1)
+keys Space # block_sched off: the regions copy alone
+for ((i = 1; i < ${row:-1}; i++)); do keys j; done
+keys r
+check 'train_loop.cu:[0-9]+ ' 30 "the regions page lists train_forward's source lines"
+screen >"$OUTD/tui-regions-page.txt"
+first=$(screen | grep -n 'LINE .*CODE .*CLASSES' | cut -d: -f1)
+loop=$(screen | grep -nE 'train_loop.cu:[0-9]+ .* loop ' | head -1 | cut -d: -f1)
+keys l # load=@load
+if [ -n "$first" ] && [ -n "$loop" ]; then
+	for ((i = first + 1; i < loop; i++)); do keys j; done
+	keys o # the loop's iterations
+	check 'regions: a load=@load b iter[0-9]+=@loop:train_loop.cu:[0-9]+' 5 "a class and a loop picked"
+else
+	fail "no line in a loop listed"
+fi
+keys Enter
+check 'requested regions \(regions picked\) on train_forward' 5 "the regions copy requested"
+check 'probed [0-9]' 30 "a probed launch arrives with the regions picked"
+keys Enter
+check 'ran unprobed while the probed copy was built' 10 "the launches view says what ran unprobed"
+screen >"$OUTD/tui-regions-launches.txt"
+keys Enter
+check '^regions: SM' 15 "the warps view opens"
+screen >"$OUTD/tui-regions-warps.txt"
+keys q q Escape
+check 'exited with status 0' 60 "train_loop exit reported"
+keys q
+check 'NTOP-EXIT=0' 10 "ntop exits with the app's status"
+E=$W/regions/events.log
+grep -q '^source .*path=kernels/' "$E" && pass "the kernel's PTX saved for the picker" || fail "no source event"
+grep -q '^probe .*status=deferred' "$E" && pass "launches deferred while the copy was built" || fail "no deferred line"
+cpu=$(grep -E '^launch .*probed=1' "$E" | head -1 | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
+echo "first probed launch of train_forward: cpu_ns=${cpu:-?} (async build)"
+[ -n "$cpu" ] && [ "$cpu" -le 1000000 ] && pass "first probed launch held the app's thread <= 1 ms" ||
+	fail "first probed launch held the app's thread ${cpu:-?} ns"
+got=$(grep checksum "$W/regions/app.log" 2>/dev/null)
+[ -n "$plain" ] && [ "$got" = "$plain" ] && pass "train_loop's checksum as plain" || fail "checksum: '$got' vs '$plain'"
 echo "tui checks failed: $fails"
 exit $((fails > 0))
