@@ -7,14 +7,7 @@
 # signal) are reported, the loader audit module is in the app's LD_AUDIT
 # unless --no-audit, quitting while the app runs asks (kill / detach /
 # cancel), SIGTERM ends both politely, and the terminal is restored.
-source "$(dirname "$0")/hook_lib.inc"
-. "$(dirname "$0")/tui_lib.inc"
-TUI_AT_EXIT='touch "$TMP/stop"; sleep 0.1; rm -rf "$TMP"'
-TUI_WAIT=10
-LOOP=$B/tests/fakecuda/app_loop
-[ -x "$LOOP" ] || { echo "FAIL: app_loop not built"; exit 1; }
-mkdir -p "$TMP/cfg"
-export XDG_CONFIG_HOME="$TMP/cfg" HOME="$TMP" NTOP_REAL_LIBCUDA="$FAKE" NTOP_HOOK_DIR="$HOOKDIR"
+. "$(dirname "$0")/tui_app.inc"
 
 # start NAME ARGS...: ntop ARGS in a shell in tmux (100x30)
 start() {
@@ -165,6 +158,4 @@ wait_for 'NTOP-EXIT=127' || fail "missing program: $(screen | grep -v '^$')"
 screen | grep -q "cannot run './no-such-program'" || fail "missing program message"
 [ -e "$TMP/ntop-trace" ] && fail "a session directory was made for a missing program"
 
-[ "$fails" = 0 ] && [ "$fail" = 0 ] && echo "tui_live: all passed"
-[ "$fails" = 0 ] && exit "$fail"
-exit 1
+tui_app_done tui_live

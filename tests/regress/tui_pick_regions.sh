@@ -6,14 +6,8 @@
 # classes and loops, and a line range (Space .. Space) plus a class (s)
 # become a copy of the probe in the session's probes/ that the control file
 # requests; the program instruments fill with it. Refusals say why.
-source "$(dirname "$0")/hook_lib.inc"
-. "$(dirname "$0")/tui_lib.inc"
-TUI_AT_EXIT='touch "$TMP/stop"; sleep 0.1; rm -rf "$TMP"'
-TUI_WAIT=10
-LOOP=$B/tests/fakecuda/app_loop
-[ -x "$LOOP" ] || { echo "FAIL: app_loop not built"; exit 1; }
-mkdir -p "$TMP/cfg" "$TMP/src"
-export XDG_CONFIG_HOME="$TMP/cfg" HOME="$TMP" NTOP_REAL_LIBCUDA="$FAKE" NTOP_HOOK_DIR="$HOOKDIR"
+. "$(dirname "$0")/tui_app.inc"
+mkdir -p "$TMP/src"
 
 # fill with line information: lines 3-6 of $TMP/src/fill.cu, whose text
 # the page shows beside each line
@@ -70,6 +64,4 @@ touch "$TMP/stop"
 wait_for 'exited with status 0' 20 || fail "exit: $(screen | tail -2)"
 keys q
 wait_for 'NTOP-EXIT=0' || fail "ntop exit: $(screen | tail -3)"
-[ "$fails" = 0 ] && [ "$fail" = 0 ] && echo "tui_pick_regions: all passed"
-[ "$fails" = 0 ] && exit "$fail"
-exit 1
+tui_app_done tui_pick_regions

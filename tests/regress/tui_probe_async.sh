@@ -5,14 +5,7 @@
 # copy is being built and launches run unprobed meanwhile, the request is
 # not marked failed, launches then come probed, and the launches view says
 # how many ran unprobed while the copy was built.
-source "$(dirname "$0")/hook_lib.inc"
-. "$(dirname "$0")/tui_lib.inc"
-TUI_AT_EXIT='touch "$TMP/stop"; sleep 0.1; rm -rf "$TMP"'
-TUI_WAIT=10
-LOOP=$B/tests/fakecuda/app_loop
-[ -x "$LOOP" ] || { echo "FAIL: app_loop not built"; exit 1; }
-mkdir -p "$TMP/cfg"
-export XDG_CONFIG_HOME="$TMP/cfg" HOME="$TMP" NTOP_REAL_LIBCUDA="$FAKE" NTOP_HOOK_DIR="$HOOKDIR"
+. "$(dirname "$0")/tui_app.inc"
 fresh 100 30
 tm send-keys -t "$UI" "clear; NTOP_PROBE_ASYNC=1 FAKECUDA_JIT_DELAY_MS=1000 $NTOP -o $TMP/s -- $LOOP $PTX $TMP/stop 60; echo NTOP-EXIT=\$?" Enter
 wait_for ' fill *$' || fail "fill not listed: $(screen)"
@@ -34,6 +27,4 @@ touch "$TMP/stop"
 wait_for 'exited with status 0' 20 || fail "exit: $(screen | tail -2)"
 keys q
 wait_for 'NTOP-EXIT=0' || fail "ntop exit: $(screen | tail -3)"
-[ "$fails" = 0 ] && [ "$fail" = 0 ] && echo "tui_probe_async: all passed"
-[ "$fails" = 0 ] && exit "$fail"
-exit 1
+tui_app_done tui_probe_async
