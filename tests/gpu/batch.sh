@@ -18,6 +18,11 @@
 #   app_cost      bench/app_cost.sh --quick with APP_COST_PROBES (default
 #                 "block_sched dmat"): the app's own cudaEvent time per launch
 #   app_cost_ab   app_cost for several builds, alternating (AB, below)
+#   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
+#                 picking, timeline, PNG, Triton, regions picked from source
+#                 lines with NTOP_PROBE_ASYNC=1)
+#   apps          tests/gpu/thirdparty.sh tests/gpu/apps: our app-survival
+#                 programs and torch.compile under every mode
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -75,6 +80,15 @@ step_app_cost_ab() {
 			sed -n '/^## What the app.s own clock sees/,$p' "$OUT/ab-$name-$rep/app_cost.txt"
 		done
 	done
+}
+
+step_tui() {
+	tests/gpu/build_examples.sh build-examples fill train_loop >/dev/null || return 1
+	tests/gpu/tui_gpu.sh "$OUT/tui"
+}
+
+step_apps() {
+	tests/gpu/thirdparty.sh tests/gpu/apps
 }
 
 step_block_records() {
