@@ -90,7 +90,7 @@ static void record_help(void)
 	       "                        SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK), %%p\n"
 	       "                        ntop's pid, %%%% a percent sign\n"
 	       "      --every N         probe every Nth launch of a matching kernel (default 1)\n"
-	       "      --limit N         at most N probed launches per kernel (default 100)\n"
+	       "      --limit N         at most N probed launches per kernel and process (100)\n"
 	       "      --map-budget SIZE map memory, suffixes K M G (default 1G): one launch's\n"
 	       "                        maps take at most half of it (block sampling beyond);\n"
 	       "                        spare map buffers: twice it, or 1/4 of GPU memory\n"
