@@ -20,6 +20,16 @@
 #define PREG_TEXT_MAX (8u << 20)    /* a source file shown beside its lines */
 #define PREG_SPEC_LEN (PROBE_NAME_MAX + PROBE_REGION_SPEC_MAX + 2)
 
+#define PREG_FILES 8
+
+/* A source file read for the lines' text (NULL text: not readable here). */
+struct pregions_src {
+	char *path;
+	char *text;
+	char **lines;
+	int n;
+};
+
 struct pregions {
 	unsigned pid, kid;
 	int asked, loaded;
@@ -29,10 +39,8 @@ struct pregions {
 	char specs[PROBE_MAX_REGIONS][PREG_SPEC_LEN];
 	const char *spec_ptrs[PROBE_MAX_REGIONS];
 	int n_specs;
-	char *text_path;  /* the source file cached, its lines */
-	char *text;
-	char **text_lines;
-	int n_text_lines;
+	struct pregions_src files[PREG_FILES]; /* source files read (a kernel's lines span a few) */
+	int next_file;    /* the slot to reuse when all are taken */
 };
 
 static const char *const class_keys = "tlswa"; /* tensor load store wait async */
@@ -51,14 +59,12 @@ struct pregions *pregions_open(struct tui *t, unsigned pid, unsigned kid)
 	return r;
 }
 
-static void pregions_text_drop(struct pregions *r)
+static void pregions_src_drop(struct pregions_src *f)
 {
-	free(r->text_path);
-	free(r->text);
-	free(r->text_lines);
-	r->text_path = r->text = NULL;
-	r->text_lines = NULL;
-	r->n_text_lines = 0;
+	free(f->path);
+	free(f->text);
+	free(f->lines);
+	memset(f, 0, sizeof *f);
 }
 
 void pregions_free(struct pregions *r)
@@ -66,7 +72,8 @@ void pregions_free(struct pregions *r)
 	if (!r)
 		return;
 	ptx_srclines_done(&r->lines);
-	pregions_text_drop(r);
+	for (int i = 0; i < PREG_FILES; i++)
+		pregions_src_drop(&r->files[i]);
 	free(r->error);
 	free(r);
 }
@@ -109,32 +116,45 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Reads file into f: its text split into lines (only an absolute path:
+ * a relative one means the compiler's directory, unknown here). */
+static void pregions_src_read(struct pregions_src *f, const char *file)
+{
+	size_t len = 0;
+	int cap = 0;
+	f->path = strdup(file);
+	f->text = file[0] == '/' ? fdio_read_file(file, PREG_TEXT_MAX, &len) : NULL;
+	for (char *p = f->text; p && *p;) {
+		if (f->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			char **v = realloc(f->lines, (size_t)cap * sizeof *v);
+			if (!v)
+				break;
+			f->lines = v;
+		}
+		f->lines[f->n++] = p;
+		char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		p = nl + 1;
+	}
+}
+
 /* The source text of line n of file (NULL when it cannot be read here). */
 static const char *pregions_text(struct pregions *r, const char *file, int n)
 {
-	if (!r->text_path || strcmp(r->text_path, file)) {
-		pregions_text_drop(r);
-		size_t len = 0;
-		r->text_path = strdup(file);
-		r->text = file[0] == '/' ? fdio_read_file(file, PREG_TEXT_MAX, &len) : NULL;
-		int cap = 0;
-		for (char *p = r->text; p && *p;) {
-			if (r->n_text_lines == cap) {
-				cap = cap ? cap * 2 : 256;
-				char **v = realloc(r->text_lines, (size_t)cap * sizeof *v);
-				if (!v)
-					break;
-				r->text_lines = v;
-			}
-			r->text_lines[r->n_text_lines++] = p;
-			char *nl = strchr(p, '\n');
-			if (!nl)
-				break;
-			*nl = 0;
-			p = nl + 1;
-		}
+	struct pregions_src *f = NULL;
+	for (int i = 0; i < PREG_FILES && !f; i++)
+		if (r->files[i].path && !strcmp(r->files[i].path, file))
+			f = &r->files[i];
+	if (!f) {
+		f = &r->files[r->next_file];
+		r->next_file = (r->next_file + 1) % PREG_FILES;
+		pregions_src_drop(f);
+		pregions_src_read(f, file);
 	}
-	return n >= 1 && n <= r->n_text_lines ? r->text_lines[n - 1] : NULL;
+	return n >= 1 && n <= f->n ? f->lines[n - 1] : NULL;
 }
 
 static void pregions_say(struct tui *t, const char *what, const char *spec)
