@@ -11,6 +11,7 @@
 #define NTOP_RESULT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "engine/engine.h"
 #include "engine/probe/probe.h"
 
@@ -153,6 +154,21 @@ static inline const uint8_t *result_map_record(const struct result_map *m, uint6
 	uint64_t upb = m->units_per_block, ru = m->sample_shift ? (unit / upb >> m->sample_shift) * upb + unit % upb : unit;
 	uint64_t i = m->slot_major ? (uint64_t)slot * result_map_rec_units(m) + ru : ru * m->stored + slot;
 	return m->records + i * m->map.rec_size;
+}
+
+/* A record's 32- and 64-bit fields at p (records need not be aligned). */
+static inline uint32_t result_rec_u32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t result_rec_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
 }
 
 /* ---- streaming (result_stream.c) ----

@@ -121,23 +121,9 @@ struct dm_rec {
 
 typedef void (*dm_visit)(void *ctx, const struct dm_rec *x);
 
-static uint64_t dm_u64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t dm_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static uint64_t dm_clock(const struct dmat *m, const uint8_t *rec)
 {
-	return m->clock_bytes == 8 ? dm_u64(rec + m->off_clock) : dm_u32(rec + m->off_clock);
+	return m->clock_bytes == 8 ? result_rec_u64(rec + m->off_clock) : result_rec_u32(rec + m->off_clock);
 }
 
 /* Signed distance a - ref, modulo the clock's width. */
@@ -153,30 +139,30 @@ static int dm_in_alloc(const struct dmat_alloc *a, uint64_t addr)
 
 static void dm_decode(const struct dmat *m, const uint8_t *rec, struct dm_rec *x)
 {
-	x->addr = dm_u64(rec + m->off_addr);
-	x->gtime = m->off_gtime >= 0 ? dm_u64(rec + m->off_gtime) * m->gtimer_ns : 0;
+	x->addr = result_rec_u64(rec + m->off_addr);
+	x->gtime = m->off_gtime >= 0 ? result_rec_u64(rec + m->off_gtime) * m->gtimer_ns : 0;
 	x->clock = m->off_clock >= 0 ? dm_clock(m, rec) : 0;
 	x->kind = DMAT_KIND_OTHER;
 	x->size = 0;
 	if (m->off_access >= 0) {
-		uint32_t v = dm_u32(rec + m->off_access);
+		uint32_t v = result_rec_u32(rec + m->off_access);
 		x->size = v & 0x3ffff;
 		x->kind = (v >> 18) & 7;
 	} else if (m->off_sizekind >= 0) {
-		uint32_t v = dm_u32(rec + m->off_sizekind);
+		uint32_t v = result_rec_u32(rec + m->off_sizekind);
 		x->size = v & 0xffffff;
 		x->kind = v >> 24;
 	} else {
 		if (m->off_size >= 0)
-			x->size = dm_u32(rec + m->off_size);
+			x->size = result_rec_u32(rec + m->off_size);
 		if (m->off_kind >= 0)
-			x->kind = dm_u32(rec + m->off_kind);
+			x->kind = result_rec_u32(rec + m->off_kind);
 	}
 	if (x->kind >= DMAT_N_KINDS)
 		x->kind = DMAT_KIND_OTHER;
 	x->kept = (m->kinds >> x->kind) & 1;
 	if (x->kept && m->site_filter) {
-		uint32_t site = m->off_access >= 0 ? dm_u32(rec + m->off_access) >> 21 : DMAT_SITES;
+		uint32_t site = m->off_access >= 0 ? result_rec_u32(rec + m->off_access) >> 21 : DMAT_SITES;
 		x->kept = site < DMAT_SITES && (m->sites[site / 8] >> (site % 8) & 1);
 	}
 	if (x->kept && m->alloc_filter >= 0)

@@ -34,20 +34,6 @@ struct ln_ctx {
 	int failed;
 };
 
-static uint64_t u64_at(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 int lines_find_map(const struct result *r)
 {
 	for (int i = 0; i < r->n_maps; i++) {
@@ -205,8 +191,8 @@ static void on_record(void *ctx, uint64_t unit, uint32_t slot, const uint8_t *re
 	uint64_t cnt = m->counts[unit] < cap_bytes ? m->counts[unit] : cap_bytes;
 	if (c->failed || (uint64_t)slot >= cnt / m->map.rec_size)
 		return;
-	uint32_t acc = u32_at(rec + c->off_access), site = acc >> 21;
-	uint64_t addr = u64_at(rec + c->off_addr), warp = unit / c->tpb * c->wpb + unit % c->tpb / 32;
+	uint32_t acc = result_rec_u32(rec + c->off_access), site = acc >> 21;
+	uint64_t addr = result_rec_u64(rec + c->off_addr), warp = unit / c->tpb * c->wpb + unit % c->tpb / 32;
 	c->L->records++;
 	if (site >= (uint32_t)c->n_sites) {
 		c->L->unattributed++;

@@ -76,13 +76,6 @@ static int push_seg(struct rg_build *b, uint32_t region, uint64_t start, uint64_
 	return 0;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* A region boundary at time t. */
 static int on_edge(struct rg_build *b, uint32_t tag, uint64_t t)
 {
@@ -132,7 +125,7 @@ static int rg_warp(struct rg_build *b, const struct result_map *m, const struct 
 {
 	struct regions *g = b->g;
 	const uint8_t *r0 = result_map_record(m, u, 0), *r1 = n > 1 ? result_map_record(m, u, 1) : NULL;
-	if (!r0 || !r1 || rd32(r0 + l->tag_off) >> 30 != TAG_ENTRY || !(rd32(r1 + l->tag_off) & TAG_HI)) {
+	if (!r0 || !r1 || result_rec_u32(r0 + l->tag_off) >> 30 != TAG_ENTRY || !(result_rec_u32(r1 + l->tag_off) & TAG_HI)) {
 		g->unmatched += n;
 		return 0;
 	}
@@ -140,18 +133,18 @@ static int rg_warp(struct rg_build *b, const struct result_map *m, const struct 
 	memset(w, 0, sizeof *w);
 	w->block = u / g->warps_per_block;
 	w->warp = (uint32_t)(u % g->warps_per_block);
-	w->smid = rd32(r0 + l->tag_off) & 0xffffff;
-	w->entry = (uint64_t)rd32(r1 + l->clock_off) << 32 | rd32(r0 + l->clock_off);
+	w->smid = result_rec_u32(r0 + l->tag_off) & 0xffffff;
+	w->entry = (uint64_t)result_rec_u32(r1 + l->clock_off) << 32 | result_rec_u32(r0 + l->clock_off);
 	w->first_seg = g->n_segs;
 	w->truncated = truncated;
 	memset(b->depth, 0, sizeof b->depth);
 	uint64_t t = w->entry;
 	for (uint32_t k = 2; k < n; k++) {
 		const uint8_t *rec = result_map_record(m, u, k);
-		uint32_t tag = rec ? rd32(rec + l->tag_off) : 0;
+		uint32_t tag = rec ? result_rec_u32(rec + l->tag_off) : 0;
 		if (!rec)
 			break;
-		t += (uint32_t)(rd32(rec + l->clock_off) - (uint32_t)t);
+		t += (uint32_t)(result_rec_u32(rec + l->clock_off) - (uint32_t)t);
 		if (tag >> 30 == TAG_EXIT) {
 			w->exit = t;
 			break;
