@@ -103,6 +103,9 @@ int ptx_parse_kernel(const char *text, size_t len, const char *kernel,
  * must balance. */
 int ptx_parse_stmts(const char *text, size_t len, int first_line,
 		    struct ptx_stmt **stmts, int *n, char **cause);
+/* The body index of the label a direct branch (statement i of f) goes to;
+ * -1 when i is no `bra` or its label is not in f. */
+int ptx_branch_target(const struct ptx_func *f, int i);
 /* Splits one instruction ("@%p1 ld.global.u32 %r1, [%rd1];") into *insn. */
 int ptx_insn_parse(const char *text, struct ptx_insn *insn, char **cause);
 /* Frees what a statement owns (text, insn fields), leaving it zeroed. Every

@@ -248,3 +248,20 @@ int ptx_parse_stmts(const char *text, size_t len, int first_line,
 	ptx_lex_done(&lx);
 	return r;
 }
+
+static int ptx_label_named(const struct ptx_stmt *s, const char *name)
+{
+	size_t n = strlen(name);
+	return s->kind == PTX_LABEL && !strncmp(s->text, name, n) && (s->text[n] == ':' || s->text[n] == 0);
+}
+
+int ptx_branch_target(const struct ptx_func *f, int i)
+{
+	const struct ptx_insn *x = &f->body[i].insn;
+	if (f->body[i].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
+		return -1;
+	for (int l = 0; l < f->n_body; l++)
+		if (ptx_label_named(&f->body[l], x->ops[x->n_ops - 1].text))
+			return l;
+	return -1;
+}

@@ -66,12 +66,6 @@ int ptx_class_has(enum probe_class c, const char *op)
 	return 0;
 }
 
-static int label_named(const struct ptx_stmt *s, const char *name)
-{
-	size_t n = strlen(name);
-	return s->kind == PTX_LABEL && !strncmp(s->text, name, n) && (s->text[n] == ':' || s->text[n] == 0);
-}
-
 /* The loop [head label, back edge] of f with a statement on file:line,
  * innermost first; 0 when none. */
 static int find_loop(const struct inj *in, const struct probe_region *r, int *head, int *edge)
@@ -79,36 +73,19 @@ static int find_loop(const struct inj *in, const struct probe_region *r, int *he
 	const struct ptx_func *f = in->fn.f;
 	int best = -1;
 	for (int b = 0; b < f->n_body; b++) {
-		const struct ptx_insn *x = &f->body[b].insn;
-		if (f->body[b].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
+		int l = ptx_branch_target(f, b);
+		if (l < 0 || l >= b)
 			continue;
-		for (int l = 0; l < b; l++) {
-			if (!label_named(&f->body[l], x->ops[x->n_ops - 1].text))
-				continue;
-			int hit = 0;
-			for (int s = l + 1; s <= b && !hit; s++)
-				hit = f->body[s].kind == PTX_INSN &&
-				      ptx_loc_in(&in->files, &in->fn.locs[s], r->file, r->first, r->last);
-			if (hit && (best < 0 || b - l < best)) {
-				best = b - l;
-				*head = l;
-				*edge = b;
-			}
+		int hit = 0;
+		for (int s = l + 1; s <= b && !hit; s++)
+			hit = f->body[s].kind == PTX_INSN && ptx_loc_in(&in->files, &in->fn.locs[s], r->file, r->first, r->last);
+		if (hit && (best < 0 || b - l < best)) {
+			best = b - l;
+			*head = l;
+			*edge = b;
 		}
 	}
 	return best >= 0;
-}
-
-/* The label a direct branch goes to, or -1 (not a branch, or no label). */
-static int branch_target(const struct ptx_func *f, int i)
-{
-	const struct ptx_insn *x = &f->body[i].insn;
-	if (f->body[i].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
-		return -1;
-	for (int l = 0; l < f->n_body; l++)
-		if (label_named(&f->body[l], x->ops[x->n_ops - 1].text))
-			return l;
-	return -1;
 }
 
 /* Instructions between two of a class's that a run absorbs, at most. */
@@ -151,7 +128,7 @@ static void class_runs(struct inj *in, int r)
 	}
 	for (int i = 0; i < f->n_body; i++) {
 		int j = in->fn.rnext[i], l;
-		if (!is_member(in, i, r) || j >= f->n_body || is_member(in, j, r) || (l = branch_target(f, j)) < 0 || l > i ||
+		if (!is_member(in, i, r) || j >= f->n_body || is_member(in, j, r) || (l = ptx_branch_target(f, j)) < 0 || l > i ||
 		    i - l > CLASS_GAP + 2)
 			continue;
 		int all = 1;
@@ -199,7 +176,7 @@ static void mark_label_begins(struct inj *in)
 		indirect |= f->body[i].kind == PTX_INSN && f->body[i].insn.opcode &&
 			    ptx_opcode_matches(f->body[i].insn.opcode, "brx");
 	for (int i = 0; i < f->n_body; i++) {
-		int l = indirect ? -1 : branch_target(f, i);
+		int l = indirect ? -1 : ptx_branch_target(f, i);
 		if (l >= 0 && in->fn.rnext[l] < f->n_body)
 			in->fn.lbegin[l] |= in->fn.rmask[in->fn.rnext[l]] & ~in->fn.rmask[i];
 	}
@@ -286,7 +263,7 @@ static int at_label(struct inj *in, struct strbuf *sb, int i, uint32_t *open, st
  * label that jumps do not begin again (the warp stays in them). */
 static uint32_t branch_leaves(const struct inj *in, int i, uint32_t m)
 {
-	int l = branch_target(in->fn.f, i);
+	int l = ptx_branch_target(in->fn.f, i);
 	if (l < 0 || in->fn.rnext[l] >= in->fn.f->n_body)
 		return m;
 	return m & ~(in->fn.rmask[in->fn.rnext[l]] & ~in->fn.lbegin[l]);

@@ -65,23 +65,14 @@ static unsigned srcl_classes(const char *op)
 	return m;
 }
 
-static int srcl_label_named(const struct ptx_stmt *s, const char *name)
-{
-	size_t n = strlen(name);
-	return s->kind == PTX_LABEL && !strncmp(s->text, name, n) && (s->text[n] == ':' || s->text[n] == 0);
-}
-
 /* in_loop[i]: statement i lies between a label and a later branch back to it. */
 static char *srcl_loops(const struct ptx_func *f)
 {
 	char *in = calloc((size_t)f->n_body + 1, 1);
 	for (int b = 0; in && b < f->n_body; b++) {
-		const struct ptx_insn *x = &f->body[b].insn;
-		if (f->body[b].kind != PTX_INSN || !x->opcode || !ptx_opcode_matches(x->opcode, "bra") || x->n_ops < 1)
-			continue;
-		for (int l = 0; l < b; l++)
-			if (srcl_label_named(&f->body[l], x->ops[x->n_ops - 1].text))
-				memset(in + l, 1, (size_t)(b - l + 1));
+		int l = ptx_branch_target(f, b);
+		if (l >= 0 && l < b)
+			memset(in + l, 1, (size_t)(b - l + 1));
 	}
 	return in;
 }
