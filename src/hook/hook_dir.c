@@ -13,6 +13,7 @@
 #include "common/cause.h"
 #include "common/safefs.h"
 #include "hook/hook_env.h"
+#include "hook/hook_signals.h"
 #include "hook/hook_state.h"
 
 static struct {
@@ -83,6 +84,23 @@ int hook_dir_sub(const char *name, char **cause)
 	if (fd < 0)
 		cause_wrap(cause, "%s", hook.cfg.trace_dir);
 	return fd;
+}
+
+int hook_dir_kernel_file(unsigned kid, const char *name, const char *text, size_t len, char **cause)
+{
+	char sub[64];
+	snprintf(sub, sizeof sub, "%d-%u", hook.pid, kid);
+	int kfd = hook_dir_sub("kernels", cause);
+	int dfd = kfd >= 0 ? safefs_subdir(kfd, sub, cause) : -1;
+	struct hook_io_signals sig; /* maybe an application thread: no SIGXFSZ for the app */
+	hook_io_signals_begin(&sig);
+	int rc = dfd >= 0 ? safefs_replace(dfd, name, text, len, cause) : -1;
+	hook_io_signals_end(&sig);
+	if (dfd >= 0)
+		close(dfd);
+	if (kfd >= 0)
+		close(kfd);
+	return rc;
 }
 
 void hook_dir_fork_child(void)

@@ -7,15 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/cause.h"
-#include "common/safefs.h"
 #include "engine/ptx/ptx.h"
 #include "hook/hook_backend.h"
 #include "hook/hook_dir.h"
 #include "hook/hook_events.h"
-#include "hook/hook_signals.h"
 #include "hook/hook_source.h"
 #include "hook/hook_state.h"
 #include "trace/events.h"
@@ -38,25 +35,6 @@ static char *source_text(const struct hook_kernel *k, size_t *len, char **cause)
 	return out;
 }
 
-static int source_write(const struct hook_kernel *k, const char *text, size_t len, char *rel, size_t cap,
-			char **cause)
-{
-	char sub[64];
-	snprintf(sub, sizeof sub, "%d-%u", hook.pid, k->kid);
-	snprintf(rel, cap, "kernels/%s/source.ptx", sub);
-	int kfd = hook_dir_sub("kernels", cause);
-	int dfd = kfd >= 0 ? safefs_subdir(kfd, sub, cause) : -1;
-	struct hook_io_signals sig;
-	hook_io_signals_begin(&sig);
-	int rc = dfd >= 0 ? safefs_replace(dfd, "source.ptx", text, len, cause) : -1;
-	hook_io_signals_end(&sig);
-	if (dfd >= 0)
-		close(dfd);
-	if (kfd >= 0)
-		close(kfd);
-	return rc;
-}
-
 static void source_save(const struct hook_kernel *k)
 {
 	char *cause = NULL, rel[96];
@@ -65,7 +43,8 @@ static void source_save(const struct hook_kernel *k)
 	struct strbuf sb;
 	hook_event_begin(&sb, "source");
 	event_add_int(&sb, "kid", k->kid);
-	if (text && source_write(k, text, len, rel, sizeof rel, &cause) == 0) {
+	if (text && hook_dir_kernel_file(k->kid, "source.ptx", text, len, &cause) == 0) {
+		snprintf(rel, sizeof rel, "kernels/%d-%u/source.ptx", hook.pid, k->kid);
 		event_add(&sb, "path", rel);
 		event_add_int(&sb, "bytes", (long long)len);
 	} else {

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/cause.h"
-#include "common/safefs.h"
 #include "common/timeutil.h"
 #include "engine/ptx/assemble.h"
 #include "engine/engine.h"
@@ -25,7 +24,6 @@
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"
 #include "hook/hook_probe_sel.h"
-#include "hook/hook_signals.h"
 #include "trace/events.h"
 
 #define PROBE_JIT_LOG 8192
@@ -72,25 +70,15 @@ static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_resu
 {
 	if (!hook.cfg.keep_ptx || !hook.cfg.trace_dir)
 		return;
-	char sub[64], *cause = NULL;
-	snprintf(sub, sizeof sub, "%d-%u", hook.pid, k->kid);
-	int kfd = hook_dir_sub("kernels", &cause);
-	int dfd = kfd >= 0 ? safefs_subdir(kfd, sub, &cause) : -1;
+	char *cause = NULL;
 	const char *names[2] = { "pruned.ptx", "probed.ptx" };
 	const char *texts[2] = { res->pruned_ptx, res->ptx };
-	struct hook_io_signals sig; /* an application thread: no SIGXFSZ for the app */
-	hook_io_signals_begin(&sig);
-	for (int i = 0; i < 2 && dfd >= 0; i++)
-		if (texts[i] && safefs_replace(dfd, names[i], texts[i], strlen(texts[i]), &cause) < 0)
+	for (int i = 0; i < 2; i++)
+		if (texts[i] && hook_dir_kernel_file(k->kid, names[i], texts[i], strlen(texts[i]), &cause) < 0)
 			break;
-	hook_io_signals_end(&sig);
 	if (cause)
-		hook_event_warn("NTOP_KEEP_PTX: kernels/%s: %s", sub, cause);
+		hook_event_warn("NTOP_KEEP_PTX: kernels/%d-%u: %s", hook.pid, k->kid, cause);
 	free(cause);
-	if (dfd >= 0)
-		close(dfd);
-	if (kfd >= 0)
-		close(kfd);
 }
 
 static int probe_jit(const char *ptx, CUmodule *mod, char **cause)
