@@ -57,6 +57,17 @@ static int stage_worth_it(const struct hook_kernel *k)
 	return __atomic_load_n(&k->probed, __ATOMIC_RELAXED) < hook.cfg.probe_limit;
 }
 
+/* Leaves j (counted in staged_bytes) in `in` for the next launch, with a
+ * bare end event of ctx; dropped when another thread left one first. */
+static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
+{
+	j->end = hook_event_get_bare(ctx); /* a timed launch swaps it (probe_enqueue) */
+	j->end_bare = 1;
+	struct hook_job *none = NULL;
+	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		stage_drop(j);
+}
+
 void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
 		     const struct hook_device *dev)
 {
@@ -80,11 +91,7 @@ void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct h
 		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
 		return;
 	}
-	j->end = hook_event_get_bare(ctx); /* a timed launch swaps it (probe_enqueue) */
-	j->end_bare = 1;
-	struct hook_job *none = NULL;
-	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		stage_drop(j); /* another thread's launch made one first */
+	stage_put(in, ctx, j);
 }
 
 void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
@@ -104,11 +111,7 @@ void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct 
 		stage_drop(j);
 		return;
 	}
-	j->end = hook_event_get_bare(in->ctx);
-	j->end_bare = 1;
-	struct hook_job *none = NULL;
-	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		stage_drop(j);
+	stage_put(in, in->ctx, j);
 }
 
 /* Every instrumented copy's job made ahead in ctx (NULL: in any context,
