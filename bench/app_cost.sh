@@ -13,7 +13,8 @@
 # pair around every launch (21 launches, the first left out, median). It runs
 # plain, under `ntop record` (nothing probed, ntop's default sampled launch
 # timing; and again with NTOP_TIME_LAUNCHES=off, which tells the timing
-# events' cost from the rest of the hook's), and under `ntop record -p P --every 1 --limit 100000` for every
+# events' cost from the rest of the hook's; and with --no-audit, no loader
+# audit module in the app), and under `ntop record -p P --every 1 --limit 100000` for every
 # built-in probe P (and block_sched again with NTOP_PROBE_ASYNC=1), the
 # driver's JIT cache off (CUDA_CACHE_DISABLE=1), the modes interleaved, REPS (2) times each; after each
 # repetition its burst mode (one warm-up launch, then 5000 one-block launches
@@ -32,7 +33,9 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-# APP_COST_PROBES: a subset; P-async: P with NTOP_PROBE_ASYNC=1 (copies built off the app's threads)
+# APP_COST_PROBES: a subset; P-async: P with NTOP_PROBE_ASYNC=1 (copies built off the app's threads).
+# SELF_MODES (default none; e.g. "ntop-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
+# `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios)
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
@@ -44,7 +47,8 @@ app_cost_analyse() {
 import os, re, shutil, statistics, sys, tempfile, urllib.parse
 
 KERNELS = ["fill", "copy", "reduce", "sgemm", "fma", "saxpy", "call"]
-UNPROBED = ["ntop", "ntop-notime"]  # nothing probed: default sampled timing; NTOP_TIME_LAUNCHES=off
+# nothing probed: default sampled timing; NTOP_TIME_LAUNCHES=off; no loader audit module
+UNPROBED = ["ntop", "ntop-notime", "ntop-noaudit"]
 PROBES = "block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress".split()
 BURST_MODES = ["plain", "ntop", "block_sched"]
 
@@ -71,13 +75,16 @@ def fx(x):
 
 
 def parse_app(text):
-    """The app's lines: {kernel: median_us}, {kernel: p90_us}, {name: hash},
+    """The app's lines: {kernel: median_us}, {kernel: p90_us}, {kernel: host_us}, {name: hash},
     wall_s, burst (launches, wall_s, rate)."""
-    medv, p90, check, wall, burst = {}, {}, {}, None, None
+    medv, p90, host, check, wall, burst = {}, {}, {}, {}, None, None
     for line in text.splitlines():
-        m = re.match(r"(?:info: )?cost kernel=(\w+) launches=\d+ median_us=([\d.]+) p90_us=([\d.]+)", line)
+        m = re.match(r"(?:info: )?cost kernel=(\w+) launches=\d+ median_us=([\d.]+) p90_us=([\d.]+)"
+                     r"(?: host_us=([\d.]+))?", line)
         if m:
             medv[m.group(1)], p90[m.group(1)] = float(m.group(2)), float(m.group(3))
+            if m.group(4):
+                host[m.group(1)] = float(m.group(4))
         m = re.match(r"cost check (\w+) ([0-9a-f]+)$", line)
         if m:
             check[m.group(1)] = m.group(2)
@@ -87,7 +94,7 @@ def parse_app(text):
         m = re.match(r"(?:info: )?cost burst launches=(\d+) wall_s=([\d.]+) rate=([\d.]+)", line)
         if m:
             burst = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
-    return {"med": medv, "p90": p90, "check": check, "wall": wall, "burst": burst}
+    return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst}
 
 
 def fields(line):
@@ -99,7 +106,7 @@ def fields(line):
 
 
 def short_name(mangled):
-    m = re.search(r"k_(fill|copy|reduce|sgemm|fma|saxpy|tiny)", mangled)
+    m = re.search(r"k_(fill|copy|reduce|sgemm|fma|saxpy|call|tiny)", mangled)
     return m.group(1) if m else mangled
 
 
@@ -201,13 +208,14 @@ def summary(w, probes):
     """The numbers of the tables, as a dict (selftest checks it)."""
     runs, burst = load(w, probes)
     modes = ["plain"] + UNPROBED + probes
-    s = {"modes": modes, "app": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {}, "burst": {}}
+    s = {"modes": modes, "app": {}, "host": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {}, "burst": {}}
     plain = runs.get("plain", [])
     ref = next((r["app"]["check"] for r in plain if r["app"]["check"]), {})
     plain_us = {k: med([r["app"]["med"].get(k) for r in plain]) for k in KERNELS}
     plain_wall = med([r["app"]["wall"] for r in plain])
     plain_pwall = med([r["wall"] for r in plain])
     s["plain_us"] = plain_us
+    s["self"] = self_rows(w)
     tns = {}
     for r in runs.get("ntop", []):
         for kern, e in r["ev"]["kernels"].items():
@@ -217,6 +225,7 @@ def summary(w, probes):
     for mode in modes:
         rs = runs.get(mode, [])
         s["app"][mode] = {k: ratio(med([r["app"]["med"].get(k) for r in rs]), plain_us[k]) for k in KERNELS}
+        s["host"][mode] = {k: med([r["app"]["host"].get(k) for r in rs]) for k in KERNELS}
         agg = {"runs": len(rs), "rcs": sorted({r["rc"] for r in rs}),
                "wall_x": ratio(med([r["app"]["wall"] for r in rs]), plain_wall),
                "pwall_x": ratio(med([r["wall"] for r in rs]), plain_pwall),
@@ -286,6 +295,28 @@ def summary(w, probes):
     return s
 
 
+SELF_PHASES = ["u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit", "p_submit", "p_stage"]
+
+
+def self_rows(w):
+    """The `self` lines of the *-self runs: [mode, kernel, n, us per phase...]."""
+    rows = []
+    for line in read(os.path.join(w, "runs.tsv")).splitlines():
+        mode, rep = (line.split("\t") + [""])[:2]
+        if not mode.endswith("-self"):
+            continue
+        names = {}
+        for ev in read(os.path.join(w, f"{mode}.{rep}", "events.log")).splitlines():
+            f = fields(ev)
+            if ev.startswith("kernel "):
+                names[f.get("kid")] = short_name(f.get("name", ""))
+            elif ev.startswith("self "):
+                n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)}"
+                us = [f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-" for ph in SELF_PHASES]
+                rows.append([f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), n] + us)
+    return rows
+
+
 def table(head, rows):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -315,6 +346,17 @@ def render(s):
             row.append(f"{med(c) / 1e3:.1f} (p90 {sorted(c)[int(0.9 * (len(c) - 1))] / 1e3:.1f})" if c else "-")
         rows.append(row)
     L += table(["kernel"] + probes, rows)
+    L += ["", "## The launch statement on the app's thread (the app's steady clock around <<<>>>)", "",
+          "median us; the GPU idles through it (the stream is empty at each launch), so what a mode adds",
+          "here shows in the app's cudaEvent time too", ""]
+    L += table(["kernel"] + modes, [[k] + [f"{s['host'][m][k]:.1f}" if s["host"][m][k] else "-" for m in modes]
+                                    for k in KERNELS])
+    if s.get("self"):
+        L += ["", "## Where the hook's time on the app's thread went (NTOP_SELF_TIME=1 runs, mean us per launch)", "",
+              "n = unprobed+probed launches timed (each kernel's first launch left out); u_* unprobed: before,",
+              "in and after the driver's launch call; p_* probed: prepare (copy, plan, buffer), enqueue (waits,",
+              "start event), the driver's call, end event, launch line, submit, the next job", ""]
+        L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
           "unless NTOP_PROBE_ASYNC=1 built the copy off the app's threads: the *-async modes); d = launches",
@@ -465,9 +507,10 @@ def selftest():
         with open(os.path.join(w, name), "w") as fh:
             fh.write(text)
     out = lambda us, wall, h: "".join(
-        f"cost check {k} {h}\ninfo: cost kernel={k} launches=20 median_us={us} p90_us={us}\n" for k in KERNELS) \
+        f"cost check {k} {h}\ninfo: cost kernel={k} launches=20 median_us={us} p90_us={us} host_us={us / 4}\n"
+        for k in KERNELS) \
         + f"info: cost wall_s={wall}\n"
-    put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\n"
+    put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\nntop-self\t1\t0\t2.1\n"
         "burst-plain\t1\t0\t1.0\nburst-block_sched\t1\t0\t2.0\n")
     put("plain.1.out", out(10.0, 1.0, "aa"))
     put("ntop.1.out", out(11.0, 1.1, "aa"))
@@ -483,6 +526,8 @@ def selftest():
         + "launch t=1 pid=8 kid=2 seq=21 probed=1\nstats t=1 pid=8 kid=2 launches=21 timed=0\n"
         "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
     put("block_sched.1.disk", "400\n")
+    put("ntop-self.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
+        "self t=1 pid=7 kid=2 unprobed=20 probed=0 clock_ns=20 u_pre_ns=1500 u_drv_ns=3000 u_post_ns=200\n")
     put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
     put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
     put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
@@ -499,9 +544,11 @@ def selftest():
                    s["burst"]["block_sched"]["declined"], s["burst"]["block_sched"]["requested"]),
          (500000.0, 50000.0, 1, 5001))
     text = render(s)
-    for frag in ("| copy | 10.0 | 1.10x | - | 5.00x (1.50x) |", "| written / requested |  | - | - | 20/21 |",
-                 "| lost (probed, no result) |  | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
-                 "burst tiny: 1 declined: busy", "| burst launches/s | 500000 |  |  | 50000 |", "ntop: 1x result N: disk full"):
+    for frag in ("| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
+                 "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
+                 "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
+                 "| ntop-self.1 | call | 20+0 | 1.50 | 3.00 | 0.20 | - |",
+                 "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
@@ -569,7 +616,10 @@ one() {
 	plain) step "$W/$name" "$EX/app_cost" "$@" ;;
 	ntop) rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime) NTOP_TIME_LAUNCHES=off rec "$name" -- "$EX/app_cost" "$@" ;;
+	ntop-noaudit) rec "$name" --no-audit -- "$EX/app_cost" "$@" ;;
 	*-async) NTOP_PROBE_ASYNC=1 rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
+	ntop-self) NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
+	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
@@ -584,7 +634,7 @@ export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fr
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
-	for mode in plain ntop ntop-notime $PROBES; do
+	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-}; do
 		say "== $mode (rep $rep)"
 		one "$mode" "$rep" "$LAUNCHES"
 	done

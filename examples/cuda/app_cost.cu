@@ -9,7 +9,9 @@
  *                     M launches back to back and one sync: the sustained
  *                     launch rate (M+1 launches in all)
  * Output (bench/app_cost.sh reads it):
- *   info: cost kernel=<name> launches=<n> median_us=<x> p90_us=<y>
+ *   info: cost kernel=<name> launches=<n> median_us=<x> p90_us=<y> host_us=<h>
+ *     (h: the median time the launch call took on this thread, the
+ *     <<<>>> statement alone: host work the GPU may idle through)
  *   info: cost wall_s=<s>
  *   info: cost burst launches=<M> wall_s=<s> rate=<launches/s>
  *   cost check <name> <16 hex digits>
@@ -206,20 +208,24 @@ int main(int argc, char **argv)
 	CK(cudaEventCreate(&e1));
 	for (int k = 0; k < N_KERNELS; k++) {
 		reset(b);
-		std::vector<float> ms;
+		std::vector<float> ms, host_ms;
 		for (long l = 0; l < n; l++) {
 			CK(cudaEventRecord(e0, s));
+			auto h0 = std::chrono::steady_clock::now();
 			launch(k, b, s);
+			auto h1 = std::chrono::steady_clock::now();
 			CK(cudaEventRecord(e1, s));
 			CK(cudaEventSynchronize(e1));
 			float t = 0;
 			CK(cudaEventElapsedTime(&t, e0, e1));
-			if (l > 0)
+			if (l > 0) {
 				ms.push_back(t);
+				host_ms.push_back((float)std::chrono::duration<double, std::milli>(h1 - h0).count());
+			}
 		}
 		check(k, b);
-		printf("info: cost kernel=%s launches=%zu median_us=%.2f p90_us=%.2f\n", NAMES[k], ms.size(),
-		       pct(ms, 0.5) * 1e3, pct(ms, 0.9) * 1e3);
+		printf("info: cost kernel=%s launches=%zu median_us=%.2f p90_us=%.2f host_us=%.2f\n", NAMES[k],
+		       ms.size(), pct(ms, 0.5) * 1e3, pct(ms, 0.9) * 1e3, pct(host_ms, 0.5) * 1e3);
 	}
 	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	printf("info: cost wall_s=%.3f\n", wall);

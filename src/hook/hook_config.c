@@ -123,6 +123,8 @@ void hook_config_load(void)
 		c->time_mode = HOOK_TIME_OFF;
 	const char *pa = getenv(NTOP_ENV_PROBE_ASYNC);
 	c->probe_async = pa && strcmp(pa, "1") == 0;
+	const char *self = getenv(NTOP_ENV_SELF_TIME);
+	c->self_time = self && strcmp(self, "1") == 0;
 	const char *keep = getenv(NTOP_ENV_KEEP_PTX);
 	c->keep_ptx = keep && strcmp(keep, "1") == 0;
 	const char *control = getenv(NTOP_ENV_CONTROL);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hook/hook_ptrmap.h"
+#include "hook/hook_selftime.h"
 
 struct hook_kernel;
 struct hook_ctl_set;
@@ -124,6 +125,7 @@ struct hook_kernel {
 	char *decline_reported;    /* last decline reason emitted (say it once) */
 	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
 	struct hook_ctl_count *ctl_counts; /* per (probe set, process), under hook.ctl.lock */
+	struct hook_self self;     /* NTOP_SELF_TIME=1: the hook's time per launch, by phase */
 };
 
 struct hook_registry {

@@ -36,6 +36,7 @@ struct hook_config {
 	enum hook_time_mode time_mode;
 	int probe_async;           /* NTOP_PROBE_ASYNC=1: probed copies built by the builder thread */
 	int keep_ptx;
+	int self_time;             /* NTOP_SELF_TIME=1: time the hook's phases per launch (hook_selftime.h) */
 	int log_fd;                /* -1: no debug log */
 	char *control;             /* NTOP_CONTROL path, or NULL */
 };

@@ -605,6 +605,8 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		return 0;
 	if (strcmp(ev->type, "hello") == 0)
 		return td_on_hello(td, ev, p);
+	if (strcmp(ev->type, "self") == 0)
+		return 0; /* NTOP_SELF_TIME's diagnostics: bench/app_cost.sh reads them from events.log */
 	if (strcmp(ev->type, "device") == 0)
 		return td_on_device(td, ev, pid);
 	if (strcmp(ev->type, "module") == 0)

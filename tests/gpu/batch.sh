@@ -21,6 +21,9 @@
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines with NTOP_PROBE_ASYNC=1)
+#   inside        tests/gpu/inside_kernel.sh $INSIDE_STEPS (default triton:
+#                 what regions cost on Triton kernels, COST_VARIANTS; set
+#                 TRITON_ATTN for the fused-attention kernel)
 #   apps          tests/gpu/thirdparty.sh tests/gpu/apps: our app-survival
 #                 programs and torch.compile under every mode
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
@@ -28,7 +31,7 @@
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
-# batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt,
+# batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt, inside_kernel.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -91,6 +94,10 @@ step_apps() {
 	tests/gpu/thirdparty.sh tests/gpu/apps
 }
 
+step_inside() {
+	OUT=$OUT tests/gpu/inside_kernel.sh ${INSIDE_STEPS:-triton}
+}
+
 step_block_records() {
 	tests/gpu/block_records.sh
 }
@@ -123,7 +130,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"

@@ -22,7 +22,8 @@
 #             tests/gpu/triton_regions.py (a pipelined Triton matmul, and
 #             with TRITON_ATTN=FILE the forward kernel of Triton's fused-
 #             attention tutorial) plain and under -p regions, alternating,
-#             outputs compared
+#             outputs compared; COST_VARIANTS adds variants (triton_cost)
+#   triton    the Triton part of cost alone
 #   case      the fused-attention kernel under a copy of the regions probe
 #             keeping 2048 records a warp (the default regions): the
 #             report's region table, the warps of block 0 and of its SM as
@@ -141,36 +142,78 @@ step_cost() {
 	OUT=$W/app_cost APP_COST_PROBES=regions BUDGET_S=200 bench/app_cost.sh --quick >"$W/app_cost.log" 2>&1
 	cp "$W/app_cost/app_cost.txt" "$OUT/app_cost_regions.txt" 2>/dev/null
 	sed -n '/^## What the app.s own clock sees/,$p' "$W/app_cost/app_cost.txt" | tee -a "$TABLE"
-	local attn=() rep mode
+	triton_cost
+}
+
+step_triton() {
+	triton_cost
+}
+
+# The regions probe without its stores in the kernel's body: the region
+# hooks read the clock and fold it into a register that the exit record
+# keeps, so ptxas keeps the reads (what the records' stores cost, apart).
+nostore_probe() {
+	python3 - "$ROOT/probes/regions.toml" "$1" <<'PY'
+import sys
+s = open(sys.argv[1]).read().replace('name = "regions"', 'name = "regions_nostore"')
+s = s.replace(".reg .b32 %rg_c;\n", ".reg .b32 %rg_c;\n.reg .b32 %rg_acc;\nmov.u32 %rg_acc, 0;\n", 1)
+s = s.replace('SAVE.u32 {%rg_c, %rg_t};\n"""', 'add.u32 %rg_acc, %rg_acc, %rg_c;\nxor.b32 %rg_acc, %rg_acc, %rg_t;\n"""')
+s = s.replace("SAVE.u32 {%rg_c, 0xC0000000};", "SAVE.u32 {%rg_acc, 0xC0000000};")
+assert s.count("SAVE") == 2, "regions.toml changed: update nostore_probe"
+open(sys.argv[2], "w").write(s)
+PY
+}
+
+# triton_regions.py plain and under each of COST_VARIANTS (default
+# "regions"), alternating, 2 rounds. A variant: regions (the default
+# regions), nostore (nostore_probe), or CLASS (-p regions -r CLASS=@CLASS:
+# one instruction class alone, e.g. tensor, wait, async, load, store).
+triton_cost() {
+	local attn=() rep mode args
 	[ -n "${TRITON_ATTN:-}" ] && attn=(--attn "$TRITON_ATTN")
+	local modes="plain ${COST_VARIANTS:-regions}"
+	nostore_probe "$W/regions_nostore.toml" || return 1
 	for rep in 1 2; do
-		for mode in plain regions; do
+		for mode in $modes; do
+			case $mode in
+			plain) args=() ;;
+			regions) args=(-p regions) ;;
+			nostore) args=(-p "$W/regions_nostore.toml") ;;
+			*) args=(-p regions -r "$mode=@$mode") ;;
+			esac
 			if [ $mode = plain ]; then
 				python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
 			else
-				"$NTOP" record -p regions --limit 100000 -o "$W/tr.trace.$rep" -- python3 tests/gpu/triton_regions.py \
-					"${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
+				"$NTOP" record "${args[@]}" --limit 100000 -o "$W/tr.trace.$mode.$rep" -- \
+					python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
+				"$NTOP" report "$W/tr.trace.$mode.$rep" >"$W/tr.report.$mode.$rep" 2>&1
+				rm -rf "$W/tr.trace.$mode.$rep/results"
 			fi
 		done
 	done
-	python3 - "$W" <<'PY' | tee -a "$TABLE"
+	python3 - "$W" $modes <<'PY' | tee -a "$TABLE"
 import re, statistics, sys
-w = sys.argv[1]
+w, modes = sys.argv[1], sys.argv[2:]
 def read(mode, rep):
     d = {}
-    for line in open(f"{w}/tr.{mode}.{rep}"):
+    try:
+        lines = open(f"{w}/tr.{mode}.{rep}").read().splitlines()
+    except OSError:
+        return d
+    for line in lines:
         m = re.match(r"(\w+) us=([\d.]+) sum=(\w+)", line)
         if m:
             d[m.group(1)] = (float(m.group(2)), m.group(3))
     return d
-runs = {m: [read(m, r) for r in (1, 2)] for m in ("plain", "regions")}
+runs = {m: [read(m, r) for r in (1, 2)] for m in modes}
 for k in sorted(runs["plain"][0]):
     p = statistics.median(r[k][0] for r in runs["plain"] if k in r)
-    g = [r[k][0] for r in runs["regions"] if k in r]
-    same = all(r.get(k, (0, None))[1] == runs["plain"][0][k][1] for r in runs["regions"])
-    ratio = statistics.median(g) / p if g else float("nan")
-    print(f"{'cost: triton ' + k + ' (app clock, median us)':44s} plain {p:.1f}  regions {ratio:.3f}x  "
-          f"output {'identical' if same else 'DIFFERS'}")
+    for mode in modes[1:]:
+        g = [r[k][0] for r in runs[mode] if k in r]
+        same = bool(g) and all(r.get(k, (0, None))[1] == runs["plain"][0][k][1] for r in runs[mode])
+        ratio = f"{statistics.median(g) / p:.3f}x" if g else "no run"
+        print(f"{'cost: triton ' + k + ' ' + mode + ' (app clock)':44s} plain {p:.1f} us  {ratio}  "
+              f"output {'identical' if same else 'DIFFERS'}")
 PY
 }
 
@@ -202,7 +245,7 @@ step_case() {
 } | tee -a "$TABLE"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(accuracy func sectors cost case)
-step_build
+[ "${steps[*]}" = triton ] || step_build
 for s in "${steps[@]}"; do
 	echo "=== $s" >&2
 	"step_$s" 2>>"$W/$s.stderr"

@@ -42,6 +42,7 @@ static void cuda_shutdown(void)
 	hook_results_shutdown();
 	hook_timing_shutdown();
 	hook_timing_stats(1);
+	hook_self_lines();
 	cuda_exit_event();
 }
 

@@ -24,6 +24,8 @@ struct hook_launch {
 	int timed;                  /* sampled for timing (hook_timing_wanted) */
 	uint64_t entry_ns;          /* probed: when the hook took the launch (time_mono_ns) */
 	uint64_t submit_ns;         /* probed: when the probed kernel was queued */
+	uint64_t fwd_ns, queued_ns; /* NTOP_SELF_TIME=1, probed: before the driver's launch call, after
+				     * the end event (hook_selftime.h) */
 };
 
 /* hook_cuda.c */

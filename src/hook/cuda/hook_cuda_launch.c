@@ -64,19 +64,23 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 static CUresult launch_unprobed(struct hook_launch *l, struct hook_kernel *k)
 {
 	struct hook_timed *t = NULL;
-	if (l->timed && hook_timing_start(k, l->seq, l->ostream, &t) == 0) {
-		CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
-		if (rc == CUDA_SUCCESS)
-			hook_timing_finish(t, l->ostream);
-		else
-			hook_timing_abort(t);
-		return rc;
-	}
-	return hook_cuda_forward(l, l->f, l->params, l->extra);
+	int timed = l->timed && hook_timing_start(k, l->seq, l->ostream, &t) == 0;
+	uint64_t t0 = l->entry_ns ? hook_self_now() : 0; /* 0: this launch is not timed */
+	CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
+	uint64_t t1 = t0 ? hook_self_now() : 0;
+	hook_self_add(k, HOOK_SELF_U_PRE, l->entry_ns, t0);
+	hook_self_add(k, HOOK_SELF_U_DRV, t0, t1);
+	l->entry_ns = t1; /* what follows is U_POST */
+	if (timed && rc == CUDA_SUCCESS)
+		hook_timing_finish(t, l->ostream);
+	else if (timed)
+		hook_timing_abort(t);
+	return rc;
 }
 
 CUresult hook_cuda_launch(struct hook_launch *l)
 {
+	uint64_t t_entry = hook_self_now();
 	struct hook_kernel *k = hook_registry_kernel(l->f);
 	l->seq = __atomic_add_fetch(&hook.seq, 1, __ATOMIC_RELAXED);
 	CUresult rc;
@@ -87,6 +91,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		return rc;
 	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
+	l->entry_ns = n > 1 ? t_entry : 0; /* a kernel's first launch registers it: not timed */
 	l->dev = hook_cuda_current_dev();
 	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)
@@ -103,6 +108,10 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	}
 	rc = launch_unprobed(l, k);
 	hook_results_app_queued();
+	if (l->entry_ns) {
+		hook_self_add(k, HOOK_SELF_U_POST, l->entry_ns, hook_self_now());
+		hook_self_count(k, 0);
+	}
 	return rc;
 }
 

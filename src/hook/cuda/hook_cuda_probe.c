@@ -187,6 +187,12 @@ void hook_probe_job_events(struct hook_job *j, int timed)
 		j->start = hook_event_get(j->ctx);
 }
 
+static CUresult probe_forward(struct hook_launch *l, const struct hook_inst *in, const struct probe_args *a)
+{
+	l->fwd_ns = hook_self_now();
+	return hook_cuda_forward(l, in->func, a->params, a->extra);
+}
+
 /* The application's stream gets the probed kernel and nothing it would
  * wait on: a wait for the buffer's zeroing (long done, as a rule), the
  * module globals the kernel shares with the app (stream-ordered state), and
@@ -215,7 +221,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 		cause_set(cause, "copying module globals in failed (CUDA error %d)", (int)r);
 	else if (j->start && (r = cu.cuEventRecord(j->start, s)) != CUDA_SUCCESS)
 		cause_set(cause, "cuEventRecord failed (CUDA error %d)", (int)r);
-	else if ((r = hook_cuda_forward(l, in->func, a.params, a.extra)) != CUDA_SUCCESS)
+	else if ((r = probe_forward(l, in, &a)) != CUDA_SUCCESS)
 		cause_set(cause, "probed launch failed (CUDA error %d); the original ran", (int)r);
 	else
 		rc = 0;
@@ -231,6 +237,7 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 				(unsigned long long)j->seq, (int)r);
 		return 1;
 	}
+	l->queued_ns = hook_self_now();
 	return 0;
 }
 
@@ -328,6 +335,21 @@ int hook_probe_uses_globals(const struct hook_inst *in)
 	return d && d->n_globals > 0;
 }
 
+static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep, uint64_t t_emit,
+			    uint64_t t_sub, uint64_t t_end)
+{
+	if (!t_prep)
+		return;
+	hook_self_add(k, HOOK_SELF_P_PREP, l->entry_ns, t_prep);
+	hook_self_add(k, HOOK_SELF_P_ENQ, t_prep, l->fwd_ns);
+	hook_self_add(k, HOOK_SELF_P_DRV, l->fwd_ns, l->submit_ns);
+	hook_self_add(k, HOOK_SELF_P_END, l->submit_ns, l->queued_ns ? l->queued_ns : t_emit);
+	hook_self_add(k, HOOK_SELF_P_EMIT, l->queued_ns ? l->queued_ns : t_emit, t_emit);
+	hook_self_add(k, HOOK_SELF_P_SUBMIT, t_emit, t_sub);
+	hook_self_add(k, HOOK_SELF_P_STAGE, t_sub, t_end);
+	hook_self_count(k, 1);
+}
+
 int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 		      CUresult *lrc)
 {
@@ -341,6 +363,8 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");
 	int prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
+	/* a copy's first launch instruments it (its cpu_ns says how long): not timed */
+	uint64_t t_prep = prep == 0 && __atomic_load_n(&in->launches, __ATOMIC_RELAXED) ? hook_self_now() : 0;
 	if (prep > 0) /* its copy is being built: this launch runs unprobed */
 		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
 	if (prep < 0)
@@ -351,14 +375,20 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	/* In launch order with the app's other launches (readers count on it);
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
-	hook_results_count_launch(l->submit_ns - l->entry_ns, time_mono_ns() - l->submit_ns, !j->dev_ready);
 	j->app_queued = hook_results_app_queued();
 	uint64_t bytes = j->bytes; /* j is the collector's once submitted */
 	struct hook_device dev = j->device;
+	int waited = !j->dev_ready;
+	uint64_t t_emit = hook_self_now();
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
+	uint64_t t_sub = hook_self_now();
 	hook_stage_next(in, k, l, bytes, &dev);
+	uint64_t t_end = time_mono_ns();
+	/* "after": everything on the app's thread once the kernel was queued */
+	hook_results_count_launch(l->submit_ns - l->entry_ns, t_end - l->submit_ns, waited);
+	probe_self_time(k, l, t_prep, t_emit, t_sub, t_end);
 	return 1;
 declined:
 	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");

@@ -1,0 +1,72 @@
+/* NTOP_SELF_TIME=1: the hook's time on the app's thread, per kernel and
+ * phase (hook_selftime.h). */
+#include "hook/hook_selftime.h"
+#include <stdlib.h>
+#include "common/timeutil.h"
+#include "hook/hook_events.h"
+#include "hook/hook_registry.h"
+#include "hook/hook_state.h"
+#include "trace/events.h"
+
+static const char *const self_key[HOOK_SELF_PHASES] = {
+	"u_pre_ns", "u_drv_ns", "u_post_ns", "p_prep_ns", "p_enq_ns",
+	"p_drv_ns", "p_end_ns", "p_emit_ns", "p_submit_ns", "p_stage_ns",
+};
+
+uint64_t hook_self_now(void)
+{
+	return hook.cfg.self_time ? time_mono_ns() : 0;
+}
+
+void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1)
+{
+	if (k && t0 && t1 >= t0)
+		__atomic_add_fetch(&k->self.ns[p], t1 - t0, __ATOMIC_RELAXED);
+}
+
+void hook_self_count(struct hook_kernel *k, int probed)
+{
+	if (k && hook.cfg.self_time)
+		__atomic_add_fetch(probed ? &k->self.probed : &k->self.unprobed, 1, __ATOMIC_RELAXED);
+}
+
+/* The least of many back-to-back reads: what each phase's two reads add. */
+static uint64_t self_clock_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t a = time_mono_ns(), b = time_mono_ns();
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+static void self_line(const struct hook_kernel *k, uint64_t clock_ns)
+{
+	struct strbuf sb;
+	hook_event_begin(&sb, "self");
+	event_add_int(&sb, "kid", k->kid);
+	event_add_int(&sb, "unprobed", (long long)k->self.unprobed);
+	event_add_int(&sb, "probed", (long long)k->self.probed);
+	event_add_int(&sb, "clock_ns", (long long)clock_ns);
+	for (int p = 0; p < HOOK_SELF_PHASES; p++) {
+		uint64_t n = p <= HOOK_SELF_U_POST ? k->self.unprobed : k->self.probed;
+		if (n)
+			event_add_int(&sb, self_key[p], (long long)(k->self.ns[p] / n));
+	}
+	hook_event_emit(&sb);
+}
+
+void hook_self_lines(void)
+{
+	if (!hook.cfg.self_time)
+		return;
+	uint64_t clock_ns = self_clock_ns();
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	for (uint32_t i = 0; all && i < n; i++)
+		if (all[i]->self.unprobed || all[i]->self.probed)
+			self_line(all[i], clock_ns);
+	free(all);
+}

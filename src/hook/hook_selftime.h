@@ -1,0 +1,39 @@
+#ifndef NTOP_HOOK_SELFTIME_H
+#define NTOP_HOOK_SELFTIME_H
+/* The hook's own time on the app's thread, launch by launch, split by what
+ * it did (NTOP_SELF_TIME=1; off, every call here is one branch). On a GPU
+ * an app that waits for each launch feels every microsecond of it; these
+ * say which part that was, and the driver's own launch call beside it. */
+#include <stdint.h>
+
+enum hook_self_phase {
+	HOOK_SELF_U_PRE,    /* unprobed: entry to the driver's launch call */
+	HOOK_SELF_U_DRV,    /* unprobed: the driver's launch call */
+	HOOK_SELF_U_POST,   /* unprobed: after it, to the return */
+	HOOK_SELF_P_PREP,   /* probed: entry to a job ready (copy, plan, buffer) */
+	HOOK_SELF_P_ENQ,    /* probed: waits, globals, start event before the kernel */
+	HOOK_SELF_P_DRV,    /* probed: the driver's launch call */
+	HOOK_SELF_P_END,    /* probed: the end event and globals after the kernel */
+	HOOK_SELF_P_EMIT,   /* probed: the launch line and counts */
+	HOOK_SELF_P_SUBMIT, /* probed: handing the job to the collector */
+	HOOK_SELF_P_STAGE,  /* probed: making the next launch's job */
+	HOOK_SELF_PHASES
+};
+
+struct hook_self {
+	uint64_t ns[HOOK_SELF_PHASES]; /* atomic sums */
+	uint64_t unprobed, probed;     /* atomic counts */
+};
+
+struct hook_kernel;
+
+/* time_mono_ns() when NTOP_SELF_TIME=1, else 0. */
+uint64_t hook_self_now(void);
+/* Adds t1 - t0 to k's phase p (nothing when either is 0). */
+void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1);
+void hook_self_count(struct hook_kernel *k, int probed);
+/* At exit: a `self` line per kernel launched, the mean ns per phase and
+ * what one clock read costs here (the phases include that much). */
+void hook_self_lines(void);
+
+#endif
