@@ -295,7 +295,7 @@ def summary(w, probes):
     return s
 
 
-SELF_PHASES = ["u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit", "p_submit", "p_stage"]
+SELF_PHASES = ["u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit", "p_submit"]
 
 
 def self_rows(w):
@@ -355,7 +355,7 @@ def render(s):
         L += ["", "## Where the hook's time on the app's thread went (NTOP_SELF_TIME=1 runs, mean us per launch)", "",
               "n = unprobed+probed launches timed (each kernel's first launch left out); u_* unprobed: before,",
               "in and after the driver's launch call; p_* probed: prepare (copy, plan, buffer), enqueue (waits,",
-              "start event), the driver's call, end event, launch line, submit, the next job", ""]
+              "start event), the driver's call, end event, launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",

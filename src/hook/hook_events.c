@@ -67,6 +67,7 @@ static int events_work(const struct hook_queue *q)
 }
 
 #define EVENTS_IDLE_NS 250000000ull /* quiet this long after writing: an `idle` line */
+#define EVENTS_POLL_NS 2000000ull   /* awake after writing: how late a queued line may be written */
 
 /* `idle lines=N`: the queue is empty and has been for EVENTS_IDLE_NS; N
  * lines were made before it. A process that ends without its exit line
@@ -82,23 +83,33 @@ static void events_write_idle(struct hook_queue *q)
 		events_write_line(sb.data, sb.len);
 	strbuf_done(&sb);
 	q->since_idle = 0;
+	q->quiet_since = 0;
 }
 
-/* Waits for work; after lines were written, says `idle` once the queue
- * stayed empty EVENTS_IDLE_NS. */
+/* Waits for work. After lines were written the writer stays awake,
+ * looking at the queue every EVENTS_POLL_NS, so that the app's threads
+ * queue lines without waking it (a futex call and a lock handed back and
+ * forth: microseconds of each probed launch's time on the app's thread);
+ * once the queue stayed empty EVENTS_IDLE_NS it says `idle` and naps until
+ * a line wakes it. */
 static void events_wait(struct hook_queue *q)
 {
 	if (!q->since_idle) {
+		q->napping = 1;
 		pthread_cond_wait(&q->wake, &q->lock);
+		q->napping = 0;
+		return;
+	}
+	uint64_t now = time_mono_ns();
+	if (!q->quiet_since)
+		q->quiet_since = now;
+	if (now - q->quiet_since >= EVENTS_IDLE_NS) {
+		events_write_idle(q);
 		return;
 	}
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t ns = (uint64_t)ts.tv_nsec + EVENTS_IDLE_NS;
-	ts.tv_sec += (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
-	if (pthread_cond_timedwait(&q->wake, &q->lock, &ts) != 0 && !events_work(q) && !q->stop)
-		events_write_idle(q);
+	time_deadline(&ts, EVENTS_POLL_NS);
+	pthread_cond_timedwait(&q->wake, &q->lock, &ts);
 }
 
 /* Every line that did not reach the sink is counted in q->lost and said in
@@ -136,6 +147,7 @@ static void *events_writer(void *arg)
 			q->lost_stuck = !was_line;
 		}
 		q->since_idle = 1;
+		q->quiet_since = 0;
 		if (!events_work(q))
 			pthread_cond_broadcast(&q->idle);
 	}
@@ -175,6 +187,7 @@ static void events_note_written(void)
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
 	q->since_idle = 1;
+	q->quiet_since = 0;
 	events_start_writer(q);
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
@@ -198,7 +211,9 @@ static void events_queue(char *line, size_t len)
 		q->count++;
 	}
 	events_start_writer(q);
-	pthread_cond_signal(&q->wake);
+	/* an awake writer finds the line by itself; half a queue is worth a call */
+	if (q->napping || q->count >= HOOK_QUEUE_SLOTS / 2)
+		pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -337,4 +352,6 @@ void hook_events_fork_child(void)
 	q->stop = 0;
 	q->produced = 0;
 	q->since_idle = 0;
+	q->napping = 0;
+	q->quiet_since = 0;
 }

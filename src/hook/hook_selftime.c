@@ -10,7 +10,7 @@
 
 static const char *const self_key[HOOK_SELF_PHASES] = {
 	"u_pre_ns", "u_drv_ns", "u_post_ns", "p_prep_ns", "p_enq_ns",
-	"p_drv_ns", "p_end_ns", "p_emit_ns", "p_submit_ns", "p_stage_ns",
+	"p_drv_ns", "p_end_ns", "p_emit_ns", "p_submit_ns",
 };
 
 uint64_t hook_self_now(void)

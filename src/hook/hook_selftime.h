@@ -15,8 +15,7 @@ enum hook_self_phase {
 	HOOK_SELF_P_DRV,    /* probed: the driver's launch call */
 	HOOK_SELF_P_END,    /* probed: the end event and globals after the kernel */
 	HOOK_SELF_P_EMIT,   /* probed: the launch line and counts */
-	HOOK_SELF_P_SUBMIT, /* probed: handing the job to the collector */
-	HOOK_SELF_P_STAGE,  /* probed: making the next launch's job */
+	HOOK_SELF_P_SUBMIT, /* probed: handing the job to the collector, to the return */
 	HOOK_SELF_PHASES
 };
 

@@ -336,7 +336,7 @@ int hook_probe_uses_globals(const struct hook_inst *in)
 }
 
 static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep, uint64_t t_emit,
-			    uint64_t t_sub, uint64_t t_end)
+			    uint64_t t_end)
 {
 	if (!t_prep)
 		return;
@@ -345,8 +345,7 @@ static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, 
 	hook_self_add(k, HOOK_SELF_P_DRV, l->fwd_ns, l->submit_ns);
 	hook_self_add(k, HOOK_SELF_P_END, l->submit_ns, l->queued_ns ? l->queued_ns : t_emit);
 	hook_self_add(k, HOOK_SELF_P_EMIT, l->queued_ns ? l->queued_ns : t_emit, t_emit);
-	hook_self_add(k, HOOK_SELF_P_SUBMIT, t_emit, t_sub);
-	hook_self_add(k, HOOK_SELF_P_STAGE, t_sub, t_end);
+	hook_self_add(k, HOOK_SELF_P_SUBMIT, t_emit, t_end);
 	hook_self_count(k, 1);
 }
 
@@ -376,19 +375,16 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
 	j->app_queued = hook_results_app_queued();
-	uint64_t bytes = j->bytes; /* j is the collector's once submitted */
-	struct hook_device dev = j->device;
-	int waited = !j->dev_ready;
+	j->stage_in = hook_stage_wanted(in, k, j->bytes) ? in : NULL;
+	int waited = !j->dev_ready; /* j is the collector's once submitted */
 	uint64_t t_emit = hook_self_now();
 	if (q == 0)
 		hook_results_submit(j);
 	/* else: the kernel may still write the buffer; keep it out of use (rare). */
-	uint64_t t_sub = hook_self_now();
-	hook_stage_next(in, k, l, bytes, &dev);
 	uint64_t t_end = time_mono_ns();
 	/* "after": everything on the app's thread once the kernel was queued */
 	hook_results_count_launch(l->submit_ns - l->entry_ns, t_end - l->submit_ns, waited);
-	probe_self_time(k, l, t_prep, t_emit, t_sub, t_end);
+	probe_self_time(k, l, t_prep, t_emit, t_end);
 	return 1;
 declined:
 	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");

@@ -38,6 +38,8 @@
 #define RESULTS_STALL_NS 60000000000ull         /* exit: give up after 60 s without progress */
 #define RESULTS_PROGRESS_NS 1000000000ull       /* exit: a `results` line a second */
 #define RESULTS_LET_GO_NS 200000ull               /* results_let_app_go: the longest wait */
+#define RESULTS_POLL_NS 50000ll                   /* results_wait_job: awake, looks this often */
+#define RESULTS_LINGER_NS 10000000ull             /* ... for this long after its last job */
 #define RESULTS_BOUNCE ((uint64_t)16 << 20)       /* results_dtoh: pinned chunk (one pinned slab) */
 
 static uint64_t results_staging_cap(void)
@@ -344,6 +346,14 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 	}
 }
 
+/* The next launch's job for j's copy, of j's shape (hook_cuda_stage.c). */
+static void results_stage_next(const struct hook_job *j)
+{
+	struct hook_launch l = { .grid = { j->grid[0], j->grid[1], j->grid[2] },
+				 .block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem };
+	hook_stage_next(j->stage_in, j->k, &l, j->bytes, &j->device);
+}
+
 static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	static uint64_t gen;
@@ -354,6 +364,8 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	}
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
+	if (j->stage_in && *cur == j->ctx) /* while the kernel runs, off the app's thread */
+		results_stage_next(j);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
@@ -376,6 +388,27 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	results_queue_write(j);
 }
 
+/* Waits for a job. After one the collector stays awake RESULTS_LINGER_NS,
+ * looking every RESULTS_POLL_NS, so that a probed launch hands its job over
+ * without waking it (a futex call on the app's thread each launch); then it
+ * naps until a job wakes it. */
+static void results_wait_job(struct hook_results *r)
+{
+	uint64_t now = time_mono_ns();
+	if (!r->quiet_since)
+		r->quiet_since = now;
+	if (now - r->quiet_since >= RESULTS_LINGER_NS) {
+		r->napping = 1;
+		pthread_cond_wait(&r->wake, &r->lock);
+		r->napping = 0;
+		r->quiet_since = 0;
+		return;
+	}
+	struct timespec ts;
+	time_deadline(&ts, RESULTS_POLL_NS);
+	pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+}
+
 static void *results_collector(void *arg)
 {
 	(void)arg;
@@ -385,7 +418,8 @@ static void *results_collector(void *arg)
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		while (!r->collect_head && !r->spare_ctx && !r->stop)
-			pthread_cond_wait(&r->wake, &r->lock);
+			results_wait_job(r);
+		r->quiet_since = 0;
 		/* Spares first: a launch that finds none allocates on the app's
 		 * clock, a job waits only on ours. */
 		struct hook_job *j = r->collect_head;
@@ -545,7 +579,8 @@ void hook_results_submit(struct hook_job *job)
 	r->collect_tail = job;
 	r->pending++;
 	results_start_locked(r);
-	pthread_cond_signal(&r->wake);
+	if (r->napping)
+		pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -681,4 +716,6 @@ void hook_results_fork_child(void)
 	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;
+	r->napping = 0;
+	r->quiet_since = 0;
 }

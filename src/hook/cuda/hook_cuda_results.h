@@ -64,6 +64,7 @@ struct hook_job {
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
 	uint64_t app_queued;              /* hook.res.app_queued once it was queued */
+	struct hook_inst *stage_in;       /* the collector makes this copy's next job (hook_cuda_stage.c) */
 };
 
 /* hook_cuda_pool.c */

@@ -5,8 +5,11 @@
  * end event took 1.5-5 us of a launch's 3.2-7.2 us there (up to 230 us
  * while the collector lagged behind large results); with them made ahead,
  * 1.0-1.9 us were left. So once a kernel's probed copy
- * has been launched twice, each probed launch, after its kernel is queued,
- * makes the job for the next launch of the same shape and leaves it in the
+ * has been launched twice, each probed launch asks for the job of the next
+ * launch of the same shape, and the collector makes it when it takes the
+ * launch's job (H200: made on the app's thread after the kernel was queued
+ * it took 1.6-42 us of the app's time per launch, all of it on the app's
+ * clock once a kernel is shorter than that) and leaves it in the
  * instrumented copy; the next launch takes it with one atomic exchange.
  *
  * A job made ahead holds a zeroed buffer the pool does not see, so only
@@ -68,11 +71,16 @@ static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 		stage_drop(j);
 }
 
+int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
+{
+	return __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED) >= 2 && bytes <= STAGE_JOB_MAX &&
+	       !__atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) && stage_worth_it(k);
+}
+
 void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
 		     const struct hook_device *dev)
 {
-	if (__atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED) < 2 || bytes > STAGE_JOB_MAX ||
-	    __atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) || !stage_worth_it(k))
+	if (__atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) || !stage_worth_it(k))
 		return;
 	if (__atomic_add_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
 		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
