@@ -87,7 +87,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	if (!k) {
 		__atomic_add_fetch(&hook.launches, 1, __ATOMIC_RELAXED);
 		rc = hook_cuda_forward(l, l->f, l->params, l->extra);
-		hook_results_app_queued();
+		hook_results_note_queued();
 		return rc;
 	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
@@ -107,7 +107,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
 	}
 	rc = launch_unprobed(l, k);
-	hook_results_app_queued();
+	hook_results_note_queued();
 	if (l->entry_ns) {
 		hook_self_add(k, HOOK_SELF_U_POST, l->entry_ns, hook_self_now());
 		hook_self_count(k, 0);

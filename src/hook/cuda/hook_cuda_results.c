@@ -549,7 +549,7 @@ static void results_start_locked(struct hook_results *r)
 	for (int i = 0; i < want; i++)
 		if (hook_thread_create(&r->writers[r->n_writers], results_writer, NULL) == 0)
 			r->n_writers++;
-	r->started = 1;
+	__atomic_store_n(&r->started, 1, __ATOMIC_RELEASE); /* hook_results_note_queued reads it unlocked */
 }
 
 void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited)
@@ -565,6 +565,15 @@ void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited)
 uint64_t hook_results_app_queued(void)
 {
 	return __atomic_add_fetch(&hook.res.app_queued, 1, __ATOMIC_RELEASE);
+}
+
+/* An unprobed launch: counted only once a collector may be waiting for
+ * one (results_let_app_go); before the first probed launch no locked
+ * instruction follows the driver's launch call. */
+void hook_results_note_queued(void)
+{
+	if (__atomic_load_n(&hook.res.started, __ATOMIC_RELAXED))
+		hook_results_app_queued();
 }
 
 void hook_results_submit(struct hook_job *job)

@@ -93,9 +93,11 @@ void hook_pool_put_host(struct hook_buf *b);
 void hook_pool_ctx_gone(CUcontext ctx);
 
 /* hook_cuda_results.c */
-/* Asks the collector for n spare device buffers of `bytes` in ctx. */
 /* Counts a launch the app has queued (probed or not); the new count. */
 uint64_t hook_results_app_queued(void);
+/* The same for an unprobed launch: nothing until a probed launch started the collector. */
+void hook_results_note_queued(void);
+/* Asks the collector for n spare device buffers of `bytes` in ctx. */
 void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n);
 
 #endif
