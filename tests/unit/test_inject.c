@@ -1117,6 +1117,52 @@ static void test_class_bursts(void)
 	probe_free(p);
 }
 
+/* A fence after a barrier waits too (Triton's fence.proxy.async before
+ * wgmma reads what cp.async wrote; fence.acq_rel here, for sm_80's ptxas):
+ * it belongs to the wait's run, so the wait's END comes after it, not
+ * between the barrier and the fence. */
+static const char *K_FENCE_WAIT =
+	".visible .entry k_fence_wait(\n"
+	"\t.param .u64 k_fence_wait_param_0\n"
+	")\n{\n"
+	"\t.reg .b32 %r<4>;\n"
+	"\t.reg .b64 %rd<2>;\n"
+	"\tld.param.u64 %rd1, [k_fence_wait_param_0];\n"
+	"\tcp.async.wait_group 0;\n"
+	"\tbar.sync 0;\n"
+	"\tfence.acq_rel.cta;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tst.global.u32 [%rd1], %r1;\n"
+	"\tret;\n"
+	"}\n";
+
+static void test_fence_in_wait(void)
+{
+	struct probe *p = NULL;
+	char *cause = NULL;
+	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
+	const char *specs[] = { "wait=@wait" };
+	if (!p || probe_set_regions(p, specs, 1, &cause) < 0) {
+		CHECKF(0, "%s", cause ? cause : "");
+		probe_free(p);
+		free(cause);
+		return;
+	}
+	struct ptx_inject_result ir;
+	char *out = instrument(K_FENCE_WAIT, "k_fence_wait", &p, 1, &ir, &cause);
+	CHECKF(out, "%s", cause ? cause : "");
+	if (out) {
+		/* one run: a begin and an end */
+		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 0;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 2);
+		const char *fence = strstr(out, "fence.acq_rel"), *end = strstr(out, ", 0x40000000;");
+		CHECK(fence && end && end > fence);
+		check_assembles("fence_wait", out);
+	}
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
 int main(void)
 {
 	test_noret();
@@ -1127,6 +1173,7 @@ int main(void)
 	test_3d_helpers();
 	test_func_probed();
 	test_class_bursts();
+	test_fence_in_wait();
 	test_counts_when_func_exits();
 	test_block_map_counts_when_func_exits();
 	test_noparam();

@@ -49,7 +49,7 @@ int ptx_class_has(enum probe_class c, const char *op)
 	static const char *const wait[] = { "bar.sync", "bar.red", "barrier.sync", "barrier.red", "barrier.cluster.wait",
 					    "mbarrier.try_wait", "mbarrier.test_wait", "cp.async.wait_group",
 					    "cp.async.wait_all", "cp.async.bulk.wait_group", "wgmma.wait_group",
-					    "tcgen05.wait", NULL };
+					    "tcgen05.wait", "fence", "membar", NULL };
 	switch (c) {
 	case PROBE_CLASS_TENSOR:
 		return any_of(op, tensor);
