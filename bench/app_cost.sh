@@ -618,7 +618,7 @@ one() {
 	ntop-notime) NTOP_TIME_LAUNCHES=off rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-noaudit) rec "$name" --no-audit -- "$EX/app_cost" "$@" ;;
 	*-async) NTOP_PROBE_ASYNC=1 rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
-	ntop-self) NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
+	ntop-self) NTOP_SELF_TIME=1 NTOP_LOG=$W/$name.hook.log rec "$name" -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac

@@ -166,8 +166,9 @@ PY
 
 # triton_regions.py plain and under each of COST_VARIANTS (default
 # "regions"), alternating, 2 rounds. A variant: regions (the default
-# regions), nostore (nostore_probe), cap1 (the default regions keeping one
-# record a warp: the same code, its stores predicated off after the first),
+# regions), nostore (nostore_probe), cap2 (the default regions keeping two
+# records a warp, the entry's: the same code, every later store predicated
+# off),
 # or CLASS (-p regions -r CLASS=@CLASS: one instruction class alone, e.g.
 # tensor, wait, async, load, store).
 triton_cost() {
@@ -175,15 +176,15 @@ triton_cost() {
 	[ -n "${TRITON_ATTN:-}" ] && attn=(--attn "$TRITON_ATTN")
 	local modes="plain ${COST_VARIANTS:-regions}"
 	nostore_probe "$W/regions_nostore.toml" || return 1
-	sed 's/^cap = 1024$/cap = 1/' "$ROOT/probes/regions.toml" >"$W/regions_cap1.toml"
-	grep -q '^cap = 1$' "$W/regions_cap1.toml" || { echo "regions.toml changed: update cap1" >&2; return 1; }
+	sed 's/^cap = 1024$/cap = 2/' "$ROOT/probes/regions.toml" >"$W/regions_cap2.toml"
+	grep -q '^cap = 2$' "$W/regions_cap2.toml" || { echo "regions.toml changed: update cap2" >&2; return 1; }
 	for rep in 1 2; do
 		for mode in $modes; do
 			case $mode in
 			plain) args=() ;;
 			regions) args=(-p regions) ;;
 			nostore) args=(-p "$W/regions_nostore.toml") ;;
-			cap1) args=(-p "$W/regions_cap1.toml") ;;
+			cap2) args=(-p "$W/regions_cap2.toml") ;;
 			*) args=(-p regions -r "$mode=@$mode") ;;
 			esac
 			if [ $mode = plain ]; then
