@@ -208,6 +208,7 @@ struct hook_state {
 	uint64_t ctx_gen;          /* bumped when a context goes (atomic): threads forget their current one */
 	uint64_t allocs;           /* device allocations seen (atomic): their order number */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
+	int n_devices;             /* devices cuInit saw (0: not known yet) */
 	int atexit_done;
 	/* a fork child says hello with its first line (atomic), so a child that
 	 * execs another program or never touches the GPU leaves no trace */

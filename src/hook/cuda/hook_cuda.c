@@ -135,6 +135,9 @@ int hook_cuda_current_dev(void)
 	static __thread uint64_t last_gen;
 	CUcontext c = NULL;
 	CUdevice dev = 0;
+	/* One device: every launch is on it, and no driver call per launch */
+	if (__atomic_load_n(&hook.n_devices, __ATOMIC_RELAXED) == 1)
+		return 0;
 	if (!cu.cuCtxGetCurrent || cu.cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c)
 		return -1;
 	uint64_t gen = __atomic_load_n(&hook.reg.generation, __ATOMIC_ACQUIRE);
@@ -178,8 +181,10 @@ CUresult hook_cuInit(unsigned int flags)
 	CUresult rc = HOOK_REAL(cuInit)(flags);
 	int n = 0;
 	if (rc == CUDA_SUCCESS && hook_events_on() && cu.cuDeviceGetCount &&
-	    cu.cuDeviceGetCount(&n) == CUDA_SUCCESS)
+	    cu.cuDeviceGetCount(&n) == CUDA_SUCCESS) {
+		__atomic_store_n(&hook.n_devices, n, __ATOMIC_RELEASE);
 		for (int i = 0; i < n; i++)
 			cuda_device_info(i);
+	}
 	return rc;
 }

@@ -32,7 +32,8 @@ struct hook_launch {
 /* Device facts of the calling thread's current context (NULL without one). */
 const struct hook_device *hook_cuda_device(CUcontext *ctx);
 /* The current context's device ordinal, -1 without one: cached per thread
- * for the context last seen (the registry generation invalidates it). */
+ * for the context last seen (the registry generation invalidates it); 0
+ * without asking the driver when cuInit saw one device. */
 int hook_cuda_current_dev(void);
 /* Is the stream capturing? Errors count as capturing (never copy into a
  * capture we cannot see). */
