@@ -34,7 +34,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
 # APP_COST_PROBES: a subset; P-async: P with NTOP_PROBE_ASYNC=1 (copies built off the app's threads).
-# SELF_MODES (default none; e.g. "ntop-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
+# SELF_MODES (default none; e.g. "ntop-self ntop-notime-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
 # `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios)
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
@@ -295,7 +295,8 @@ def summary(w, probes):
     return s
 
 
-SELF_PHASES = ["u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit", "p_submit"]
+SELF_PHASES = ["u_lookup", "u_select", "u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit",
+               "p_submit"]
 
 
 def self_rows(w):
@@ -311,7 +312,7 @@ def self_rows(w):
             if ev.startswith("kernel "):
                 names[f.get("kid")] = short_name(f.get("name", ""))
             elif ev.startswith("self "):
-                n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)}"
+                n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)} t{f.get('timed', 0)}"
                 us = [f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-" for ph in SELF_PHASES]
                 rows.append([f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), n] + us)
     return rows
@@ -353,8 +354,10 @@ def render(s):
                                     for k in KERNELS])
     if s.get("self"):
         L += ["", "## Where the hook's time on the app's thread went (NTOP_SELF_TIME=1 runs, mean us per launch)", "",
-              "n = unprobed+probed launches timed (each kernel's first launch left out); u_* unprobed: before,",
-              "in and after the driver's launch call; p_* probed: prepare (copy, plan, buffer), enqueue (waits,",
+              "n = unprobed+probed launches timed (each kernel's first launch left out), t = unprobed ones",
+              "sampled for ntop's launch timing; u_* unprobed: kernel lookup and counts, selection (timing,",
+              "probe, configuration), the timing's start event, the driver's launch call, after it; p_* probed:",
+              "prepare (copy, plan, buffer), enqueue (waits,",
               "start event), the driver's call, end event, launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
@@ -527,7 +530,8 @@ def selftest():
         "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
     put("block_sched.1.disk", "400\n")
     put("ntop-self.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
-        "self t=1 pid=7 kid=2 unprobed=20 probed=0 clock_ns=20 u_pre_ns=1500 u_drv_ns=3000 u_post_ns=200\n")
+        "self t=1 pid=7 kid=2 unprobed=20 probed=0 timed=7 clock_ns=20 u_lookup_ns=100 u_select_ns=300 u_pre_ns=1500 "
+        "u_drv_ns=3000 u_post_ns=200\n")
     put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
     put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
     put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
@@ -547,7 +551,7 @@ def selftest():
     for frag in ("| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
-                 "| ntop-self.1 | call | 20+0 | 1.50 | 3.00 | 0.20 | - |",
+                 "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 | 0.20 | - |",
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
@@ -619,6 +623,7 @@ one() {
 	ntop-noaudit) rec "$name" --no-audit -- "$EX/app_cost" "$@" ;;
 	*-async) NTOP_PROBE_ASYNC=1 rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	ntop-self) NTOP_SELF_TIME=1 NTOP_LOG=$W/$name.hook.log rec "$name" -- "$EX/app_cost" "$@" ;;
+	ntop-notime-self) NTOP_TIME_LAUNCHES=off NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac

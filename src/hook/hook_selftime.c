@@ -9,7 +9,7 @@
 #include "trace/events.h"
 
 static const char *const self_key[HOOK_SELF_PHASES] = {
-	"u_pre_ns", "u_drv_ns", "u_post_ns", "p_prep_ns", "p_enq_ns",
+	"u_lookup_ns", "u_select_ns", "u_pre_ns", "u_drv_ns", "u_post_ns", "p_prep_ns", "p_enq_ns",
 	"p_drv_ns", "p_end_ns", "p_emit_ns", "p_submit_ns",
 };
 
@@ -24,10 +24,13 @@ void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, u
 		__atomic_add_fetch(&k->self.ns[p], t1 - t0, __ATOMIC_RELAXED);
 }
 
-void hook_self_count(struct hook_kernel *k, int probed)
+void hook_self_count(struct hook_kernel *k, int probed, int timed)
 {
-	if (k && hook.cfg.self_time)
-		__atomic_add_fetch(probed ? &k->self.probed : &k->self.unprobed, 1, __ATOMIC_RELAXED);
+	if (!k || !hook.cfg.self_time)
+		return;
+	__atomic_add_fetch(probed ? &k->self.probed : &k->self.unprobed, 1, __ATOMIC_RELAXED);
+	if (timed)
+		__atomic_add_fetch(&k->self.timed, 1, __ATOMIC_RELAXED);
 }
 
 /* The least of many back-to-back reads: what each phase's two reads add. */
@@ -49,6 +52,7 @@ static void self_line(const struct hook_kernel *k, uint64_t clock_ns)
 	event_add_int(&sb, "kid", k->kid);
 	event_add_int(&sb, "unprobed", (long long)k->self.unprobed);
 	event_add_int(&sb, "probed", (long long)k->self.probed);
+	event_add_int(&sb, "timed", (long long)k->self.timed);
 	event_add_int(&sb, "clock_ns", (long long)clock_ns);
 	for (int p = 0; p < HOOK_SELF_PHASES; p++) {
 		uint64_t n = p <= HOOK_SELF_U_POST ? k->self.unprobed : k->self.probed;

@@ -7,7 +7,9 @@
 #include <stdint.h>
 
 enum hook_self_phase {
-	HOOK_SELF_U_PRE,    /* unprobed: entry to the driver's launch call */
+	HOOK_SELF_U_LOOKUP, /* unprobed: entry to the kernel found and counted, its device known */
+	HOOK_SELF_U_SELECT, /* unprobed: timing sampled? probed? configuration changed? */
+	HOOK_SELF_U_PRE,    /* unprobed: the timing's start event when sampled, to the driver's call */
 	HOOK_SELF_U_DRV,    /* unprobed: the driver's launch call */
 	HOOK_SELF_U_POST,   /* unprobed: after it, to the return */
 	HOOK_SELF_P_PREP,   /* probed: entry to a job ready (copy, plan, buffer) */
@@ -22,6 +24,7 @@ enum hook_self_phase {
 struct hook_self {
 	uint64_t ns[HOOK_SELF_PHASES]; /* atomic sums */
 	uint64_t unprobed, probed;     /* atomic counts */
+	uint64_t timed;                /* unprobed launches sampled for timing (atomic) */
 };
 
 struct hook_kernel;
@@ -30,7 +33,7 @@ struct hook_kernel;
 uint64_t hook_self_now(void);
 /* Adds t1 - t0 to k's phase p (nothing when either is 0). */
 void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1);
-void hook_self_count(struct hook_kernel *k, int probed);
+void hook_self_count(struct hook_kernel *k, int probed, int timed);
 /* At exit: a `self` line per kernel launched, the mean ns per phase and
  * what one clock read costs here (the phases include that much). */
 void hook_self_lines(void);

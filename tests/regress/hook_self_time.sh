@@ -37,7 +37,7 @@ probed=$(field "$self" probed)
 [ "$probed" = 4 ] || fail "self says $probed probed launches, want the limit's 5 less the first: $self"
 [ -n "$launches" ] && [ "$((unprobed + probed + 1))" = "$launches" ] ||
 	fail "self counts $unprobed + $probed launches, stats $launches (the first not timed)"
-for f in clock_ns u_pre_ns u_drv_ns u_post_ns p_prep_ns p_enq_ns p_drv_ns p_end_ns p_emit_ns p_submit_ns; do
+for f in clock_ns timed u_lookup_ns u_select_ns u_pre_ns u_drv_ns u_post_ns p_prep_ns p_enq_ns p_drv_ns p_end_ns p_emit_ns p_submit_ns; do
 	[ -n "$(field "$self" $f)" ] || fail "self lacks $f: $self"
 done
 [ "$(field "$self" clock_ns)" -gt 0 ] || fail "clock_ns is 0: $self"

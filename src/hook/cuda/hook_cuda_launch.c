@@ -96,6 +96,8 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)
 		hook_dispatch_register_exit();
+	uint64_t t_found = l->entry_ns ? hook_self_now() : 0;
+	hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
 	l->timed = hook_timing_wanted(k, n);
 	if (hook_events_on()) {
 		hook_timing_ensure_thread();
@@ -106,11 +108,15 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api))
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
 	}
+	if (t_found) { /* what follows the selection is U_PRE */
+		l->entry_ns = hook_self_now();
+		hook_self_add(k, HOOK_SELF_U_SELECT, t_found, l->entry_ns);
+	}
 	rc = launch_unprobed(l, k);
 	hook_results_note_queued();
 	if (l->entry_ns) {
 		hook_self_add(k, HOOK_SELF_U_POST, l->entry_ns, hook_self_now());
-		hook_self_count(k, 0);
+		hook_self_count(k, 0, l->timed);
 	}
 	return rc;
 }

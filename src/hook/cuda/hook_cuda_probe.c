@@ -346,7 +346,7 @@ static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, 
 	hook_self_add(k, HOOK_SELF_P_END, l->submit_ns, l->queued_ns ? l->queued_ns : t_emit);
 	hook_self_add(k, HOOK_SELF_P_EMIT, l->queued_ns ? l->queued_ns : t_emit, t_emit);
 	hook_self_add(k, HOOK_SELF_P_SUBMIT, t_emit, t_end);
-	hook_self_count(k, 1);
+	hook_self_count(k, 1, 0);
 }
 
 int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
