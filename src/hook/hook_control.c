@@ -478,8 +478,10 @@ int hook_control_wanted(struct hook_kernel *k, const struct hook_ctl_table *t, s
 		return 0;
 	pick->set = v->sel->set;
 	pick->reserved = NULL;
+	pick->next_taken = NULL;
 	switch (v->sel->mode) {
 	case CONTROL_NEXT:
+		pick->next_taken = &v->next_taken;
 		return __atomic_exchange_n(&v->next_taken, 1, __ATOMIC_ACQ_REL) == 0;
 	case CONTROL_NTH:
 		if (__atomic_fetch_add(&v->launches, 1, __ATOMIC_RELAXED) % v->sel->n != 0)

@@ -100,6 +100,8 @@ struct hook_control {
 struct hook_probe_pick {
 	const struct hook_ctl_set *set; /* NULL: the NTOP_PROBES probes */
 	uint64_t *reserved;             /* counter to give back on decline, or NULL */
+	int *next_taken;                /* a `next` selection's flag, given back when the launch is
+					 * deferred (its copy still being built), or NULL */
 };
 
 /* At load: applies the file if it already exists (before any launch). */

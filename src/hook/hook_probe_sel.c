@@ -51,6 +51,7 @@ int hook_probe_wanted(struct hook_kernel *k, struct hook_probe_pick *pick)
 		return hook_control_wanted(k, t, pick);
 	pick->set = NULL;
 	pick->reserved = &k->probed;
+	pick->next_taken = NULL;
 	if (!hook.cfg.probes)
 		return 0;
 	int match = __atomic_load_n(&k->match, __ATOMIC_RELAXED);
@@ -126,6 +127,8 @@ int hook_probe_defer(struct hook_kernel *k, uint64_t seq, const struct hook_prob
 					 "(NTOP_PROBE_ASYNC=1): launches run unprobed until it is ready");
 		hook_event_emit(&sb);
 	}
+	if (pick->next_taken) /* `next` means the first launch that can be probed */
+		__atomic_store_n(pick->next_taken, 0, __ATOMIC_RELEASE);
 	return probe_unreserve(pick);
 }
 

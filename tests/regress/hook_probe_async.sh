@@ -54,5 +54,19 @@ grep -q "fill: probed copy built off the app's threads (ok), first launch's job 
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"
 [ "$cpu_sync" -ge 200000000 ] || fail "sync: the first probed launch took ${cpu_sync} ns of the app's thread, want the JIT's 200 ms"
+# A live `next` selection (the UI's pick) whose copy is still being built:
+# the launch that found it building gives `next` back, so the first launch
+# after the copy is ready is probed (each process probes its own next).
+printf 'control version=1 gen=1\nprobe name=fill probes=%s mode=next\n' "$BS" >"$TMP/control"
+mkdir -p "$TMP/next"
+NTOP_CONTROL=$TMP/control NTOP_PROBE_ASYNC=1 NTOP_TRACE_DIR=$TMP/next NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
+	FAKECUDA_JIT_DELAY_MS=200 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-next" 2 \
+	>"$TMP/next.out" 2>&1 9>"$TMP/next.log"
+E=$TMP/next.log
+P=$(grep -E '^hello ' "$E" | head -1 | sed -E 's/.* pid=([0-9]+) .*/\1/')
+K=$(grep -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*/\1/')
+n=$(grep -cE "^launch .* pid=$P kid=$K .*probed=1" "$E")
+[ "$n" = 1 ] || fail "next with the copy being built: $n probed launches in pid $P, want 1: $(grep -E "^(probe|instrument) " "$E" | head -3)"
+grep -qE "^probe .* pid=$P kid=$K .*status=deferred" "$E" || fail "next: no deferred line"
 [ "$fails" = 0 ] && echo "hook_probe_async: all passed"
 exit $((fails > 0))
