@@ -7,8 +7,8 @@
 # on the app's thread (cpu_ns) holds no JIT (the builder also made that
 # launch's job: plan and map buffer), deferred launches do not count
 # against the limit, and the app's output is unchanged. The same run
-# without NTOP_PROBE_ASYNC builds on the launch: its first probed launch
-# waits for the JIT. Plumbing only: the fake driver runs no GPU code.
+# without NTOP_PROBE_ASYNC (probes given at start) builds on the launch: its
+# first probed launch waits for the JIT. Plumbing only: the fake driver runs no GPU code.
 source "$(dirname "$0")/hook_lib.inc"
 LOOP=$B/tests/fakecuda/app_loop
 [ -x "$LOOP" ] || { echo "app_loop not built"; exit 77; }
@@ -54,12 +54,13 @@ grep -q "fill: probed copy built off the app's threads (ok), first launch's job 
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"
 [ "$cpu_sync" -ge 200000000 ] || fail "sync: the first probed launch took ${cpu_sync} ns of the app's thread, want the JIT's 200 ms"
-# A live `next` selection (the UI's pick) whose copy is still being built:
-# the launch that found it building gives `next` back, so the first launch
-# after the copy is ready is probed (each process probes its own next).
+# A live `next` selection (the UI's pick), NTOP_PROBE_ASYNC unset: live
+# picks build off the app's threads by default; the launch that found the
+# copy building gives `next` back, so the first launch after the copy is
+# ready is probed (each process probes its own next).
 printf 'control version=1 gen=1\nprobe name=fill probes=%s mode=next\n' "$BS" >"$TMP/control"
 mkdir -p "$TMP/next"
-NTOP_CONTROL=$TMP/control NTOP_PROBE_ASYNC=1 NTOP_TRACE_DIR=$TMP/next NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
+NTOP_CONTROL=$TMP/control NTOP_TRACE_DIR=$TMP/next NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
 	FAKECUDA_JIT_DELAY_MS=200 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-next" 2 \
 	>"$TMP/next.out" 2>&1 9>"$TMP/next.log"
 E=$TMP/next.log

@@ -94,6 +94,8 @@ int hook_builder_queue(struct hook_kernel *k, const struct hook_launch *l, CUcon
 		       const struct hook_probe_list *pl, struct hook_inst *in);
 /* Until in is built (a graph's node cannot wait for a later launch). */
 void hook_builder_wait(struct hook_inst *in);
+/* The same for at most ns: 1 when the build is done. */
+int hook_builder_wait_for(struct hook_inst *in, uint64_t ns);
 /* ctx is about to go: queued builds for it are dropped, one under way is
  * waited for. */
 void hook_builder_ctx_gone(CUcontext ctx);

@@ -8,6 +8,7 @@
  * parent's contexts are no use there). */
 #include <stdlib.h>
 #include <string.h>
+#include "common/timeutil.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
 #include "hook/hook_log.h"
@@ -125,6 +126,19 @@ void hook_builder_wait(struct hook_inst *in)
 	while (__atomic_load_n(&in->building, __ATOMIC_ACQUIRE))
 		pthread_cond_wait(&b->done, &b->lock);
 	pthread_mutex_unlock(&b->lock);
+}
+
+int hook_builder_wait_for(struct hook_inst *in, uint64_t ns)
+{
+	struct hook_builder *b = &hook.builder;
+	struct timespec until;
+	time_deadline(&until, (long long)ns);
+	pthread_mutex_lock(&b->lock);
+	int rc = 0;
+	while (__atomic_load_n(&in->building, __ATOMIC_ACQUIRE) && rc == 0)
+		rc = pthread_cond_timedwait(&b->done, &b->lock, &until);
+	pthread_mutex_unlock(&b->lock);
+	return !__atomic_load_n(&in->building, __ATOMIC_ACQUIRE);
 }
 
 void hook_builder_ctx_gone(CUcontext ctx)

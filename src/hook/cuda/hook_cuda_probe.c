@@ -19,6 +19,8 @@
 #include "hook/hook_extra.h"
 #include "hook/hook_probe_sel.h"
 
+#define PROBE_BUILD_GRACE_NS 500000ull /* how long a launch waits for its copy being built */
+
 /* Parameters of the probed launch: the originals plus one pointer per map.
  * kernelParams gets a longer array; `extra` a longer buffer with each map
  * pointer at its parameter's offset in the probed function. */
@@ -362,6 +364,10 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");
 	int prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
+	/* A copy built quickly (the JIT cache warm, a small kernel) is worth a
+	 * short wait: this launch is then probed, not deferred. */
+	if (prep > 0 && hook_builder_wait_for(in, PROBE_BUILD_GRACE_NS))
+		prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
 	/* a copy's first launch instruments it (its cpu_ns says how long): not timed */
 	uint64_t t_prep = prep == 0 && __atomic_load_n(&in->launches, __ATOMIC_RELAXED) ? hook_self_now() : 0;
 	if (prep > 0) /* its copy is being built: this launch runs unprobed */
