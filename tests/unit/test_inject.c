@@ -1087,21 +1087,29 @@ static const char *K_BURSTS =
 	"\tret;\n"
 	"}\n";
 
-static void test_class_bursts(void)
+/* kernel probed by the regions probe with regions `specs`; NULL (checked
+ * failed) when the probe or the injection fails. */
+static char *instrument_regions(const char *kernel, const char *name, const char *const *specs, int n)
 {
 	struct probe *p = NULL;
-	char *cause = NULL;
+	char *cause = NULL, *out = NULL;
 	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
-	const char *specs[] = { "async=@async", "wait=@wait", "load=@load" };
-	if (!p || probe_set_regions(p, specs, 3, &cause) < 0) {
+	if (!p || probe_set_regions(p, specs, n, &cause) < 0) {
 		CHECKF(0, "%s", cause ? cause : "");
-		probe_free(p);
-		free(cause);
-		return;
+	} else {
+		struct ptx_inject_result ir;
+		out = instrument(kernel, name, &p, 1, &ir, &cause);
+		CHECKF(out, "%s", cause ? cause : "");
 	}
-	struct ptx_inject_result ir;
-	char *out = instrument(K_BURSTS, "k_bursts", &p, 1, &ir, &cause);
-	CHECKF(out, "%s", cause ? cause : "");
+	free(cause);
+	probe_free(p);
+	return out;
+}
+
+static void test_class_bursts(void)
+{
+	const char *specs[] = { "async=@async", "wait=@wait", "load=@load" };
+	char *out = instrument_regions(K_BURSTS, "k_bursts", specs, 3);
 	if (out) {
 		/* REGION is written as an immediate: count each region's begins */
 		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 0;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 2);
@@ -1113,8 +1121,6 @@ static void test_class_bursts(void)
 		check_assembles("bursts", out);
 	}
 	free(out);
-	free(cause);
-	probe_free(p);
 }
 
 /* A fence after a barrier waits too (Triton's fence.proxy.async before
@@ -1138,19 +1144,8 @@ static const char *K_FENCE_WAIT =
 
 static void test_fence_in_wait(void)
 {
-	struct probe *p = NULL;
-	char *cause = NULL;
-	CHECKF(probe_load_file(testlib_src("probes/regions.toml"), &p, &cause) == 0, "%s", cause ? cause : "");
 	const char *specs[] = { "wait=@wait" };
-	if (!p || probe_set_regions(p, specs, 1, &cause) < 0) {
-		CHECKF(0, "%s", cause ? cause : "");
-		probe_free(p);
-		free(cause);
-		return;
-	}
-	struct ptx_inject_result ir;
-	char *out = instrument(K_FENCE_WAIT, "k_fence_wait", &p, 1, &ir, &cause);
-	CHECKF(out, "%s", cause ? cause : "");
+	char *out = instrument_regions(K_FENCE_WAIT, "k_fence_wait", specs, 1);
 	if (out) {
 		/* one run: a begin and an end */
 		CHECK_EQ_INT(count_str(out, "mov.u32 %ntop_p0_rg_t, 0;\n\tshl.b32 %ntop_p0_rg_t, %ntop_p0_rg_t, 24;"), 2);
@@ -1159,8 +1154,6 @@ static void test_fence_in_wait(void)
 		check_assembles("fence_wait", out);
 	}
 	free(out);
-	free(cause);
-	probe_free(p);
 }
 
 int main(void)
