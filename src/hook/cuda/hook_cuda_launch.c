@@ -65,7 +65,7 @@ static CUresult launch_unprobed(struct hook_launch *l, struct hook_kernel *k)
 {
 	struct hook_timed *t = NULL;
 	int timed = l->timed && hook_timing_start(k, l->seq, l->ostream, &t) == 0;
-	uint64_t t0 = l->entry_ns ? hook_self_now() : 0; /* 0: this launch is not timed */
+	uint64_t t0 = l->entry_ns ? hook_self_now() : 0; /* 0: no self-time for this launch */
 	CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
 	uint64_t t1 = t0 ? hook_self_now() : 0;
 	hook_self_add(k, HOOK_SELF_U_PRE, l->entry_ns, t0);
@@ -91,7 +91,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		return rc;
 	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
-	l->entry_ns = n > 1 ? t_entry : 0; /* a kernel's first launch registers it: not timed */
+	l->entry_ns = n > 1 ? t_entry : 0; /* a kernel's first launch registers it: left out of self-time */
 	l->dev = hook_cuda_current_dev();
 	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)

@@ -368,7 +368,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	 * short wait: this launch is then probed, not deferred. */
 	if (prep > 0 && hook_builder_wait_for(in, PROBE_BUILD_GRACE_NS))
 		prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
-	/* a copy's first launch instruments it (its cpu_ns says how long): not timed */
+	/* a copy's first launch instruments it (its cpu_ns says how long): left out of self-time */
 	uint64_t t_prep = prep == 0 && __atomic_load_n(&in->launches, __ATOMIC_RELAXED) ? hook_self_now() : 0;
 	if (prep > 0) /* its copy is being built: this launch runs unprobed */
 		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
