@@ -364,7 +364,9 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	}
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
-	if (j->stage_in && *cur == j->ctx) /* while the kernel runs, off the app's thread */
+	/* while the kernel runs, off the app's thread; not while a context or
+	 * the process is going (hook_results_ctx_gone drops what was made) */
+	if (j->stage_in && *cur == j->ctx && !__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE))
 		results_stage_next(j);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
@@ -568,8 +570,7 @@ uint64_t hook_results_app_queued(void)
 }
 
 /* An unprobed launch: counted only once a collector may be waiting for
- * one (results_let_app_go); before the first probed launch no locked
- * instruction follows the driver's launch call. */
+ * one (results_let_app_go); a run that probes nothing pays no atomic. */
 void hook_results_note_queued(void)
 {
 	if (__atomic_load_n(&hook.res.started, __ATOMIC_RELAXED))
@@ -669,9 +670,10 @@ void hook_results_ctx_gone(CUcontext ctx)
 	pthread_mutex_lock(&r->lock);
 	__atomic_store_n(&r->draining, 1, __ATOMIC_RELEASE);
 	results_drain(r, 0);
-	__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&r->lock);
+	hook_stage_ctx_gone(ctx); /* jobs the collector made ahead while it finished */
 	hook_pool_ctx_gone(ctx);
+	__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
 }
 
 /* A fork child's inheritance from the parent's contexts: kept reachable,
