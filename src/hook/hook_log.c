@@ -1,14 +1,14 @@
 /* Debug log (hook_log.h): one write() per line, O_APPEND, so processes and
- * threads sharing the file do not interleave within a line. Written only
- * while the descriptor still is the file opened (an application that closed
- * it and opened a file of its own under the number gets no line; the log
- * is opened again). */
+ * threads sharing the file do not interleave within a line. The file is
+ * opened for each line and closed after it: an application that closes
+ * every descriptor and opens files of its own under the numbers (a daemon)
+ * could otherwise get a line between the hook's check that a number still
+ * is the log and its write. Lines are rare (a debugging aid). */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "common/timeutil.h"
 #include "hook/hook_env.h"
@@ -17,54 +17,26 @@
 #include "hook/hook_state.h"
 
 static char *log_path;
-static dev_t log_dev;      /* what hook.cfg.log_fd was when opened */
-static ino_t log_ino;
 
 static int log_open(void)
 {
-	int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
-	if (fd >= 0) {
-		log_dev = st.st_dev;
-		log_ino = st.st_ino;
-	}
-	return fd;
+	return open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
 void hook_log_open(void)
 {
 	const char *path = getenv(NTOP_ENV_LOG);
-	if (path && *path && (log_path = strdup(path)) != NULL)
-		hook.cfg.log_fd = log_open();
-}
-
-/* The log's descriptor if it still is the log; reopened (once, by the
- * thread that finds it gone) if not. */
-static int log_fd(void)
-{
-	int fd = __atomic_load_n(&hook.cfg.log_fd, __ATOMIC_ACQUIRE);
-	struct stat st;
-	if (fd < 0 || (fstat(fd, &st) == 0 && st.st_dev == log_dev && st.st_ino == log_ino))
-		return fd;
-	static int reopening;
-	if (__atomic_exchange_n(&reopening, 1, __ATOMIC_ACQ_REL))
-		return -1; /* another thread is at it: this line is dropped */
-	int nfd = log_open();
-	__atomic_store_n(&hook.cfg.log_fd, nfd, __ATOMIC_RELEASE);
-	__atomic_store_n(&reopening, 0, __ATOMIC_RELEASE);
-	return nfd;
+	if (!path || !*path || (log_path = strdup(path)) == NULL)
+		return;
+	int fd = log_open();
+	if (fd >= 0)
+		close(fd);
+	hook.cfg.log_on = fd >= 0; /* each line opens the file again */
 }
 
 void hook_logf(const char *func, const char *fmt, ...)
 {
-	if (hook.cfg.log_fd < 0)
-		return;
-	int fd = log_fd();
-	if (fd < 0)
+	if (!hook.cfg.log_on)
 		return;
 	char line[1024];
 	uint64_t t = time_mono_ns();
@@ -82,7 +54,11 @@ void hook_logf(const char *func, const char *fmt, ...)
 	line[len++] = '\n';
 	struct hook_io_signals sig; /* any thread, the application's too */
 	hook_io_signals_begin(&sig);
-	ssize_t w = write(fd, line, len);
+	int fd = log_open();
+	if (fd >= 0) {
+		ssize_t w = write(fd, line, len);
+		(void)w;
+		close(fd);
+	}
 	hook_io_signals_end(&sig);
-	(void)w;
 }

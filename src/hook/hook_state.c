@@ -2,7 +2,7 @@
 #include <string.h>
 #include "hook/hook_state.h"
 
-struct hook_state hook = { .cfg = { .event_fd = -1, .log_fd = -1 } };
+struct hook_state hook = { .cfg = { .event_fd = -1 } };
 
 void hook_state_init_locks(void)
 {

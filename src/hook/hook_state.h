@@ -38,7 +38,7 @@ struct hook_config {
 				    * launch, -1 (unset) on the builder for live picks (NTOP_CONTROL) only */
 	int keep_ptx;
 	int self_time;             /* NTOP_SELF_TIME=1: time the hook's phases per launch (hook_selftime.h) */
-	int log_fd;                /* -1: no debug log */
+	int log_on;                /* NTOP_LOG names a file the hook could open (hook_log.c) */
 	char *control;             /* NTOP_CONTROL path, or NULL */
 };
 
