@@ -83,33 +83,19 @@ static void events_write_idle(struct hook_queue *q)
 		events_write_line(sb.data, sb.len);
 	strbuf_done(&sb);
 	q->since_idle = 0;
-	q->quiet_since = 0;
+	hook_linger_busy(&q->linger);
 }
 
-/* Waits for work. After lines were written the writer stays awake,
- * looking at the queue every EVENTS_POLL_NS, so that the app's threads
- * queue lines without waking it (a futex call and a lock handed back and
- * forth: microseconds of each probed launch's time on the app's thread);
+/* Waits for work. After lines were written the writer stays awake
+ * (hook_linger.h), so the app's threads queue lines without waking it;
  * once the queue stayed empty EVENTS_IDLE_NS it says `idle` and naps until
  * a line wakes it. */
 static void events_wait(struct hook_queue *q)
 {
-	if (!q->since_idle) {
-		q->napping = 1;
-		pthread_cond_wait(&q->wake, &q->lock);
-		q->napping = 0;
-		return;
-	}
-	uint64_t now = time_mono_ns();
-	if (!q->quiet_since)
-		q->quiet_since = now;
-	if (now - q->quiet_since >= EVENTS_IDLE_NS) {
+	if (!q->since_idle)
+		hook_linger_nap(&q->linger, &q->wake, &q->lock);
+	else if (hook_linger_poll(&q->linger, &q->wake, &q->lock, EVENTS_POLL_NS, EVENTS_IDLE_NS))
 		events_write_idle(q);
-		return;
-	}
-	struct timespec ts;
-	time_deadline(&ts, EVENTS_POLL_NS);
-	pthread_cond_timedwait(&q->wake, &q->lock, &ts);
 }
 
 /* Every line that did not reach the sink is counted in q->lost and said in
@@ -147,7 +133,7 @@ static void *events_writer(void *arg)
 			q->lost_stuck = !was_line;
 		}
 		q->since_idle = 1;
-		q->quiet_since = 0;
+		hook_linger_busy(&q->linger);
 		if (!events_work(q))
 			pthread_cond_broadcast(&q->idle);
 	}
@@ -187,7 +173,7 @@ static void events_note_written(void)
 	struct hook_queue *q = &hook.q;
 	pthread_mutex_lock(&q->lock);
 	q->since_idle = 1;
-	q->quiet_since = 0;
+	hook_linger_busy(&q->linger);
 	events_start_writer(q);
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
@@ -212,7 +198,7 @@ static void events_queue(char *line, size_t len)
 	}
 	events_start_writer(q);
 	/* an awake writer finds the line by itself; half a queue is worth a call */
-	if (q->napping || q->count >= HOOK_QUEUE_SLOTS / 2)
+	if (q->linger.napping || q->count >= HOOK_QUEUE_SLOTS / 2)
 		pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -352,6 +338,5 @@ void hook_events_fork_child(void)
 	q->stop = 0;
 	q->produced = 0;
 	q->since_idle = 0;
-	q->napping = 0;
-	q->quiet_since = 0;
+	q->linger = (struct hook_linger){ 0 };
 }

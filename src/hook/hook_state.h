@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hook/hook_control.h"
+#include "hook/hook_linger.h"
 #include "hook/cuda/hook_graph.h"
 #include "hook/cuda/hook_ptxsrc.h"
 #include "hook/hook_registry.h"
@@ -54,8 +55,7 @@ struct hook_queue {
 	int started, stop;
 	uint64_t produced;         /* lines this process made (atomic), `idle` and `lost` lines aside */
 	int since_idle;            /* lines written since the last `idle` line */
-	int napping;               /* the writer waits for a signal (else it looks again by itself) */
-	uint64_t quiet_since;      /* monotonic ns the queue went empty after writing; 0: not yet */
+	struct hook_linger linger; /* the writer, awake after writing (hook_linger.h) */
 	pthread_t thread;
 };
 
@@ -155,8 +155,7 @@ struct hook_results {
 	 * a buffer's zeroing */
 	uint64_t cpu_pre_ns, cpu_post_ns, cpu_launches, zero_waits;
 	uint64_t app_queued;       /* launches the app has queued (atomic; results_let_app_go) */
-	int napping;               /* the collector waits for a signal (else it looks again by itself) */
-	uint64_t quiet_since;      /* monotonic ns the collector ran out of jobs; 0: not yet */
+	struct hook_linger linger; /* the collector, awake after a job (hook_linger.h) */
 	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
 	uint64_t staged;           /* probed launches that took a job made ahead (atomic) */
 	int draining;              /* at exit or a context's end (atomic): nobody to let go first */

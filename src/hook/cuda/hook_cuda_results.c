@@ -38,7 +38,7 @@
 #define RESULTS_STALL_NS 60000000000ull         /* exit: give up after 60 s without progress */
 #define RESULTS_PROGRESS_NS 1000000000ull       /* exit: a `results` line a second */
 #define RESULTS_LET_GO_NS 200000ull               /* results_let_app_go: the longest wait */
-#define RESULTS_POLL_NS 50000ll                   /* results_wait_job: awake, looks this often */
+#define RESULTS_POLL_NS 50000ull                  /* the collector, awake, looks this often */
 #define RESULTS_LINGER_NS 10000000ull             /* ... for this long after its last job */
 #define RESULTS_BOUNCE ((uint64_t)16 << 20)       /* results_dtoh: pinned chunk (one pinned slab) */
 
@@ -390,27 +390,6 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	results_queue_write(j);
 }
 
-/* Waits for a job. After one the collector stays awake RESULTS_LINGER_NS,
- * looking every RESULTS_POLL_NS, so that a probed launch hands its job over
- * without waking it (a futex call on the app's thread each launch); then it
- * naps until a job wakes it. */
-static void results_wait_job(struct hook_results *r)
-{
-	uint64_t now = time_mono_ns();
-	if (!r->quiet_since)
-		r->quiet_since = now;
-	if (now - r->quiet_since >= RESULTS_LINGER_NS) {
-		r->napping = 1;
-		pthread_cond_wait(&r->wake, &r->lock);
-		r->napping = 0;
-		r->quiet_since = 0;
-		return;
-	}
-	struct timespec ts;
-	time_deadline(&ts, RESULTS_POLL_NS);
-	pthread_cond_timedwait(&r->wake, &r->lock, &ts);
-}
-
 static void *results_collector(void *arg)
 {
 	(void)arg;
@@ -419,9 +398,12 @@ static void *results_collector(void *arg)
 	CUcontext cur = NULL;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
+		/* after a job it stays awake (hook_linger.h): a probed launch hands
+		 * its job over without waking it */
 		while (!r->collect_head && !r->spare_ctx && !r->stop)
-			results_wait_job(r);
-		r->quiet_since = 0;
+			if (hook_linger_poll(&r->linger, &r->wake, &r->lock, RESULTS_POLL_NS, RESULTS_LINGER_NS))
+				hook_linger_nap(&r->linger, &r->wake, &r->lock);
+		hook_linger_busy(&r->linger);
 		/* Spares first: a launch that finds none allocates on the app's
 		 * clock, a job waits only on ours. */
 		struct hook_job *j = r->collect_head;
@@ -589,7 +571,7 @@ void hook_results_submit(struct hook_job *job)
 	r->collect_tail = job;
 	r->pending++;
 	results_start_locked(r);
-	if (r->napping)
+	if (r->linger.napping)
 		pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -727,6 +709,5 @@ void hook_results_fork_child(void)
 	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;
-	r->napping = 0;
-	r->quiet_since = 0;
+	r->linger = (struct hook_linger){ 0 };
 }
