@@ -67,10 +67,12 @@ static CUresult launch_unprobed(struct hook_launch *l, struct hook_kernel *k)
 	int timed = l->timed && hook_timing_start(k, l->seq, l->ostream, &t) == 0;
 	uint64_t t0 = l->entry_ns ? hook_self_now() : 0; /* 0: no self-time for this launch */
 	CUresult rc = hook_cuda_forward(l, l->f, l->params, l->extra);
-	uint64_t t1 = t0 ? hook_self_now() : 0;
-	hook_self_add(k, HOOK_SELF_U_PRE, l->entry_ns, t0);
-	hook_self_add(k, HOOK_SELF_U_DRV, t0, t1);
-	l->entry_ns = t1; /* what follows is U_POST */
+	if (t0) {
+		uint64_t t1 = hook_self_now();
+		hook_self_add(k, HOOK_SELF_U_PRE, l->entry_ns, t0);
+		hook_self_add(k, HOOK_SELF_U_DRV, t0, t1);
+		l->entry_ns = t1; /* what follows is U_POST */
+	}
 	if (timed && rc == CUDA_SUCCESS)
 		hook_timing_finish(t, l->ostream);
 	else if (timed)
@@ -97,7 +99,8 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	if (!hook.atexit_done)
 		hook_dispatch_register_exit();
 	uint64_t t_found = l->entry_ns ? hook_self_now() : 0;
-	hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
+	if (t_found)
+		hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
 	l->timed = hook_timing_wanted(k, n);
 	if (hook_events_on()) {
 		hook_timing_ensure_thread();
