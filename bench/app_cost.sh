@@ -357,8 +357,8 @@ def render(s):
               "n = unprobed+probed launches timed (each kernel's first launch left out), t = unprobed ones",
               "sampled for ntop's launch timing; u_* unprobed: kernel lookup and counts, selection (timing,",
               "probe, configuration), the timing's start event, the driver's launch call, after it; p_* probed:",
-              "prepare (copy, plan, buffer), enqueue (waits,",
-              "start event), the driver's call, end event, launch line, submit", ""]
+              "prepare (copy, plan, buffer), enqueue (waits, start event), the driver's call, end event,",
+              "launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
