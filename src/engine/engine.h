@@ -40,9 +40,10 @@
  *    cap * rec_size apart. Total size is the same either way.
  * Result files record which one was used (result_map_record reads both).
  *
- * Block sampling (slot-major maps only, the ones whose size grows with
- * cap x threads): when a launch's maps would not fit the hook's budget, it
- * keeps the records of 1 block in 2^shift, those whose block_linear is a
+ * Block sampling (engine_map_sampled: slot-major maps, whose size grows
+ * with cap x threads, and warp maps with cap > 1, cap x warps): when a
+ * launch's maps would not fit the hook's budget (or, with a warp map, its
+ * smaller per-launch target), it keeps the records of 1 block in 2^shift, those whose block_linear is a
  * multiple of 2^shift. The shift travels in the low 5 bits of the map's
  * pointer parameter (the buffer itself is 256-aligned). The count area
  * still has a slot for every unit, but only the kept blocks' units store
@@ -52,7 +53,9 @@
  * not stored at all, see count_static); the record
  * area holds only the kept blocks' units, kept unit index =
  * (block_linear >> shift) * units_per_block + unit in block, and the
- * slot-major stride is that smaller number of units. */
+ * slot-major stride is that smaller number of units. In a block not kept
+ * the region hooks (at = "region") are branched around: its warps pay a
+ * predicated branch per boundary, not the clock read and the cursor. */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];
@@ -157,8 +160,10 @@ void engine_result_done(struct engine_result *res);
  * (off may be NULL); 0 on overflow. */
 uint64_t engine_plan_bytes(const struct engine_result *res, uint64_t blocks, uint32_t threads, uint32_t shift,
 			   uint64_t off[ENGINE_MAX_MAPS]);
-/* Has the plan a map block sampling shrinks (a slot-major one)? */
+/* Has the plan a map block sampling shrinks (engine_map_sampled)? */
 int engine_plan_sampled(const struct engine_result *res);
+/* ... and is one of them a warp map (the hook's smaller target)? */
+int engine_plan_warp_sampled(const struct engine_result *res);
 /* The smallest shift >= min_shift whose buffers fit in `limit` bytes; 0
  * when no map can be sampled; the shift keeping one block when nothing
  * fits (the caller checks the size again). */
@@ -185,6 +190,8 @@ int engine_map_records_clear(const struct probe_map *m);
 /* 1 when m's records are slot-major (see the layout above): the one rule
  * the instrumenter, the host mirror and the hook's result files share. */
 int engine_map_slot_major(const struct probe_map *m);
+/* 1 when m can be block-sampled (see block sampling above). */
+int engine_map_sampled(const struct probe_map *m);
 /* Index of unit `unit`'s record `slot` in the record area of a launch with
  * `units` units (multiply by rec_size for the byte offset). */
 uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,

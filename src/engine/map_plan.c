@@ -35,7 +35,7 @@ uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, u
  * applies to maps that can be sampled. */
 static uint64_t map_plan_kept_blocks(const struct probe_map *m, uint64_t blocks, uint32_t shift)
 {
-	if (!engine_map_slot_major(m) || shift == 0)
+	if (!engine_map_sampled(m) || shift == 0)
 		return blocks;
 	if (shift > ENGINE_SAMPLE_SHIFT_MAX)
 		shift = ENGINE_SAMPLE_SHIFT_MAX;
@@ -78,7 +78,15 @@ uint64_t engine_plan_bytes(const struct engine_result *res, uint64_t blocks, uin
 int engine_plan_sampled(const struct engine_result *res)
 {
 	for (int i = 0; i < res->n_maps; i++)
-		if (engine_map_slot_major(&res->maps[i].map))
+		if (engine_map_sampled(&res->maps[i].map))
+			return 1;
+	return 0;
+}
+
+int engine_plan_warp_sampled(const struct engine_result *res)
+{
+	for (int i = 0; i < res->n_maps; i++)
+		if (engine_map_sampled(&res->maps[i].map) && res->maps[i].map.level == PROBE_LEVEL_WARP)
 			return 1;
 	return 0;
 }
@@ -100,7 +108,7 @@ uint32_t engine_plan_shift(const struct engine_result *res, uint64_t blocks, uin
 
 uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint32_t shift, uint64_t unit)
 {
-	if (!engine_map_slot_major(m) || shift == 0)
+	if (!engine_map_sampled(m) || shift == 0)
 		return unit;
 	uint64_t upb = map_plan_units_per_block(m, threads);
 	uint64_t block = unit / upb;
@@ -139,6 +147,14 @@ uint64_t engine_map_unit_index(const struct probe_map *m, const uint32_t grid[3]
 int engine_map_slot_major(const struct probe_map *m)
 {
 	return m->level == PROBE_LEVEL_THREAD && m->cap > 1;
+}
+
+/* A warp map of many records (regions) grows with warps x cap as a thread
+ * map does with threads x cap; block sampling keeps whole warps of the
+ * kept blocks, so their timelines stay complete. */
+int engine_map_sampled(const struct probe_map *m)
+{
+	return engine_map_slot_major(m) || (m->level == PROBE_LEVEL_WARP && m->cap > 1);
 }
 
 uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,

@@ -41,6 +41,10 @@
  *                     would take more than half the budget), "off" (decline
  *                     such launches), or N, a power of two: keep the records
  *                     of 1 block in N (more blocks skipped if still too big)
+ *   NTOP_WARP_MAP_TARGET  map bytes a launch whose probe keeps many records
+ *                     per warp (regions) takes before its blocks are sampled
+ *                     (default 8 MiB; NTOP_SAMPLE=off: the budget's half);
+ *                     such records are copied back whole every launch
  *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)
  *   NTOP_REAL_LIBNVRTC, NTOP_REAL_LIBNVJITLINK  full paths of the real libnvrtc
  *                     and libnvJitLink for ntop's stand-ins (src/jit); the
@@ -78,6 +82,7 @@
 #define NTOP_ENV_PROBE_LIMIT "NTOP_PROBE_LIMIT"
 #define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
 #define NTOP_ENV_SAMPLE "NTOP_SAMPLE"
+#define NTOP_ENV_WARP_MAP_TARGET "NTOP_WARP_MAP_TARGET"
 #define NTOP_ENV_STAGING_PINNED_MAX "NTOP_STAGING_PINNED_MAX"
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"

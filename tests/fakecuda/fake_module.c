@@ -522,15 +522,23 @@ static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int c
 
 /* FAKECUDA_MAP=regions:CAP: per warp (unit-major, CAP 8-byte records) what
  * probes/regions.toml writes: the entry pair, region 0 from +100 to +300,
- * region 1 from +300 to +700 (sites 0..3), the exit at +1000. */
-static void fake_fill_regions(uint8_t *base, uint64_t warps, uint32_t cap)
+ * region 1 from +300 to +700 (sites 0..3), the exit at +1000; only the
+ * warps of blocks kept by the sampling shift, the others' counts absurd
+ * (engine.h: they store none, the hook must not read them). */
+static void fake_fill_regions(uint8_t *base, uint64_t blocks, uint64_t upb, unsigned shift, uint32_t cap)
 {
 	static const uint32_t at[5] = { 100, 300, 300, 700, 1000 };
 	static const uint32_t tag[5] = { 0u << 24 | 0, 0x40000000u | 0u << 24 | 1, 1u << 24 | 2, 0x40000000u | 1u << 24 | 3,
 					 0xC0000000u };
+	uint64_t warps = blocks * upb;
 	uint8_t *records = base + ((warps * 4 + 15) & ~(uint64_t)15);
 	for (uint64_t u = 0; u < warps && cap >= 7; u++) {
-		uint32_t r[14], n = 7 * 8;
+		uint32_t r[14], n = 7 * 8, absurd = 0x7fffffffu;
+		uint64_t b = u / upb;
+		if (b & ((1ull << shift) - 1)) {
+			memcpy(base + u * 4, &absurd, 4);
+			continue;
+		}
 		uint64_t t0 = 1000 + u * 10;
 		r[0] = (uint32_t)t0;
 		r[1] = 0x80000000u | (uint32_t)(u % FAKE_SMS);
@@ -541,7 +549,7 @@ static void fake_fill_regions(uint8_t *base, uint64_t warps, uint32_t cap)
 			r[5 + 2 * k] = tag[k];
 		}
 		memcpy(base + u * 4, &n, 4);
-		memcpy(records + u * cap * 8, r, sizeof r);
+		memcpy(records + ((b >> shift) * upb + u % upb) * cap * 8, r, sizeof r);
 	}
 }
 
@@ -560,7 +568,7 @@ static void fake_fill_dmat(uint8_t *base, uint64_t threads)
 	}
 }
 
-/* base: the map pointer as the hook passed it; a thread map's low bits
+/* base: the map pointer as the hook passed it; a sampled map's low bits
  * carry the block-sampling shift (engine.h): records only for kept blocks.
  * A probed copy whose PTX stores no counts (count_static) leaves them 0,
  * so a hook that read them back instead of taking the plan's constant
@@ -583,7 +591,7 @@ static void fake_fill_map(uint64_t ptr, const unsigned grid[3], const unsigned b
 	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
 	unsigned threads = block[0] * block[1] * block[2];
 	if (spec && !strncmp(spec, "regions:", 8)) {
-		fake_fill_regions(base, blocks * ((threads + 31) / 32), rec);
+		fake_fill_regions(base, blocks, (threads + 31) / 32, shift, rec);
 		return;
 	}
 	if (spec && !strcmp(spec, "dmat")) {

@@ -1203,7 +1203,7 @@ static void run_form(const char *name, const struct probe_spec *sp, expect_fn fn
 			 SHAPES[s][1], SHAPES[s][2], SHAPES[s][3], SHAPES[s][4], SHAPES[s][5]);
 		struct probe_map pm = { .level = sp->level, .cap = sp->cap };
 		/* sampled maps: every block, 1 in 2 and 1 in 4 (the grids have 2-6 blocks) */
-		uint32_t shifts = engine_map_slot_major(&pm) ? 3 : 1;
+		uint32_t shifts = engine_map_sampled(&pm) ? 3 : 1;
 		for (uint32_t k = 0; k < shifts; k++)
 			check_launch(what, sp, ptx, &said, SHAPES[s], SHAPES[s] + 3, k, fn);
 	}

@@ -62,6 +62,7 @@ static int setup_map(struct inj *in, struct iprobe *ip)
 	m->cap_bytes = (uint32_t)capb;
 	m->rec_size = p->map.rec_size;
 	m->slot_major = engine_map_slot_major(&p->map);
+	m->sampled = engine_map_sampled(&p->map);
 	m->block = p->map.level == PROBE_LEVEL_BLOCK;
 	m->warp = p->map.level == PROBE_LEVEL_WARP || m->block;
 	in->any_warp |= m->warp;

@@ -31,7 +31,7 @@ static void emit_count_store(struct inj *in, struct strbuf *sb, struct site *st,
 		ptx_inject_unit_thread0(in, sb, st, "%ntop_t0");
 		strbuf_printf(sb, "@%%ntop_t0 st.global.u32 [%s], %u;\n", ca,
 			      inject_sat_add(in->maps[map].entry_bytes, ptx_inject_exit_bytes(in, map)));
-	} else if (in->maps[map].dynamic && in->maps[map].slot_major) /* only kept blocks count (engine.h) */
+	} else if (in->maps[map].dynamic && in->maps[map].sampled) /* only kept blocks count (engine.h) */
 		strbuf_printf(sb, "@%%ntop_sp%d st.global.u32 [%s], %%ntop_cur%d;\n", map, ca, map);
 	else if (in->maps[map].dynamic)
 		strbuf_printf(sb, "st.global.u32 [%s], %%ntop_cur%d;\n", ca, map);

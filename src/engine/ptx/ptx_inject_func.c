@@ -115,11 +115,11 @@ static int ctx_layout(struct inj *in)
 		snprintf(r, sizeof r, "%%ntop_cur%d", i);
 		if (ctx_add(in, r, 4, 0) < 0)
 			return -1;
-		if (!in->maps[i].slot_major)
-			continue;
 		snprintf(r, sizeof r, "%%ntop_un%d", i);
-		if (ctx_add(in, r, 8, 0) < 0)
+		if (in->maps[i].slot_major && ctx_add(in, r, 8, 0) < 0)
 			return -1;
+		if (!in->maps[i].sampled)
+			continue;
 		snprintf(r, sizeof r, "%%ntop_sp%d", i);
 		if (ctx_add(in, r, 4, 1) < 0)
 			return -1;

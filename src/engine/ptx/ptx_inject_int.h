@@ -85,6 +85,9 @@ struct imap {
 	int slot_major;      /* records slot-major (engine_map_slot_major): a unit's
 				record k is k * units records after its record 0, so
 				%ntop_un<i> (units) lives beside %ntop_rec<i> when dynamic */
+	int sampled;         /* block-sampled (engine_map_sampled): the map pointer
+				carries the shift; when dynamic, %ntop_sp<i> (block
+				kept) lives beside %ntop_rec<i> */
 	uint32_t entry_bytes; /* cursor after the entry snippets (saturated) */
 	int rec_at_entry;    /* %ntop_hr<i> holds the unit's record 0 from the entry on */
 	int count_static;    /* no count stores: every unit's count is the same (engine.h) */
@@ -191,6 +194,7 @@ struct site {
 	int index;                   /* in the site table (SITE), -1 at entry/exit */
 	int region;                  /* REGION at a region boundary, else -1 */
 	int lane0_only;              /* inside the exit's lane-0 branch */
+	int kept_only;               /* behind the kept-block test of its sampled map */
 	unsigned have;               /* HAVE_* */
 	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
 	int bytes_wide;              /* BYTES stands for %ntop_bw (the u32 register widened) */

@@ -26,6 +26,7 @@
 #include "engine/ptx/ptx_inject_int.h"
 #include "engine/ptx/ptx_srclines.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,23 +212,34 @@ int ptx_inject_region_mark(struct inj *in)
 /* ---- boundaries ----------------------------------------------------------- */
 
 /* The region hooks of one side (end = 0 begin, 1 end) for region r at
- * site statement i, behind `pred` when given (a branch's guard). */
+ * site statement i, behind `pred` when given (a branch's guard), and in a
+ * sampled map behind the kept-block test (engine.h: a block not kept
+ * branches around them, uniformly). */
 static int emit_edge(struct inj *in, struct strbuf *sb, int r, int i, int end, const char *pred)
 {
 	const struct iprobe *ip = in->rprobe;
 	int idx = ptx_inject_site_add(in, i, end ? ENGINE_SITE_END : ENGINE_SITE_BEGIN, r);
 	if (idx < 0)
 		return -1;
+	int kept = -1;
+	if (ip->map >= 0 && in->maps[ip->map].sampled && in->maps[ip->map].dynamic) {
+		char sp[32];
+		snprintf(sp, sizeof sp, "%%ntop_sp%d", ip->map);
+		kept = ptx_inject_guard_open(in, sb, sp);
+	}
 	int skip = pred ? ptx_inject_guard_open(in, sb, pred) : -1;
 	struct site st = ptx_inject_site_at(SITE_INSN, NULL);
 	st.index = idx;
 	st.region = r;
+	st.kept_only = kept >= 0;
 	for (int h = 0; h < ip->p->n_hooks; h++)
 		if (ip->p->hooks[h].kind == PROBE_TP_REGION && ip->p->hooks[h].after == end &&
 		    ptx_inject_site_snip(in, sb, ip, h, &st) < 0)
 			return -1;
 	if (skip >= 0)
 		strbuf_printf(sb, "$ntop_skip_%d:\n", skip);
+	if (kept >= 0)
+		strbuf_printf(sb, "$ntop_skip_%d:\n", kept);
 	in->sites++;
 	return 0;
 }

@@ -54,8 +54,14 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		st->sa_map = -1;
 		ss->base = 0;
 	}
-	if (m->warp && !st->lane0_only) {
-		ptx_inject_unit_lane0(in, sb, st, "%ntop_ok");
+	if (m->sampled && !m->slot_major) {
+		ptx_inject_unit_sampled(in, sb, st, map, "%ntop_ok");
+		ss->pred = 1;
+	}
+	if (m->warp && !st->lane0_only) { /* %ntop_lane0 is this thread's lane-0 test wherever it is set */
+		ptx_inject_unit_lane0(in, sb, st, ss->pred ? "%ntop_lane0" : "%ntop_ok");
+		if (ss->pred)
+			strbuf_puts(sb, "and.pred %ntop_ok, %ntop_ok, %ntop_lane0;\n");
 		ss->pred = 1;
 	}
 	if (m->block) { /* thread 0 stores the plain fields, after the lane-0 test */
@@ -83,10 +89,11 @@ static void save_head_dynamic(struct inj *in, struct strbuf *sb, int map, uint32
 		 * bytes past its record 0, which is cur * units (cur is whole records) */
 		snprintf(ss->units, sizeof ss->units, "%%ntop_un%d", map);
 		strbuf_printf(sb, "mad.lo.u64 %%ntop_sa, %%ntop_sa, %s, %%ntop_rec%d;\n", ss->units, map);
-		strbuf_printf(sb, "and.pred %%ntop_ok, %%ntop_ok, %%ntop_sp%d;\n", map);
 	} else {
 		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
 	}
+	if (m->sampled && !st->kept_only)
+		strbuf_printf(sb, "and.pred %%ntop_ok, %%ntop_ok, %%ntop_sp%d;\n", map);
 	st->sa_map = -1;
 	ss->pred = 1;
 }

@@ -111,13 +111,13 @@ static void emit_unit_in_block(const struct inj *in, struct strbuf *sb, struct s
 			"mov.u32 %ntop_ut, %ntop_tl;\n");
 }
 
-/* %ntop_d2 = map i's buffer, untagged. A slot-major map's pointer carries
+/* %ntop_d2 = map i's buffer, untagged. A sampled map's pointer carries
  * the launch's block-sampling shift in its low 5 bits (engine.h); its
  * shift is left in %ntop_w6. */
 static void emit_map_base(const struct imap *m, struct strbuf *sb, int map)
 {
 	strbuf_printf(sb, "ld.param.u64 %%ntop_d2, [ntop_map%d];\n", map);
-	if (m->slot_major)
+	if (m->sampled)
 		strbuf_puts(sb,
 			"cvt.u32.u64 %ntop_w6, %ntop_d2;\n"
 			"and.b32 %ntop_w6, %ntop_w6, 31;\n"
@@ -125,7 +125,7 @@ static void emit_map_base(const struct imap *m, struct strbuf *sb, int map)
 	strbuf_puts(sb, "cvta.to.global.u64 %ntop_d2, %ntop_d2;\n");
 }
 
-/* Sampled blocks (slot-major maps, after emit_map_base): %ntop_d4 = this
+/* Sampled blocks (sampled maps, after emit_map_base): %ntop_d4 = this
  * block's index among them (block_linear >> shift), %ntop_d5 = how many
  * there are (ceil(blocks / 2^shift)). */
 static void emit_sampled_blocks(struct strbuf *sb)
@@ -191,7 +191,7 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 	}
 	strbuf_puts(sb, "mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n"); /* units */
 	emit_record_area(sb, "%ntop_d3");
-	if (m->slot_major) {
+	if (m->sampled) {
 		emit_sampled_blocks(sb);
 		strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_d4, %ntop_d1;\n");
 	}
@@ -219,7 +219,7 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 	strbuf_printf(sb, "mul.lo.u64 %s, %%ntop_d5, %%ntop_d1;\n", dst);
 }
 
-/* pred = this block's records are kept in slot-major map i: block_linear
+/* pred = this block's records are kept in sampled map i: block_linear
  * is a multiple of 2^shift. */
 void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			     const char *pred)

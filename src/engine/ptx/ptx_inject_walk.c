@@ -103,9 +103,12 @@ static void prologue_regs(const struct inj *in, struct strbuf *sb)
 	for (int i = 0; i < in->n_maps; i++)
 		if (in->maps[i].dynamic)
 			strbuf_printf(sb, ".reg .b64 %%ntop_rec%d;\n.reg .b32 %%ntop_cur%d;\n", i, i);
-	for (int i = 0; i < in->n_maps; i++)
+	for (int i = 0; i < in->n_maps; i++) {
 		if (in->maps[i].dynamic && in->maps[i].slot_major)
-			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n.reg .pred %%ntop_sp%d;\n", i, i);
+			strbuf_printf(sb, ".reg .b64 %%ntop_un%d;\n", i);
+		if (in->maps[i].dynamic && in->maps[i].sampled)
+			strbuf_printf(sb, ".reg .pred %%ntop_sp%d;\n", i);
+	}
 	for (int i = 0; i < in->n_maps && in->at_entry; i++)
 		strbuf_printf(sb, ".reg .b64 %%ntop_hc%d, %%ntop_hr%d;\n", i, i);
 	if (in->decls.data)
@@ -129,7 +132,7 @@ static int prologue_entry_snips(struct inj *in, struct strbuf *sb, struct site *
 }
 
 /* What a dynamic-cursor map keeps live from the entry: its unit's record
- * 0, cursor, and (slot-major) units and sampled-block test. */
+ * 0, cursor, (slot-major) units and (sampled) the kept-block test. */
 static void prologue_dynamic(struct inj *in, struct strbuf *sb, struct site *st, int i)
 {
 	char reg[32];
@@ -138,6 +141,8 @@ static void prologue_dynamic(struct inj *in, struct strbuf *sb, struct site *st,
 	if (in->maps[i].slot_major) {
 		snprintf(reg, sizeof reg, "%%ntop_un%d", i);
 		ptx_inject_unit_count(in, sb, st, i, reg);
+	}
+	if (in->maps[i].sampled) {
 		snprintf(reg, sizeof reg, "%%ntop_sp%d", i);
 		ptx_inject_unit_sampled(in, sb, st, i, reg);
 	}

@@ -151,16 +151,22 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 
 /* Buffer offsets and, for maps that grow with threads x cap, the block
  * sampling: one launch may take half the budget, so the previous one can be
- * copied back and written while it runs. */
+ * copied back and written while it runs. A warp map of many records
+ * (regions) is copied back whole, every slot: sampled down to its smaller
+ * target, a launch's copy stays short next to the kernel (a 4096^3 Triton
+ * matmul's 64 MiB of region slots took longer to copy back than the 250 us
+ * kernel took to run). */
 static int probe_plan(const struct hook_launch *l, const struct engine_result *res, struct hook_job *j,
 		      char **cause)
 {
 	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
-	uint64_t limit = hook.cfg.map_budget / 2;
+	uint64_t limit = hook.cfg.map_budget / 2, want = limit;
+	if (engine_plan_warp_sampled(res) && hook.cfg.warp_map_target < want)
+		want = hook.cfg.warp_map_target;
 	uint32_t k = 0;
 	if (engine_plan_sampled(res) && !hook.cfg.sample_off)
-		k = engine_plan_shift(res, blocks, threads, hook.cfg.sample_min_shift, limit);
+		k = engine_plan_shift(res, blocks, threads, hook.cfg.sample_min_shift, want);
 	j->sample_shift = k;
 	j->bytes = engine_plan_bytes(res, blocks, threads, k, j->map_off);
 	if (j->bytes == 0)
@@ -326,7 +332,7 @@ void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdev
 {
 	for (int i = 0; i < in->res->n_maps; i++) {
 		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
-		if (engine_map_slot_major(&in->res->maps[i].map))
+		if (engine_map_sampled(&in->res->maps[i].map))
 			maps[i] |= j->sample_shift; /* engine.h: 256-aligned, shift in the low bits */
 	}
 }

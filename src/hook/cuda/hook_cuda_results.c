@@ -101,7 +101,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->records = j->recs ? (uint8_t *)(uintptr_t)(j->recs->ptr + c->rec_off) : NULL;
 	rm->stored = c->stored;
 	rm->slot_major = engine_map_slot_major(&em->map);
-	rm->sample_shift = rm->slot_major ? j->sample_shift : 0;
+	rm->sample_shift = engine_map_sampled(&em->map) ? j->sample_shift : 0;
 	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
 	rm->counts_kept_only = c->counts.kept_only;
@@ -139,7 +139,7 @@ struct hook_rows hook_counts_rows(const struct engine_result *plan, int i, uint6
 	const struct probe_map *m = &plan->maps[i].map;
 	uint64_t units = engine_map_units(m, blocks, threads);
 	struct hook_rows rw = { units * 4, units * 4, 1, 0 };
-	if (!engine_map_slot_major(m) || !shift || !blocks || plan->maps[i].count_static)
+	if (!engine_map_sampled(m) || !shift || !blocks || plan->maps[i].count_static)
 		return rw;
 	uint64_t upb = units / blocks;
 	rw.len = upb * 4;
@@ -253,7 +253,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 		const struct probe_map *m = &j->plan->maps[i].map;
 		struct hook_copy *c = &j->copy[i];
 		c->units = engine_map_units(m, blocks, threads);
-		uint32_t shift = engine_map_slot_major(m) ? j->sample_shift : 0;
+		uint32_t shift = engine_map_sampled(m) ? j->sample_shift : 0;
 		c->rec_units = engine_map_rec_units(m, blocks, threads, shift);
 		c->counts = hook_counts_rows(j->plan, i, blocks, threads, j->sample_shift);
 		c->counts_off = counts_bytes;
