@@ -166,7 +166,8 @@ PY
 
 # triton_regions.py plain and under each of COST_VARIANTS (default
 # "regions"), alternating, 2 rounds. A variant: regions (the default
-# regions), nostore (nostore_probe), cap2 (the default regions keeping two
+# regions), full (the same keeping every block: --sample-blocks off),
+# nostore (nostore_probe), cap2 (the default regions keeping two
 # records a warp, the entry's: the same code, every later store predicated
 # off),
 # or CLASS (-p regions -r CLASS=@CLASS: one instruction class alone, e.g.
@@ -183,6 +184,7 @@ triton_cost() {
 			case $mode in
 			plain) args=() ;;
 			regions) args=(-p regions) ;;
+			full) args=(-p regions --sample-blocks off) ;;
 			nostore) args=(-p "$W/regions_nostore.toml") ;;
 			cap2) args=(-p "$W/regions_cap2.toml") ;;
 			*) args=(-p regions -r "$mode=@$mode") ;;
@@ -212,6 +214,13 @@ def read(mode, rep):
             d[m.group(1)] = (float(m.group(2)), m.group(3))
     return d
 runs = {m: [read(m, r) for r in (1, 2)] for m in modes}
+def kept(mode):
+    try:
+        s = sorted({int(n) for n in re.findall(r"1 block in (\d+) kept", open(f"{w}/tr.report.{mode}.1").read())})
+    except OSError:
+        return ""
+    return "  blocks kept 1 in " + "/".join(map(str, s)) if s else ""
+
 for k in sorted(runs["plain"][0]):
     p = statistics.median(r[k][0] for r in runs["plain"] if k in r)
     for mode in modes[1:]:
@@ -219,7 +228,7 @@ for k in sorted(runs["plain"][0]):
         same = bool(g) and all(r.get(k, (0, None))[1] == runs["plain"][0][k][1] for r in runs[mode])
         ratio = f"{statistics.median(g) / p:.3f}x" if g else "no run"
         print(f"{'cost: triton ' + k + ' ' + mode + ' (app clock)':44s} plain {p:.1f} us  {ratio}  "
-              f"output {'identical' if same else 'DIFFERS'}")
+              f"output {'identical' if same else 'DIFFERS'}{kept(mode)}")
 PY
 }
 
