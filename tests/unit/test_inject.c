@@ -1156,6 +1156,60 @@ static void test_fence_in_wait(void)
 	free(out);
 }
 
+/* Every statement of `body` after its declarations, in order, in `copy`
+ * (labels and branch targets with the copy's suffix taken off). */
+static int holds_body_in_order(const char *body, const char *copy)
+{
+	char *plain = strdup(copy);
+	for (char *s; (s = strstr(plain, "_ntop_plain"));)
+		memmove(s, s + strlen("_ntop_plain"), strlen(s + strlen("_ntop_plain")) + 1);
+	const char *at = plain, *line = strstr(body, "{\n") + 2;
+	int ok = 1;
+	for (const char *nl; ok && (nl = strchr(line, '\n')); line = nl + 1) {
+		char want[256];
+		snprintf(want, sizeof want, "%.*s", (int)(nl - line), line);
+		const char *t = want + strspn(want, "\t ");
+		if (!*t || !strcmp(t, "}") || !strncmp(t, ".reg", 4))
+			continue;
+		const char *hit = strstr(at, t);
+		CHECKF(hit, "'%s' is not in the original body's copy (in order)", t);
+		ok = hit != NULL;
+		at = hit ? hit + strlen(t) : at;
+	}
+	free(plain);
+	return ok;
+}
+
+/* Blocks block sampling skips run a copy of the original body: the kept
+ * test comes before the entry's clock read, the copy holds the whole body
+ * in order with its labels renamed. Not made when a map cannot be sampled
+ * (block_sched) or a call goes into an instrumented .func. */
+static void test_plain_copy(void)
+{
+	const char *specs[] = { "load=@load" };
+	char *out = instrument_regions(K_BURSTS, "k_bursts", specs, 1);
+	if (out) {
+		CHECK_EQ_INT(count_str(out, "$ntop_plain:"), 1);
+		CHECK(pos(out, "@!%ntop_ok bra $ntop_plain;") < pos(out, "%clock64"));
+		CHECK(strstr(out, "@!%p1 bra $L_wait_ntop_plain;") != NULL);
+		const char *copy = strstr(out, "$ntop_plain:");
+		CHECK(copy && holds_body_in_order(K_BURSTS, copy));
+		check_assembles("plain_copy", out);
+	}
+	free(out);
+	out = instrument_regions(K_CALL, "k_call", specs, 1);
+	CHECK(out && strstr(out, "helper, (param0, %ntop_cx)") && !strstr(out, "ntop_plain"));
+	free(out);
+	struct probe *p = probe_block_sched();
+	struct ptx_inject_result ir;
+	char *cause = NULL;
+	out = instrument(K_BURSTS, "k_bursts", &p, 1, &ir, &cause);
+	CHECKF(out && !strstr(out, "ntop_plain"), "%s", cause ? cause : "block_sched got a plain copy");
+	free(out);
+	free(cause);
+	probe_free(p);
+}
+
 int main(void)
 {
 	test_noret();
@@ -1167,6 +1221,7 @@ int main(void)
 	test_func_probed();
 	test_class_bursts();
 	test_fence_in_wait();
+	test_plain_copy();
 	test_counts_when_func_exits();
 	test_block_map_counts_when_func_exits();
 	test_noparam();

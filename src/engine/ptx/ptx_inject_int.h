@@ -141,6 +141,7 @@ struct inj {
 	int func_exit;       /* a .func of the module has an `exit`: a thread may leave
 				without our exit code, so every count is stored */
 	int has_exit_work;
+	int plain;           /* blocks not kept run the original body (ptx_inject_plain.c) */
 	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
 				%ntop_lane0 computed at entry (engine.h) */
 	int block_1d, grid_1d; /* ENGINE_BLOCK_1D, ENGINE_GRID_1D */
@@ -327,6 +328,13 @@ int ptx_inject_region_mark(struct inj *in);
 /* Region records due before statement i (and, for a label, after it:
  * *after, appended after the statement). */
 int ptx_inject_region_before(struct inj *in, struct strbuf *sb, int i, uint32_t *open, struct strbuf *after);
+
+/* ptx_inject_plain.c: the original body for blocks block sampling skips. */
+int ptx_inject_plain_wanted(const struct inj *in);
+/* The prologue's first code: blocks not kept go to the copy. */
+void ptx_inject_plain_branch(struct inj *in, struct strbuf *sb);
+/* The copy, after the probed body. 0, or -1 with a cause. */
+int ptx_inject_plain_emit(struct inj *in, struct strbuf *sb);
 
 /* ptx_inject_sites.c */
 /* Adds a site for statement i of in->fn; its index, or -1 out of memory. */

@@ -174,6 +174,8 @@ static int emit_prologue(struct inj *in)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	prologue_regs(in, &sb);
+	if (in->plain)
+		ptx_inject_plain_branch(in, &sb);
 	struct site st = ptx_inject_site_at(SITE_ENTRY, NULL);
 	if (prologue_entry_snips(in, &sb, &st) < 0) {
 		strbuf_done(&sb);
@@ -494,6 +496,17 @@ static int walk_statements(struct inj *in)
 	return out_flush(in, &sb);
 }
 
+static int emit_plain(struct inj *in)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (ptx_inject_plain_emit(in, &sb) < 0) {
+		strbuf_done(&sb);
+		return -1;
+	}
+	return out_flush(in, &sb);
+}
+
 /* Keeps the body just built for the swap (ptx_inject.c), and resets the
  * walk's per-function state. */
 static int walk_keep(struct inj *in)
@@ -537,10 +550,13 @@ static int walk_fn(struct inj *in, struct ptx_func *f, int is_func)
 		rc = ptx_inject_operand_kernel_regs(in, f);
 	if (rc == 0)
 		rc = ptx_inject_region_mark(in);
+	in->plain = !is_func && ptx_inject_plain_wanted(in);
 	if (rc == 0)
 		rc = is_func ? emit_func_prologue(in) : emit_prologue(in);
 	if (rc == 0)
 		rc = walk_statements(in);
+	if (rc == 0 && in->plain)
+		rc = emit_plain(in);
 	if (rc == 0)
 		rc = walk_keep(in);
 	walk_fn_done(in);
