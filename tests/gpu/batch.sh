@@ -25,7 +25,8 @@
 #                 what regions cost on Triton kernels, COST_VARIANTS; set
 #                 TRITON_ATTN for the fused-attention kernel)
 #   apps          tests/gpu/thirdparty.sh tests/gpu/apps: our app-survival
-#                 programs and torch.compile under every mode
+#                 programs and torch.compile under APPS_MODES (default
+#                 "record block_sched dmat")
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -91,7 +92,7 @@ step_tui() {
 }
 
 step_apps() {
-	tests/gpu/thirdparty.sh tests/gpu/apps
+	tests/gpu/thirdparty.sh --modes "${APPS_MODES:-record block_sched dmat}" tests/gpu/apps
 }
 
 step_inside() {

@@ -269,7 +269,7 @@ def table(rows_path, modes):
             cells[name] = {}
         if status in ("ok", "FAIL"):
             cell = status
-            if mode in ("block_sched", "dmat"):
+            if mode not in ("plain", "record"):
                 cell += " %s/%s/%s" % (probed, written, declined)
             cell += " %ss" % wall
         else:
@@ -278,7 +278,7 @@ def table(rows_path, modes):
         if mode == "record" and status in ("ok", "FAIL"):
             info[name] = (procs, kernels, launches)
     head = ["program", "procs", "kernels", "launches"] + \
-        [m + (" (probed/written/declined)" if m in ("block_sched", "dmat") else "") for m in modes]
+        [m + (" (probed/written/declined)" if m not in ("plain", "record") else "") for m in modes]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for p in progs:
