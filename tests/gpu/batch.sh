@@ -92,7 +92,7 @@ step_tui() {
 }
 
 step_apps() {
-	tests/gpu/thirdparty.sh --modes "${APPS_MODES:-record block_sched dmat}" tests/gpu/apps
+	bash tests/gpu/thirdparty.sh --modes "${APPS_MODES:-record block_sched dmat}" tests/gpu/apps
 }
 
 step_inside() {

@@ -167,6 +167,7 @@ PY
 # triton_regions.py plain and under each of COST_VARIANTS (default
 # "regions"), alternating, 2 rounds. A variant: regions (the default
 # regions), full (the same keeping every block: --sample-blocks off),
+# tN (the default regions with NTOP_WARP_MAP_TARGET=N bytes),
 # nostore (nostore_probe), cap2 (the default regions keeping two
 # records a warp, the entry's: the same code, every later store predicated
 # off),
@@ -185,6 +186,7 @@ triton_cost() {
 			plain) args=() ;;
 			regions) args=(-p regions) ;;
 			full) args=(-p regions --sample-blocks off) ;;
+			t[0-9]*) args=(-p regions) ;;
 			nostore) args=(-p "$W/regions_nostore.toml") ;;
 			cap2) args=(-p "$W/regions_cap2.toml") ;;
 			*) args=(-p regions -r "$mode=@$mode") ;;
@@ -192,7 +194,9 @@ triton_cost() {
 			if [ $mode = plain ]; then
 				python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
 			else
-				"$NTOP" record "${args[@]}" --limit 100000 -o "$W/tr.trace.$mode.$rep" -- \
+				target=8388608
+				case $mode in t[0-9]*) target=${mode#t} ;; esac
+				NTOP_WARP_MAP_TARGET=$target "$NTOP" record "${args[@]}" --limit 100000 -o "$W/tr.trace.$mode.$rep" -- \
 					python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
 				"$NTOP" report "$W/tr.trace.$mode.$rep" >"$W/tr.report.$mode.$rep" 2>&1
 				rm -rf "$W/tr.trace.$mode.$rep/results"
