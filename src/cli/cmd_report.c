@@ -160,7 +160,10 @@ static void rep_text_result(const struct rep_result *rr, int amd, int gpus)
 	} else if (rr->read_ok && !rr->error) {
 		printf("%d map%s, %llu records, %llu dropped", rr->n_maps, rr->n_maps == 1 ? "" : "s",
 		       (unsigned long long)rr->records, (unsigned long long)rr->dropped);
-		if (rr->sample_shift && rr->unsampled_unknown)
+		if (rr->sample_shift && rr->kept_first)
+			printf(", 1 block in %llu kept, the first %llu (the others' records not counted)",
+			       1ull << rr->sample_shift, (unsigned long long)rr->kept_first);
+		else if (rr->sample_shift && rr->unsampled_unknown)
 			printf(", 1 block in %llu kept (the others' records not counted)", 1ull << rr->sample_shift);
 		else if (rr->sample_shift)
 			printf(", 1 block in %llu kept (%llu records of the others not kept)",

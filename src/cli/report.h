@@ -19,6 +19,7 @@ struct rep_result {
 	uint64_t unsampled;      /* records of blocks block sampling skipped */
 	int unsampled_unknown;   /* those blocks stored no counts (a map's unsampled_unknown) */
 	uint32_t sample_shift;   /* largest over the maps: 1 block in 2^this kept */
+	uint64_t kept_first;     /* the first this many blocks kept (a map's sample_prefix), else 0 */
 	int has_bs;
 	char bs_line[128];
 	uint64_t bs_blocks, bs_warps_rec, bs_warps_exp, bs_dropped, bs_mismatch;

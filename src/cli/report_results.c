@@ -34,8 +34,11 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->dropped += r->maps[i].records_dropped;
 		rr->unsampled += r->maps[i].records_unsampled;
 		rr->unsampled_unknown |= r->maps[i].unsampled_unknown;
-		if (r->maps[i].sample_shift > rr->sample_shift)
-			rr->sample_shift = r->maps[i].sample_shift;
+		if (r->maps[i].sample_shift > rr->sample_shift) {
+			const struct result_map *m = &r->maps[i];
+			rr->sample_shift = m->sample_shift;
+			rr->kept_first = m->sample_prefix && m->units_per_block ? m->rec_units / m->units_per_block : 0;
+		}
 	}
 	int mi = block_sched_find_map(r);
 	struct block_sched *bs = NULL;

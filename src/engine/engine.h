@@ -43,21 +43,27 @@
  * Block sampling (engine_map_sampled: slot-major maps, whose size grows
  * with cap x threads, and warp maps with cap > 1, cap x warps): when a
  * launch's maps would not fit the hook's budget (or, with a warp map, its
- * smaller per-launch target), it keeps the records of 1 block in 2^shift, those whose block_linear is a
- * multiple of 2^shift. The shift travels in the low 5 bits of the map's
- * pointer parameter (the buffer itself is 256-aligned). The count area
- * still has a slot for every unit, but only the kept blocks' units store
- * their counts where a map's cursor is dynamic (the others leave theirs as
- * found: the host clears and reads only the kept blocks' counts, so what
- * the other blocks tried to save is not known; a static map's counts are
- * not stored at all, see count_static); the record
- * area holds only the kept blocks' units, kept unit index =
- * (block_linear >> shift) * units_per_block + unit in block, and the
- * slot-major stride is that smaller number of units. When every map of a
- * kernel can be sampled and it calls no instrumented .func, a block not
- * kept branches at entry to a copy of the kernel's original body
- * (ptx_inject_plain.c) and runs as if unprobed; otherwise its region hooks
- * (at = "region") are branched around, one predicated branch a boundary. */
+ * smaller per-launch target), it keeps the records of 1 block in 2^shift:
+ * of a slot-major map those whose block_linear is a multiple of 2^shift,
+ * spread over the launch (dmat's accesses over time); of a warp map the
+ * first ceil(blocks / 2^shift) (engine_map_sample_prefix), which the GPU
+ * runs first: a kept block runs slower, and one among the last to run
+ * would hold up the kernel's end (a Triton matmul with 8 kept blocks of
+ * 1024 spread over it took 1.18x). The shift travels in the low 5 bits of
+ * the map's pointer parameter (the buffer itself is 256-aligned). The
+ * count area still has a slot for every unit, but only the kept blocks'
+ * units store their counts where a map's cursor is dynamic (the others
+ * leave theirs as found: the host clears and reads only the kept blocks'
+ * counts, so what the other blocks tried to save is not known; a static
+ * map's counts are not stored at all, see count_static); the record area
+ * holds only the kept blocks' units, kept unit index = (block_linear >>
+ * shift) * units_per_block + unit in block (with the first blocks kept,
+ * the unit index itself), and the slot-major stride is that smaller
+ * number of units. When every map of a kernel can be sampled and it calls
+ * no instrumented .func, a block not kept branches at entry to a copy of
+ * the kernel's original body (ptx_inject_plain.c) and runs as if
+ * unprobed; otherwise its region hooks (at = "region") are branched
+ * around, one predicated branch a boundary. */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];
@@ -182,7 +188,8 @@ uint64_t engine_map_bytes(const struct probe_map *m, uint64_t blocks, uint32_t t
 uint64_t engine_map_rec_units(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift);
 /* Index among the units with records of unit `unit`, or UINT64_MAX when its
  * block was not kept. */
-uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint32_t shift, uint64_t unit);
+uint64_t engine_map_kept_unit(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift,
+			      uint64_t unit);
 uint64_t engine_map_units(const struct probe_map *m, uint64_t blocks, uint32_t threads);
 /* Offset of the record area inside the buffer (after the counts). */
 uint64_t engine_map_records_offset(const struct probe_map *m, uint64_t blocks, uint32_t threads);
@@ -194,6 +201,8 @@ int engine_map_records_clear(const struct probe_map *m);
 int engine_map_slot_major(const struct probe_map *m);
 /* 1 when m can be block-sampled (see block sampling above). */
 int engine_map_sampled(const struct probe_map *m);
+/* 1 when a sampled m keeps the first blocks rather than every 2^shift-th. */
+int engine_map_sample_prefix(const struct probe_map *m);
 /* Index of unit `unit`'s record `slot` in the record area of a launch with
  * `units` units (multiply by rec_size for the byte offset). */
 uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,

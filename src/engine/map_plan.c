@@ -106,12 +106,15 @@ uint32_t engine_plan_shift(const struct engine_result *res, uint64_t blocks, uin
 	return k;
 }
 
-uint64_t engine_map_kept_unit(const struct probe_map *m, uint32_t threads, uint32_t shift, uint64_t unit)
+uint64_t engine_map_kept_unit(const struct probe_map *m, uint64_t blocks, uint32_t threads, uint32_t shift,
+			      uint64_t unit)
 {
 	if (!engine_map_sampled(m) || shift == 0)
 		return unit;
 	uint64_t upb = map_plan_units_per_block(m, threads);
 	uint64_t block = unit / upb;
+	if (engine_map_sample_prefix(m))
+		return block < map_plan_kept_blocks(m, blocks, shift) ? unit : UINT64_MAX;
 	if (block & ((1ull << shift) - 1))
 		return UINT64_MAX;
 	return (block >> shift) * upb + unit % upb;
@@ -154,7 +157,12 @@ int engine_map_slot_major(const struct probe_map *m)
  * kept blocks, so their timelines stay complete. */
 int engine_map_sampled(const struct probe_map *m)
 {
-	return engine_map_slot_major(m) || (m->level == PROBE_LEVEL_WARP && m->cap > 1);
+	return engine_map_slot_major(m) || engine_map_sample_prefix(m);
+}
+
+int engine_map_sample_prefix(const struct probe_map *m)
+{
+	return m->level == PROBE_LEVEL_WARP && m->cap > 1;
 }
 
 uint64_t engine_map_record_index(const struct probe_map *m, uint64_t units, uint64_t unit,

@@ -43,6 +43,7 @@
 #define RESULT_MAX_MAPS 64u
 #define RESULT_MAP_SLOT_MAJOR 1u   /* descriptor flags: records slot-major */
 #define RESULT_MAP_KEPT_COUNTS 2u  /* descriptor flags: counts of the kept units only */
+#define RESULT_MAP_PREFIX 4u       /* descriptor flags: the kept blocks are the first ones */
 #define RESULT_MAP_SHIFT_AT 8u     /* flags bits 8-12: block-sampling shift */
 #define RESULT_MAP_SHIFT_MASK (31u << RESULT_MAP_SHIFT_AT)
 #define RESULT_MAX_STR (1u << 20)  /* mangled names run to KBs, never MBs */
@@ -155,6 +156,7 @@ static void put_desc(struct strbuf *sb, const struct result_map *m, uint64_t cou
 	result_put_u32(sb, m->map.rec_size);
 	result_put_u32(sb, (uint32_t)m->map.n_fields);
 	result_put_u32(sb, (m->slot_major ? RESULT_MAP_SLOT_MAJOR : 0) | (m->counts_kept_only ? RESULT_MAP_KEPT_COUNTS : 0) |
+			    (m->sample_shift && m->sample_prefix ? RESULT_MAP_PREFIX : 0) |
 			    m->sample_shift << RESULT_MAP_SHIFT_AT);
 	put_u64(sb, m->units);
 	put_u64(sb, counts_n * 4);
@@ -242,6 +244,11 @@ static int walk_next(struct unit_walk *w)
 		w->end = m->units;
 		return 1;
 	}
+	if (m->sample_prefix) { /* the kept units, then the rest */
+		w->kept = w->u < m->rec_units;
+		w->end = w->kept ? m->rec_units : m->units;
+		return 1;
+	}
 	uint64_t b = w->u / m->units_per_block, mask = (1ull << m->sample_shift) - 1;
 	w->kept = !(b & mask);
 	uint64_t next = w->kept ? b + 1 : (b | mask) + 1; /* the run's end, in blocks */
@@ -316,6 +323,9 @@ static int result_has_sites(const struct result *r)
 static uint32_t result_file_version(const struct result *r)
 {
 	uint32_t v = 1;
+	for (int i = 0; i < r->n_maps; i++)
+		if (r->maps[i].sample_shift && r->maps[i].sample_prefix)
+			return 7;
 	if (result_has_sites(r))
 		return 6;
 	if (result_warp_other(r))
@@ -334,10 +344,11 @@ static uint32_t result_file_version(const struct result *r)
 
 static void put_header(struct strbuf *sb, const struct result *r)
 {
+	uint32_t version = result_file_version(r);
 	strbuf_append(sb, RESULT_MAGIC, 8); /* includes the NUL */
-	result_put_u32(sb, result_file_version(r));
+	result_put_u32(sb, version);
 	/* version 5 appends the warp size to the fixed header */
-	result_put_u32(sb, RESULT_HEADER_BYTES + (result_warp_other(r) || result_has_sites(r) ? 4u : 0u));
+	result_put_u32(sb, RESULT_HEADER_BYTES + (version >= 5 ? 4u : 0u));
 	put_u64(sb, 0); /* file_bytes, patched at the end */
 	result_put_u32(sb, r->pid);
 	result_put_u32(sb, r->kernel_id);
@@ -354,7 +365,7 @@ static void put_header(struct strbuf *sb, const struct result *r)
 	put_u64(sb, r->duration_ns);
 	result_put_u32(sb, (uint32_t)r->n_maps);
 	result_put_u32(sb, result_has_sites(r) ? 1u : 0u); /* flags: bit 0, a site table follows the strings */
-	if (result_warp_other(r) || result_has_sites(r))
+	if (version >= 5)
 		result_put_u32(sb, r->warp_size ? r->warp_size : 32);
 	result_put_str(sb, r->kernel);
 	result_put_str(sb, r->probes);
@@ -696,13 +707,14 @@ int result_rd_descriptor(struct result_rd *r, const struct result *res, struct r
 		return cause_set(r->cause, "byte %llu: bad record size %u or field count %u",
 				 (unsigned long long)start, m->map.rec_size, n_fields);
 	/* an unknown bit may be a layout this reader would draw as garbage */
-	if (flags & ~(RESULT_MAP_SLOT_MAJOR | RESULT_MAP_KEPT_COUNTS | RESULT_MAP_SHIFT_MASK))
+	if (flags & ~(RESULT_MAP_SLOT_MAJOR | RESULT_MAP_KEPT_COUNTS | RESULT_MAP_PREFIX | RESULT_MAP_SHIFT_MASK))
 		return cause_set(r->cause, "byte %llu: map flags 0x%x unknown", (unsigned long long)start, flags);
+	m->sample_prefix = (flags & RESULT_MAP_PREFIX) != 0;
 	m->slot_major = (flags & RESULT_MAP_SLOT_MAJOR) != 0;
 	m->sample_shift = (flags & RESULT_MAP_SHIFT_MASK) >> RESULT_MAP_SHIFT_AT;
 	m->counts_kept_only = (flags & RESULT_MAP_KEPT_COUNTS) != 0;
-	if (m->counts_kept_only && !m->sample_shift)
-		return cause_set(r->cause, "byte %llu: kept units' counts in a map that is not sampled",
+	if ((m->counts_kept_only || m->sample_prefix) && !m->sample_shift)
+		return cause_set(r->cause, "byte %llu: kept units' counts or first blocks in a map that is not sampled",
 				 (unsigned long long)start);
 	m->map.level = (enum probe_level)level;
 	m->map.n_fields = (int)n_fields;

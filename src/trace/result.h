@@ -20,10 +20,11 @@
  * version 4 maps that store fewer record slots per unit than their cap
  * (stored < cap), version 5 warp-level units of other than 32 lanes (AMD
  * waves of 64), version 6 a site table (the probed kernel's sites, so
- * records that save SITE name their source line); a file is written with
+ * records that save SITE name their source line), version 7 maps whose
+ * kept blocks are the first ones (sample_prefix); a file is written with
  * the lowest version that describes it, so older readers still take what
  * they can read and refuse (rather than misread) the others. */
-#define RESULT_VERSION 6
+#define RESULT_VERSION 7
 
 struct result_map {
 	struct probe_map map;  /* name, level, cap, rec_size, fields */
@@ -48,6 +49,10 @@ struct result_map {
 	uint32_t sample_shift;
 	uint64_t rec_units;
 	uint64_t units_per_block;
+	/* ... and the kept blocks are the first ceil(blocks / 2^sample_shift)
+	 * (engine.h: warp maps), not every 2^sample_shift-th: unit u keeps its
+	 * index among the units with records (descriptor flag bit 2). */
+	int sample_prefix;
 	/* Sampled maps whose skipped blocks stored no counts (the CUDA hook's,
 	 * engine.h). Written: counts_kept_only, counts[] holds the rec_units
 	 * kept units' counts in kept-unit order (descriptor flag bit 1). Read:
@@ -125,6 +130,8 @@ static inline uint64_t result_map_file_counts(const struct result_map *m)
 /* Does unit `unit` have records (its block sampled)? */
 static inline int result_map_unit_kept(const struct result_map *m, uint64_t unit)
 {
+	if (m->sample_shift && m->sample_prefix)
+		return unit < m->rec_units;
 	return !m->sample_shift || !((unit / m->units_per_block) & ((1ull << m->sample_shift) - 1));
 }
 
@@ -138,7 +145,7 @@ static inline uint64_t result_map_rec_units(const struct result_map *m)
  * (the inverse of the sampling map in result_map_record). */
 static inline uint64_t result_map_unit_at(const struct result_map *m, uint64_t ru)
 {
-	if (!m->sample_shift)
+	if (!m->sample_shift || m->sample_prefix)
 		return ru;
 	return ((ru / m->units_per_block) << m->sample_shift) * m->units_per_block + ru % m->units_per_block;
 }
@@ -151,7 +158,8 @@ static inline const uint8_t *result_map_record(const struct result_map *m, uint6
 {
 	if (!result_map_unit_kept(m, unit) || slot >= m->stored)
 		return NULL;
-	uint64_t upb = m->units_per_block, ru = m->sample_shift ? (unit / upb >> m->sample_shift) * upb + unit % upb : unit;
+	uint64_t upb = m->units_per_block;
+	uint64_t ru = m->sample_shift && !m->sample_prefix ? (unit / upb >> m->sample_shift) * upb + unit % upb : unit;
 	uint64_t i = m->slot_major ? (uint64_t)slot * result_map_rec_units(m) + ru : ru * m->stored + slot;
 	return m->records + i * m->map.rec_size;
 }

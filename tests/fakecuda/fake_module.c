@@ -523,8 +523,9 @@ static void fake_fill_blocks(uint8_t *base, uint64_t blocks, uint32_t rec, int c
 /* FAKECUDA_MAP=regions:CAP: per warp (unit-major, CAP 8-byte records) what
  * probes/regions.toml writes: the entry pair, region 0 from +100 to +300,
  * region 1 from +300 to +700 (sites 0..3), the exit at +1000; only the
- * warps of blocks kept by the sampling shift, the others' counts absurd
- * (engine.h: they store none, the hook must not read them). */
+ * warps of the first ceil(blocks / 2^shift) blocks (kept by the sampling
+ * shift), the others' counts absurd (engine.h: they store none, the hook
+ * must not read them). */
 static void fake_fill_regions(uint8_t *base, uint64_t blocks, uint64_t upb, unsigned shift, uint32_t cap)
 {
 	static const uint32_t at[5] = { 100, 300, 300, 700, 1000 };
@@ -534,8 +535,7 @@ static void fake_fill_regions(uint8_t *base, uint64_t blocks, uint64_t upb, unsi
 	uint8_t *records = base + ((warps * 4 + 15) & ~(uint64_t)15);
 	for (uint64_t u = 0; u < warps && cap >= 7; u++) {
 		uint32_t r[14], n = 7 * 8, absurd = 0x7fffffffu;
-		uint64_t b = u / upb;
-		if (b & ((1ull << shift) - 1)) {
+		if (u / upb >= (blocks + (1ull << shift) - 1) >> shift) {
 			memcpy(base + u * 4, &absurd, 4);
 			continue;
 		}
@@ -549,7 +549,7 @@ static void fake_fill_regions(uint8_t *base, uint64_t blocks, uint64_t upb, unsi
 			r[5 + 2 * k] = tag[k];
 		}
 		memcpy(base + u * 4, &n, 4);
-		memcpy(records + ((b >> shift) * upb + u % upb) * cap * 8, r, sizeof r);
+		memcpy(records + u * cap * 8, r, sizeof r);
 	}
 }
 

@@ -915,9 +915,16 @@ static void test_map_plan(void)
 	CHECK_EQ_INT(engine_map_bytes(&t, 3, 42, 2), 512 + 42 * 32);
 	CHECK_EQ_INT(engine_map_bytes(&w, 1, 33, 3), 16 + 2 * 16);
 	CHECK_EQ_INT(engine_map_rec_units(&t, 5, 42, 2), 84);
-	CHECK_EQ_INT(engine_map_kept_unit(&t, 42, 1, 42 * 2 + 5), 42 + 5);
-	CHECK(engine_map_kept_unit(&t, 42, 1, 42 + 5) == UINT64_MAX);
-	CHECK_EQ_INT(engine_map_kept_unit(&w, 42, 1, 3), 3);
+	CHECK_EQ_INT(engine_map_kept_unit(&t, 3, 42, 1, 42 * 2 + 5), 42 + 5);
+	CHECK(engine_map_kept_unit(&t, 3, 42, 1, 42 + 5) == UINT64_MAX);
+	CHECK_EQ_INT(engine_map_kept_unit(&w, 3, 42, 1, 3), 3);
+	/* a warp map of many records keeps the first blocks: 5 blocks of 2
+	 * warps, 1 in 2 = blocks 0-2, units 0-5 at their own index */
+	struct probe_map wp = { .level = PROBE_LEVEL_WARP, .cap = 4, .rec_size = 8 };
+	CHECK(engine_map_sampled(&wp) && engine_map_sample_prefix(&wp) && !engine_map_sample_prefix(&t));
+	CHECK_EQ_INT(engine_map_bytes(&wp, 5, 64, 1), 48 + 6 * 32);
+	CHECK_EQ_INT(engine_map_kept_unit(&wp, 5, 64, 1, 5), 5);
+	CHECK(engine_map_kept_unit(&wp, 5, 64, 1, 6) == UINT64_MAX);
 	/* the smallest shift that fits: 1M threads x 4 x 8 bytes = 32 MiB, plus
 	 * a warp map that sampling does not shrink */
 	struct engine_result plan;

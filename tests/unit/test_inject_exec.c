@@ -1007,7 +1007,7 @@ static void check_launch(const char *what, const struct probe_spec *sp, const ch
 		e.kept = -1;
 		fn(d, c, &e);
 		uint32_t count = (uint32_t)e.n * sp->rec;
-		uint64_t ku = engine_map_kept_unit(&pm, threads, shift, u);
+		uint64_t ku = engine_map_kept_unit(&pm, blocks, threads, shift, u);
 		/* a block sampling skipped stores no count (engine.h) */
 		if (!said->is_static) {
 			if (ku != UINT64_MAX)

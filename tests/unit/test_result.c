@@ -203,6 +203,58 @@ static int layout_ok(const struct result *g)
 	return 1;
 }
 
+/* Block sampling of a warp map, the first blocks kept: 5 blocks of 2
+ * warps, cap 2, 1 in 2 = blocks 0-2 (units 0-5, at their own index), the
+ * hook's form (their counts only); version 7, flag bit 2; read back with
+ * NULL past unit 5 and the records of the others unknown. */
+static void test_prefix_sampled(void)
+{
+	struct result *r = make_layout(0);
+	r->block[0] = 64;
+	r->block[1] = r->block[2] = 1;
+	r->grid[0] = 5;
+	r->grid[1] = r->grid[2] = 1;
+	struct result_map *m = &r->maps[0];
+	m->map.level = PROBE_LEVEL_WARP;
+	m->units = 10;
+	m->map.cap = 2;
+	m->stored = 2;
+	m->sample_shift = 1;
+	m->sample_prefix = 1;
+	m->counts_kept_only = 1;
+	m->rec_units = 6;
+	m->units_per_block = 2;
+	free(m->counts);
+	free(m->records);
+	m->counts = calloc(6, 4);
+	m->records = calloc(6 * 2, 4);
+	for (uint32_t u = 0; u < 6; u++) {
+		m->counts[u] = 4 * (1 + u % 2);
+		for (uint32_t k = 0; k < 2; k++)
+			memset(m->records + (u * 2 + k) * 4, (int)(u * 16 + k), 4);
+	}
+	char *cause = NULL;
+	struct result *g = NULL;
+	CHECKF(result_write(dir, "pre.ntr", r, &cause) == 0, "%s", cause);
+	char *p = path_of("pre.ntr");
+	CHECKF(result_read(p, &g, &cause) == 0, "%s", cause);
+	const struct result_map *gm = g ? &g->maps[0] : NULL;
+	CHECK(g && g->version == 7 && gm->sample_prefix && gm->rec_units == 6 && gm->unsampled_unknown);
+	int ok = gm != NULL;
+	for (uint32_t u = 0; gm && u < 10; u++)
+		for (uint32_t k = 0; k < 2; k++) {
+			const uint8_t *x = result_map_record(gm, u, k);
+			ok &= u >= 6 ? x == NULL : x && x[0] == u * 16 + k;
+		}
+	CHECK(ok);
+	CHECK(gm && gm->counts[5] == 8 && gm->counts[6] == 0 && gm->records_written == 9 && gm->records_dropped == 0);
+	result_free(g);
+	unlink(p);
+	free(p);
+	free(cause);
+	result_free(r);
+}
+
 /* Block sampling: 5 blocks of 2 threads, cap 2, 1 block in 2 kept (blocks
  * 0, 2, 4): records for 6 units only, counts for all 10; the file is
  * version 3, reads back with NULL for the other blocks' units and the
@@ -330,8 +382,10 @@ static void test_layouts(void)
 			CHECK(result_read_mem(b, n, &g, &cause) == 0 && !g->maps[0].slot_major && !layout_ok(g) &&
 			      result_map_record(&g->maps[0], 1, 0)[0] == 3 * 16 /* index 3: slot-major (3, 0) */);
 			result_free(g);
-			b[flags] = 4;
+			b[flags] = 8;
 			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "flags"));
+			b[flags] = 4; /* the first blocks kept, in a map that is not sampled */
+			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "not sampled"));
 			b[flags] = 2; /* kept units' counts only, in a map that is not sampled */
 			CHECK(result_read_mem(b, n, &g, &cause) < 0 && g == NULL && strstr(cause, "not sampled"));
 		}
@@ -1258,6 +1312,7 @@ int main(void)
 	test_unit_walk();
 	test_layouts();
 	test_sampled_layout();
+	test_prefix_sampled();
 	test_empty_and_errors();
 	test_truncation();
 	test_corruption();

@@ -191,7 +191,7 @@ void ptx_inject_unit_addr(const struct inj *in, struct strbuf *sb, struct site *
 	}
 	strbuf_puts(sb, "mul.lo.u64 %ntop_d3, %ntop_nb, %ntop_d1;\n"); /* units */
 	emit_record_area(sb, "%ntop_d3");
-	if (m->sampled) {
+	if (m->slot_major) {
 		emit_sampled_blocks(sb);
 		strbuf_puts(sb, "mul.lo.u64 %ntop_d0, %ntop_d4, %ntop_d1;\n");
 	}
@@ -220,12 +220,18 @@ void ptx_inject_unit_count(const struct inj *in, struct strbuf *sb, struct site 
 }
 
 /* pred = this block's records are kept in sampled map i: block_linear
- * is a multiple of 2^shift. */
+ * is a multiple of 2^shift (slot-major), or below ceil(blocks / 2^shift)
+ * (the first blocks: warp maps). */
 void ptx_inject_unit_sampled(const struct inj *in, struct strbuf *sb, struct site *st, int map,
 			     const char *pred)
 {
 	emit_grid(in, sb, st);
 	emit_map_base(&in->maps[map], sb, map);
+	if (!in->maps[map].slot_major) {
+		emit_sampled_blocks(sb);
+		strbuf_printf(sb, "setp.lt.u64 %s, %%ntop_bl, %%ntop_d5;\n", pred);
+		return;
+	}
 	strbuf_puts(sb,
 		"mov.u64 %ntop_d5, 1;\n"
 		"shl.b64 %ntop_d5, %ntop_d5, %ntop_w6;\n"

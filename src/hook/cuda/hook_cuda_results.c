@@ -102,6 +102,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 	rm->stored = c->stored;
 	rm->slot_major = engine_map_slot_major(&em->map);
 	rm->sample_shift = engine_map_sampled(&em->map) ? j->sample_shift : 0;
+	rm->sample_prefix = engine_map_sample_prefix(&em->map);
 	rm->rec_units = c->rec_units;
 	rm->units_per_block = blocks ? rm->units / blocks : 1;
 	rm->counts_kept_only = c->counts.kept_only;
@@ -141,11 +142,15 @@ struct hook_rows hook_counts_rows(const struct engine_result *plan, int i, uint6
 	struct hook_rows rw = { units * 4, units * 4, 1, 0 };
 	if (!engine_map_sampled(m) || !shift || !blocks || plan->maps[i].count_static)
 		return rw;
-	uint64_t upb = units / blocks;
+	uint64_t upb = units / blocks, kept = engine_map_rec_units(m, blocks, threads, shift);
+	rw.kept_only = 1;
+	if (engine_map_sample_prefix(m)) { /* the first blocks': one run */
+		rw.len = rw.pitch = kept * 4;
+		return rw;
+	}
 	rw.len = upb * 4;
 	rw.pitch = rw.len << shift;
-	rw.rows = engine_map_rec_units(m, blocks, threads, shift) / upb;
-	rw.kept_only = 1;
+	rw.rows = kept / upb;
 	return rw;
 }
 
