@@ -45,6 +45,8 @@
  *                     per warp (regions) takes before its blocks are sampled
  *                     (default 8 MiB; NTOP_SAMPLE=off: the budget's half);
  *                     such records are copied back whole every launch
+ *   NTOP_MAP_TARGET   the same for many records per thread (dmat; default
+ *                     64 MiB)
  *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)
  *   NTOP_REAL_LIBNVRTC, NTOP_REAL_LIBNVJITLINK  full paths of the real libnvrtc
  *                     and libnvJitLink for ntop's stand-ins (src/jit); the
@@ -83,6 +85,7 @@
 #define NTOP_ENV_MAP_BUDGET "NTOP_MAP_BUDGET"
 #define NTOP_ENV_SAMPLE "NTOP_SAMPLE"
 #define NTOP_ENV_WARP_MAP_TARGET "NTOP_WARP_MAP_TARGET"
+#define NTOP_ENV_MAP_TARGET "NTOP_MAP_TARGET"
 #define NTOP_ENV_STAGING_PINNED_MAX "NTOP_STAGING_PINNED_MAX"
 #define NTOP_ENV_REAL_LIBCUDA "NTOP_REAL_LIBCUDA"
 #define NTOP_ENV_REAL_LIBNVRTC "NTOP_REAL_LIBNVRTC"

@@ -32,6 +32,7 @@ struct hook_config {
 	uint64_t map_budget;       /* bytes */
 	uint64_t warp_map_target;  /* NTOP_WARP_MAP_TARGET: bytes a launch with a many-record warp map
 				    * (regions) takes before its blocks are sampled */
+	uint64_t map_target;       /* NTOP_MAP_TARGET: the same for thread maps of many records (dmat) */
 	uint64_t pinned_max;       /* largest pinned staging buffer (bytes, > 0) */
 	int sample_off;            /* NTOP_SAMPLE=off: decline rather than sample */
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */

@@ -151,17 +151,21 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 
 /* Buffer offsets and, for maps that grow with threads x cap, the block
  * sampling: one launch may take half the budget, so the previous one can be
- * copied back and written while it runs. A warp map of many records
- * (regions) is copied back whole, every slot: sampled down to its smaller
- * target, a launch's copy stays short next to the kernel (a 4096^3 Triton
- * matmul's 64 MiB of region slots took longer to copy back than the 250 us
- * kernel took to run). */
+ * copied back and written while it runs, and no more than its target, so
+ * that many launches' buffers are out at once and each is soon cleared and
+ * copied back: a short kernel under dmat (app_cost's 11 us call) took 16x
+ * on the app's clock with 276 MiB a launch, waiting for buffers. A warp map
+ * of many records (regions) is copied back whole, every slot: its target is
+ * smaller (a 4096^3 Triton matmul's 64 MiB of region slots took longer to
+ * copy back than the 250 us kernel took to run). */
 static int probe_plan(const struct hook_launch *l, const struct engine_result *res, struct hook_job *j,
 		      char **cause)
 {
 	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
 	uint64_t limit = hook.cfg.map_budget / 2, want = limit;
+	if (hook.cfg.map_target < want)
+		want = hook.cfg.map_target;
 	if (engine_plan_warp_sampled(res) && hook.cfg.warp_map_target < want)
 		want = hook.cfg.warp_map_target;
 	uint32_t k = 0;
