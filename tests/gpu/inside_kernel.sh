@@ -165,7 +165,7 @@ PY
 }
 
 # triton_regions.py plain and under each of COST_VARIANTS (default
-# "regions"), alternating, 2 rounds. A variant: regions (the default
+# "regions"), alternating, TRITON_ROUNDS rounds (default 2). A variant: regions (the default
 # regions), full (the same keeping every block: --sample-blocks off),
 # tN (the default regions with NTOP_WARP_MAP_TARGET=N bytes),
 # nostore (nostore_probe), cap2 (the default regions keeping two
@@ -180,7 +180,7 @@ triton_cost() {
 	nostore_probe "$W/regions_nostore.toml" || return 1
 	sed 's/^cap = 1024$/cap = 2/' "$ROOT/probes/regions.toml" >"$W/regions_cap2.toml"
 	grep -q '^cap = 2$' "$W/regions_cap2.toml" || { echo "regions.toml changed: update cap2" >&2; return 1; }
-	for rep in 1 2; do
+	for rep in $(seq "${TRITON_ROUNDS:-2}"); do
 		for mode in $modes; do
 			case $mode in
 			plain) args=() ;;
@@ -217,7 +217,8 @@ def read(mode, rep):
         if m:
             d[m.group(1)] = (float(m.group(2)), m.group(3))
     return d
-runs = {m: [read(m, r) for r in (1, 2)] for m in modes}
+rounds = int(__import__("os").environ.get("TRITON_ROUNDS", "2"))
+runs = {m: [read(m, r) for r in range(1, rounds + 1)] for m in modes}
 def kept(mode):
     try:
         s = sorted({int(n) for n in re.findall(r"1 block in (\d+) kept", open(f"{w}/tr.report.{mode}.1").read())})
