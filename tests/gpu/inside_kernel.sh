@@ -232,6 +232,9 @@ for k in sorted(runs["plain"][0]):
         g = [r[k][0] for r in runs[mode] if k in r]
         same = bool(g) and all(r.get(k, (0, None))[1] == runs["plain"][0][k][1] for r in runs[mode])
         ratio = f"{statistics.median(g) / p:.3f}x" if g else "no run"
+        per = [a[k][0] / b[k][0] for a, b in zip(runs[mode], runs["plain"]) if k in a and k in b]
+        if len(per) > 1:
+            ratio += f" (rounds {min(per):.3f}-{max(per):.3f})"
         print(f"{'cost: triton ' + k + ' ' + mode + ' (app clock)':44s} plain {p:.1f} us  {ratio}  "
               f"output {'identical' if same else 'DIFFERS'}{kept(mode)}")
 PY
