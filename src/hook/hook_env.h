@@ -43,7 +43,7 @@
  *                     of 1 block in N (more blocks skipped if still too big)
  *   NTOP_WARP_MAP_TARGET  map bytes a launch whose probe keeps many records
  *                     per warp (regions) takes before its blocks are sampled
- *                     (default 8 MiB; NTOP_SAMPLE=off: the budget's half);
+ *                     (default 4 MiB; NTOP_SAMPLE=off: the budget's half);
  *                     such records are copied back whole every launch
  *   NTOP_MAP_TARGET   the same for many records per thread (dmat; default
  *                     64 MiB)
