@@ -194,9 +194,9 @@ triton_cost() {
 			if [ $mode = plain ]; then
 				python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
 			else
-				target=8388608
-				case $mode in t[0-9]*) target=${mode#t} ;; esac
-				NTOP_WARP_MAP_TARGET=$target "$NTOP" record "${args[@]}" --limit 100000 -o "$W/tr.trace.$mode.$rep" -- \
+				target=()
+				case $mode in t[0-9]*) target=(NTOP_WARP_MAP_TARGET="${mode#t}") ;; esac
+				env "${target[@]}" "$NTOP" record "${args[@]}" --limit 100000 -o "$W/tr.trace.$mode.$rep" -- \
 					python3 tests/gpu/triton_regions.py "${attn[@]}" >"$W/tr.$mode.$rep" 2>>"$W/tr.err"
 				"$NTOP" report "$W/tr.trace.$mode.$rep" >"$W/tr.report.$mode.$rep" 2>&1
 				rm -rf "$W/tr.trace.$mode.$rep/results"
