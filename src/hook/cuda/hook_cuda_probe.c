@@ -149,28 +149,39 @@ static void probe_zero_spec(const struct engine_result *res, struct hook_job *j,
 	}
 }
 
+/* The bytes block sampling fits a launch's maps into: their target (many
+ * launches' buffers out at once, each soon cleared and copied back: a short
+ * kernel under dmat, app_cost's 11 us call, took 16x on the app's clock
+ * with 276 MiB a launch, waiting for buffers; a warp map of many records,
+ * regions, is copied back whole, every slot, so its target is smaller: a
+ * 4096^3 Triton matmul's 64 MiB of region slots took longer to copy back
+ * than the 250 us kernel took to run), at most half the budget. */
+static uint64_t probe_plan_target(const struct engine_result *res, uint64_t blocks, uint32_t threads,
+				  uint64_t limit)
+{
+	uint64_t want = hook.cfg.map_target;
+	if (engine_plan_warp_sampled(res) && hook.cfg.warp_map_target < want)
+		want = hook.cfg.warp_map_target;
+	/* the target is for the records sampling can shrink: not the counts of
+	 * every unit (64 MiB for a 16M-thread launch) nor the one block kept */
+	uint64_t fixed = engine_plan_bytes(res, blocks, threads, ENGINE_SAMPLE_SHIFT_MAX, NULL);
+	want = fixed && want <= UINT64_MAX - fixed ? want + fixed : UINT64_MAX;
+	return want < limit ? want : limit;
+}
+
 /* Buffer offsets and, for maps that grow with threads x cap, the block
  * sampling: one launch may take half the budget, so the previous one can be
- * copied back and written while it runs, and no more than its target, so
- * that many launches' buffers are out at once and each is soon cleared and
- * copied back: a short kernel under dmat (app_cost's 11 us call) took 16x
- * on the app's clock with 276 MiB a launch, waiting for buffers. A warp map
- * of many records (regions) is copied back whole, every slot: its target is
- * smaller (a 4096^3 Triton matmul's 64 MiB of region slots took longer to
- * copy back than the 250 us kernel took to run). */
+ * copied back and written while it runs. */
 static int probe_plan(const struct hook_launch *l, const struct engine_result *res, struct hook_job *j,
 		      char **cause)
 {
 	uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	uint32_t threads = l->block[0] * l->block[1] * l->block[2];
-	uint64_t limit = hook.cfg.map_budget / 2, want = limit;
-	if (hook.cfg.map_target < want)
-		want = hook.cfg.map_target;
-	if (engine_plan_warp_sampled(res) && hook.cfg.warp_map_target < want)
-		want = hook.cfg.warp_map_target;
+	uint64_t limit = hook.cfg.map_budget / 2;
 	uint32_t k = 0;
 	if (engine_plan_sampled(res) && !hook.cfg.sample_off)
-		k = engine_plan_shift(res, blocks, threads, hook.cfg.sample_min_shift, want);
+		k = engine_plan_shift(res, blocks, threads, hook.cfg.sample_min_shift,
+				      probe_plan_target(res, blocks, threads, limit));
 	j->sample_shift = k;
 	j->bytes = engine_plan_bytes(res, blocks, threads, k, j->map_off);
 	if (j->bytes == 0)
