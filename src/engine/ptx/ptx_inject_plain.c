@@ -9,7 +9,8 @@
  * (the probed body declares them), nothing added. Not done when the copy
  * could not be the original code: a call into an instrumented .func (its
  * signature gained the context), an indirect branch or call (their target
- * tables name labels). */
+ * tables name labels). Every block in the probed body is then kept, so its
+ * hooks test nothing more. */
 #include "engine/ptx/ptx_inject_int.h"
 
 #include <stdio.h>
@@ -48,6 +49,8 @@ int ptx_inject_plain_wanted(const struct inj *in)
 	return 1;
 }
 
+/* Every sampled map of a launch carries the same shift (the hook's), so
+ * map 0's kept-block test stands for all of them. */
 void ptx_inject_plain_branch(struct inj *in, struct strbuf *sb)
 {
 	struct site st = ptx_inject_site_at(SITE_ENTRY, NULL);
@@ -67,12 +70,11 @@ static int is_top_decl(const char *text)
 	return 0;
 }
 
-/* A label statement's name, "$L__BB0_4" of "$L__BB0_4:". */
-static void label_name(const char *text, char *out, size_t n)
+/* A label statement renamed: "$L__BB0_4" of "$L__BB0_4:" and the suffix. */
+static void copy_label(struct strbuf *sb, const char *text)
 {
 	const char *t = inject_skip_ws(text);
-	size_t len = strcspn(t, ": \t");
-	snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), t);
+	strbuf_printf(sb, "%.*s" PLAIN_SUFFIX ":\n", (int)strcspn(t, ": \t"), t);
 }
 
 static void copy_insn(struct strbuf *sb, const struct ptx_insn *x, const char *text)
@@ -93,7 +95,6 @@ int ptx_inject_plain_emit(struct inj *in, struct strbuf *sb)
 	strbuf_puts(sb, "ret;\n$ntop_plain:\n");
 	for (int i = 0; i < f->n_body; i++) {
 		const struct ptx_stmt *s = &f->body[i];
-		char name[256];
 		switch (s->kind) {
 		case PTX_OPEN:
 			depth++;
@@ -104,8 +105,7 @@ int ptx_inject_plain_emit(struct inj *in, struct strbuf *sb)
 			strbuf_puts(sb, "}\n");
 			break;
 		case PTX_LABEL:
-			label_name(s->text, name, sizeof name);
-			strbuf_printf(sb, "%s" PLAIN_SUFFIX ":\n", name);
+			copy_label(sb, s->text);
 			break;
 		case PTX_DIRECTIVE:
 			if (depth > 0 || !is_top_decl(s->text))

@@ -222,7 +222,7 @@ static int emit_edge(struct inj *in, struct strbuf *sb, int r, int i, int end, c
 	if (idx < 0)
 		return -1;
 	int kept = -1;
-	if (ip->map >= 0 && in->maps[ip->map].sampled && in->maps[ip->map].dynamic) {
+	if (!in->plain && ip->map >= 0 && in->maps[ip->map].sampled && in->maps[ip->map].dynamic) {
 		char sp[32];
 		snprintf(sp, sizeof sp, "%%ntop_sp%d", ip->map);
 		kept = ptx_inject_guard_open(in, sb, sp);
@@ -231,7 +231,7 @@ static int emit_edge(struct inj *in, struct strbuf *sb, int r, int i, int end, c
 	struct site st = ptx_inject_site_at(SITE_INSN, NULL);
 	st.index = idx;
 	st.region = r;
-	st.kept_only = kept >= 0;
+	st.kept_only = kept >= 0 || in->plain;
 	for (int h = 0; h < ip->p->n_hooks; h++)
 		if (ip->p->hooks[h].kind == PROBE_TP_REGION && ip->p->hooks[h].after == end &&
 		    ptx_inject_site_snip(in, sb, ip, h, &st) < 0)

@@ -54,7 +54,7 @@ static void save_head_static(struct inj *in, struct strbuf *sb, int map, uint32_
 		st->sa_map = -1;
 		ss->base = 0;
 	}
-	if (m->sampled && !m->slot_major) {
+	if (m->sampled && !m->slot_major && !in->plain) {
 		ptx_inject_unit_sampled(in, sb, st, map, "%ntop_ok");
 		ss->pred = 1;
 	}
@@ -92,7 +92,7 @@ static void save_head_dynamic(struct inj *in, struct strbuf *sb, int map, uint32
 	} else {
 		strbuf_printf(sb, "add.u64 %%ntop_sa, %%ntop_rec%d, %%ntop_sa;\n", map);
 	}
-	if (m->sampled && !st->kept_only)
+	if (m->sampled && !st->kept_only && !in->plain)
 		strbuf_printf(sb, "and.pred %%ntop_ok, %%ntop_ok, %%ntop_sp%d;\n", map);
 	st->sa_map = -1;
 	ss->pred = 1;
