@@ -245,7 +245,9 @@ step_case() {
 	# the attention kernel's warps pass ~1,400 region boundaries: a copy of
 	# the probe keeping 2048 records a warp keeps them all
 	sed 's/^cap = 1024$/cap = 2048/' probes/regions.toml >"$W/regions2k.toml"
-	"$NTOP" record -p "$W/regions2k.toml" -k attn_fwd --limit 1 -o "$W/case" -- python3 tests/gpu/triton_regions.py \
+	# every block kept (--sample-blocks off): the case study reads all warps
+	"$NTOP" record -p "$W/regions2k.toml" --sample-blocks off -k attn_fwd --limit 1 -o "$W/case" -- \
+		python3 tests/gpu/triton_regions.py \
 		--only attn --attn "$TRITON_ATTN" --reps 1 >"$W/case.out" 2>"$W/case.err"
 	"$NTOP" report "$W/case" >"$OUT/case.txt" 2>&1
 	"$NTOP" export "$W/case" -k attn_fwd --view regions --block 0 --width 1600 --height 500 \
