@@ -44,22 +44,25 @@ static void rcache_maps(const struct result *r, char *buf, size_t len)
 		snprintf(buf + o, len - o, " none");
 }
 
-/* From the header: the regions' names, what the cap cut and the blocks
- * block sampling kept. */
+/* From the header: the blocks block sampling kept (first, so that a
+ * narrow row still says it), the regions' names and what the cap cut. */
 static void rcache_regions(const struct result *r, const struct result_map *mp, char *buf, size_t len)
 {
 	uint64_t blocks = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
+	uint64_t kept = mp->units_per_block ? mp->rec_units / mp->units_per_block : 0;
 	size_t o = (size_t)snprintf(buf, len, "regions");
+	if (mp->sample_shift && mp->sample_prefix && kept)
+		o += (size_t)snprintf(buf + o, len - o, " (blocks 0-%llu of %llu)", (unsigned long long)kept - 1,
+				      (unsigned long long)blocks);
+	else if (mp->sample_shift)
+		o += (size_t)snprintf(buf + o, len - o, " (1 block in %llu)", 1ull << mp->sample_shift);
 	for (int i = 0; i < r->sites.n_regions && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s %s", i ? "," : "", r->sites.regions[i].name);
 	if (!r->sites.n_regions && o < len)
 		o += (size_t)snprintf(buf + o, len - o, " (no site table)");
 	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, ": %llu records, %llu dropped",
-				      (unsigned long long)mp->records_written, (unsigned long long)mp->records_dropped);
-	if (o < len && mp->sample_shift && mp->units_per_block)
-		snprintf(buf + o, len - o, ", warps of %s%llu of %llu blocks kept", mp->sample_prefix ? "the first " : "",
-			 (unsigned long long)(mp->rec_units / mp->units_per_block), (unsigned long long)blocks);
+		snprintf(buf + o, len - o, ": %llu records, %llu dropped", (unsigned long long)mp->records_written,
+			 (unsigned long long)mp->records_dropped);
 }
 
 static void rcache_read(struct rsum *s, const struct trace_dir *td, const struct td_result *tr)

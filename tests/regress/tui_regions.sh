@@ -154,5 +154,17 @@ screen | grep -Eq '^ptx:[0-9]+ +load +[0-9]+ +4\.00 ' || bad "80x24 lines: no se
 keys q q q q
 restored 0 "80x24 lines q"
 
+# ---- block sampling said: the launch line names the blocks kept ----
+NTOP_WARP_MAP_TARGET=20000 record smp regions:1024 -p regions -r ld=@load -r st=@store
+run_ntop $W $H LC_ALL=C NO_COLOR=1 view "$T/smp"
+wait_for 'KERNEL' || bad "sampled UI did not start"
+keys / s c a l e Enter j Enter
+wait_for 'launches 1  PTX' || bad "sampled: not the kernel launched once: $(line 4)"
+wait_for 'regions \(blocks 0-1 of 4\) ld, st: 14 record' || bad "sampled launch line: $(screen | grep regions)"
+keys Enter
+wait_for '^regions: SM 0, 1 warp  \(of 2 recorded\)' || bad "sampled warps view: $(line 2)"
+keys q q q q
+restored 0 "sampled q"
+
 [ "$fail" = 0 ] && echo "tui_regions: all passed"
 exit "$fail"
