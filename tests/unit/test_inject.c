@@ -1189,8 +1189,9 @@ static int holds_body_in_order(const char *body, const char *copy)
 
 /* Blocks block sampling skips run a copy of the original body: the kept
  * test comes before the entry's clock read, the copy holds the whole body
- * in order with its labels renamed. Not made when a map cannot be sampled
- * (block_sched) or a call goes into an instrumented .func. */
+ * in order with its labels renamed, and calls original copies of the
+ * instrumented functions. Not made when a map cannot be sampled
+ * (block_sched). */
 static void test_plain_copy(void)
 {
 	const char *specs[] = { "load=@load" };
@@ -1204,8 +1205,17 @@ static void test_plain_copy(void)
 		check_assembles("plain_copy", out);
 	}
 	free(out);
+	/* the copy calls an original copy of the instrumented helper, defined
+	 * before the kernel; the probed body still calls the probed helper */
 	out = instrument_regions(K_CALL, "k_call", specs, 1);
-	CHECK(out && strstr(out, "helper, (param0, %ntop_cx)") && !strstr(out, "ntop_plain"));
+	CHECK(out && strstr(out, "helper, (param0, %ntop_cx)"));
+	const char *def = out ? strstr(out, ".func (.param .b32 func_retval0) helper_ntop_plain(") : NULL;
+	CHECK(def && def < pos(out, ".entry k_call") && strstr(def, "ld.global.u32 %r1, [%rd1];\nst.param.b32"));
+	CHECK(strstr(pos(out, "$ntop_plain:"), "call.uni (retval0), helper_ntop_plain, (param0);") != NULL);
+	CHECK(out && holds_body_in_order(strstr(K_CALL, ".visible .entry"), strstr(out, "$ntop_plain:") ?
+					 strstr(out, "$ntop_plain:") : ""));
+	if (out)
+		check_assembles("plain_copy_call", out);
 	free(out);
 	struct probe *p = probe_block_sched();
 	struct ptx_inject_result ir;

@@ -193,6 +193,7 @@ static void inj_done(struct inj *in, int failed)
 	free(in->ctx);
 	ptx_files_done(&in->files);
 	strbuf_done(&in->decls);
+	strbuf_done(&in->plain_funcs);
 	if (failed)
 		body_free(in->out, in->mine, in->n_out);
 	free(in->mine);
@@ -234,6 +235,7 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	in.block_1d = !!(flags & ENGINE_BLOCK_1D);
 	in.grid_1d = !!(flags & ENGINE_GRID_1D);
 	strbuf_init(&in.decls);
+	strbuf_init(&in.plain_funcs);
 	in.kernel = ptx_find_func(m, kernel);
 	if (!in.kernel || !in.kernel->is_entry || in.kernel->is_decl)
 		return cause_set(cause, "no kernel body named %s", kernel);
@@ -253,6 +255,8 @@ int ptx_inject(struct ptx_module *m, const char *kernel, struct probe *const *pr
 	if (append_params(&in) < 0 || ptx_inject_func_params(&in) < 0 || ptx_inject_sites_finish(&in) < 0)
 		goto done;
 	swap_bodies(&in);
+	if (ptx_inject_plain_funcs(&in) < 0)
+		goto done;
 	res->n_maps = in.n_maps;
 	for (int i = 0; i < in.n_maps; i++) {
 		res->map_probe[i] = in.maps[i].pr;

@@ -142,6 +142,7 @@ struct inj {
 				without our exit code, so every count is stored */
 	int has_exit_work;
 	int plain;           /* blocks not kept run the original body (ptx_inject_plain.c) */
+	struct strbuf plain_funcs; /* ... calling original copies of the instrumented .funcs */
 	int at_entry;        /* count addresses (%ntop_hc<i>), static record starts and
 				%ntop_lane0 computed at entry (engine.h) */
 	int block_1d, grid_1d; /* ENGINE_BLOCK_1D, ENGINE_GRID_1D */
@@ -333,8 +334,11 @@ int ptx_inject_region_before(struct inj *in, struct strbuf *sb, int i, uint32_t 
 int ptx_inject_plain_wanted(const struct inj *in);
 /* The prologue's first code: blocks not kept go to the copy. */
 void ptx_inject_plain_branch(struct inj *in, struct strbuf *sb);
-/* The copy, after the probed body. 0, or -1 with a cause. */
+/* The copy, after the probed body (and the instrumented functions'
+ * original copies, kept for ptx_inject_plain_funcs). 0, or -1 with a cause. */
 int ptx_inject_plain_emit(struct inj *in, struct strbuf *sb);
+/* Once the bodies are swapped: those copies go in before the kernel. */
+int ptx_inject_plain_funcs(struct inj *in);
 
 /* ptx_inject_sites.c */
 /* Adds a site for statement i of in->fn; its index, or -1 out of memory. */
