@@ -6,7 +6,7 @@
 # counts only and the file says the rest were not counted (the fake stores
 # a huge count in every skipped unit: a hook that read them would report
 # them); NTOP_SAMPLE=off declines them instead, NTOP_SAMPLE=4 samples every
-# launch. Plumbing only: the fake fills one record per kept unit, honouring
+# launch, a small NTOP_MAP_TARGET samples below half the budget. Plumbing only: the fake fills one record per kept unit, honouring
 # the shift in the map pointer's low bits.
 source "$(dirname "$0")/hook_lib.inc"
 
@@ -71,6 +71,26 @@ grep -q "^result .*sampled=" "$TMP/off.log" && fail "off: a result was sampled"
 run four NTOP_SAMPLE=4
 check_files four 4
 grep -q "^result .*sampled=4 " "$TMP/four.log" || fail "NTOP_SAMPLE=4: no result sampled 1 in 4"
+
+# NTOP_MAP_TARGET: records beyond the counts and one block held to 140000
+# bytes (1 KiB a thread): at most 140000 / (block bytes) + 1 blocks kept,
+# well inside the budget
+run target NTOP_MAP_TARGET=140000
+n=0 s=0
+for f in "$TMP/target"/results/*.ntr; do
+	out=$("$DUMP" "$f") || { fail "target: unreadable $f"; continue; }
+	case $out in *probes=dmat*) ;; *) continue ;; esac
+	blocks=$(echo "$out" | sed -E 's/.* blocks=([0-9]+).*/\1/')
+	k=1
+	case $out in *sampled=*) k=$(echo "$out" | sed -E 's/.* sampled=([0-9]+).*/\1/') ;; esac
+	units=$(echo "$out" | sed -E 's/.* units=([0-9]+).*/\1/')
+	most=$((140000 / (units / blocks * 1024) + 1)) want=1
+	while [ $(((blocks + want - 1) / want)) -gt "$most" ]; do want=$((want * 2)); done
+	[ "$k" = "$want" ] || fail "target: $blocks blocks kept 1 in $k, want 1 in $want"
+	n=$((n + 1))
+	[ "$k" -gt 1 ] && s=$((s + 1))
+done
+[ "$n" -gt 0 ] && [ "$s" -gt 0 ] || fail "target: $n dmat results, $s of them sampled"
 
 [ "$fails" = 0 ] && echo "hook_sample: ok"
 exit $((fails > 0))
