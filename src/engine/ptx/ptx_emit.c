@@ -2,6 +2,7 @@
  * text, so an untouched parse assembles like the original; a statement the
  * instrumenter built without text is formatted from its parts. */
 #include "engine/ptx/ptx.h"
+#include "engine/ptx/ptx_int.h"
 
 #include "common/strbuf.h"
 
@@ -32,9 +33,8 @@ static void ptx_emit_stmt(struct strbuf *sb, const struct ptx_stmt *s)
 	strbuf_puts(sb, "\n");
 }
 
-static void ptx_emit_func(struct strbuf *sb, const struct ptx_func *f)
+void ptx_emit_func_tail(struct strbuf *sb, const struct ptx_func *f)
 {
-	strbuf_puts(sb, f->prefix);
 	if (f->has_param_list || f->n_params) {
 		strbuf_puts(sb, "(\n");
 		for (int i = 0; i < f->n_params; i++)
@@ -43,6 +43,12 @@ static void ptx_emit_func(struct strbuf *sb, const struct ptx_func *f)
 	}
 	if (f->suffix && *f->suffix)
 		strbuf_printf(sb, "\n%s", f->suffix);
+}
+
+static void ptx_emit_func(struct strbuf *sb, const struct ptx_func *f)
+{
+	strbuf_puts(sb, f->prefix);
+	ptx_emit_func_tail(sb, f);
 	if (f->is_decl) {
 		strbuf_puts(sb, "\n;\n");
 		return;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common/cause.h"
+#include "engine/ptx/ptx_int.h"
 
 #define PLAIN_SUFFIX "_ntop_plain"
 
@@ -155,14 +156,7 @@ static void copy_func_head(struct strbuf *sb, const struct ptx_func *f)
 {
 	const char *at = name_in_prefix(f);
 	strbuf_printf(sb, "%.*s%s" PLAIN_SUFFIX "%s", (int)(at - f->prefix), f->prefix, f->name, at + strlen(f->name));
-	if (f->has_param_list) {
-		strbuf_puts(sb, "(\n");
-		for (int i = 0; i < f->n_params; i++)
-			strbuf_printf(sb, "\t%s%s\n", f->params[i], i + 1 < f->n_params ? "," : "");
-		strbuf_puts(sb, ")");
-	}
-	if (f->suffix && *f->suffix)
-		strbuf_printf(sb, "\n%s", f->suffix);
+	ptx_emit_func_tail(sb, f);
 }
 
 /* The instrumented functions' original copies, declared, then defined. */

@@ -1,6 +1,6 @@
 /* Internals shared by the PTX parser files (ptx_lex.c, ptx_parse.c,
- * ptx_body.c, ptx_names.c, ptx_prune.c) and, for ptx_dup_trim, the
- * instrumenter's snippet reader; not part of the engine's API. */
+ * ptx_body.c, ptx_names.c, ptx_prune.c, ptx_emit.c) and, for ptx_dup_trim
+ * and ptx_emit_func_tail, the instrumenter; not part of the engine's API. */
 #ifndef NTOP_PTX_INT_H
 #define NTOP_PTX_INT_H
 #include "engine/ptx/ptx.h"
@@ -89,5 +89,10 @@ int ptx_reach(struct ptx_module *m, const char *root, char *mark, ptx_load_fn lo
 int ptx_prune_with(struct ptx_module *m, const char *kernel, ptx_load_fn load, void *ctx, char **cause);
 
 void ptx_top_clear(struct ptx_top *t);
+
+struct strbuf;
+/* A function's head after its prefix: the parameter list and the suffix
+ * (ptx_emit.c; the instrumenter writes copies of functions with it). */
+void ptx_emit_func_tail(struct strbuf *sb, const struct ptx_func *f);
 
 #endif
