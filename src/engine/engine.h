@@ -59,8 +59,9 @@
  * holds only the kept blocks' units, kept unit index = (block_linear >>
  * shift) * units_per_block + unit in block (with the first blocks kept,
  * the unit index itself), and the slot-major stride is that smaller
- * number of units. When every map of a kernel can be sampled and it has no
- * indirect branch, a block not kept branches at entry to a copy of the
+ * number of units. When every map of a kernel is sampled the same way (all
+ * slot-major, or all warp maps) and it has no indirect branch, a block not
+ * kept branches at entry to a copy of the
  * kernel's original body (calling original copies of the instrumented
  * .funcs; ptx_inject_plain.c) and runs as if unprobed; otherwise its
  * region hooks (at = "region") are branched around, one predicated branch

@@ -1224,7 +1224,20 @@ static void test_plain_copy(void)
 	CHECKF(out && !strstr(out, "ntop_plain"), "%s", cause ? cause : "block_sched got a plain copy");
 	free(out);
 	free(cause);
+	cause = NULL;
 	probe_free(p);
+	/* a thread map keeps 1 block in 2^s, a warp map the first blocks: no
+	 * one test says which blocks are kept, so no copy */
+	struct probe *mixed[2] = { probe_memtrace("ld.global"), NULL };
+	CHECK(probe_load_file(testlib_src("probes/regions.toml"), &mixed[1], &cause) == 0);
+	out = mixed[1] ? instrument(K_BURSTS, "k_bursts", mixed, 2, &ir, &cause) : NULL;
+	CHECKF(out && !strstr(out, "ntop_plain"), "%s", cause ? cause : "thread and warp maps got a plain copy");
+	if (out)
+		check_assembles("plain_mixed", out);
+	free(out);
+	free(cause);
+	probe_free(mixed[0]);
+	probe_free(mixed[1]);
 }
 
 int main(void)

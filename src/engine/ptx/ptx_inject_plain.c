@@ -3,7 +3,8 @@
  * probed body still costs them: every clock read and hook branch splits
  * the code ptxas schedules, and a pipelined loop (a Triton matmul) loses
  * ~20% with every record store predicated off. So when every map of the
- * kernel can be sampled, the prologue tests the kept-block predicate
+ * kernel is sampled the same way (all slot-major: 1 block in 2^s; all warp
+ * maps: the first blocks), the prologue tests the kept-block predicate
  * first and the blocks not kept branch to a copy of the original body at
  * the end of the kernel: labels renamed, top-level declarations left out
  * (the probed body declares them), nothing added. A call into an
@@ -51,8 +52,8 @@ int ptx_inject_plain_wanted(const struct inj *in)
 	const struct ptx_func *f = in->kernel;
 	if (in->n_maps == 0)
 		return 0;
-	for (int i = 0; i < in->n_maps; i++)
-		if (!in->maps[i].sampled)
+	for (int i = 0; i < in->n_maps; i++) /* one kept-block test for all (ptx_inject_plain_branch) */
+		if (!in->maps[i].sampled || in->maps[i].slot_major != in->maps[0].slot_major)
 			return 0;
 	for (int i = 0; i < f->n_body; i++)
 		if (blocks_copy(&f->body[i]))
@@ -63,8 +64,9 @@ int ptx_inject_plain_wanted(const struct inj *in)
 	return 1;
 }
 
-/* Every sampled map of a launch carries the same shift (the hook's), so
- * map 0's kept-block test stands for all of them. */
+/* Every sampled map of a launch carries the same shift (the hook's), and
+ * ptx_inject_plain_wanted asked them to keep blocks the same way, so map
+ * 0's kept-block test stands for all of them. */
 void ptx_inject_plain_branch(struct inj *in, struct strbuf *sb)
 {
 	struct site st = ptx_inject_site_at(SITE_ENTRY, NULL);
