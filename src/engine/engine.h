@@ -61,11 +61,10 @@
  * the unit index itself), and the slot-major stride is that smaller
  * number of units. When every map of a kernel is sampled the same way (all
  * slot-major, or all warp maps) and it has no indirect branch, a block not
- * kept branches at entry to a copy of the
- * kernel's original body (calling original copies of the instrumented
- * .funcs; ptx_inject_plain.c) and runs as if unprobed; otherwise its
- * region hooks (at = "region") are branched around, one predicated branch
- * a boundary. */
+ * kept branches at entry to a copy of the kernel's original body (calling
+ * original copies of the instrumented .funcs; ptx_inject_plain.c) and runs
+ * as if unprobed; otherwise its region hooks (at = "region") are branched
+ * around, one predicated branch a boundary. */
 struct engine_map {
 	struct probe_map map; /* copy of the probe's map (name, level, cap, rec_size, fields) */
 	char probe[PROBE_NAME_MAX];

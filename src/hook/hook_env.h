@@ -37,14 +37,16 @@
  *                     (default 256 MiB); larger counts and records are staged
  *                     in ordinary memory through a 16 MiB pinned buffer
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
- *                     (dmat): "auto" (default: only when a launch's maps
- *                     would take more than half the budget), "off" (decline
- *                     such launches), or N, a power of two: keep the records
- *                     of 1 block in N (more blocks skipped if still too big)
+ *                     (dmat) or warps x cap (regions): "auto" (default: only
+ *                     when a launch's maps would take more than their target,
+ *                     below, or half the budget), "off" (keep every block,
+ *                     decline launches over half the budget), or N, a power
+ *                     of two: keep the records of 1 block in N (more blocks
+ *                     skipped if still too big)
  *   NTOP_WARP_MAP_TARGET  map bytes a launch whose probe keeps many records
  *                     per warp (regions) takes before its blocks are sampled
- *                     (default 4 MiB; NTOP_SAMPLE=off: the budget's half);
- *                     such records are copied back whole every launch
+ *                     (default 4 MiB); such records are copied back whole
+ *                     every launch
  *   NTOP_MAP_TARGET   the same for many records per thread (dmat; default
  *                     64 MiB)
  *   NTOP_REAL_LIBCUDA full path of the real driver (found by search if unset)

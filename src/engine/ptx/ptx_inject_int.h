@@ -196,7 +196,7 @@ struct site {
 	int index;                   /* in the site table (SITE), -1 at entry/exit */
 	int region;                  /* REGION at a region boundary, else -1 */
 	int lane0_only;              /* inside the exit's lane-0 branch */
-	int kept_only;               /* behind the kept-block test of its sampled map (or in->plain) */
+	int kept_only;               /* behind the kept-block test of its sampled map */
 	unsigned have;               /* HAVE_* */
 	int sa_map;                  /* %ntop_sa holds this map's unit record start (-1: none) */
 	int bytes_wide;              /* BYTES stands for %ntop_bw (the u32 register widened) */

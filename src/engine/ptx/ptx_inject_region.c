@@ -231,7 +231,7 @@ static int emit_edge(struct inj *in, struct strbuf *sb, int r, int i, int end, c
 	struct site st = ptx_inject_site_at(SITE_INSN, NULL);
 	st.index = idx;
 	st.region = r;
-	st.kept_only = kept >= 0 || in->plain;
+	st.kept_only = kept >= 0;
 	for (int h = 0; h < ip->p->n_hooks; h++)
 		if (ip->p->hooks[h].kind == PROBE_TP_REGION && ip->p->hooks[h].after == end &&
 		    ptx_inject_site_snip(in, sb, ip, h, &st) < 0)

@@ -185,11 +185,11 @@ void hook_probe_job_free(struct hook_job *j);
 /* The job made ahead for `in` when it fits l's shape (else it goes back):
  * NULL when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
-/* After a probed launch of `in` (its maps `bytes`, on device `dev`) was
- * queued: makes the next one's job. */
 /* On the app's thread after a probed launch of in (counted here): should
  * the collector make the next launch's job (hook_stage_next)? */
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes);
+/* On the collector, for a probed launch of `in` (its maps `bytes`, on
+ * device `dev`) it took: makes the next one's job. */
 void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
 		     const struct hook_device *dev);
 /* Right after the builder thread made `in` (its context current): the
