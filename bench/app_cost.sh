@@ -14,8 +14,8 @@
 # plain, under `ntop record` (nothing probed, ntop's default sampled launch
 # timing; and again with NTOP_TIME_LAUNCHES=off, which tells the timing
 # events' cost from the rest of the hook's; and with --no-audit, no loader
-# audit module in the app), and under `ntop record -p P --every 1 --limit 100000` for every
-# built-in probe P (and block_sched again with NTOP_PROBE_ASYNC=1), the
+# audit module in the app), and under `ntop record -p P --wait-build --every 1 --limit
+# 100000` for every built-in probe P (and block_sched again without --wait-build), the
 # driver's JIT cache off (CUDA_CACHE_DISABLE=1), the modes interleaved, REPS (2) times each; after each
 # repetition its burst mode (one warm-up launch, then 5000 one-block launches
 # back to back and one sync) plain, under `ntop record` and under block_sched.
@@ -33,7 +33,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
-# APP_COST_PROBES: a subset; P-async: P with NTOP_PROBE_ASYNC=1 (copies built off the app's threads).
+# APP_COST_PROBES: a subset; P runs with --wait-build (every launch probed, the first waits for its
+# copy); P-async: ntop's default (copies built off the app's threads, launches unprobed meanwhile).
 # SELF_MODES (default none; e.g. "ntop-self ntop-notime-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
 # `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios)
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
@@ -362,7 +363,7 @@ def render(s):
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
-          "unless NTOP_PROBE_ASYNC=1 built the copy off the app's threads: the *-async modes); d = launches",
+          "unless the copy was built off the app's threads: the *-async modes, ntop's default); d = launches",
           "that ran unprobed while the copy was built", ""]
     rows = []
     for k in KERNELS:
@@ -621,11 +622,11 @@ one() {
 	ntop) rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime) NTOP_TIME_LAUNCHES=off rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-noaudit) rec "$name" --no-audit -- "$EX/app_cost" "$@" ;;
-	*-async) NTOP_PROBE_ASYNC=1 rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
+	*-async) rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	ntop-self) NTOP_SELF_TIME=1 NTOP_LOG=$W/$name.hook.log rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime-self) NTOP_TIME_LAUNCHES=off NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
-	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
-	*) rec "$name" -p "$probe" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
+	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
+	*) rec "$name" -p "$probe" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
 	if [ -d "$W/$name/results" ]; then

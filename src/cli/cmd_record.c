@@ -45,6 +45,7 @@ struct rec_opts {
 	char budget[24];     /* --map-budget in bytes, "" when not given */
 	const char *sample;  /* --sample-blocks: auto, off, N */
 	int no_audit;        /* --no-audit */
+	int wait_build;      /* --wait-build */
 	char **prog; /* NULL-terminated argv of the program */
 };
 
@@ -63,7 +64,8 @@ static void record_help(void)
 {
 	printf("Usage: ntop record [-p PROBE]... [-r NAME=SPEC]... [-k PATTERN]... [-o DIR]\n"
 	       "                   [--every N] [--limit N] [--map-budget SIZE]\n"
-	       "                   [--sample-blocks N|auto|off] [--no-audit] [--] PROGRAM [ARGS...]\n"
+	       "                   [--sample-blocks N|auto|off] [--wait-build] [--no-audit]\n"
+	       "                   [--] PROGRAM [ARGS...]\n"
 	       "\n"
 	       "Runs PROGRAM with ntop's driver hook and records every GPU module, kernel and\n"
 	       "launch it makes into a trace directory. With -p, matching kernels run an\n"
@@ -103,6 +105,12 @@ static void record_help(void)
 	       "                        skipped as fit; off keeps every block, declining\n"
 	       "                        launches over half the budget. Skipped blocks store\n"
 	       "                        nothing (NVIDIA: not even counts)\n"
+	       "      --wait-build      a kernel's first matching launch waits while its probed\n"
+	       "                        copy is built (the driver's JIT: 10-100 ms a kernel)\n"
+	       "                        and is probed. Default: copies are built off the\n"
+	       "                        app's threads and launches run unprobed until theirs\n"
+	       "                        is ready (counted as deferred; a kernel launched\n"
+	       "                        once may never be probed)\n"
 	       "      --no-audit        no loader audit module in PROGRAM's LD_AUDIT: libraries\n"
 	       "                        it opens by absolute path (the driver, NVRTC, nvJitLink)\n"
 	       "                        then bypass ntop's stand-ins, and ROCm 6/7 HIP runtimes\n"
@@ -116,11 +124,11 @@ static void record_help(void)
 	       "\n"
 	       "Environment: NTOP_HOOK_DIR (directory holding the hook's libcuda.so.1),\n"
 	       "NTOP_PROBES_DIR (built-in probes), NTOP_REAL_LIBAMDHIP64 (the real HIP\n"
-	       "runtime), and the hook's NTOP_TIME_LAUNCHES, NTOP_PROBE_ASYNC (1: build\n"
-	       "probed copies off the app's threads, launches unprobed meanwhile; unset:\n"
-	       "only for probes picked while PROGRAM runs; 0: never),\n"
-	       "NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see doc/hook.md). To change the\n"
-	       "probes while PROGRAM runs, write DIR/control (see doc/control.md).\n"
+	       "runtime), and the hook's NTOP_TIME_LAUNCHES, NTOP_PROBE_ASYNC (0: what\n"
+	       "--wait-build does), NTOP_MAP_BUDGET, NTOP_LOG, NTOP_KEEP_PTX (see\n"
+	       "doc/hook.md). To change the probes while PROGRAM runs, write DIR/control\n"
+	       "(see doc/control.md). HIP kernels' probed copies are always built on the\n"
+	       "launch.\n"
 	       "\n"
 	       "Examples:\n"
 	       "  ntop record ./app                       # list and time kernels only\n"
@@ -162,8 +170,8 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 			record_help();
 			return 1;
 		}
-		if (strcmp(a, "--no-audit") == 0) {
-			o->no_audit = 1;
+		if (strcmp(a, "--no-audit") == 0 || strcmp(a, "--wait-build") == 0) {
+			*(a[2] == 'n' ? &o->no_audit : &o->wait_build) = 1;
 			continue;
 		}
 		if ((r = cli_opt("record", argc, argv, &i, "-p", "--probe", &v)) != 0) {
@@ -529,6 +537,11 @@ static void rec_summary_probing(const struct trace_dir *td)
 			fprintf(stderr, "ntop: %s (pid %u): %llu launch%s not probed: %s\n", k->name ? k->name : "?",
 				k->pid, (unsigned long long)k->declined, k->declined == 1 ? "" : "es",
 				k->declined_reason ? k->declined_reason : "no reason given");
+		if (k->deferred)
+			fprintf(stderr, "ntop: %s (pid %u): %llu launch%s ran unprobed while its probed copy was "
+					"built%s\n", k->name ? k->name : "?", k->pid, (unsigned long long)k->deferred,
+				k->deferred == 1 ? "" : "es",
+				k->n_results ? "" : " (none probed: --wait-build probes a kernel's first launch)");
 	}
 	for (int i = 0; i < td->n_procs; i++) {
 		const struct td_process *p = &td->procs[i];
@@ -612,6 +625,7 @@ static int rec_run(struct rec_session *s, const struct rec_opts *o, const char *
 		.kernels = (char *const *)o->kernels, .n_kernels = o->n_kernels, .every = o->every,
 		.limit = o->limit, .output = SESSION_OUTPUT_INHERIT,
 		.map_budget = o->budget[0] ? o->budget : NULL, .sample = o->sample, .no_audit = o->no_audit,
+		.wait_build = o->wait_build,
 	};
 	char *cause = NULL;
 	session_signals_install();

@@ -269,8 +269,8 @@ static int session_env_ours(const char *e)
 	static const char *const ours[] = {
 		NTOP_ENV_EVENT_SOCK, NTOP_ENV_EVENT_FD, NTOP_ENV_EVENT_ID, NTOP_ENV_TRACE_DIR, NTOP_ENV_TRACE_DIR_ID, NTOP_ENV_PROBES,
 		NTOP_ENV_KERNELS, NTOP_ENV_PROBE_EVERY, NTOP_ENV_PROBE_LIMIT, NTOP_ENV_CONTROL, NTOP_ENV_MAP_BUDGET,
-		NTOP_ENV_SAMPLE, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK, NTOP_ENV_REAL_LIBAMDHIP64,
-		NTOP_ENV_AUDIT_MAP,
+		NTOP_ENV_SAMPLE, NTOP_ENV_PROBE_ASYNC, NTOP_ENV_REAL_LIBNVRTC, NTOP_ENV_REAL_LIBNVJITLINK,
+		NTOP_ENV_REAL_LIBAMDHIP64, NTOP_ENV_AUDIT_MAP,
 		"LD_LIBRARY_PATH", "LD_AUDIT", "TRITON_LIBCUDA_PATH"};
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
 		size_t n = strlen(ours[i]);
@@ -457,6 +457,9 @@ static char **session_env(const struct session *s, const struct session_spawn_op
 	/* an option replaces what ntop inherited; without one that passes on */
 	const char *budget = o->map_budget ? o->map_budget : getenv(NTOP_ENV_MAP_BUDGET);
 	const char *sample = o->sample ? o->sample : getenv(NTOP_ENV_SAMPLE);
+	const char *async = o->wait_build ? "0" : getenv(NTOP_ENV_PROBE_ASYNC);
+	if (async)
+		session_env_set(&env, NTOP_ENV_PROBE_ASYNC, async);
 	if (budget)
 		session_env_set(&env, NTOP_ENV_MAP_BUDGET, budget);
 	if (sample)

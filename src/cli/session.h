@@ -70,6 +70,7 @@ struct session_spawn_opts {
 	int no_control;             /* 1: no NTOP_CONTROL (default: <dir>/control, live control on) */
 	int no_audit;               /* 1: no loader audit module (LD_AUDIT stays the user's): opens
 				       by path bypass the stand-ins */
+	int wait_build;             /* 1: NTOP_PROBE_ASYNC=0, probed copies built on the launch */
 	enum session_output output;
 };
 

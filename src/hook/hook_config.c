@@ -124,7 +124,7 @@ void hook_config_load(void)
 	else if (tm && strcmp(tm, "off") == 0)
 		c->time_mode = HOOK_TIME_OFF;
 	const char *pa = getenv(NTOP_ENV_PROBE_ASYNC);
-	c->probe_async = pa && *pa ? strcmp(pa, "0") != 0 : -1;
+	c->probe_async = !(pa && strcmp(pa, "0") == 0);
 	const char *self = getenv(NTOP_ENV_SELF_TIME);
 	c->self_time = self && strcmp(self, "1") == 0;
 	const char *keep = getenv(NTOP_ENV_KEEP_PTX);

@@ -124,7 +124,8 @@ int hook_probe_defer(struct hook_kernel *k, uint64_t seq, const struct hook_prob
 		event_add_int(&sb, "seq", (long long)seq);
 		event_add(&sb, "status", "deferred");
 		event_add(&sb, "reason", "its probed copy is being built off the application's threads "
-					 "(NTOP_PROBE_ASYNC=0 builds it on the launch): launches run unprobed "
+					 "(record --wait-build, NTOP_PROBE_ASYNC=0, builds it on the launch): "
+					 "launches run unprobed "
 					 "until it is ready");
 		hook_event_emit(&sb);
 	}

@@ -38,8 +38,8 @@ struct hook_config {
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
 	int use_ptxas;
 	enum hook_time_mode time_mode;
-	int probe_async;           /* NTOP_PROBE_ASYNC: 1 copies built by the builder thread, 0 on the
-				    * launch, -1 (unset) on the builder for live picks (NTOP_CONTROL) only */
+	int probe_async;           /* NTOP_PROBE_ASYNC: 1 (default) copies built by the builder thread,
+				    * 0 on the launch that first wants one */
 	int keep_ptx;
 	int self_time;             /* NTOP_SELF_TIME=1: time the hook's phases per launch (hook_selftime.h) */
 	int log_on;                /* NTOP_LOG names a file the hook could open (hook_log.c) */

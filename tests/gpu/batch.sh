@@ -15,8 +15,9 @@
 #   block_records tests/gpu/block_records.sh: block_sched's block records
 #                 against block_sched_warp's warp records, block_skew's
 #                 known lifetimes
-#   app_cost      bench/app_cost.sh --quick with APP_COST_PROBES (default
-#                 "block_sched dmat"): the app's own cudaEvent time per launch
+#   app_cost      bench/app_cost.sh --quick (--reps APP_COST_REPS when set)
+#                 with APP_COST_PROBES (default "block_sched dmat"): the
+#                 app's own cudaEvent time per launch
 #   app_cost_ab   app_cost for several builds, alternating (AB, below)
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
@@ -61,7 +62,10 @@ step_jit_programs() {
 }
 
 step_app_cost() {
-	APP_COST_PROBES=${APP_COST_PROBES:-"block_sched dmat"} BUDGET_S=$((STEP_S - 30)) bench/app_cost.sh --quick
+	local reps=--quick
+	[ -n "${APP_COST_REPS:-}" ] && reps="--reps $APP_COST_REPS"
+	# shellcheck disable=SC2086 # reps is one option or two words
+	APP_COST_PROBES=${APP_COST_PROBES:-"block_sched dmat"} BUDGET_S=$((STEP_S - 30)) bench/app_cost.sh $reps
 }
 
 # app_cost_ab: bench/app_cost.sh --quick for each build in AB (default

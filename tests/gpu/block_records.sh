@@ -7,6 +7,8 @@
 # Run from the repository root with the Release build in build-gpu/;
 # writes $OUT/block_records.txt. Exit status: number of failed checks.
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"

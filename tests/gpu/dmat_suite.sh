@@ -9,6 +9,8 @@
 #
 #   tests/gpu/dmat_suite.sh        output under $OUT (default ./gpu-out)
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/gpu-out}

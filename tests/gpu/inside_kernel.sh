@@ -33,6 +33,8 @@
 # $OUT (default ./gpu-out): inside_kernel.txt (a line per check, last), and
 # the step outputs; everything else in inside_kernel-logs.tgz.
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 NTOP=${NTOP:-$ROOT/build-gpu/bin/ntop}

@@ -39,6 +39,8 @@
 # (per run, default 150), NTOP_GPU_BUDGET_S (no program starts after it,
 # default 270). Exit status 0 = no check failed.
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/gpu-out}

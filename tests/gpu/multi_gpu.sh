@@ -18,6 +18,8 @@
 # $OUT (default ./gpu-out): multi_gpu.txt (a line per check), the reports;
 # logs in multi_gpu-logs.tgz.
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 NTOP=${NTOP:-$ROOT/build-gpu/bin/ntop}

@@ -18,6 +18,8 @@
 # logs.tgz (per-step stdout/stderr, events.log of every trace, ncu csv, report
 # JSON), triton_ptx/*.ptx. Exit status 0 = no check failed.
 set -u
+# its checks read kernels' first launches: probed copies built on the launch (record --wait-build)
+export NTOP_PROBE_ASYNC=0
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/gpu-out}

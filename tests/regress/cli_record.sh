@@ -48,8 +48,8 @@ grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning
 [ -e "$T/tr2/events.sock" ] && bad "tr2: events.sock left behind"
 
 # the environment: probes copied and absolute, kernels joined by newlines
-NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 \
-	--map-budget 512M --sample-blocks 8 -o "$T/tr3" -- \
+NTOP_PROBE_ASYNC=1 NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 \
+	--map-budget 512M --sample-blocks 8 --wait-build -o "$T/tr3" -- \
 	bash -c 'env > "$0/env.txt"; printf "%s" "$NTOP_KERNELS" > "$0/kernels.txt"' "$T" 2>/dev/null
 [ $? = 0 ] || bad "tr3 rc"
 grep -q "^NTOP_PROBES=$T/tr3/probes/block_sched.toml$" "$T/env.txt" || bad "NTOP_PROBES: $(grep NTOP_PROBES "$T/env.txt")"
@@ -62,9 +62,12 @@ grep -q "^NTOP_PROBE_LIMIT=7$" "$T/env.txt" || bad "limit"
 	bad "map budget: $(grep NTOP_MAP_BUDGET "$T/env.txt")"
 [ "$(grep -c '^NTOP_SAMPLE=' "$T/env.txt")" = 1 ] && grep -q "^NTOP_SAMPLE=8$" "$T/env.txt" ||
 	bad "sample: $(grep NTOP_SAMPLE "$T/env.txt")"
+[ "$(grep -c '^NTOP_PROBE_ASYNC=' "$T/env.txt")" = 1 ] && grep -q "^NTOP_PROBE_ASYNC=0$" "$T/env.txt" ||
+	bad "--wait-build: $(grep NTOP_PROBE_ASYNC "$T/env.txt")"
 # without the options, the inherited values pass on
-NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -o "$T/tr3b" -- bash -c 'env > "$0/env2.txt"' "$T" 2>/dev/null
+NTOP_PROBE_ASYNC=1 NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -o "$T/tr3b" -- bash -c 'env > "$0/env2.txt"' "$T" 2>/dev/null
 grep -q "^NTOP_SAMPLE=off$" "$T/env2.txt" && grep -q "^NTOP_MAP_BUDGET=5$" "$T/env2.txt" || bad "inherited budget/sample"
+grep -q "^NTOP_PROBE_ASYNC=1$" "$T/env2.txt" || bad "inherited NTOP_PROBE_ASYNC: $(grep NTOP_PROBE_ASYNC "$T/env2.txt")"
 grep -q "^NTOP_TRACE_DIR=$T/tr3$" "$T/env.txt" || bad "trace dir env"
 grep -q "^LD_LIBRARY_PATH=$T/hook" "$T/env.txt" || bad "LD_LIBRARY_PATH: $(grep LD_LIBRARY_PATH "$T/env.txt")"
 grep -q "^TRITON_LIBCUDA_PATH=$T/hook$" "$T/env.txt" || bad "TRITON_LIBCUDA_PATH"

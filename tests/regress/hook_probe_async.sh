@@ -1,14 +1,14 @@
 #!/bin/bash
-# Probed copies built off the application's threads (NTOP_PROBE_ASYNC=1),
-# over the fake driver with a JIT that takes 200 ms (FAKECUDA_JIT_DELAY_MS):
+# Probed copies built off the application's threads (the default: unset
+# NTOP_PROBE_ASYNC), over the fake driver with a JIT that takes 200 ms (FAKECUDA_JIT_DELAY_MS):
 # app_loop's launches of fill run unprobed while the copy is built (one
 # `probe status=deferred` line, a `deferred` count in stats), the first
 # probed launch comes after the copy's `instrument` line and its hook time
 # on the app's thread (cpu_ns) holds no JIT (the builder also made that
 # launch's job: plan and map buffer), deferred launches do not count
-# against the limit, and the app's output is unchanged. The same run
-# without NTOP_PROBE_ASYNC (probes given at start) builds on the launch: its
-# first probed launch waits for the JIT. Plumbing only: the fake driver runs no GPU code.
+# against the limit, and the app's output is unchanged. The same run with
+# NTOP_PROBE_ASYNC=0 (record --wait-build) builds on the launch: its first
+# probed launch waits for the JIT. Plumbing only: the fake driver runs no GPU code.
 source "$(dirname "$0")/hook_lib.inc"
 LOOP=$B/tests/fakecuda/app_loop
 [ -x "$LOOP" ] || { echo "app_loop not built"; exit 77; }
@@ -24,8 +24,8 @@ run() {
 	echo $? >"$TMP/$name.rc"
 }
 mkdir -p "$TMP/async" "$TMP/sync"
-run async NTOP_PROBE_ASYNC=1
-run sync
+run async -u NTOP_PROBE_ASYNC
+run sync NTOP_PROBE_ASYNC=0
 
 for name in async sync; do
 	E=$TMP/$name.log
@@ -54,13 +54,13 @@ grep -q "fill: probed copy built off the app's threads (ok), first launch's job 
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"
 [ "$cpu_sync" -ge 200000000 ] || fail "sync: the first probed launch took ${cpu_sync} ns of the app's thread, want the JIT's 200 ms"
-# A live `next` selection (the UI's pick), NTOP_PROBE_ASYNC unset: live
-# picks build off the app's threads by default; the launch that found the
+# A live `next` selection (the UI's pick), NTOP_PROBE_ASYNC unset: built
+# off the app's threads; the launch that found the
 # copy building gives `next` back, so the first launch after the copy is
 # ready is probed (each process probes its own next).
 printf 'control version=1 gen=1\nprobe name=fill probes=%s mode=next\n' "$BS" >"$TMP/control"
 mkdir -p "$TMP/next"
-NTOP_CONTROL=$TMP/control NTOP_TRACE_DIR=$TMP/next NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
+env -u NTOP_PROBE_ASYNC NTOP_CONTROL=$TMP/control NTOP_TRACE_DIR=$TMP/next NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE \
 	FAKECUDA_JIT_DELAY_MS=200 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-next" 2 \
 	>"$TMP/next.out" 2>&1 9>"$TMP/next.log"
 E=$TMP/next.log
@@ -69,5 +69,20 @@ K=$(grep -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*
 n=$(grep -cE "^launch .* pid=$P kid=$K .*probed=1" "$E")
 [ "$n" = 1 ] || fail "next with the copy being built: $n probed launches in pid $P, want 1: $(grep -E "^(probe|instrument) " "$E" | head -3)"
 grep -qE "^probe .* pid=$P kid=$K .*status=deferred" "$E" || fail "next: no deferred line"
+# ntop record's default: launches before the copy is ready are not probed
+# (app_launch's first launches of fill; a 200 ms JIT) and the summary says
+# so and how to probe them; --wait-build probes them.
+for mode in default --wait-build; do
+	opt=()
+	[ "$mode" = default ] || opt=("$mode")
+	env -u NTOP_PROBE_ASYNC NTOP_REAL_LIBCUDA=$FAKE NTOP_HOOK_DIR=$HOOKDIR FAKECUDA_JIT_DELAY_MS=200 \
+		"$B/bin/ntop" record -p block_sched -k fill "${opt[@]}" -o "$TMP/rec$mode" -- "$APP" "$PTX" 0 \
+		>"$TMP/rec$mode.out" 2>"$TMP/rec$mode.err" || fail "record $mode: $(tail -3 "$TMP/rec$mode.err")"
+done
+grep -Eq '^ntop: fill \(pid [0-9]+\): [0-9]+ launch(es)? ran unprobed while its probed copy was built \(none probed: --wait-build probes a kernel.s first launch\)$' \
+	"$TMP/recdefault.err" || fail "record: no deferred summary: $(cat "$TMP/recdefault.err")"
+grep -q 'ran unprobed' "$TMP/rec--wait-build.err" && fail "record --wait-build: deferred: $(cat "$TMP/rec--wait-build.err")"
+grep -q ', 10 probed, 10 results written' "$TMP/rec--wait-build.err" ||
+	fail "record --wait-build: not every launch probed: $(cat "$TMP/rec--wait-build.err")"
 [ "$fails" = 0 ] && echo "hook_probe_async: all passed"
 exit $((fails > 0))

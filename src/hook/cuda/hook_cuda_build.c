@@ -343,10 +343,10 @@ void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, i
  * first use. 1D launches get a copy that reads no y/z indices (engine.h);
  * a kernel also launched with 2D or 3D blocks or grids gets a second one.
  * With `background` a new copy goes to the builder thread and comes back
- * `building` (NTOP_PROBE_ASYNC=1, or unset and picked live: a running app
- * should not stall when someone picks a probe in the UI; probes given at
- * start build on the launch, so a kernel launched once is still probed);
- * without, a copy being built is waited for. */
+ * `building` (unless NTOP_PROBE_ASYNC=0, `record --wait-build`: the app's
+ * thread should not wait out the driver's JIT, 11-85 ms a kernel, for a
+ * probe it picked; the price is that launches before the copy is ready run
+ * unprobed); without, a copy being built is waited for. */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
 				  const struct hook_ctl_set *set, int background)
 {
@@ -371,8 +371,7 @@ struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launc
 	in->set = set;
 	in->shape = shape;
 	in->regs_orig = in->regs_probed = in->occ_orig = in->occ_probed = -1;
-	int async = hook.cfg.probe_async > 0 || (hook.cfg.probe_async < 0 && set);
-	in->building = background && async && pl.n > 0;
+	in->building = background && hook.cfg.probe_async && pl.n > 0;
 	if (!in->building || hook_builder_queue(k, l, ctx, cc, &pl, in) < 0) {
 		in->building = 0;
 		hook_probe_inst_build(k, l, cc, &pl, in);
