@@ -21,7 +21,7 @@
 #   app_cost_ab   app_cost for several builds, alternating (AB, below)
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
-#                 lines with NTOP_PROBE_ASYNC=1)
+#                 lines, the copy built off the app's threads)
 #   inside        tests/gpu/inside_kernel.sh $INSIDE_STEPS (default triton:
 #                 what regions cost on Triton kernels, COST_VARIANTS; set
 #                 TRITON_ATTN for the fused-attention kernel)

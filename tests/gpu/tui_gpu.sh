@@ -4,7 +4,7 @@
 # block_sched results, the launches view and the SM timeline open, `e` exports
 # a PNG, quitting kills the app; then a Triton app's kernels are listed;
 # then regions picked from train_forward's source lines with its copy built
-# off the app's threads (NTOP_PROBE_ASYNC=1), its output as plain.
+# off the app's threads (the default), its output as plain.
 # Usage (repo root, GPU machine): tests/gpu/tui_gpu.sh OUTDIR
 # Writes OUTDIR/tui-*.txt (screens) and prints PASS/FAIL lines.
 set -u
@@ -70,11 +70,11 @@ screen >"$OUTD/tui-triton.txt"
 keys q
 check 'NTOP-EXIT=0' 10 "ntop exits with the app's status"
 # Regions picked from train_forward's own source lines (-lineinfo), its
-# copy built off the app's threads (NTOP_PROBE_ASYNC=1); the app's result
+# copy built off the app's threads (the default); the app's result
 # compared with a plain run's.
 tm kill-session -t ui 2>/dev/null
 plain=$("$EX/train_loop" 800 | grep checksum)
-tm new-session -d -s ui -x 120 -y 40 "NTOP_PROBE_ASYNC=1 $NTOP -o $W/regions -- $EX/train_loop 800; echo NTOP-EXIT=\$?; sleep 30"
+tm new-session -d -s ui -x 120 -y 40 "$NTOP -o $W/regions -- $EX/train_loop 800; echo NTOP-EXIT=\$?; sleep 30"
 check 'train_forward' 30 "train_forward listed live"
 keys / t r a i n _ f o r w a r d Enter
 keys p

@@ -47,8 +47,10 @@ dry app_cost bench/app_cost.sh --dry-run
 for m in plain ntop ntop-notime block_sched dmat dmat_global gmem_bytes tensorop_count warp_progress; do
 	grep -q "\[dry-run\] .*/$m\.1\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no $m run"
 done
-grep -q -- "-p dmat --every 1 --limit 100000 -- $tmp/no-examples/app_cost 21 " "$tmp/app_cost.log" ||
+grep -q -- "-p dmat --wait-build --every 1 --limit 100000 -- $tmp/no-examples/app_cost 21 " "$tmp/app_cost.log" ||
 	fail "app_cost.sh: probe command line"
+grep -q -- "-p block_sched --every 1 --limit 100000 -- $tmp/no-examples/app_cost 21 " "$tmp/app_cost.log" ||
+	fail "app_cost.sh: block_sched-async without --wait-build"
 for m in plain ntop block_sched; do
 	grep -q "\[dry-run\] .*app_cost burst 5000 >.*/burst-$m\.2\.out" "$tmp/app_cost.log" || fail "app_cost.sh: no burst $m run"
 done
