@@ -100,7 +100,7 @@ static void record_help(void)
 	       "                        maps that grow with threads x cap (dmat) or warps x cap\n"
 	       "                        (regions): keep the records of 1 block in N (a power of\n"
 	       "                        two); auto (default) samples launches whose maps would\n"
-	       "                        take more than 64 MiB (regions: 4 MiB; NTOP_MAP_TARGET,\n"
+	       "                        take more than 64 MiB (regions: 2 MiB; NTOP_MAP_TARGET,\n"
 	       "                        NTOP_WARP_MAP_TARGET) or half the budget, as few blocks\n"
 	       "                        skipped as fit; off keeps every block, declining\n"
 	       "                        launches over half the budget. Skipped blocks store\n"

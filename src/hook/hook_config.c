@@ -109,7 +109,7 @@ void hook_config_load(void)
 		c->probe_every = 1;
 	c->probe_limit = config_u64(NTOP_ENV_PROBE_LIMIT, 100);
 	c->map_budget = config_u64(NTOP_ENV_MAP_BUDGET, (uint64_t)1 << 30);
-	c->warp_map_target = config_u64(NTOP_ENV_WARP_MAP_TARGET, (uint64_t)4 << 20);
+	c->warp_map_target = config_u64(NTOP_ENV_WARP_MAP_TARGET, (uint64_t)2 << 20);
 	c->map_target = config_u64(NTOP_ENV_MAP_TARGET, (uint64_t)64 << 20);
 	c->pinned_max = config_u64(NTOP_ENV_STAGING_PINNED_MAX, (uint64_t)256 << 20);
 	if (c->pinned_max < 256)

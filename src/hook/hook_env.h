@@ -45,7 +45,7 @@
  *                     skipped if still too big)
  *   NTOP_WARP_MAP_TARGET  map bytes a launch whose probe keeps many records
  *                     per warp (regions) takes before its blocks are sampled
- *                     (default 4 MiB); such records are copied back whole
+ *                     (default 2 MiB); such records are copied back whole
  *                     every launch
  *   NTOP_MAP_TARGET   the same for many records per thread (dmat; default
  *                     64 MiB)
