@@ -326,6 +326,7 @@ FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t
 struct fake_event {
 	uint64_t ns;
 	int recorded;
+	int busy; /* queries still to answer "not ready" (FAKECUDA_QUERY_BUSY) */
 	int timing; /* not CU_EVENT_DISABLE_TIMING: cuEventElapsedTime refuses those, as the driver does */
 	unsigned gen;
 };
@@ -365,6 +366,10 @@ FAKE_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 	struct fake_event *fe = (struct fake_event *)e;
 	fe->ns = fake_now();
 	fe->recorded = 1;
+	/* FAKECUDA_QUERY_BUSY=N: the first N queries after a record say "not
+	 * ready", as a real event does while its stream's work runs */
+	const char *busy = getenv("FAKECUDA_QUERY_BUSY");
+	fe->busy = busy ? atoi(busy) : 0;
 	return CUDA_SUCCESS;
 }
 
@@ -375,7 +380,12 @@ FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 	if (fake_unsafe_call() != CUDA_SUCCESS)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	fake_watch_note(FAKE_WATCH_QUERY);
-	return ((struct fake_event *)e)->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	struct fake_event *fe = (struct fake_event *)e;
+	if (fe->busy > 0) {
+		fe->busy--;
+		return CUDA_ERROR_NOT_READY;
+	}
+	return fe->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)

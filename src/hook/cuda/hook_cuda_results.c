@@ -288,11 +288,13 @@ static CUresult results_wait_copies(CUcontext ctx, CUstream s)
 	if (!e)
 		return hook_pool_wait(ctx, s);
 	CUresult rc = cu.cuEventRecord(e, s);
-	while (rc == CUDA_SUCCESS && (rc = cu.cuEventQuery(e)) == CUDA_ERROR_NOT_READY) {
+	while (rc == CUDA_SUCCESS && cu.cuEventQuery(e) == CUDA_ERROR_NOT_READY) {
 		results_stage_queued(ctx);
 		struct timespec ts = { 0, 20000 };
 		nanosleep(&ts, NULL);
 	}
+	if (rc == CUDA_SUCCESS) /* done, or failed: the wait says which */
+		rc = cu.cuEventSynchronize(e);
 	hook_event_put_bare(ctx, e);
 	return rc;
 }
