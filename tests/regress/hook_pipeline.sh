@@ -140,8 +140,8 @@ expect "$TMP/capture.out" "app_burst: done, 0 failures" "capture: every call suc
 # 3. a slow collector (every device wait takes 20 ms): the app never waits
 # for it, the backlog shows while it drains, every result is written at exit
 # events that answer "not ready" a few times, as real ones do while the
-# GPU works: the collector's wait for a copy back polls (making queued
-# launches' next jobs meanwhile) and still gets every result
+# GPU works (the timing poller, the pool's look at buffers being cleared):
+# every result still written
 run busy 25 FAKECUDA_QUERY_BUSY=3
 every_result busy 50
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000

@@ -244,61 +244,6 @@ static void results_wait_room(uint64_t need)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* The next launch's job for j's copy, of j's shape (hook_cuda_stage.c). */
-static void results_stage_next(const struct hook_job *j, struct hook_inst *in)
-{
-	struct hook_launch l = { .grid = { j->grid[0], j->grid[1], j->grid[2] },
-				 .block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem };
-	hook_stage_next(in, j->k, &l, j->bytes, &j->device);
-}
-
-/* Makes the next jobs that launches queued behind the one being collected
- * want, in ctx. Copying a large result back takes longer than a short
- * kernel (block_sched on 16M one-element threads: 14 MB a launch), so
- * launches queue up behind it; each took its job made ahead and wants the
- * next, and one made only once the collector reaches it would come too
- * late for the launches in between, which then allocate on the app's
- * thread. A queued job stays put while the collector runs (only the
- * collector takes jobs off the queue; a context going drains it first). */
-static void results_stage_queued(CUcontext ctx)
-{
-	struct hook_results *r = &hook.res;
-	for (;;) {
-		struct hook_job *j;
-		struct hook_inst *in = NULL;
-		pthread_mutex_lock(&r->lock);
-		for (j = r->collect_head; j && !(j->stage_in && j->ctx == ctx); j = j->next)
-			;
-		if (j) {
-			in = j->stage_in;
-			j->stage_in = NULL;
-		}
-		pthread_mutex_unlock(&r->lock);
-		if (!j || __atomic_load_n(&r->draining, __ATOMIC_ACQUIRE))
-			return;
-		results_stage_next(j, in);
-	}
-}
-
-/* hook_pool_wait for the copies back on s, making queued launches' next
- * jobs meanwhile (results_stage_queued). */
-static CUresult results_wait_copies(CUcontext ctx, CUstream s)
-{
-	CUevent e = cu.cuEventQuery ? hook_event_get_bare(ctx) : NULL;
-	if (!e)
-		return hook_pool_wait(ctx, s);
-	CUresult rc = cu.cuEventRecord(e, s);
-	while (rc == CUDA_SUCCESS && cu.cuEventQuery(e) == CUDA_ERROR_NOT_READY) {
-		results_stage_queued(ctx);
-		struct timespec ts = { 0, 20000 };
-		nanosleep(&ts, NULL);
-	}
-	if (rc == CUDA_SUCCESS) /* done, or failed: the wait says which */
-		rc = cu.cuEventSynchronize(e);
-	hook_event_put_bare(ctx, e);
-	return rc;
-}
-
 /* Counts, then the records they say were written; the device buffer goes
  * back zeroed. 0, or -1 with a cause. */
 static int results_copy_back(struct hook_job *j, char **cause)
@@ -347,7 +292,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	struct hook_buf *dev = j->dev;
 	j->dev = NULL;
 	uint32_t gen = hook_pool_recycle_dev_gen(dev, &j->zero);
-	rc = results_wait_copies(j->ctx, s);
+	rc = hook_pool_wait(j->ctx, s);
 	if (gen && rc == CUDA_SUCCESS)
 		hook_pool_mark_zeroed(dev, gen);
 	if (rc != CUDA_SUCCESS)
@@ -406,6 +351,14 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 	}
 }
 
+/* The next launch's job for j's copy, of j's shape (hook_cuda_stage.c). */
+static void results_stage_next(const struct hook_job *j)
+{
+	struct hook_launch l = { .grid = { j->grid[0], j->grid[1], j->grid[2] },
+				 .block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem };
+	hook_stage_next(j->stage_in, j->k, &l, j->bytes, &j->device);
+}
+
 static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	static uint64_t gen;
@@ -419,7 +372,7 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	/* while the kernel runs, off the app's thread; not while a context or
 	 * the process is going (hook_results_ctx_gone drops what was made) */
 	if (j->stage_in && *cur == j->ctx && !__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE))
-		results_stage_next(j, j->stage_in);
+		results_stage_next(j);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
