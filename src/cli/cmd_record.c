@@ -170,8 +170,12 @@ static int rec_parse(int argc, char **argv, struct rec_opts *o)
 			record_help();
 			return 1;
 		}
-		if (strcmp(a, "--no-audit") == 0 || strcmp(a, "--wait-build") == 0) {
-			*(a[2] == 'n' ? &o->no_audit : &o->wait_build) = 1;
+		if (strcmp(a, "--no-audit") == 0) {
+			o->no_audit = 1;
+			continue;
+		}
+		if (strcmp(a, "--wait-build") == 0) {
+			o->wait_build = 1;
 			continue;
 		}
 		if ((r = cli_opt("record", argc, argv, &i, "-p", "--probe", &v)) != 0) {

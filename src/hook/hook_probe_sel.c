@@ -125,8 +125,7 @@ int hook_probe_defer(struct hook_kernel *k, uint64_t seq, const struct hook_prob
 		event_add(&sb, "status", "deferred");
 		event_add(&sb, "reason", "its probed copy is being built off the application's threads "
 					 "(record --wait-build, NTOP_PROBE_ASYNC=0, builds it on the launch): "
-					 "launches run unprobed "
-					 "until it is ready");
+					 "launches run unprobed until it is ready");
 		hook_event_emit(&sb);
 	}
 	if (pick->next_taken) /* `next` means the first launch that can be probed */

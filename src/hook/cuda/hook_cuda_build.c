@@ -344,7 +344,7 @@ void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, i
  * a kernel also launched with 2D or 3D blocks or grids gets a second one.
  * With `background` a new copy goes to the builder thread and comes back
  * `building` (unless NTOP_PROBE_ASYNC=0, `record --wait-build`: the app's
- * thread should not wait out the driver's JIT, 11-85 ms a kernel, for a
+ * thread should not wait out the driver's JIT, tens of ms a kernel, for a
  * probe it picked; the price is that launches before the copy is ready run
  * unprobed); without, a copy being built is waited for. */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
