@@ -73,6 +73,12 @@ static int fake_kernel_strict(const struct fake_func *fn)
 	return fn->mod && fn->mod->is_library && v && strcmp(v, "strict") == 0;
 }
 
+FAKE_EXPORT CUresult cuFuncLoad(CUfunction f)
+{
+	struct fake_func *fn = fake_fn(f);
+	return fn && fake_module_alive(fn->mod, "cuFuncLoad") == CUDA_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 FAKE_EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
 	struct fake_func *fn = fake_fn(f);

@@ -50,6 +50,11 @@ echo "$stats_async" | grep -Eq ' deferred=[1-9]' || fail "async: no deferred cou
 # ... nor that launch's job (plan, map buffer): the builder made it with the copy
 grep -q "fill: probed copy built off the app's threads (ok), first launch's job made" "$TMP/async.hook.log" ||
 	fail "async: builder log: $(grep -i 'built off' "$TMP/async.hook.log")"
+# ... nor the driver's lazy loading of the copy's code (cuFuncLoad on the builder)
+tid_load=$(grep -m1 "fill: probed function loaded" "$TMP/async.hook.log" | cut -d' ' -f2)
+tid_built=$(grep -m1 "fill: probed copy built off the app's threads" "$TMP/async.hook.log" | cut -d' ' -f2)
+[ -n "$tid_load" ] && [ "$tid_load" = "$tid_built" ] ||
+	fail "async: the probed function not loaded by the builder thread ($tid_load, builder $tid_built)"
 # sync: the first probed launch waited for the JIT, nothing deferred
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"

@@ -18,6 +18,7 @@
 	X(cuKernelGetName) \
 	X(cuKernelGetFunction) \
 	X(cuFuncGetAttribute) \
+	X(cuFuncLoad) \
 	X(cuFuncSetAttribute) \
 	X(cuFuncSetCacheConfig) \
 	X(cuKernelGetAttribute) \

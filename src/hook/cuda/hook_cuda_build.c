@@ -235,6 +235,11 @@ static int probe_form_build(struct hook_kernel *k, int cc, const struct hook_pro
 	if (r != CUDA_SUCCESS)
 		return cause_set(cause, "probed module has no function %s (CUDA error %d)", k->name, (int)r);
 	f->regs = hook_func_attr(f->func, CU_FUNC_ATTRIBUTE_NUM_REGS);
+	/* Under lazy loading (the driver's default since CUDA 12.2) a
+	 * function's code goes to the GPU at its first launch, which waits for
+	 * it: here, that is on the builder thread when it builds. */
+	if (cu.cuFuncLoad && cu.cuFuncLoad(f->func) == CUDA_SUCCESS)
+		hook_log("%s: probed function loaded", k->name);
 	return 0;
 }
 
