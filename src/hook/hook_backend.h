@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct hook_kernel;
+struct hook_ctl_table;
 
 struct hook_backend {
 	const char *name;
@@ -27,6 +28,9 @@ struct hook_backend {
 	/* The PTX text k was built from (malloc'd), for the UI's region
 	 * picker; NULL where the backend keeps none (HIP: code objects). */
 	int (*kernel_source)(const struct hook_kernel *k, char **ptx, size_t *len, char **cause);
+	/* A new control table was published (the control thread): start
+	 * building what it picks; NULL where copies are built on the launch. */
+	void (*picked)(const struct hook_ctl_table *t);
 };
 
 /* The library's backend (defined by the backend's own file). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "common/strbuf.h"
 #include "common/timeutil.h"
+#include "hook/hook_backend.h"
 #include "engine/probe/probe.h"
 #include "engine/probe/verify.h"
 #include "hook/hook_control.h"
@@ -256,6 +257,11 @@ static void control_apply(const char *text, size_t len)
 		__atomic_store_n(&hook.ctl.table, t, __ATOMIC_RELEASE);
 		hook_log("control gen %llu: %d kernels", (unsigned long long)t->gen, t->n);
 		control_keep_sources(&cf);
+		/* on the control thread only: an app thread polls before its
+		 * first launch, and building starts from launches seen anyway */
+		if (hook_backend_in_use->picked && __atomic_load_n(&hook.ctl.started, __ATOMIC_ACQUIRE) &&
+		    pthread_equal(pthread_self(), hook.ctl.thread))
+			hook_backend_in_use->picked(t);
 	}
 	control_file_done(&cf);
 }
@@ -464,6 +470,12 @@ static int control_reserve(struct hook_ctl_view *v, struct hook_probe_pick *pick
 	}
 	__atomic_sub_fetch(&v->count->probed, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+const struct hook_ctl_set *hook_control_set_of(const struct hook_ctl_table *t, const char *name)
+{
+	const struct hook_ctl_sel *s = control_find(t, name);
+	return s ? s->set : NULL;
 }
 
 int hook_control_wanted(struct hook_kernel *k, const struct hook_ctl_table *t, struct hook_probe_pick *pick)

@@ -108,6 +108,8 @@ struct hook_probe_pick {
 void hook_control_init(void);
 /* Starts the poll thread once per process (first launch); cheap when done. */
 void hook_control_ensure_thread(void);
+/* The probe set table t picks for the kernel named `name`, or NULL. */
+const struct hook_ctl_set *hook_control_set_of(const struct hook_ctl_table *t, const char *name);
 /* 1 when this launch of k should be probed under table t (pick filled). */
 int hook_control_wanted(struct hook_kernel *k, const struct hook_ctl_table *t, struct hook_probe_pick *pick);
 /* Applies the file now if it changed (the thread does this every 100 ms). */

@@ -300,6 +300,7 @@ void hook_registry_fork_child(void)
 		k->stats_launches = k->stats_timed = 0;
 		free(k->decline_reported); /* the child says its own reasons */
 		k->decline_reported = NULL;
+		memset(&k->seen, 0, sizeof k->seen); /* the parent's contexts: nothing is built for them here */
 	}
 }
 

@@ -121,6 +121,11 @@ struct hook_kernel {
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	int source_pid;            /* process that saved its PTX for the UI (hook_source.c), under the lock */
 	struct hook_inst *insts;   /* per context and probe set */
+	struct hook_launch_seen {  /* under hook.probe_lock: a launch whose configuration changed, */
+		void *f, *ctx;     /* its handle and context (NULL: none yet, or the context went), */
+		int cc;            /* so that a probe picked live is built before the next launch */
+		unsigned grid[3], block[3], smem;
+	} seen;
 	struct hook_attrs attrs;   /* what the app set (hook_cuda_attr.c) */
 	char *decline_reported;    /* last decline reason emitted (say it once) */
 	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */

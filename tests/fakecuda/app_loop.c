@@ -8,6 +8,7 @@
  * STOPFILE exists (or after SECONDS, default 60). Prints one summary line
  * and exits 0 when every driver call succeeded in both processes.
  * The child ends with _exit (its hook's exit handler does not run).
+ * APP_LOOP_SLEEP_MS: the sleep between iterations (default 2 ms).
  * Usage: app_loop KERNELS.ptx STOPFILE [SECONDS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ static double now_s(void)
 
 static void loop(CUfunction fill, CUfunction scale, CUdeviceptr buf, const char *stop, double seconds)
 {
+	const char *ms = getenv("APP_LOOP_SLEEP_MS");
+	long sleep_ns = ms ? atol(ms) * 1000000l : LOOP_SLEEP_NS;
 	unsigned n = 1024;
 	float factor = 1.0f;
 	void *fparams[] = { &buf, &n };
@@ -39,7 +42,7 @@ static void loop(CUfunction fill, CUfunction scale, CUdeviceptr buf, const char 
 		CK(cuLaunchKernel(fill, 1 + i % 5, 1, 1, 64, 1, 1, 0, 0, fparams, NULL));
 		if (i % 10 == 0)
 			CK(cuLaunchKernel(scale, 2, 1, 1, 32, 1, 1, 0, 0, sparams, NULL));
-		struct timespec ts = { 0, LOOP_SLEEP_NS };
+		struct timespec ts = { sleep_ns / 1000000000l, sleep_ns % 1000000000l };
 		nanosleep(&ts, NULL);
 	}
 	CK(cuCtxSynchronize());

@@ -74,6 +74,33 @@ K=$(grep -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*
 n=$(grep -cE "^launch .* pid=$P kid=$K .*probed=1" "$E")
 [ "$n" = 1 ] || fail "next with the copy being built: $n probed launches in pid $P, want 1: $(grep -E "^(probe|instrument) " "$E" | head -3)"
 grep -qE "^probe .* pid=$P kid=$K .*status=deferred" "$E" || fail "next: no deferred line"
+# A probe picked while the app runs is built when the pick arrives, for the
+# kernel's last launch configuration: with launches 1 s apart and a 100 ms
+# JIT, the first launch after the pick is probed and none is deferred.
+mkdir -p "$TMP/pick"
+env -u NTOP_PROBE_ASYNC APP_LOOP_SLEEP_MS=1000 NTOP_LOG=$TMP/pick.hook.log NTOP_CONTROL=$TMP/pick.control \
+	NTOP_TRACE_DIR=$TMP/pick NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE FAKECUDA_JIT_DELAY_MS=100 \
+	LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-pick" 30 \
+	>"$TMP/pick.out" 2>&1 9>"$TMP/pick.log" &
+app=$!
+E=$TMP/pick.log
+P= K=
+for _ in $(seq 200); do # fill's second launch in the first process: after its fork
+	P=$(grep -m1 -E '^hello ' "$E" | sed -E 's/.* pid=([0-9]+) .*/\1/')
+	[ -n "$P" ] && K=$(grep -m1 -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*/\1/')
+	[ -n "$K" ] && [ "$(grep -cE "^launch .* pid=$P kid=$K " "$E")" -ge 2 ] && break
+	sleep 0.05
+done
+printf 'control version=1 gen=1\nprobe name=fill probes=%s mode=every\n' "$BS" >"$TMP/pick.control"
+sleep 2.5
+touch "$TMP/stop-pick"
+wait "$app" || fail "pick: app: $(cat "$TMP/pick.out")"
+ctl=$(grep -nE "^control .* pid=$P " "$E" | head -1 | cut -d: -f1)
+after=$(tail -n +"${ctl:-1}" "$E" | grep -m1 -E "^launch .* pid=$P kid=$K ")
+[ -n "$ctl" ] && echo "$after" | grep -q ' probed=1' ||
+	fail "pick: the first launch after the pick was not probed: ${after:-none} (control line ${ctl:-none})"
+grep -qE "^probe .* pid=$P kid=$K .*status=deferred" "$E" && fail "pick: a launch deferred: $(grep -E '^probe ' "$E" | head -2)"
+grep -q "fill: probed copy queued when picked" "$TMP/pick.hook.log" || fail "pick: not queued at the pick"
 # ntop record's default: launches before the copy is ready are not probed
 # (app_launch's first launches of fill; a 200 ms JIT) and the summary says
 # so and how to probe them; --wait-build probes them.

@@ -70,6 +70,7 @@ static const struct hook_backend hook_cuda_backend = {
 	.fork_child = cuda_fork_child,
 	.driver_path = cuda_driver_path,
 	.kernel_source = hook_cuda_kernel_source,
+	.picked = hook_cuda_picked,
 };
 
 const struct hook_backend *const hook_backend_in_use = &hook_cuda_backend;

@@ -83,6 +83,14 @@ int hook_cuda_kernel_source(const struct hook_kernel *k, char **ptx, size_t *len
  * back with `building` set (the launch runs unprobed). */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
 				  const struct hook_ctl_set *set, int background);
+/* Notes l's configuration, handle and context as k's last seen (a launch
+ * whose configuration changed). */
+void hook_probe_note_launch(struct hook_kernel *k, const struct hook_launch *l);
+/* Queues k's copy with `set` for the last configuration seen, unless
+ * NTOP_PROBE_ASYNC=0 or there is one (a probe picked live). */
+void hook_probe_prebuild(struct hook_kernel *k, const struct hook_ctl_set *set);
+/* The backend's `picked`: hook_probe_prebuild for each kernel t picks. */
+void hook_cuda_picked(const struct hook_ctl_table *t);
 /* Builds `in` with ctx current: ok, or a reason; an `instrument` line. */
 void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, int cc, const struct hook_probe_list *pl,
 			   struct hook_inst *in);

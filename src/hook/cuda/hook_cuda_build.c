@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "engine/image/image.h"
 #include "hook/hook_config.h"
+#include "hook/hook_control.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
 #include "hook/hook_dir.h"
@@ -352,37 +353,105 @@ void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, i
  * thread should not wait out the driver's JIT, tens of ms a kernel, for a
  * probe it picked; the price is that launches before the copy is ready run
  * unprobed); without, a copy being built is waited for. */
-struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
-				  const struct hook_ctl_set *set, int background)
+static struct hook_inst *probe_inst_find(struct hook_kernel *k, CUcontext ctx, const struct hook_ctl_set *set,
+					 unsigned shape)
 {
-	unsigned shape = engine_shape_of(l->grid, l->block);
-	pthread_mutex_lock(&hook.probe_lock);
 	struct hook_inst *in;
 	for (in = k->insts; in && (in->ctx != ctx || in->set != set || in->shape != shape); in = in->next)
 		;
+	return in;
+}
+
+/* A new copy of k for (ctx, set, l's shape), built now or queued (with
+ * `queue_only`, queued or not made: a thread without ctx current cannot
+ * build it); under probe_lock. */
+static struct hook_inst *probe_inst_new(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
+					const struct hook_ctl_set *set, int background, int queue_only)
+{
+	struct hook_probe_list pl = hook_probe_list_locked(set);
+	if (queue_only && (pl.n == 0 || !hook.cfg.probe_async))
+		return NULL;
+	struct hook_inst *in = calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->ctx = ctx;
+	in->set = set;
+	in->shape = engine_shape_of(l->grid, l->block);
+	in->regs_orig = in->regs_probed = in->occ_orig = in->occ_probed = -1;
+	in->building = background && hook.cfg.probe_async && pl.n > 0;
+	if (!in->building || hook_builder_queue(k, l, ctx, cc, &pl, in) < 0) {
+		if (queue_only) {
+			free(in);
+			return NULL;
+		}
+		in->building = 0;
+		hook_probe_inst_build(k, l, cc, &pl, in);
+	}
+	in->next = k->insts;
+	k->insts = in;
+	return in;
+}
+
+struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
+				  const struct hook_ctl_set *set, int background)
+{
+	pthread_mutex_lock(&hook.probe_lock);
+	struct hook_inst *in = probe_inst_find(k, ctx, set, engine_shape_of(l->grid, l->block));
 	if (in) {
 		pthread_mutex_unlock(&hook.probe_lock);
 		if (!background)
 			hook_builder_wait(in);
 		return in;
 	}
-	struct hook_probe_list pl = hook_probe_list_locked(set);
-	in = calloc(1, sizeof *in);
-	if (!in) {
-		pthread_mutex_unlock(&hook.probe_lock);
-		return NULL;
-	}
-	in->ctx = ctx;
-	in->set = set;
-	in->shape = shape;
-	in->regs_orig = in->regs_probed = in->occ_orig = in->occ_probed = -1;
-	in->building = background && hook.cfg.probe_async && pl.n > 0;
-	if (!in->building || hook_builder_queue(k, l, ctx, cc, &pl, in) < 0) {
-		in->building = 0;
-		hook_probe_inst_build(k, l, cc, &pl, in);
-	}
-	in->next = k->insts;
-	k->insts = in;
+	in = probe_inst_new(k, l, ctx, cc, set, background, 0);
 	pthread_mutex_unlock(&hook.probe_lock);
 	return in;
+}
+
+void hook_probe_note_launch(struct hook_kernel *k, const struct hook_launch *l)
+{
+	CUcontext ctx = NULL;
+	const struct hook_device *dev = hook_cuda_device(&ctx);
+	if (!dev || !ctx)
+		return;
+	struct hook_launch_seen s = { .f = l->f, .ctx = ctx, .cc = dev->cc, .smem = l->smem };
+	memcpy(s.grid, l->grid, sizeof s.grid);
+	memcpy(s.block, l->block, sizeof s.block);
+	pthread_mutex_lock(&hook.probe_lock);
+	k->seen = s;
+	pthread_mutex_unlock(&hook.probe_lock);
+}
+
+/* A probe picked live is built when the pick arrives, for the kernel's
+ * last launch configuration, by the builder thread: a kernel launched once
+ * a step then runs probed at its next launch, not the one after. The
+ * context is checked and the copy queued under probe_lock, which a
+ * context's teardown takes to clear `seen` and mark its copies dead. */
+void hook_probe_prebuild(struct hook_kernel *k, const struct hook_ctl_set *set)
+{
+	if (!hook.cfg.probe_async || !k->has_ptx || (k->mod && k->mod->unloaded))
+		return;
+	pthread_mutex_lock(&hook.probe_lock);
+	struct hook_launch_seen s = k->seen;
+	if (s.ctx) {
+		struct hook_launch l = { .f = s.f, .smem = s.smem };
+		memcpy(l.grid, s.grid, sizeof l.grid);
+		memcpy(l.block, s.block, sizeof l.block);
+		if (!probe_inst_find(k, s.ctx, set, engine_shape_of(l.grid, l.block)) &&
+		    probe_inst_new(k, &l, s.ctx, s.cc, set, 1, 1))
+			hook_log("%s: probed copy queued when picked", k->name);
+	}
+	pthread_mutex_unlock(&hook.probe_lock);
+}
+
+void hook_cuda_picked(const struct hook_ctl_table *t)
+{
+	uint32_t n = 0;
+	struct hook_kernel **all = hook_registry_kernels(&n);
+	for (uint32_t i = 0; all && i < n; i++) {
+		const struct hook_ctl_set *set = hook_control_set_of(t, all[i]->name);
+		if (set)
+			hook_probe_prebuild(all[i], set);
+	}
+	free(all);
 }

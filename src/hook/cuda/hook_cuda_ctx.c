@@ -22,18 +22,22 @@
 #include "hook/hook_log.h"
 #include "hook/cuda/hook_table.h"
 
-/* Instrumented copies in ctx: their module and function go with it. */
+/* Instrumented copies in ctx: their module and function go with it; the
+ * launches seen there are no longer built for. */
 static void ctx_insts_dead(CUcontext ctx)
 {
 	uint32_t n = 0;
 	struct hook_kernel **all = hook_registry_kernels(&n);
 	pthread_mutex_lock(&hook.probe_lock);
-	for (uint32_t i = 0; all && i < n; i++)
+	for (uint32_t i = 0; all && i < n; i++) {
 		for (struct hook_inst *in = all[i]->insts; in; in = in->next)
 			if (!in->dead && in->ctx == ctx) {
 				in->dead = 1;
 				in->ctx = NULL;
 			}
+		if (all[i]->seen.ctx == ctx) /* nothing is built for it from now on */
+			all[i]->seen.ctx = NULL;
+	}
 	pthread_mutex_unlock(&hook.probe_lock);
 	free(all);
 }

@@ -108,8 +108,11 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		struct hook_probe_pick pick;
 		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
 			return rc; /* it counted itself in hook_results_app_queued */
-		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api))
+		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api)) {
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
+			if (k->has_ptx && hook.cfg.control)
+				hook_probe_note_launch(k, l);
+		}
 	}
 	if (t_found) { /* what follows the selection is U_PRE */
 		l->entry_ns = hook_self_now();
