@@ -86,7 +86,7 @@ struct td_kernel {
 	struct td_config *configs;
 	int occ;            /* resident blocks per SM (occ= of the launch), 0 unknown */
 	uint64_t declined;  /* launches that should have been probed but ran unprobed */
-	uint64_t deferred;  /* launches that ran unprobed while their probed copy was built (NTOP_PROBE_ASYNC) */
+	uint64_t deferred;  /* launches that ran unprobed while their probed copy was built off the app's threads */
 	uint64_t probed_started; /* probed launches the hook started (stats), results or not */
 	char *declined_reason; /* the last one */
 	uint64_t graph_nodes;

@@ -146,7 +146,7 @@ void ktable_probe_state(const struct ktable_ctx *c, const struct td_kernel *k, c
 		else
 			snprintf(buf, len, "probed %d", k->n_results);
 		*role = traces ? THEME_ACCENT : THEME_FG;
-	} else if (k->deferred) { /* NTOP_PROBE_ASYNC: launches went by while the copy was built */
+	} else if (k->deferred) { /* launches went by while the copy was built off the app's threads */
 		snprintf(buf, len, "%s, %llu unprobed", k->instrument_status ? "copy ready" : "building copy",
 			 (unsigned long long)k->deferred);
 		*role = THEME_SELECTION;

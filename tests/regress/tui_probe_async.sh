@@ -1,13 +1,13 @@
 #!/bin/bash
-# The live UI with probed copies built off the app's threads
-# (NTOP_PROBE_ASYNC=1), over the fake driver with a 1 s JIT
+# The live UI with probed copies built off the app's threads (the default:
+# NTOP_PROBE_ASYNC unset), over the fake driver with a 1 s JIT
 # (FAKECUDA_JIT_DELAY_MS): a probe picked on fill says in the log that the
 # copy is being built and launches run unprobed meanwhile, the request is
 # not marked failed, launches then come probed, and the launches view says
 # how many ran unprobed while the copy was built.
 . "$(dirname "$0")/tui_app.inc"
 fresh 100 30
-tm send-keys -t "$UI" "clear; NTOP_PROBE_ASYNC=1 FAKECUDA_JIT_DELAY_MS=1000 $NTOP -o $TMP/s -- $LOOP $PTX $TMP/stop 60; echo NTOP-EXIT=\$?" Enter
+tm send-keys -t "$UI" "clear; unset NTOP_PROBE_ASYNC; FAKECUDA_JIT_DELAY_MS=1000 $NTOP -o $TMP/s -- $LOOP $PTX $TMP/stop 60; echo NTOP-EXIT=\$?" Enter
 wait_for ' fill *$' || fail "fill not listed: $(screen)"
 keys / f i l l Enter g
 keys p

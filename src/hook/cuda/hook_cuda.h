@@ -79,7 +79,7 @@ int hook_cuda_kernel_source(const struct hook_kernel *k, char **ptx, size_t *len
 
 /* The instrumented copy of k for (ctx, set), built on first use (l: the
  * launch that asked, whose shape picks the form); with `background` and
- * NTOP_PROBE_ASYNC=1 a new copy is built by the builder thread and comes
+ * not NTOP_PROBE_ASYNC=0 a new copy is built by the builder thread and comes
  * back with `building` set (the launch runs unprobed). */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
 				  const struct hook_ctl_set *set, int background);

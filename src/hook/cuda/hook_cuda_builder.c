@@ -1,5 +1,6 @@
-/* Probed copies built off the application's threads (NTOP_PROBE_ASYNC=1):
- * the launch that first wants a copy queues its build here and runs
+/* Probed copies built off the application's threads (the default; not with
+ * NTOP_PROBE_ASYNC=0): a live pick (hook_probe_prebuild) or the launch
+ * that first wants a copy queues its build here, and that launch runs
  * unprobed, as do the launches after it, until the copy is published
  * (`building` cleared under probe_lock). One thread builds, in order, with
  * the copy's context current. A context about to go waits for its build

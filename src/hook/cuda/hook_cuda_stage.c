@@ -16,7 +16,7 @@
  * small ones are made (STAGE_JOB_MAX each, STAGE_ALL_MAX in all): dmat's
  * large maps keep taking theirs at launch. A job of another shape goes
  * back to the pool unused; a context's jobs go back before it is torn down
- * (hook_cuda_ctx.c). A copy built by the builder thread (NTOP_PROBE_ASYNC)
+ * (hook_cuda_ctx.c). A copy built by the builder thread (the default)
  * gets its first launch's job there too, so that launch takes no
  * allocation on the app's thread either. */
 #include <stdlib.h>
