@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include "common/strbuf.h"
 #include "common/timeutil.h"
-#include "hook/hook_backend.h"
 #include "engine/probe/probe.h"
 #include "engine/probe/verify.h"
+#include "hook/hook_backend.h"
 #include "hook/hook_control.h"
 #include "hook/hook_events.h"
 #include "hook/hook_log.h"

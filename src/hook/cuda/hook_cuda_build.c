@@ -345,14 +345,7 @@ void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, i
 	free(cause);
 }
 
-/* The instrumented copy of k for (ctx, set, the launch's shape), built on
- * first use. 1D launches get a copy that reads no y/z indices (engine.h);
- * a kernel also launched with 2D or 3D blocks or grids gets a second one.
- * With `background` a new copy goes to the builder thread and comes back
- * `building` (unless NTOP_PROBE_ASYNC=0, `record --wait-build`: the app's
- * thread should not wait out the driver's JIT, tens of ms a kernel, for a
- * probe it picked; the price is that launches before the copy is ready run
- * unprobed); without, a copy being built is waited for. */
+/* Under probe_lock. */
 static struct hook_inst *probe_inst_find(struct hook_kernel *k, CUcontext ctx, const struct hook_ctl_set *set,
 					 unsigned shape)
 {
@@ -392,6 +385,14 @@ static struct hook_inst *probe_inst_new(struct hook_kernel *k, const struct hook
 	return in;
 }
 
+/* The instrumented copy of k for (ctx, set, the launch's shape), built on
+ * first use. 1D launches get a copy that reads no y/z indices (engine.h);
+ * a kernel also launched with 2D or 3D blocks or grids gets a second one.
+ * With `background` a new copy goes to the builder thread and comes back
+ * `building` (unless NTOP_PROBE_ASYNC=0, `record --wait-build`: the app's
+ * thread should not wait out the driver's JIT, tens of ms a kernel, for a
+ * probe it picked; the price is that launches before the copy is ready run
+ * unprobed); without, a copy being built is waited for. */
 struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx, int cc,
 				  const struct hook_ctl_set *set, int background)
 {
