@@ -81,7 +81,8 @@ run)
 			build/bin/ntop -- build/examples/launch_modes
 		else
 			dir=$(mktemp -d -t ntop-demo.XXXXXX)
-			build/bin/ntop record -p block_sched -o "$dir/trace" -- build/examples/launch_modes
+			# its kernels run once or twice: probed from their first launch
+			build/bin/ntop record -p block_sched --wait-build -o "$dir/trace" -- build/examples/launch_modes
 			build/bin/ntop report "$dir/trace"
 		fi
 	else

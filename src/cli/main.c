@@ -38,7 +38,7 @@ static void main_help(FILE *f)
 	fprintf(f,
 		"\n"
 		"Examples:\n"
-		"  ntop record -p block_sched -k vecadd -- ./vecadd 1024\n"
+		"  ntop record -p block_sched -k vecadd --wait-build -- ./vecadd 1024\n"
 		"  ntop report ntop-trace/20261101-120000_4242\n"
 		"  ntop probes\n"
 		"  ntop view ntop-trace/20261101-120000_4242\n"
