@@ -35,9 +35,8 @@ static void rep_analyze(struct rep_result *rr, const struct td_kernel *k)
 		rr->unsampled += r->maps[i].records_unsampled;
 		rr->unsampled_unknown |= r->maps[i].unsampled_unknown;
 		if (r->maps[i].sample_shift > rr->sample_shift) {
-			const struct result_map *m = &r->maps[i];
-			rr->sample_shift = m->sample_shift;
-			rr->kept_first = m->sample_prefix && m->units_per_block ? m->rec_units / m->units_per_block : 0;
+			rr->sample_shift = r->maps[i].sample_shift;
+			rr->kept_first = result_map_kept_first(&r->maps[i]);
 		}
 	}
 	int mi = block_sched_find_map(r);

@@ -110,6 +110,13 @@ void result_map_derive_counts(struct result_map *m);
  * / rec_size: the least `stored` that keeps them all (0 when none wrote). */
 uint32_t result_map_most_records(const struct result_map *m);
 
+/* How many blocks, the first ones, a map sampled to its first blocks kept
+ * (sample_prefix); 0 for any other map. */
+static inline uint64_t result_map_kept_first(const struct result_map *m)
+{
+	return m->sample_shift && m->sample_prefix && m->units_per_block ? m->rec_units / m->units_per_block : 0;
+}
+
 /* Units per block of a map: threads, or warps (waves) of a block, or 1. */
 static inline uint64_t result_units_per_block(const struct result *r, const struct probe_map *m)
 {

@@ -49,9 +49,9 @@ static void rcache_maps(const struct result *r, char *buf, size_t len)
 static void rcache_regions(const struct result *r, const struct result_map *mp, char *buf, size_t len)
 {
 	uint64_t blocks = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
-	uint64_t kept = mp->units_per_block ? mp->rec_units / mp->units_per_block : 0;
+	uint64_t kept = result_map_kept_first(mp);
 	size_t o = (size_t)snprintf(buf, len, "regions");
-	if (mp->sample_shift && mp->sample_prefix && kept)
+	if (kept)
 		o += (size_t)snprintf(buf + o, len - o, " (blocks 0-%llu of %llu)", (unsigned long long)kept - 1,
 				      (unsigned long long)blocks);
 	else if (mp->sample_shift)
