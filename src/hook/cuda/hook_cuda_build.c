@@ -362,8 +362,6 @@ static struct hook_inst *probe_inst_new(struct hook_kernel *k, const struct hook
 					const struct hook_ctl_set *set, int background, int queue_only)
 {
 	struct hook_probe_list pl = hook_probe_list_locked(set);
-	if (queue_only && (pl.n == 0 || !hook.cfg.probe_async))
-		return NULL;
 	struct hook_inst *in = calloc(1, sizeof *in);
 	if (!in)
 		return NULL;
