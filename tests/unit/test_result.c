@@ -191,6 +191,15 @@ static struct result *make_layout(int slot_major)
 	return r;
 }
 
+/* A 1-D launch of `blocks` blocks of `threads` threads. */
+static void layout_1d(struct result *r, uint32_t threads, uint32_t blocks)
+{
+	r->block[0] = threads;
+	r->block[1] = r->block[2] = 1;
+	r->grid[0] = blocks;
+	r->grid[1] = r->grid[2] = 1;
+}
+
 /* Does every record read back where it was put (u*16 + k)? */
 static int layout_ok(const struct result *g)
 {
@@ -210,10 +219,7 @@ static int layout_ok(const struct result *g)
 static void test_prefix_sampled(void)
 {
 	struct result *r = make_layout(0);
-	r->block[0] = 64;
-	r->block[1] = r->block[2] = 1;
-	r->grid[0] = 5;
-	r->grid[1] = r->grid[2] = 1;
+	layout_1d(r, 64, 5);
 	struct result_map *m = &r->maps[0];
 	m->map.level = PROBE_LEVEL_WARP;
 	m->units = 10;
@@ -262,10 +268,7 @@ static void test_prefix_sampled(void)
 static void test_sampled_layout(void)
 {
 	struct result *r = make_layout(1);
-	r->block[0] = 2;
-	r->block[1] = r->block[2] = 1;
-	r->grid[0] = 5;
-	r->grid[1] = r->grid[2] = 1;
+	layout_1d(r, 2, 5);
 	struct result_map *m = &r->maps[0];
 	m->units = 10;
 	m->map.cap = 2;
@@ -1010,10 +1013,7 @@ static void test_stored_sampled(void)
 	char *p = path_of("v4s.ntr");
 	for (int sm = 0; sm < 2; sm++) {
 		struct result *r = make_layout(sm), *g = NULL;
-		r->block[0] = 2;
-		r->block[1] = r->block[2] = 1;
-		r->grid[0] = 5;
-		r->grid[1] = r->grid[2] = 1;
+		layout_1d(r, 2, 5);
 		struct result_map *m = &r->maps[0];
 		m->units = 10;
 		m->map.cap = 2;
