@@ -11,6 +11,10 @@
 #include "hook/hook_ptrmap.h"
 #include "hook/hook_selftime.h"
 
+/* Jobs made ahead per probed copy: the second covers the stager's own
+ * delay in noticing a request (its poll) when launches come fast. */
+#define HOOK_STAGE_DEPTH 2
+
 struct hook_kernel;
 struct hook_ctl_set;
 struct hook_ctl_view;
@@ -54,7 +58,8 @@ struct hook_inst {
 	unsigned shape;       /* launch shapes it assumes (ENGINE_BLOCK_1D, ENGINE_GRID_1D):
 				 launched only where engine_shape_of gives the same */
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
-	struct hook_job *staged; /* the next launch's job, made ahead (hook_cuda_stage.c; atomic) */
+	struct hook_job *staged[HOOK_STAGE_DEPTH]; /* next launches' jobs, made ahead (hook_cuda_stage.c; atomic) */
+	int stage_asked;      /* a request to make them is queued (atomic; hook_cuda_stager.c) */
 	uint64_t launches;    /* probed launches queued (atomic) */
 	int building;         /* the builder thread is making it (atomic): launches run unprobed */
 	int deferred_said;    /* a `probe status=deferred` line went out for it */

@@ -135,7 +135,7 @@ struct hook_job;               /* hook_cuda_results.h */
  * writer threads compress and write the result files. */
 struct hook_results {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;       /* collector: a job or a spare to allocate, or stop */
+	pthread_cond_t wake;       /* collector: a job, or stop */
 	pthread_cond_t wake_w;     /* writers: a job to write, or stop */
 	pthread_cond_t idle;       /* drain: a job finished */
 	pthread_cond_t room;       /* collector: staging memory came back */
@@ -162,8 +162,6 @@ struct hook_results {
 	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
 	uint64_t staged;           /* probed launches that took a job made ahead (atomic) */
 	int draining;              /* at exit or a context's end (atomic): nobody to let go first */
-	void *spare_ctx;           /* collector: allocate spare_n spares of spare_bytes there */
-	uint64_t spare_bytes, spare_n;
 	int n_writers;
 	int started, stop;
 	pthread_t collector;
@@ -179,6 +177,23 @@ struct hook_builder {
 	struct hook_build_req *head, *tail;
 	void *busy_ctx;            /* CUcontext of the build under way, or NULL */
 	int started, stop;         /* started -1: no thread, builds run on the launch */
+	pthread_t thread;
+};
+
+/* What the next probed launches need, made ahead off the application's
+ * threads and apart from the collector, which may be busy copying back
+ * (hook_cuda_stager.c): their jobs, and spare map buffers. */
+struct hook_stage_req;
+struct hook_stager {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* stager: a request, or stop */
+	pthread_cond_t done;       /* a request ended (a context waits to go) */
+	struct hook_stage_req *head, *tail;
+	void *busy_ctx;            /* CUcontext of the request under way, or NULL */
+	void *spare_ctx;           /* allocate spare_n spares of spare_bytes there */
+	uint64_t spare_bytes, spare_n;
+	struct hook_linger linger; /* awake after a request (hook_linger.h) */
+	int started, stop;         /* started -1: no thread, nothing is made ahead */
 	pthread_t thread;
 };
 
@@ -203,6 +218,7 @@ struct hook_state {
 	struct hook_device dev[HOOK_MAX_DEVICES];
 	pthread_mutex_t probe_lock; /* probe loading and instrumentation */
 	struct hook_builder builder;
+	struct hook_stager stager;
 	int probes_loaded;
 	struct probe **probes;
 	int n_probes;

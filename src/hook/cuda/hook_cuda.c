@@ -39,6 +39,7 @@ static void cuda_shutdown(void)
 {
 	hook_builder_shutdown();
 	hook_control_shutdown();
+	hook_stager_shutdown();
 	hook_results_shutdown();
 	hook_timing_shutdown();
 	hook_timing_stats(1);

@@ -189,16 +189,16 @@ void hook_probe_job_events_put(struct hook_job *j);
 /* A prepared job never queued: its events and buffer go back. */
 void hook_probe_job_free(struct hook_job *j);
 
-/* hook_cuda_stage.c: the next probed launch's job, made ahead */
-/* The job made ahead for `in` when it fits l's shape (else it goes back):
- * NULL when there is none. */
+/* hook_cuda_stage.c: the next probed launches' jobs, made ahead */
+/* A job made ahead for `in` that fits l's shape (others go back): NULL
+ * when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
-/* On the app's thread after a probed launch of in (counted here): should
- * the collector make the next launch's job (hook_stage_next)? */
+/* On the app's thread after a probed launch of in (counted here), its maps
+ * `bytes`: should the stager make the next launches' jobs (hook_stager_ask)? */
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes);
-/* On the collector, for a probed launch of `in` (its maps `bytes`, on
- * device `dev`) it took: makes the next one's job. */
-void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
+/* On the stager, l's context current: jobs of l's shape into every empty
+ * slot of `in`, within the caps. */
+void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev);
 /* Right after the builder thread made `in` (its context current): the
  * job of the launch that asked for it, for the first probed launch. */
@@ -207,6 +207,18 @@ void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct 
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
 void hook_stage_fork_child(void);
+
+/* hook_cuda_stager.c: the thread that makes them */
+/* Asks for in's next launches' jobs, of l's shape in ctx (on device dev);
+ * no-op while one request for `in` is queued. */
+void hook_stager_ask(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
+		     const struct hook_device *dev);
+/* Asks for n spare device buffers of `bytes` in ctx. */
+void hook_stage_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n);
+/* ctx is about to go: its queued requests are dropped, the one under way waited for. */
+void hook_stager_ctx_gone(CUcontext ctx);
+void hook_stager_shutdown(void);
+void hook_stager_fork_child(void);
 
 /* hook_cuda_results.c */
 /* Queues a probed launch (already on its stream) for the collector. */

@@ -54,7 +54,7 @@ static void builder_run(struct hook_build_req *r)
 	if (dev && ctx == r->ctx)
 		hook_stage_first(r->in, r->k, &r->l, dev);
 	hook_log("%s: probed copy built off the app's threads (%s), first launch's job %s", r->k->name,
-		 r->in->ok ? "ok" : "failed", __atomic_load_n(&r->in->staged, __ATOMIC_ACQUIRE) ? "made" : "not made");
+		 r->in->ok ? "ok" : "failed", __atomic_load_n(&r->in->staged[0], __ATOMIC_ACQUIRE) ? "made" : "not made");
 	cu.cuCtxSetCurrent(NULL); /* hold no context between builds */
 	builder_publish(r->in, NULL);
 }

@@ -14,7 +14,7 @@
  * launch: measured 4-5 us per probed launch saved on an H100). Only when
  * none is known zeroed does the launch ask the driver; only when none is
  * zeroed does it
- * allocate (warm-up), and then it asks the collector thread to keep as many
+ * allocate (warm-up), and then it asks the stager thread to keep as many
  * spares of that size as launches are in flight, so the pool grows to the
  * depth the application's pace needs and a steady probing loop finds
  * buffers waiting. Device memory comes in slabs carved into buffers, since
@@ -178,7 +178,7 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	CUresult rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, size * n) : CUDA_ERROR_NOT_FOUND;
 	if (rc == CUDA_SUCCESS)
 		rc = cu.cuMemsetD8Async(p, 0, size * n, s);
-	/* The collector (wait) sees the clearing done before pooling the
+	/* The stager (wait) sees the clearing done before pooling the
 	 * buffers, so launches take them without asking the driver. */
 	int zeroed = wait && rc == CUDA_SUCCESS && hook_pool_wait(ctx, s) == CUDA_SUCCESS;
 	struct hook_buf *first = NULL;
@@ -278,7 +278,7 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
 /* A buffer for a launch: a pooled one whose zeroing is done, else a new one
  * (warm-up, or a pool not yet as deep as the application's pace needs),
  * else, when the GPU has no room, one still being zeroed (the wait is then
- * the GPU's, stream-ordered). The collector is asked for spares whenever no
+ * the GPU's, stream-ordered). The stager is asked for spares whenever no
  * other ready buffer of the size is left. */
 /* Where a clearing goes: behind b's copies back on the copy stream (the
  * collector), or, for a launch, on the clearing stream, so the launch waits
@@ -361,7 +361,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 		pthread_mutex_unlock(&r->lock);
 	}
 	if (last)
-		hook_results_want_spare(ctx, bytes, allocated ? depth : 1);
+		hook_stage_want_spare(ctx, bytes, allocated ? depth : 1);
 	return b;
 }
 
@@ -378,11 +378,11 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 0, &busy);
 	int last = b && pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	pthread_mutex_unlock(&r->lock);
-	/* The last one of its size: one spare made ahead by the collector (as
+	/* The last one of its size: one spare made ahead by the stager (as
 	 * the slow path asks when it did not allocate; more would have the
-	 * collector's allocations stall the app's driver calls). */
+	 * stager's allocations stall the app's driver calls). */
 	if (last)
-		hook_results_want_spare(ctx, bytes, 1);
+		hook_stage_want_spare(ctx, bytes, 1);
 	return b;
 }
 
@@ -412,7 +412,7 @@ static uint64_t pool_spare_cap(void)
 	return cap;
 }
 
-/* Collector: at least n free device buffers of `bytes` in ctx, while the
+/* Stager: at least n free device buffers of `bytes` in ctx, while the
  * pool is under its spare cap and the GPU has room. The cap (a driver call)
  * is asked only when a buffer is missing: most requests come from a launch
  * that took the last free buffer while its predecessor's was on its way

@@ -402,8 +402,9 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
 	j->app_queued = hook_results_app_queued();
-	j->stage_in = hook_stage_wanted(in, k, j->bytes) ? in : NULL;
 	int waited = !j->dev_ready; /* j is the collector's once submitted */
+	if (hook_stage_wanted(in, k, j->bytes))
+		hook_stager_ask(in, k, l, j->ctx, &j->device);
 	uint64_t t_emit = hook_self_now();
 	if (q == 0)
 		hook_results_submit(j);

@@ -351,14 +351,6 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 	}
 }
 
-/* The next launch's job for j's copy, of j's shape (hook_cuda_stage.c). */
-static void results_stage_next(const struct hook_job *j)
-{
-	struct hook_launch l = { .grid = { j->grid[0], j->grid[1], j->grid[2] },
-				 .block = { j->block[0], j->block[1], j->block[2] }, .smem = j->smem };
-	hook_stage_next(j->stage_in, j->k, &l, j->bytes, &j->device);
-}
-
 static void results_collect(struct hook_job *j, CUcontext *cur)
 {
 	static uint64_t gen;
@@ -369,10 +361,6 @@ static void results_collect(struct hook_job *j, CUcontext *cur)
 	}
 	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
 		*cur = j->ctx;
-	/* while the kernel runs, off the app's thread; not while a context or
-	 * the process is going (hook_results_ctx_gone drops what was made) */
-	if (j->stage_in && *cur == j->ctx && !__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE))
-		results_stage_next(j);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
@@ -405,25 +393,11 @@ static void *results_collector(void *arg)
 	for (;;) {
 		/* after a job it stays awake (hook_linger.h): a probed launch hands
 		 * its job over without waking it */
-		while (!r->collect_head && !r->spare_ctx && !r->stop)
+		while (!r->collect_head && !r->stop)
 			if (hook_linger_poll(&r->linger, &r->wake, &r->lock, RESULTS_POLL_NS, RESULTS_LINGER_NS))
 				hook_linger_nap(&r->linger, &r->wake, &r->lock);
 		hook_linger_busy(&r->linger);
-		/* Spares first: a launch that finds none allocates on the app's
-		 * clock, a job waits only on ours. */
 		struct hook_job *j = r->collect_head;
-		if (r->spare_ctx) {
-			CUcontext ctx = r->spare_ctx;
-			uint64_t bytes = r->spare_bytes, n = r->spare_n;
-			r->spare_ctx = NULL;
-			r->spare_bytes = r->spare_n = 0;
-			pthread_mutex_unlock(&r->lock);
-			if (cur != ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-				cur = ctx;
-			hook_pool_add_spares(ctx, bytes, n);
-			pthread_mutex_lock(&r->lock);
-			continue;
-		}
 		if (!j)
 			break;
 		r->collect_head = j->next;
@@ -437,23 +411,6 @@ static void *results_collector(void *arg)
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
-}
-
-#define RESULTS_SPARES_MAX 256
-
-void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n)
-{
-	struct hook_results *r = &hook.res;
-	pthread_mutex_lock(&r->lock);
-	if (!r->spare_ctx || r->spare_ctx == ctx) {
-		r->spare_ctx = ctx;
-		if (bytes > r->spare_bytes)
-			r->spare_bytes = bytes;
-		if (n > r->spare_n)
-			r->spare_n = n < RESULTS_SPARES_MAX ? n : RESULTS_SPARES_MAX;
-		pthread_cond_signal(&r->wake);
-	}
-	pthread_mutex_unlock(&r->lock);
 }
 
 /* ---- writers ---- */
@@ -658,7 +615,7 @@ void hook_results_ctx_gone(CUcontext ctx)
 	__atomic_store_n(&r->draining, 1, __ATOMIC_RELEASE);
 	results_drain(r, 0);
 	pthread_mutex_unlock(&r->lock);
-	hook_stage_ctx_gone(ctx); /* jobs the collector made ahead while it finished */
+	hook_stage_ctx_gone(ctx); /* jobs made ahead there, and any being made */
 	hook_pool_ctx_gone(ctx);
 	__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
 }
@@ -709,8 +666,6 @@ void hook_results_fork_child(void)
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;
-	r->spare_ctx = NULL;
-	r->spare_bytes = r->spare_n = 0;
 	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;

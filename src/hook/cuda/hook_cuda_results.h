@@ -64,7 +64,6 @@ struct hook_job {
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
 	uint64_t app_queued;              /* hook.res.app_queued once it was queued */
-	struct hook_inst *stage_in;       /* the collector makes this copy's next job (hook_cuda_stage.c) */
 };
 
 /* hook_cuda_pool.c */
@@ -97,7 +96,5 @@ void hook_pool_ctx_gone(CUcontext ctx);
 uint64_t hook_results_app_queued(void);
 /* The same for an unprobed launch: nothing until a probed launch started the collector. */
 void hook_results_note_queued(void);
-/* Asks the collector for n spare device buffers of `bytes` in ctx. */
-void hook_results_want_spare(CUcontext ctx, uint64_t bytes, uint64_t n);
 
 #endif

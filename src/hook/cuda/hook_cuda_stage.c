@@ -1,16 +1,16 @@
-/* The next probed launch's job, made ahead. While the app waits for each
+/* The next probed launches' jobs, made ahead. While the app waits for each
  * launch, everything the hook does before the probed kernel is queued is
  * GPU idle time on the app's own clock. Measured on an H100 (doc/
  * performance.md), taking the job, the plan, a zeroed map buffer and an
  * end event took 1.5-5 us of a launch's 3.2-7.2 us there (up to 230 us
  * while the collector lagged behind large results); with them made ahead,
- * 1.0-1.9 us were left. So once a kernel's probed copy
- * has been launched twice, each probed launch asks for the job of the next
- * launch of the same shape, and the collector makes it when it takes the
- * launch's job (H200: made on the app's thread after the kernel was queued
- * it took 1.6-42 us of the app's time per launch, all of it on the app's
- * clock once a kernel is shorter than that) and leaves it in the
- * instrumented copy; the next launch takes it with one atomic exchange.
+ * 1.0-1.9 us were left. So once a kernel's probed copy has been launched
+ * twice, each probed launch asks the stager thread (hook_cuda_stager.c) to
+ * fill the copy's HOOK_STAGE_DEPTH slots with jobs of its shape while the
+ * kernel runs; the next launch takes one with an atomic exchange. The
+ * collector made them before, when it took the launch's job: behind a
+ * copy back of 14 MB (block_sched on a 16M-thread copy, H200) it took them
+ * too late, and a third of the launches made their own.
  *
  * A job made ahead holds a zeroed buffer the pool does not see, so only
  * small ones are made (STAGE_JOB_MAX each, STAGE_ALL_MAX in all): dmat's
@@ -36,18 +36,21 @@ static void stage_drop(struct hook_job *j)
 
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l)
 {
-	if (!__atomic_load_n(&in->staged, __ATOMIC_RELAXED))
-		return NULL;
-	struct hook_job *j = __atomic_exchange_n(&in->staged, NULL, __ATOMIC_ACQ_REL);
-	if (!j)
-		return NULL;
-	if (memcmp(j->grid, l->grid, sizeof j->grid) != 0 || memcmp(j->block, l->block, sizeof j->block) != 0) {
-		stage_drop(j);
-		return NULL;
+	for (int i = 0; i < HOOK_STAGE_DEPTH; i++) {
+		if (!__atomic_load_n(&in->staged[i], __ATOMIC_RELAXED))
+			continue;
+		struct hook_job *j = __atomic_exchange_n(&in->staged[i], NULL, __ATOMIC_ACQ_REL);
+		if (!j)
+			continue;
+		if (memcmp(j->grid, l->grid, sizeof j->grid) != 0 || memcmp(j->block, l->block, sizeof j->block) != 0) {
+			stage_drop(j);
+			continue;
+		}
+		__atomic_sub_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&hook.res.staged, 1, __ATOMIC_RELAXED);
+		return j;
 	}
-	__atomic_sub_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&hook.res.staged, 1, __ATOMIC_RELAXED);
-	return j;
+	return NULL;
 }
 
 /* Will the kernel's next launch be probed, as far as the launch path can
@@ -60,69 +63,78 @@ static int stage_worth_it(const struct hook_kernel *k)
 	return __atomic_load_n(&k->probed, __ATOMIC_RELAXED) < hook.cfg.probe_limit;
 }
 
-/* Leaves j (counted in staged_bytes) in `in` for the next launch, with a
- * bare end event of ctx; dropped when another thread left one first. */
+/* A slot of `in` with no job, or -1. */
+static int stage_empty_slot(const struct hook_inst *in)
+{
+	for (int i = 0; i < HOOK_STAGE_DEPTH; i++)
+		if (!__atomic_load_n(&in->staged[i], __ATOMIC_ACQUIRE))
+			return i;
+	return -1;
+}
+
+/* Leaves j (counted in staged_bytes) in an empty slot of `in`, with a bare
+ * end event of ctx; dropped when other threads filled them first. */
 static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 {
 	j->end = hook_event_get_bare(ctx); /* a timed launch swaps it (probe_enqueue) */
 	j->end_bare = 1;
-	struct hook_job *none = NULL;
-	if (!__atomic_compare_exchange_n(&in->staged, &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		stage_drop(j);
+	for (int i = 0; i < HOOK_STAGE_DEPTH; i++) {
+		struct hook_job *none = NULL;
+		if (__atomic_compare_exchange_n(&in->staged[i], &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	}
+	stage_drop(j);
 }
 
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
 {
 	return __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED) >= 2 && bytes <= STAGE_JOB_MAX &&
-	       !__atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) && stage_worth_it(k);
+	       stage_empty_slot(in) >= 0 && stage_worth_it(k);
 }
 
-void hook_stage_next(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, uint64_t bytes,
+/* One job of l's shape into an empty slot of `in`: 1 when one was put, 0
+ * when none was (the caps, no empty slot, or making it failed: the launch,
+ * made the usual way, says why if it fails too). */
+static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
 		     const struct hook_device *dev)
 {
-	if (__atomic_load_n(&in->staged, __ATOMIC_ACQUIRE) || !stage_worth_it(k))
-		return;
-	if (__atomic_add_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
-		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
-		return;
-	}
-	CUcontext ctx = in->ctx; /* where the launch was just queued; NULL once it went */
+	if (stage_empty_slot(in) < 0 || !stage_worth_it(k))
+		return 0;
 	char *cause = NULL;
-	struct hook_job *j = ctx ? hook_probe_job_new(l, k, in, ctx, dev, &cause) : NULL;
-	free(cause); /* the next launch, made the usual way, says why if it fails too */
-	if (j && j->bytes != bytes) { /* the caps were checked for `bytes` */
-		__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
-		stage_drop(j);
-		j = NULL;
+	struct hook_job *j = hook_probe_job_new(l, k, in, ctx, dev, &cause);
+	free(cause);
+	if (!j)
+		return 0;
+	if (j->bytes > STAGE_JOB_MAX) {
+		hook_probe_job_free(j);
+		return 0;
 	}
-	if (!j) {
-		__atomic_sub_fetch(&hook.res.staged_bytes, bytes, __ATOMIC_RELAXED);
-		return;
+	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
+		stage_drop(j);
+		return 0;
 	}
 	stage_put(in, ctx, j);
+	return 1;
+}
+
+void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
+		     const struct hook_device *dev)
+{
+	CUcontext ctx = in->ctx; /* NULL once its context went */
+	if (!in->ok || !ctx)
+		return;
+	for (int i = 0; i < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev); i++)
+		;
 }
 
 void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		      const struct hook_device *dev)
 {
-	char *cause = NULL;
-	struct hook_job *j = in->ok && in->ctx && stage_worth_it(k) ? hook_probe_job_new(l, k, in, in->ctx, dev, &cause)
-								    : NULL;
-	free(cause); /* the launch, made the usual way, says why if it fails too */
-	if (!j)
-		return;
-	if (j->bytes > STAGE_JOB_MAX) {
-		hook_probe_job_free(j);
-		return;
-	}
-	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
-		stage_drop(j);
-		return;
-	}
-	stage_put(in, in->ctx, j);
+	if (in->ok && in->ctx)
+		stage_one(in, k, l, in->ctx, dev);
 }
 
-/* Every instrumented copy's job made ahead in ctx (NULL: in any context,
+/* Every instrumented copy's jobs made ahead in ctx (NULL: in any context,
  * forgotten without a driver call, for a fork child). */
 static void stage_each(CUcontext ctx, int forget)
 {
@@ -134,10 +146,14 @@ static void stage_each(CUcontext ctx, int forget)
 		for (struct hook_inst *in = all[i]->insts; in; in = in->next) {
 			if (!forget && in->ctx != ctx)
 				continue;
-			struct hook_job *j = __atomic_exchange_n(&in->staged, NULL, __ATOMIC_ACQ_REL);
-			if (j && !forget) {
-				j->next = mine;
-				mine = j;
+			if (forget) /* its request, if any, died with the parent's stager */
+				__atomic_store_n(&in->stage_asked, 0, __ATOMIC_RELAXED);
+			for (int s = 0; s < HOOK_STAGE_DEPTH; s++) {
+				struct hook_job *j = __atomic_exchange_n(&in->staged[s], NULL, __ATOMIC_ACQ_REL);
+				if (j && !forget) {
+					j->next = mine;
+					mine = j;
+				}
 			}
 		}
 		pthread_mutex_unlock(&hook.probe_lock);
@@ -152,6 +168,7 @@ static void stage_each(CUcontext ctx, int forget)
 
 void hook_stage_ctx_gone(CUcontext ctx)
 {
+	hook_stager_ctx_gone(ctx); /* nothing is being made there once this returns */
 	stage_each(ctx, 0);
 }
 
@@ -159,6 +176,7 @@ void hook_stage_ctx_gone(CUcontext ctx)
  * buffers stay the parent's, like the pools' in hook_results_fork_child). */
 void hook_stage_fork_child(void)
 {
+	hook_stager_fork_child();
 	stage_each(NULL, 1);
 	hook.res.staged_bytes = 0;
 }
