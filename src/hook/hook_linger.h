@@ -15,7 +15,8 @@ struct hook_linger {
 
 /* Under the thread's lock, with no work: 1 when it has been out of work
  * linger_ns (the caller then naps, or does what it does once quiet); else
- * waits at most poll_ns on cond and returns 0. */
+ * waits on cond at most poll_ns (1 ms once it has been out of work for 1
+ * ms: the app's next launch comes soon or not at all) and returns 0. */
 int hook_linger_poll(struct hook_linger *g, pthread_cond_t *cond, pthread_mutex_t *lock, uint64_t poll_ns,
 		     uint64_t linger_ns);
 /* Under the lock: waits for a signal. */
