@@ -37,6 +37,10 @@ ROOT=$(pwd)
 # copy); P-async: ntop's default (copies built off the app's threads, launches unprobed meanwhile).
 # SELF_MODES (default none; e.g. "ntop-self ntop-notime-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
 # `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios)
+# PAIR_MODES (default none; e.g. "block_sched-pair"): `-p P --wait-build --every 2` with every launch
+# timed by ntop (NTOP_TIME_LAUNCHES=all) and by the app (APP_COST_EACH=1): probed and unprobed launches
+# alternate in one process, and their difference on the app's clock, less their difference inside the
+# kernel (ntop's events of the same launches), is what the probed launch adds around its kernel
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
@@ -77,9 +81,12 @@ def fx(x):
 
 def parse_app(text):
     """The app's lines: {kernel: median_us}, {kernel: p90_us}, {kernel: host_us}, {name: hash},
-    wall_s, burst (launches, wall_s, rate)."""
-    medv, p90, host, check, wall, burst = {}, {}, {}, {}, None, None
+    wall_s, burst (launches, wall_s, rate), each {kernel: {launch: us}} (APP_COST_EACH=1)."""
+    medv, p90, host, check, wall, burst, each = {}, {}, {}, {}, None, None, {}
     for line in text.splitlines():
+        m = re.match(r"(?:info: )?cost each kernel=(\w+) i=(\d+) us=([\d.]+)", line)
+        if m:
+            each.setdefault(m.group(1), {})[int(m.group(2))] = float(m.group(3))
         m = re.match(r"(?:info: )?cost kernel=(\w+) launches=\d+ median_us=([\d.]+) p90_us=([\d.]+)"
                      r"(?: host_us=([\d.]+))?", line)
         if m:
@@ -95,7 +102,7 @@ def parse_app(text):
         m = re.match(r"(?:info: )?cost burst launches=(\d+) wall_s=([\d.]+) rate=([\d.]+)", line)
         if m:
             burst = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
-    return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst}
+    return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst, "each": each}
 
 
 def fields(line):
@@ -217,6 +224,7 @@ def summary(w, probes):
     plain_pwall = med([r["wall"] for r in plain])
     s["plain_us"] = plain_us
     s["self"] = self_rows(w)
+    s["pair"] = pair_rows(runs)
     tns = {}
     for r in runs.get("ntop", []):
         for kern, e in r["ev"]["kernels"].items():
@@ -319,6 +327,39 @@ def self_rows(w):
     return rows
 
 
+def pair_rows(runs):
+    """The *-pair runs: per mode and kernel, the medians over repetitions of (unprobed us, probed us,
+    their difference on the app's clock, the same inside the kernel, the first less the second).
+    Launch 0 (the first, probed: it waits for its copy) is left out; launches 2, 4, ... are the
+    probed ones (--every 2), which the trace must confirm: every other launch written, none
+    declined or deferred, else the row says why."""
+    rows = []
+    for mode in sorted(m for m in runs if m.endswith("-pair")):
+        for k in KERNELS:
+            cols, why = [], ""
+            for r in runs[mode]:
+                each = r["app"]["each"].get(k, {})
+                e = r["ev"]["kernels"].get(k)
+                n = len(each) + 1
+                if not e or e["written"] != (n + 1) // 2 or e["declined"] or e["deferred"]:
+                    why = "not every other launch probed and written" if e else "no trace"
+                    continue
+                pr = med([us for i, us in each.items() if i % 2 == 0])
+                un = med([us for i, us in each.items() if i % 2 == 1])
+                ink = (med(e["rns"]) - med(e["tns"])) / 1e3 if e["rns"] and e["tns"] else None
+                if pr is None or un is None or ink is None:
+                    why = "launches missing"
+                    continue
+                cols.append((un, pr, pr - un, ink, pr - un - ink))
+            if not cols:
+                rows.append([mode, k] + ["-"] * 5 + [why or "no run"])
+                continue
+            meds = [med([c[i] for c in cols]) for i in range(5)]
+            rows.append([mode, k] + [f"{v:+.1f}" if i >= 2 else f"{v:.1f}" for i, v in enumerate(meds)]
+                        + [f"{len(cols)} runs"])
+    return rows
+
+
 def table(head, rows):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -361,6 +402,15 @@ def render(s):
               "prepare (copy, plan, buffer), enqueue (waits, start event), the driver's call, end event,",
               "launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
+    if s.get("pair"):
+        L += ["", "## Probed and unprobed launches alternating in one process (*-pair: --every 2, every launch",
+              "timed by ntop and by the app)", "",
+              "median us per launch over the runs: the app's cudaEvent time of its unprobed and probed launches",
+              "and their difference; the same difference inside the kernel (ntop's time of the unprobed ones,",
+              "result ns of the probed ones); the first difference less the second: what the probed launch",
+              "adds around its kernel on the app's clock (the probe's target: at most 0.5 us)", ""]
+        L += table(["mode", "kernel", "unprobed us", "probed us", "app +us", "in-kernel +us", "around +us",
+                    "runs"], s["pair"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
           "unless the copy was built off the app's threads: the *-async modes, ntop's default); d = launches",
@@ -533,6 +583,15 @@ def selftest():
     put("ntop-self.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
         "self t=1 pid=7 kid=2 unprobed=20 probed=0 timed=7 clock_ns=20 u_lookup_ns=100 u_select_ns=300 u_pre_ns=1500 "
         "u_drv_ns=3000 u_post_ns=200\n")
+    put("block_sched-pair.1.out", "".join(f"info: cost each kernel=fill i={i} us={50.0 if i % 2 == 0 else 46.0}\n"
+                                          for i in range(1, 21)))
+    put("block_sched-pair.1/events.log", "kernel t=1 pid=6 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
+        + "".join(f"launch t=1 pid=6 kid=1 seq={i} probed=1\nresult t=1 pid=6 kid=1 seq={i} records=4 "
+                  f"disk=10 ns={47000 if i else 90000}\n" for i in range(0, 21, 2))
+        + "".join(f"time t=1 pid=6 kid=1 seq={i} ns=45000\n" for i in range(1, 21, 2))
+        + "stats t=1 pid=6 kid=1 launches=21 timed=21\n")
+    with open(os.path.join(w, "runs.tsv"), "a") as fh:
+        fh.write("block_sched-pair\t1\t0\t3.0\n")
     put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
     put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
     put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
@@ -553,7 +612,9 @@ def selftest():
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 | 0.20 | - |",
-                 "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full"):
+                 "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
+                 "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
+                 "| block_sched-pair | copy | - | - | - | - | - | no trace |"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
@@ -625,6 +686,8 @@ one() {
 	*-async) rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	ntop-self) NTOP_SELF_TIME=1 NTOP_LOG=$W/$name.hook.log rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime-self) NTOP_TIME_LAUNCHES=off NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
+	*-pair) NTOP_TIME_LAUNCHES=all APP_COST_EACH=1 rec "$name" -p "${probe%-pair}" --wait-build --every 2 \
+		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
@@ -640,7 +703,7 @@ export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fr
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
-	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-}; do
+	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-} ${PAIR_MODES:-}; do
 		say "== $mode (rep $rep)"
 		one "$mode" "$rep" "$LAUNCHES"
 	done

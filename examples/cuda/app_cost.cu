@@ -12,6 +12,9 @@
  *   info: cost kernel=<name> launches=<n> median_us=<x> p90_us=<y> host_us=<h>
  *     (h: the median time the launch call took on this thread, the
  *     <<<>>> statement alone: host work the GPU may idle through)
+ *   info: cost each kernel=<name> i=<l> us=<x>
+ *     (with APP_COST_EACH=1: every launch's time, l from 1; bench/app_cost.sh's
+ *     paired modes probe every other launch and compare the two halves)
  *   info: cost wall_s=<s>
  *   info: cost burst launches=<M> wall_s=<s> rate=<launches/s>
  *   cost check <name> <16 hex digits>
@@ -206,6 +209,8 @@ int main(int argc, char **argv)
 	cudaEvent_t e0, e1;
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
+	const char *each_env = getenv("APP_COST_EACH");
+	const bool each = each_env && strcmp(each_env, "1") == 0;
 	for (int k = 0; k < N_KERNELS; k++) {
 		reset(b);
 		std::vector<float> ms, host_ms;
@@ -218,6 +223,8 @@ int main(int argc, char **argv)
 			CK(cudaEventSynchronize(e1));
 			float t = 0;
 			CK(cudaEventElapsedTime(&t, e0, e1));
+			if (l > 0 && each)
+				printf("info: cost each kernel=%s i=%ld us=%.2f\n", NAMES[k], l, t * 1e3);
 			if (l > 0) {
 				ms.push_back(t);
 				host_ms.push_back((float)std::chrono::duration<double, std::milli>(h1 - h0).count());
