@@ -8,11 +8,12 @@
  *
  * A probed launch hands a request over without waking the thread (a futex
  * call on the app's clock): after a request the thread stays awake a while
- * (hook_linger.h), looking every STAGER_POLL_NS, with a timer slack of its
- * own so the look is that prompt. One request per copy is queued at a time
- * (`stage_asked`); it fills every empty slot. A context about to go waits
- * for the request under way there and drops its queued ones; exit stops
- * the thread after the request under way; a fork child forgets them all. */
+ * (hook_linger.h), looking every STAGER_POLL_NS for the first ms, with a
+ * timer slack of its own so the look is that prompt. One request per copy
+ * is queued at a time (`stage_asked`); it fills every empty slot. A
+ * context about to go waits for the request under way there and drops its
+ * queued ones; exit stops the thread after the request under way; a fork
+ * child forgets them all. */
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include "hook/cuda/hook_cuda.h"
