@@ -117,6 +117,11 @@ static const struct hook_device *cuda_device_info(int ordinal)
 	return d;
 }
 
+const struct hook_device *hook_cuda_device_of(int ordinal)
+{
+	return cuda_device_info(ordinal);
+}
+
 const struct hook_device *hook_cuda_device(CUcontext *ctx)
 {
 	CUcontext c = NULL;

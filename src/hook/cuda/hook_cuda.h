@@ -31,6 +31,8 @@ struct hook_launch {
 /* hook_cuda.c */
 /* Device facts of the calling thread's current context (NULL without one). */
 const struct hook_device *hook_cuda_device(CUcontext *ctx);
+/* Device facts of an ordinal (NULL when out of range). */
+const struct hook_device *hook_cuda_device_of(int ordinal);
 /* The current context's device ordinal, -1 without one: cached per thread
  * for the context last seen (the registry generation invalidates it); 0
  * without asking the driver when cuInit saw one device. */
