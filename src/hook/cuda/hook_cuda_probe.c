@@ -309,8 +309,8 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 
 /* The launch's device and current context: the ordinal was looked up at
  * the launch's start (hook_cuda_current_dev: cached per thread, no driver
- * call with one device); asking the driver again took 0.1-0.15 us of the
- * probed launch's ~0.75 us of preparing (H200). */
+ * call with one device); asking the driver again took about 0.1 us of the
+ * probed launch's ~0.75 us of preparing on an H200. */
 static const struct hook_device *probe_device(const struct hook_launch *l, CUcontext *ctx)
 {
 	if (l->dev < 0)
