@@ -1,24 +1,23 @@
 /* The next probed launches' jobs, made ahead. While the app waits for each
  * launch, everything the hook does before the probed kernel is queued is
- * GPU idle time on the app's own clock. Measured on an H100 (doc/
- * performance.md), taking the job, the plan, a zeroed map buffer and an
- * end event took 1.5-5 us of a launch's 3.2-7.2 us there (up to 230 us
- * while the collector lagged behind large results); with them made ahead,
- * 1.0-1.9 us were left. So once a kernel's probed copy has been launched
- * twice, each probed launch asks the stager thread (hook_cuda_stager.c) to
- * fill the copy's HOOK_STAGE_DEPTH slots with jobs of its shape while the
- * kernel runs; the next launch takes one with an atomic exchange. The
- * collector made them before, when it took the launch's job: behind a
- * copy back of 14 MB (block_sched on a 16M-thread copy, H200) it took them
- * too late, and a third of the launches made their own.
+ * GPU idle time on the app's own clock: taking the job, the plan, a zeroed
+ * map buffer and an end event took 1.5-5 us of a launch's 3.2-7.2 us on an
+ * H100 (doc/performance.md), and up to hundreds of us where a buffer had
+ * to be found. So once a kernel's probed copy has been launched twice,
+ * each probed launch asks the stager thread (hook_cuda_stager.c) to fill
+ * the copy's HOOK_STAGE_DEPTH slots with jobs of its shape while the
+ * kernel runs; the next launch takes one with an atomic exchange. Not the
+ * collector: behind a copy back of 14 MB (block_sched on a 16M-thread
+ * copy, H200) it made them too late for a third of the launches.
  *
  * A job made ahead holds a zeroed buffer the pool does not see, so only
  * small ones are made (STAGE_JOB_MAX each, STAGE_ALL_MAX in all): dmat's
- * large maps keep taking theirs at launch. A job of another shape goes
- * back to the pool unused; a context's jobs go back before it is torn down
- * (hook_cuda_ctx.c). A copy built by the builder thread (the default)
- * gets its first launch's job there too, so that launch takes no
- * allocation on the app's thread either. */
+ * large maps keep taking theirs at launch (doc/performance.md says what a
+ * larger cap did). A job of another shape goes back to the pool unused; a
+ * context's jobs go back before it is torn down (hook_cuda_ctx.c). A copy
+ * built by the builder thread (the default) gets its first launch's job
+ * there too, so that launch takes no allocation on the app's thread
+ * either. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
