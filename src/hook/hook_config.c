@@ -15,6 +15,19 @@
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* A value the hook cannot read keeps its default, and says so once the
+ * events are up (hook_dispatch.c): a user's "16M" must not pass unnoticed. */
+static void config_unread(const char *name, const char *value, uint64_t def)
+{
+	struct hook_config *c = &hook.cfg;
+	char *s = NULL;
+	if (asprintf(&s, "%s%s%s=%.64s is not a whole number (bytes or a count), %llu used", c->unread ? c->unread : "",
+		     c->unread ? "; " : "", name, value, (unsigned long long)def) < 0)
+		return;
+	free(c->unread);
+	c->unread = s;
+}
+
 static uint64_t config_u64(const char *name, uint64_t def)
 {
 	const char *s = getenv(name);
@@ -23,8 +36,10 @@ static uint64_t config_u64(const char *name, uint64_t def)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end || s[0] == '-')
+	if (errno || *end || s[0] == '-') {
+		config_unread(name, s, def);
 		return def;
+	}
 	return v;
 }
 

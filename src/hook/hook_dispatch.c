@@ -39,6 +39,8 @@ static void dispatch_hello(int sync)
 		hook_event_emit(&sb);
 	if (hook.no_driver)
 		hook_event_warn("%s", hook.no_driver);
+	if (hook.cfg.unread)
+		hook_event_warn("%s", hook.cfg.unread);
 }
 
 /* The fork child's hello, before its first line (hook_events.c). */

@@ -44,6 +44,8 @@ struct hook_config {
 	int self_time;             /* NTOP_SELF_TIME=1: time the hook's phases per launch (hook_selftime.h) */
 	int log_on;                /* NTOP_LOG names a file the hook could open (hook_log.c) */
 	char *control;             /* NTOP_CONTROL path, or NULL */
+	char *unread;              /* numbers in the environment the hook could not read (a warn line
+				    * after each hello), or NULL */
 };
 
 struct hook_queue {

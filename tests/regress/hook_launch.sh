@@ -10,7 +10,7 @@ LD_LIBRARY_PATH=$(dirname "$FAKE") "$APP" "$PTX" 3 > "$TMP/base.out"
 base_rc=$?
 mkdir -p "$TMP/trace"
 NTOP_TRACE_DIR=$TMP/trace NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=20 NTOP_EVENT_FD=9 \
-	NTOP_REAL_LIBCUDA=$FAKE NTOP_LOG=$TMP/hook.log LD_LIBRARY_PATH=$HOOKDIR \
+	NTOP_REAL_LIBCUDA=$FAKE NTOP_LOG=$TMP/hook.log LD_LIBRARY_PATH=$HOOKDIR NTOP_STAGING_PINNED_MAX=16M \
 	"$APP" "$PTX" 3 > "$TMP/hook.out" 9> "$TMP/events.log"
 rc=$?
 [ "$base_rc" = 3 ] || fail "baseline app exited $base_rc"
@@ -20,6 +20,9 @@ grep -q "export table says 42, 0 failures" "$TMP/hook.out" || fail "app reported
 
 E=$TMP/events.log
 expect "$E" "^hello .*driver=$FAKE" "hello names the fake driver"
+# a number the hook cannot read keeps its default and says so
+expect "$E" "^warn .*msg=NTOP_STAGING_PINNED_MAX=16M%20is%20not%20a%20whole%20number%20\(bytes%20or%20a%20count\),%20268435456%20used" \
+	"an unreadable number in the environment is warned about"
 expect "$E" "^device .*cc=90 sms=4" "device line"
 expect "$E" "^module .*api=cuModuleLoadData kind=ptx" "PTX module"
 expect "$E" "^module .*api=cuLibraryLoadData" "library load"
