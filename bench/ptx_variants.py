@@ -48,6 +48,11 @@ edited as text:
             address (a store that reaches no DRAM)
   v4        16 bytes per warp in one vector store: the low 32 bits of the
             SM clock and global timer at entry, elapsed cycles and the SM
+  v4base    v4, and thread 0 of each block also stores the block's 64-bit
+            base (its own SM clock and global timer at entry, 16 bytes)
+            after the warp records: each warp's low 32 bits then give its
+            full clocks exactly (a block's warps start within microseconds
+            of its thread 0, far inside 2^31 cycles or ns)
   blkred    one 32-byte record per block: each warp's lane 0 folds its exit
             clock into the block's end (red.global.max), thread 0 also
             stores its entry clocks and the SM
@@ -81,7 +86,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = {"fill": "_Z6k_fillPiii", "copy": "_Z6k_copyPKfPfi", "reduce": "_Z8k_reducePKfPyi"}
 VARIANTS = ("orig", "emitted", "general", "onestore", "lanes", "nosmid", "entry16", "nostore", "nomem", "noglobal",
             "noclock", "noread", "idx1d", "idx1dm", "nomemp", "nomemclk", "lateclk",
-            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "blkred", "blkred2",
+            "block", "w0", "pack8", "pack16", "pad32", "full32", "samesm", "v4", "v4base", "blkred", "blkred2",
             "p8w0", "blockmap", "blkred2e", "l2hint", "l2wb")
 
 LANES = """{
@@ -221,6 +226,12 @@ BLOCKWISE = {
     "v4": (16, ["\t{ .reg .b32 %vsl, %vgl;", "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;",
                 "\tcvt.u32.u64 %vgl, %ntop_p0_bs_gstart;",
                 "\tst.global.cs.v4.b32 [%ntop_sa], {%vsl, %ntop_v0, %ntop_v1, %vgl}; }"]),
+    "v4base": (16, ["\t{ .reg .b64 %vh; .reg .b32 %vsl, %vgl; .reg .pred %vt;",
+                    "\tcvt.u32.u64 %vsl, %ntop_p0_bs_start;", "\tcvt.u32.u64 %vgl, %ntop_p0_bs_gstart;",
+                    "\tst.global.cs.v4.b32 [%ntop_sa], {%vsl, %ntop_v0, %ntop_v1, %vgl};",
+                    "\tsetp.eq.u32 %vt, %ntop_tl, 0;", "\tmul.lo.u64 %vh, %ntop_nb, %ntop_d1;",
+                    "\tmad.lo.u64 %vh, %vh, 16, %ntop_d2;", "\tmad.lo.u64 %vh, %ntop_bl, 16, %vh;",
+                    "\t@%vt st.global.cs.v2.b64 [%vh], {%ntop_p0_bs_start, %ntop_p0_bs_gstart}; }"]),
     "blkred": (24, ["\t{ .reg .b64 %vb, %ve; .reg .pred %vt;", "\tmad.lo.u64 %vb, %ntop_bl, 32, %ntop_d2;",
                     "\tadd.u64 %ve, %ntop_p0_bs_cycles, %ntop_p0_bs_start;",
                     "\tred.global.max.u64 [%vb+16], %ve;", "\tsetp.eq.u32 %vt, %ntop_tl, 0;",

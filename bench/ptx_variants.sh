@@ -21,7 +21,7 @@ NTOP=${NTOP:-build-gpu/bin/ntop}
 TIME=${PTX_TIME:-build-gpu/bench/ptx_time}
 export PATH=$PATH:/usr/local/cuda/bin
 # PTX_VARIANTS: a subset to time (orig first), default every variant
-VARIANTS=${PTX_VARIANTS:-"orig emitted general onestore lanes nosmid entry16 nostore nomem noglobal noclock noread idx1d idx1dm nomemp nomemclk lateclk block w0 pack8 pack16 pad32 full32 samesm v4 blkred blkred2 p8w0 blockmap blkred2e l2hint l2wb"}
+VARIANTS=${PTX_VARIANTS:-"orig emitted general onestore lanes nosmid entry16 nostore nomem noglobal noclock noread idx1d idx1dm nomemp nomemclk lateclk block w0 pack8 pack16 pad32 full32 samesm v4 v4base blkred blkred2 p8w0 blockmap blkred2e l2hint l2wb"}
 declare -A ENTRY=([fill]=_Z6k_fillPiii [copy]=_Z6k_copyPKfPfi [reduce]=_Z8k_reducePKfPyi)
 
 python3 bench/ptx_variants.py make --ntop "$NTOP" --out "$W" >/dev/null || exit 1
