@@ -388,13 +388,7 @@ void hook_control_ensure_thread(void)
 void hook_control_shutdown(void)
 {
 	struct hook_control *c = &hook.ctl;
-	pthread_mutex_lock(&c->lock);
-	int started = c->started == 1;
-	c->stop = 1;
-	pthread_cond_signal(&c->wake);
-	pthread_mutex_unlock(&c->lock);
-	if (started)
-		pthread_join(c->thread, NULL);
+	hook_thread_stop(&c->lock, &c->wake, &c->stop, &c->started, &c->thread);
 }
 
 void hook_control_fork_child(void)

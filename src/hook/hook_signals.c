@@ -20,6 +20,18 @@ int hook_thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
 	return rc;
 }
 
+void hook_thread_stop(pthread_mutex_t *lock, pthread_cond_t *wake, int *stop, const int *started,
+		      const pthread_t *t)
+{
+	pthread_mutex_lock(lock);
+	int joinable = *started == 1;
+	*stop = 1;
+	pthread_cond_signal(wake);
+	pthread_mutex_unlock(lock);
+	if (joinable)
+		pthread_join(*t, NULL);
+}
+
 void hook_io_signals_begin(struct hook_io_signals *s)
 {
 	sigset_t set, pending;

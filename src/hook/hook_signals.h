@@ -12,6 +12,11 @@
 
 /* pthread_create with SIGPIPE and SIGXFSZ blocked in the new thread. */
 int hook_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
+/* Stops a hook thread whose loop waits on `wake` under `lock` until *stop:
+ * sets it, wakes the thread and, if it was started (*started == 1), joins
+ * it (the work under way ends first). */
+void hook_thread_stop(pthread_mutex_t *lock, pthread_cond_t *wake, int *stop, const int *started,
+		      const pthread_t *t);
 
 struct hook_io_signals {
 	sigset_t old;

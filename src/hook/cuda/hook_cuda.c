@@ -117,9 +117,15 @@ static const struct hook_device *cuda_device_info(int ordinal)
 	return d;
 }
 
-const struct hook_device *hook_cuda_device_of(int ordinal)
+/* Asking the driver for the device again took about 0.1 us of a probed
+ * launch's ~0.75 us of preparing on an H200. */
+const struct hook_device *hook_cuda_launch_device(const struct hook_launch *l, CUcontext *ctx)
 {
-	return cuda_device_info(ordinal);
+	if (l->dev < 0)
+		return hook_cuda_device(ctx);
+	if (!cu.cuCtxGetCurrent || cu.cuCtxGetCurrent(ctx) != CUDA_SUCCESS || !*ctx)
+		return NULL;
+	return cuda_device_info(l->dev);
 }
 
 const struct hook_device *hook_cuda_device(CUcontext *ctx)
@@ -165,6 +171,18 @@ int hook_cuda_capturing(CUstream stream)
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUresult rc = cu.cuStreamIsCapturing(stream, &st);
 	return rc != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+int hook_cuda_hold_ctx(struct hook_ctx_held *h, CUcontext ctx)
+{
+	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
+	if (g != h->gen) {
+		h->gen = g;
+		h->cur = NULL;
+	}
+	if (h->cur != ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+		h->cur = ctx;
+	return h->cur == ctx;
 }
 
 CUstreamCaptureMode hook_cuda_relax_begin(void)

@@ -31,8 +31,10 @@ struct hook_launch {
 /* hook_cuda.c */
 /* Device facts of the calling thread's current context (NULL without one). */
 const struct hook_device *hook_cuda_device(CUcontext *ctx);
-/* Device facts of an ordinal (NULL when out of range). */
-const struct hook_device *hook_cuda_device_of(int ordinal);
+/* The same for a launch: its device from the ordinal looked up at its start
+ * (hook_cuda_current_dev: cached per thread, no driver call with one
+ * device), the context asked once more. */
+const struct hook_device *hook_cuda_launch_device(const struct hook_launch *l, CUcontext *ctx);
 /* The current context's device ordinal, -1 without one: cached per thread
  * for the context last seen (the registry generation invalidates it); 0
  * without asking the driver when cuInit saw one device. */
@@ -44,6 +46,15 @@ int hook_cuda_capturing(CUstream stream);
  * allocations, so they neither fail nor invalidate another thread's capture. */
 CUstreamCaptureMode hook_cuda_relax_begin(void);
 void hook_cuda_relax_end(CUstreamCaptureMode prev);
+/* The context a hook thread keeps current from one job to the next. */
+struct hook_ctx_held {
+	CUcontext cur;
+	uint64_t gen;               /* hook.ctx_gen when cur was made current */
+};
+/* Makes ctx current on the calling hook thread unless it already is (a
+ * context that went may have left its address to a new one); 1 when it
+ * is current. */
+int hook_cuda_hold_ctx(struct hook_ctx_held *h, CUcontext ctx);
 
 /* hook_cuda_launch.c */
 CUresult hook_cuda_launch(struct hook_launch *l);

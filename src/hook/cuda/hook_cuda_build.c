@@ -410,7 +410,7 @@ struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launc
 void hook_probe_note_launch(struct hook_kernel *k, const struct hook_launch *l)
 {
 	CUcontext ctx = NULL;
-	const struct hook_device *dev = hook_cuda_device(&ctx);
+	const struct hook_device *dev = hook_cuda_launch_device(l, &ctx);
 	if (!dev || !ctx)
 		return;
 	struct hook_launch_seen s = { .f = l->f, .ctx = ctx, .cc = dev->cc, .smem = l->smem };

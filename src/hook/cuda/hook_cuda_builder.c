@@ -157,13 +157,8 @@ void hook_builder_ctx_gone(CUcontext ctx)
 void hook_builder_shutdown(void)
 {
 	struct hook_builder *b = &hook.builder;
-	pthread_mutex_lock(&b->lock);
-	int started = b->started == 1;
-	b->stop = 1;
-	pthread_cond_signal(&b->wake);
-	pthread_mutex_unlock(&b->lock);
-	if (started)
-		pthread_join(b->thread, NULL); /* the build under way ends; queued ones are cancelled */
+	/* the build under way ends; queued ones are cancelled */
+	hook_thread_stop(&b->lock, &b->wake, &b->stop, &b->started, &b->thread);
 }
 
 void hook_builder_fork_child(void)

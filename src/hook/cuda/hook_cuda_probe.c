@@ -307,24 +307,11 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 	return j;
 }
 
-/* The launch's device and current context: the ordinal was looked up at
- * the launch's start (hook_cuda_current_dev: cached per thread, no driver
- * call with one device); asking the driver again took about 0.1 us of the
- * probed launch's ~0.75 us of preparing on an H200. */
-static const struct hook_device *probe_device(const struct hook_launch *l, CUcontext *ctx)
-{
-	if (l->dev < 0)
-		return hook_cuda_device(ctx);
-	if (!cu.cuCtxGetCurrent || cu.cuCtxGetCurrent(ctx) != CUDA_SUCCESS || !*ctx)
-		return NULL;
-	return hook_cuda_device_of(l->dev);
-}
-
 int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const struct hook_probe_pick *pick,
 		       int background, struct hook_inst **inp, struct hook_job **jp, char **cause)
 {
 	CUcontext ctx = NULL;
-	const struct hook_device *dev = probe_device(l, &ctx);
+	const struct hook_device *dev = hook_cuda_launch_device(l, &ctx);
 	*inp = NULL;
 	*jp = NULL;
 	if (!k->has_ptx)

@@ -351,16 +351,9 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 	}
 }
 
-static void results_collect(struct hook_job *j, CUcontext *cur)
+static void results_collect(struct hook_job *j, struct hook_ctx_held *held)
 {
-	static uint64_t gen;
-	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
-	if (g != gen) {
-		gen = g;
-		*cur = NULL; /* a context went: a new one may have its address */
-	}
-	if (*cur != j->ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(j->ctx) == CUDA_SUCCESS)
-		*cur = j->ctx;
+	hook_cuda_hold_ctx(held, j->ctx);
 	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
@@ -388,7 +381,7 @@ static void *results_collector(void *arg)
 	(void)arg;
 	hook_cuda_relax_begin(); /* for the thread's whole life */
 	struct hook_results *r = &hook.res;
-	CUcontext cur = NULL;
+	struct hook_ctx_held held = { 0 };
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		/* after a job it stays awake (hook_linger.h): a probed launch hands
@@ -405,7 +398,7 @@ static void *results_collector(void *arg)
 			r->collect_tail = NULL;
 		pthread_mutex_unlock(&r->lock);
 		uint64_t t0 = time_mono_ns();
-		results_collect(j, &cur);
+		results_collect(j, &held);
 		pthread_mutex_lock(&r->lock);
 		r->collect_ns += time_mono_ns() - t0;
 	}

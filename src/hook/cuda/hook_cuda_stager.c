@@ -35,30 +35,15 @@ struct hook_stage_req {
 	CUcontext ctx;          /* NULL: cancelled (its context went) */
 };
 
-/* With ctx current (it may have changed since the last request: a context
- * that went may have left its address to a new one). */
-static int stager_ctx(CUcontext ctx, CUcontext *cur)
-{
-	static uint64_t gen;
-	uint64_t g = __atomic_load_n(&hook.ctx_gen, __ATOMIC_ACQUIRE);
-	if (g != gen) {
-		gen = g;
-		*cur = NULL;
-	}
-	if (*cur != ctx && cu.cuCtxSetCurrent && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-		*cur = ctx;
-	return *cur == ctx;
-}
-
-static void stager_run(struct hook_stage_req *r, CUcontext *cur)
+static void stager_run(struct hook_stage_req *r, struct hook_ctx_held *held)
 {
 	__atomic_store_n(&r->in->stage_asked, 0, __ATOMIC_RELEASE);
 	/* not while a context or the process is going (they drop what was made) */
-	if (r->ctx && !__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE) && stager_ctx(r->ctx, cur))
+	if (r->ctx && !__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE) && hook_cuda_hold_ctx(held, r->ctx))
 		hook_stage_fill(r->in, r->k, &r->l, &r->dev);
 }
 
-static void stager_spares(struct hook_stager *s, CUcontext *cur)
+static void stager_spares(struct hook_stager *s, struct hook_ctx_held *held)
 {
 	CUcontext ctx = s->spare_ctx;
 	uint64_t bytes = s->spare_bytes, n = s->spare_n;
@@ -66,7 +51,7 @@ static void stager_spares(struct hook_stager *s, CUcontext *cur)
 	s->spare_bytes = s->spare_n = 0;
 	s->busy_ctx = ctx;
 	pthread_mutex_unlock(&s->lock);
-	if (!__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE) && stager_ctx(ctx, cur))
+	if (!__atomic_load_n(&hook.res.draining, __ATOMIC_ACQUIRE) && hook_cuda_hold_ctx(held, ctx))
 		hook_pool_add_spares(ctx, bytes, n);
 	pthread_mutex_lock(&s->lock);
 }
@@ -77,7 +62,7 @@ static void *stager_thread(void *arg)
 	hook_cuda_relax_begin(); /* for the thread's whole life: no app's capture is disturbed */
 	prctl(PR_SET_TIMERSLACK, STAGER_TIMER_SLACK_NS, 0, 0, 0);
 	struct hook_stager *s = &hook.stager;
-	CUcontext cur = NULL;
+	struct hook_ctx_held held = { 0 };
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		if (!s->head && !s->spare_ctx) {
@@ -87,7 +72,7 @@ static void *stager_thread(void *arg)
 		}
 		hook_linger_busy(&s->linger);
 		if (s->spare_ctx) { /* a launch that finds no buffer allocates on the app's clock */
-			stager_spares(s, &cur);
+			stager_spares(s, &held);
 		} else {
 			struct hook_stage_req *r = s->head;
 			s->head = r->next;
@@ -95,7 +80,7 @@ static void *stager_thread(void *arg)
 				s->tail = NULL;
 			s->busy_ctx = r->ctx;
 			pthread_mutex_unlock(&s->lock);
-			stager_run(r, &cur);
+			stager_run(r, &held);
 			free(r);
 			pthread_mutex_lock(&s->lock);
 		}
@@ -187,13 +172,8 @@ void hook_stager_ctx_gone(CUcontext ctx)
 void hook_stager_shutdown(void)
 {
 	struct hook_stager *s = &hook.stager;
-	pthread_mutex_lock(&s->lock);
-	int started = s->started == 1;
-	s->stop = 1;
-	pthread_cond_signal(&s->wake);
-	pthread_mutex_unlock(&s->lock);
-	if (started)
-		pthread_join(s->thread, NULL); /* the request under way ends; queued ones are dropped */
+	/* the request under way ends; queued ones are dropped */
+	hook_thread_stop(&s->lock, &s->wake, &s->stop, &s->started, &s->thread);
 }
 
 void hook_stager_fork_child(void)
