@@ -126,7 +126,9 @@ void hook_config_load(void)
 	c->map_budget = config_u64(NTOP_ENV_MAP_BUDGET, (uint64_t)1 << 30);
 	c->warp_map_target = config_u64(NTOP_ENV_WARP_MAP_TARGET, (uint64_t)2 << 20);
 	c->map_target = config_u64(NTOP_ENV_MAP_TARGET, (uint64_t)64 << 20);
-	c->pinned_max = config_u64(NTOP_ENV_STAGING_PINNED_MAX, (uint64_t)256 << 20);
+	/* larger pinned buffers are registrations of their own, each holding
+	 * the app's launches over 1 ms (doc/performance.md) */
+	c->pinned_max = config_u64(NTOP_ENV_STAGING_PINNED_MAX, (uint64_t)4 << 20);
 	if (c->pinned_max < 256)
 		c->pinned_max = 256;
 	config_sample(c, getenv(NTOP_ENV_SAMPLE));

@@ -34,8 +34,8 @@
  *                     ahead up to twice it, or a quarter of the GPU's memory
  *                     when that is more (doc/hook.md)
  *   NTOP_STAGING_PINNED_MAX  the largest pinned staging buffer for a result
- *                     (default 256 MiB); larger counts and records are staged
- *                     in ordinary memory through a 16 MiB pinned buffer
+ *                     (default 4 MiB); larger counts and records are staged
+ *                     in ordinary memory through two 4 MiB pinned buffers
  *   NTOP_SAMPLE       block sampling of maps that grow with threads x cap
  *                     (dmat) or warps x cap (regions): "auto" (default: only
  *                     when a launch's maps would take more than their target,

@@ -143,10 +143,12 @@ struct hook_results {
 	pthread_cond_t room;       /* collector: staging memory came back */
 	struct hook_job *collect_head, *collect_tail;
 	struct hook_job *write_head, *write_tail;
-	struct hook_buf *dev_free, *host_free;
+	struct hook_buf *dev_free, *host_free, *page_free; /* page_free: ordinary staging */
 	struct hook_copier *copiers;
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
-	uint64_t host_pooled;      /* pinned staging bytes allocated */
+	uint64_t host_pooled;      /* pinned staging bytes registered */
+	uint64_t host_pins;        /* registrations of pinned staging made (each holds the app's launches) */
+	uint64_t page_pooled;      /* ordinary staging bytes held (busy or free) */
 	uint64_t host_busy;        /* staging bytes held by jobs not yet written */
 	uint64_t host_pageable;    /* stagings in ordinary memory (over cfg.pinned_max) */
 	uint64_t pending;          /* jobs submitted and not yet finished */

@@ -1,6 +1,7 @@
 /* fakecuda core: init, devices, contexts, memory, events, streams and
  * capture, cuGetProcAddress and a private export table. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,48 @@ FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+/* Registered ranges, as the driver keeps them: a copy into host memory that
+ * starts in one must end in it (the driver says CUDA_ERROR_INVALID_VALUE
+ * to a copy spanning two, bench/pinned_stall.c). FAKECUDA_HOST_ALLOC_MAX
+ * applies here too. */
+#define FAKE_REGS 4096
+static struct {
+	uintptr_t lo, hi;
+} fake_hostregs[FAKE_REGS];
+static int fake_nhostregs;
+static pthread_mutex_t fake_hostregs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags)
+{
+	(void)flags;
+	CUresult rc = fake_alloc_allowed();
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	const char *max = getenv("FAKECUDA_HOST_ALLOC_MAX");
+	if (!p || !n || (max && n > strtoull(max, NULL, 0)))
+		return !p || !n ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&fake_hostregs_lock);
+	rc = fake_nhostregs < FAKE_REGS ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	if (rc == CUDA_SUCCESS) {
+		fake_hostregs[fake_nhostregs].lo = (uintptr_t)p;
+		fake_hostregs[fake_nhostregs++].hi = (uintptr_t)p + n;
+	}
+	pthread_mutex_unlock(&fake_hostregs_lock);
+	return rc;
+}
+
+/* A host range [h, h+n) that begins in a registration and leaves it. */
+static int fake_spans_regs(const void *h, size_t n)
+{
+	uintptr_t lo = (uintptr_t)h, hi = lo + n;
+	int bad = 0;
+	pthread_mutex_lock(&fake_hostregs_lock);
+	for (int i = 0; i < fake_nhostregs && !bad; i++)
+		bad = lo >= fake_hostregs[i].lo && lo < fake_hostregs[i].hi && hi > fake_hostregs[i].hi;
+	pthread_mutex_unlock(&fake_hostregs_lock);
+	return bad;
+}
+
 FAKE_EXPORT CUresult cuMemFreeHost(void *p)
 {
 	if (fake_unsafe_call() != CUDA_SUCCESS)
@@ -282,6 +325,8 @@ FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n)
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
 {
 	CUresult rc = fake_stream_op(s);
+	if (rc == CUDA_SUCCESS && fake_spans_regs(h, n))
+		rc = CUDA_ERROR_INVALID_VALUE;
 	if (rc == CUDA_SUCCESS)
 		memcpy(h, (void *)(uintptr_t)d, n);
 	return rc;
@@ -295,7 +340,8 @@ FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s)
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	if (c->srcMemoryType != CU_MEMORYTYPE_DEVICE || c->dstMemoryType != CU_MEMORYTYPE_HOST ||
-	    c->srcPitch < c->WidthInBytes || c->dstPitch < c->WidthInBytes)
+	    c->srcPitch < c->WidthInBytes || c->dstPitch < c->WidthInBytes ||
+	    (c->Height && fake_spans_regs(c->dstHost, (c->Height - 1) * c->dstPitch + c->WidthInBytes)))
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t r = 0; r < c->Height; r++)
 		memcpy((uint8_t *)c->dstHost + r * c->dstPitch, (const uint8_t *)(uintptr_t)c->srcDevice + r * c->srcPitch,

@@ -21,7 +21,7 @@ grep -q "export table says 42, 0 failures" "$TMP/hook.out" || fail "app reported
 E=$TMP/events.log
 expect "$E" "^hello .*driver=$FAKE" "hello names the fake driver"
 # a number the hook cannot read keeps its default and says so
-expect "$E" "^warn .*msg=NTOP_STAGING_PINNED_MAX=16M%20is%20not%20a%20whole%20number%20\(bytes%20or%20a%20count\),%20268435456%20used" \
+expect "$E" "^warn .*msg=NTOP_STAGING_PINNED_MAX=16M%20is%20not%20a%20whole%20number%20\(bytes%20or%20a%20count\),%204194304%20used" \
 	"an unreadable number in the environment is warned about"
 expect "$E" "^device .*cc=90 sms=4" "device line"
 expect "$E" "^module .*api=cuModuleLoadData kind=ptx" "PTX module"

@@ -2,7 +2,7 @@
  * pooled per context and come back zeroed: after a result is copied out,
  * the buffer is cleared on the hook's own stream and an event marks the end
  * of it, which the next launch that takes the buffer waits on. Pinned host
- * buffers (cuMemAllocHost) stage what is copied back until the writer is
+ * buffers (registered, pool_pin) stage what is copied back until the writer is
  * done with it. Nothing is freed while the process runs (cuMemFree
  * synchronises the device) except when the context goes away.
  *
@@ -25,6 +25,7 @@
  * more. The map budget limits one launch's maps. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "common/cause.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
@@ -34,7 +35,7 @@
 #define POOL_SLAB ((uint64_t)64 << 20)  /* device memory comes in slabs of at least 64 MiB */
 #define POOL_SLAB_MAX_BUFS 64
 #define POOL_HOST_MIN ((uint64_t)4 << 10)  /* pinned staging: powers of two from 4 KiB */
-#define POOL_HOST_SLAB ((uint64_t)16 << 20) /* pinned memory comes in slabs of up to 16 MiB */
+#define POOL_HOST_SLAB ((uint64_t)4 << 20) /* pinned memory comes in slabs of 4 MiB */
 #define POOL_HOST_SLAB_BUFS 256
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
@@ -484,35 +485,67 @@ void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen)
 	pthread_mutex_unlock(&hook.res.lock);
 }
 
-/* New pinned buffers of the power of two that holds `bytes`, carved from
- * one slab: a small result (a one-block launch's few records) takes a few
- * KiB, not a MiB, and one cuMemAllocHost, which pins pages under driver
- * locks the application waits on, serves many results. Returns one; the
- * others go to the free list. */
-static struct hook_buf *pool_alloc_host(CUcontext ctx, uint64_t bytes, char **cause)
+/* Host staging sizes: powers of two from 4 KiB up to a slab, whole slabs
+ * beyond (a 71 MB result takes 72 MiB, not 128). */
+static uint64_t pool_host_size(uint64_t bytes)
 {
+	if (bytes > POOL_HOST_SLAB)
+		return (bytes + POOL_HOST_SLAB - 1) / POOL_HOST_SLAB * POOL_HOST_SLAB;
 	uint64_t size = POOL_HOST_MIN;
 	while (size < bytes)
 		size *= 2;
-	uint64_t n = POOL_HOST_SLAB / size;
-	n = n < 1 ? 1 : n > POOL_HOST_SLAB_BUFS ? POOL_HOST_SLAB_BUFS : n;
-	void *p = NULL;
-	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = cu.cuMemAllocHost_v2 ? cu.cuMemAllocHost_v2(&p, size * n) : CUDA_ERROR_NOT_FOUND;
-	hook_cuda_relax_end(prev);
-	if (rc != CUDA_SUCCESS) {
-		cause_set(cause, "cuMemAllocHost of %llu staging bytes failed (CUDA error %d)",
-			  (unsigned long long)(size * n), (int)rc);
+	return size;
+}
+
+/* Page-locked memory the way that holds the application's launches least.
+ * Every call that pins or unpins host memory holds them for as long as it
+ * runs (bench/pinned_stall.c, H200: cuMemAllocHost ~1 ms + 0.6 ms per MiB,
+ * it faults the pages in under the driver's lock); the kernel faults these
+ * pages in first, with no driver lock held, and one cuMemHostRegister then
+ * takes ~0.5 ms + 0.07 ms per MiB. Portable, so any context copies into it,
+ * and it is ours: it stays mapped when a context goes (a writer may still be
+ * reading it) and serves the next. */
+static void *pool_pin(uint64_t len, char **cause)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED) {
+		cause_set(cause, "out of host memory for %llu staging bytes", (unsigned long long)len);
 		return NULL;
 	}
+	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	CUresult rc = cu.cuMemHostRegister_v2 ? cu.cuMemHostRegister_v2(p, len, CU_MEMHOSTREGISTER_PORTABLE)
+					      : CUDA_ERROR_NOT_FOUND;
+	hook_cuda_relax_end(prev);
+	if (rc == CUDA_SUCCESS)
+		return p;
+	munmap(p, len);
+	cause_set(cause, "cuMemHostRegister of %llu staging bytes failed (CUDA error %d)", (unsigned long long)len,
+		  (int)rc);
+	return NULL;
+}
+
+/* New pinned buffers of the size that holds `bytes`, carved from one slab:
+ * a small result (a one-block launch's few records) takes a few KiB, not a
+ * MiB, and one registration serves many results. A slab is small enough
+ * that registering it holds the application's launches under 1 ms; only a
+ * buffer larger than a slab (up to cfg.pinned_max) is a registration of
+ * its own. Returns one; the others go to the free list. */
+static struct hook_buf *pool_alloc_host(uint64_t bytes, char **cause)
+{
+	uint64_t size = pool_host_size(bytes);
+	uint64_t n = POOL_HOST_SLAB / size;
+	n = n < 1 ? 1 : n > POOL_HOST_SLAB_BUFS ? POOL_HOST_SLAB_BUFS : n;
+	void *p = pool_pin(size * n, cause);
+	if (!p)
+		return NULL;
 	struct hook_results *r = &hook.res;
 	struct hook_buf *first = NULL;
 	pthread_mutex_lock(&r->lock);
+	r->host_pins++;
 	for (uint64_t i = 0; i < n; i++) {
 		struct hook_buf *b = calloc(1, sizeof *b);
 		if (!b)
 			break; /* the rest of the slab stays unused */
-		b->ctx = ctx;
 		b->ptr = (uint64_t)(uintptr_t)p + i * size;
 		b->size = size;
 		r->host_pooled += size;
@@ -531,46 +564,78 @@ static struct hook_buf *pool_alloc_host(CUcontext ctx, uint64_t bytes, char **ca
 }
 
 /* Staging larger than the pinned maximum is ordinary memory, filled through
- * a pinned buffer (results_dtoh): pinning hundreds of MB is one
- * cuMemAllocHost that holds the driver's lock meanwhile (an H100 app's
- * launch stalled 129 ms behind a 512 MiB one). */
-static struct hook_buf *pool_take_pageable(CUcontext ctx, uint64_t bytes, char **cause)
+ * a pinned buffer (results_dtoh): registering hundreds of MB holds the
+ * application's launches for as long (cuMemAllocHost of 512 MiB stalled an
+ * H100 app's launch 129 ms). It is kept for the next result, since faulting
+ * fresh pages in costs the collector ~0.6 ms per MiB on a GPU server's VM;
+ * a free one too small for what is asked now goes. */
+static struct hook_buf *pool_take_pageable(uint64_t bytes, char **cause)
 {
-	struct hook_buf *b = calloc(1, sizeof *b);
-	void *p = b ? malloc(bytes) : NULL;
+	struct hook_results *r = &hook.res;
+	struct hook_buf *gone = NULL;
+	pthread_mutex_lock(&r->lock);
+	struct hook_buf *b = pool_take(&r->page_free, NULL, bytes);
+	if (!b)
+		for (struct hook_buf **p = &r->page_free; *p;) {
+			struct hook_buf *t = *p;
+			if (t->size >= bytes) {
+				p = &t->next;
+				continue;
+			}
+			*p = t->next;
+			t->next = gone;
+			gone = t;
+			r->page_pooled -= t->size;
+		}
+	if (b) {
+		r->host_busy += b->size;
+		r->host_pageable++;
+	}
+	pthread_mutex_unlock(&r->lock);
+	while (gone) {
+		struct hook_buf *n = gone->next;
+		free((void *)(uintptr_t)gone->ptr);
+		free(gone);
+		gone = n;
+	}
+	if (b)
+		return b;
+	uint64_t size = pool_host_size(bytes);
+	b = calloc(1, sizeof *b);
+	void *p = b ? malloc(size) : NULL;
 	if (!p) {
 		free(b);
 		cause_set(cause, "out of memory for %llu staging bytes", (unsigned long long)bytes);
 		return NULL;
 	}
-	b->ctx = ctx;
 	b->ptr = (uint64_t)(uintptr_t)p;
-	b->size = bytes;
+	b->size = size;
 	b->pageable = 1;
-	pthread_mutex_lock(&hook.res.lock);
-	hook.res.host_busy += bytes;
-	hook.res.host_pageable++;
-	pthread_mutex_unlock(&hook.res.lock);
+	pthread_mutex_lock(&r->lock);
+	r->host_busy += size;
+	r->host_pageable++;
+	r->page_pooled += size;
+	pthread_mutex_unlock(&r->lock);
 	return b;
 }
 
-struct hook_buf *hook_pool_take_staging(CUcontext ctx, uint64_t bytes, char **cause)
+struct hook_buf *hook_pool_take_staging(uint64_t bytes, char **cause)
 {
 	if (bytes > hook.cfg.pinned_max)
-		return pool_take_pageable(ctx, bytes, cause);
-	return hook_pool_take_host(ctx, bytes, cause);
+		return pool_take_pageable(bytes, cause);
+	return hook_pool_take_host(bytes, cause);
 }
 
 /* Pinned staging of at least `bytes` (collector thread only). */
-struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause)
+struct hook_buf *hook_pool_take_host(uint64_t bytes, char **cause)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take(&r->host_free, ctx, bytes);
+	struct hook_buf *b = pool_take(&r->host_free, NULL, bytes);
 	if (b)
 		r->host_busy += b->size;
 	pthread_mutex_unlock(&r->lock);
-	return b ? b : pool_alloc_host(ctx, bytes, cause);
+	return b ? b : pool_alloc_host(bytes, cause);
 }
 
 void hook_pool_put_host(struct hook_buf *b)
@@ -580,16 +645,11 @@ void hook_pool_put_host(struct hook_buf *b)
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
 	r->host_busy -= b->size;
-	if (!b->pageable) {
-		b->next = r->host_free;
-		r->host_free = b;
-	}
+	struct hook_buf **list = b->pageable ? &r->page_free : &r->host_free;
+	b->next = *list;
+	*list = b;
 	pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->lock);
-	if (b->pageable) {
-		free((void *)(uintptr_t)b->ptr);
-		free(b);
-	}
 }
 
 /* Unlinks every buffer of ctx from *list into *out. */
@@ -607,17 +667,16 @@ static void pool_split(struct hook_buf **list, CUcontext ctx, struct hook_buf **
 	}
 }
 
-/* The context is about to be destroyed: its free buffers and stream go
- * (their memory goes with the context; nothing is freed twice). Buffers
- * held by jobs in flight are dropped by the collector when it sees the
- * context gone. */
+/* The context is about to be destroyed: its free device buffers and
+ * stream go (their memory goes with the context; nothing is freed twice);
+ * host staging is portable and stays. Buffers held by jobs in flight are
+ * dropped by the collector when it sees the context gone. */
 void hook_pool_ctx_gone(CUcontext ctx)
 {
 	struct hook_results *r = &hook.res;
-	struct hook_buf *dev = NULL, *host = NULL;
+	struct hook_buf *dev = NULL;
 	pthread_mutex_lock(&r->lock);
 	pool_split(&r->dev_free, ctx, &dev);
-	pool_split(&r->host_free, ctx, &host);
 	for (struct hook_copier **p = &r->copiers; *p;) {
 		struct hook_copier *c = *p;
 		if (c->ctx != ctx) {
@@ -629,17 +688,10 @@ void hook_pool_ctx_gone(CUcontext ctx)
 	}
 	for (struct hook_buf *b = dev; b; b = b->next)
 		r->dev_pooled -= b->size;
-	for (struct hook_buf *b = host; b; b = b->next)
-		r->host_pooled -= b->size;
 	pthread_mutex_unlock(&r->lock);
 	while (dev) {
 		struct hook_buf *n = dev->next;
 		free(dev);
 		dev = n;
-	}
-	while (host) {
-		struct hook_buf *n = host->next;
-		free(host);
-		host = n;
 	}
 }

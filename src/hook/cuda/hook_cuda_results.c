@@ -40,7 +40,7 @@
 #define RESULTS_LET_GO_NS 200000ull               /* results_let_app_go: the longest wait */
 #define RESULTS_POLL_NS 50000ull                  /* the collector, awake, looks this often */
 #define RESULTS_LINGER_NS 10000000ull             /* ... for this long after its last job */
-#define RESULTS_BOUNCE ((uint64_t)16 << 20)       /* results_dtoh: pinned chunk (one pinned slab) */
+#define RESULTS_BOUNCE ((uint64_t)4 << 20)        /* results_dtoh: pinned chunk (one pinned slab) */
 
 static uint64_t results_staging_cap(void)
 {
@@ -57,7 +57,7 @@ static void results_emit_backlog(const char *why)
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
 			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
 			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable,
-			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED) };
+			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED), r->host_pins, r->page_pooled };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -69,7 +69,9 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "dev_allocs", (long long)v[8]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
+	event_add_int(&sb, "host_pins", (long long)v[15]);
 	event_add_int(&sb, "host_pageable", (long long)v[13]);
+	event_add_int(&sb, "page_pooled", (long long)v[16]);
 	event_add_int(&sb, "collect_ms", (long long)v[6]);
 	event_add_int(&sb, "write_ms", (long long)v[7]);
 	event_add_int(&sb, "probed", (long long)v[9]);
@@ -109,28 +111,37 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 }
 
 /* n bytes from the device into staging dst at off: one async copy into
- * pinned staging; ordinary staging (hook_pool_take_staging) through a
- * pinned buffer, a chunk at a time, each waited for here, on the
- * collector's clock. */
+ * pinned staging; ordinary staging (hook_pool_take_staging) through two
+ * pinned buffers, a chunk at a time, the next chunk's copy running while
+ * the last one is copied out, on the collector's clock. */
 static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, CUdeviceptr src, uint64_t n,
 			     CUstream s)
 {
 	if (!dst->pageable)
 		return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(dst->ptr + off), src, n, s);
 	uint64_t chunk = hook.cfg.pinned_max < RESULTS_BOUNCE ? hook.cfg.pinned_max : RESULTS_BOUNCE;
-	struct hook_buf *b = hook_pool_take_host(ctx, chunk, NULL);
-	if (!b)
+	struct hook_buf *b[2] = { hook_pool_take_host(chunk, NULL), NULL };
+	if (!b[0])
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	CUresult rc = CUDA_SUCCESS;
-	for (uint64_t done = 0; done < n && rc == CUDA_SUCCESS; done += chunk) {
-		uint64_t len = n - done < chunk ? n - done : chunk;
-		rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b->ptr, src + done, len, s);
+	if (n > chunk)
+		b[1] = hook_pool_take_host(chunk, NULL);
+	int nb = b[1] ? 2 : 1;
+	uint64_t len = n < chunk ? n : chunk;
+	CUresult rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b[0]->ptr, src, len, s);
+	for (uint64_t done = 0, i = 0; done < n && rc == CUDA_SUCCESS; i++) {
+		rc = hook_pool_wait(ctx, s); /* chunk i is in b[i % nb] */
+		uint64_t next = done + len, next_len = n - next < chunk ? n - next : chunk;
+		if (rc == CUDA_SUCCESS && nb == 2 && next < n)
+			rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b[(i + 1) % 2]->ptr, src + next, next_len, s);
 		if (rc == CUDA_SUCCESS)
-			rc = hook_pool_wait(ctx, s);
-		if (rc == CUDA_SUCCESS)
-			memcpy((void *)(uintptr_t)(dst->ptr + off + done), (void *)(uintptr_t)b->ptr, len);
+			memcpy((void *)(uintptr_t)(dst->ptr + off + done), (void *)(uintptr_t)b[i % nb]->ptr, len);
+		if (rc == CUDA_SUCCESS && nb == 1 && next < n)
+			rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b[0]->ptr, src + next, next_len, s);
+		done = next;
+		len = next_len;
 	}
-	hook_pool_put_host(b);
+	hook_pool_put_host(b[0]);
+	hook_pool_put_host(b[1]);
 	return rc;
 }
 
@@ -266,7 +277,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;
-	if (!(j->counts = hook_pool_take_staging(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
+	if (!(j->counts = hook_pool_take_staging(counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
 	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
@@ -280,7 +291,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	if (rec_bytes) {
 		results_wait_room(rec_bytes);
-		if (!(j->recs = hook_pool_take_staging(j->ctx, rec_bytes, cause)))
+		if (!(j->recs = hook_pool_take_staging(rec_bytes, cause)))
 			return -1;
 	}
 	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)
@@ -645,6 +656,7 @@ void hook_results_fork_child(void)
 	results_orphan_jobs_add(r->write_head, r->write_tail);
 	results_orphan_bufs_add(r->dev_free);
 	results_orphan_bufs_add(r->host_free);
+	results_orphan_bufs_add(r->page_free);
 	struct hook_copier *c = r->copiers;
 	while (c && c->next)
 		c = c->next;
@@ -653,9 +665,9 @@ void hook_results_fork_child(void)
 		results_orphan_copiers = r->copiers;
 	}
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
-	r->dev_free = r->host_free = NULL;
+	r->dev_free = r->host_free = r->page_free = NULL;
 	r->copiers = NULL;
-	r->dev_pooled = r->host_pooled = r->host_busy = 0;
+	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = 0;
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;

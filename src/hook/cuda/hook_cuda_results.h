@@ -84,10 +84,10 @@ void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
 /* Waits until everything queued on s (a hook stream of ctx) is done. */
 CUresult hook_pool_wait(CUcontext ctx, CUstream s);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
-struct hook_buf *hook_pool_take_host(CUcontext ctx, uint64_t bytes, char **cause);
+struct hook_buf *hook_pool_take_host(uint64_t bytes, char **cause);
 /* Pinned staging up to hook.cfg.pinned_max bytes, ordinary memory beyond
  * (b->pageable); both go back with hook_pool_put_host. */
-struct hook_buf *hook_pool_take_staging(CUcontext ctx, uint64_t bytes, char **cause);
+struct hook_buf *hook_pool_take_staging(uint64_t bytes, char **cause);
 void hook_pool_put_host(struct hook_buf *b);
 void hook_pool_ctx_gone(CUcontext ctx);
 
