@@ -10,13 +10,16 @@
  * the quiet time before it and while it ran.
  *
  *   pinned_stall [MiB...]     default 1 4 16 64 128
+ *   PINNED_STALL_OPS="op ..."  only those operations
  *
  * Operations: cuMemAllocHost, cuMemFreeHost, cuMemHostRegister of memory
  * already touched, cuMemcpyDtoH into such memory (not pinned), cuMemAlloc,
  * cuMemcpyDtoHAsync into pinned memory (waited for), the same into two
  * registrations side by side (also prints a "copy" line: how long the call
  * took, and whether the bytes arrived), and malloc + memset (no driver
- * call: the control). "launches" counts the
+ * call: the control), mmap with MAP_POPULATE and mmap in huge pages
+ * (MADV_HUGEPAGE, then MADV_POPULATE_WRITE), and cuMemHostRegister of such
+ * huge-page memory. "launches" counts the
  * launch calls that overlapped the operation (one every 20 us when nothing
  * holds them). Prints
  * "op=<op> mib=<n> op_ms=<x> launch_max_us=<y> quiet_max_us=<z> launches=<n>"
@@ -24,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +111,25 @@ struct opmem {
 	CUdeviceptr dev;
 	CUstream s;
 	size_t bytes2;          /* where the second registration starts */
+	size_t mapped;          /* host came from mmap: its length */
 	int pinned, registered; /* registered: how many pieces */
 };
+
+/* Anonymous memory faulted in by the kernel: with MAP_POPULATE, or asked
+ * for in huge pages first (MADV_HUGEPAGE) and then populated. */
+static void *map_populated(size_t bytes, int huge)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (huge ? 0 : MAP_POPULATE),
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (huge) {
+		madvise(p, bytes, MADV_HUGEPAGE);
+		if (madvise(p, bytes, MADV_POPULATE_WRITE) != 0)
+			memset(p, 0, bytes);
+	}
+	return p;
+}
 
 static int op_setup(const char *op, size_t bytes, struct opmem *m)
 {
@@ -120,7 +141,13 @@ static int op_setup(const char *op, size_t bytes, struct opmem *m)
 		m->pinned = !ck(cuMemAllocHost(&m->host, bytes), "cuMemAllocHost");
 		if (!m->pinned)
 			return -1;
-	} else if (strcmp(op, "malloc") && strcmp(op, "alloc_host") && strcmp(op, "mem_alloc")) {
+	} else if (!strcmp(op, "register_thp")) {
+		m->host = map_populated(bytes, 1);
+		if (!m->host)
+			return -1;
+		m->mapped = bytes;
+	} else if (strcmp(op, "malloc") && strcmp(op, "alloc_host") && strcmp(op, "mem_alloc") &&
+		   strncmp(op, "mmap_", 5)) {
 		m->host = malloc(bytes);
 		if (!m->host)
 			return -1;
@@ -177,7 +204,12 @@ static int op_run(const char *op, size_t bytes, struct opmem *m)
 		m->host = NULL;
 		return ck(rc, "cuMemFreeHost");
 	}
-	if (!strcmp(op, "host_register")) {
+	if (!strncmp(op, "mmap_", 5)) {
+		m->host = map_populated(bytes, !strcmp(op, "mmap_thp"));
+		m->mapped = m->host ? bytes : 0;
+		return m->host ? 0 : -1;
+	}
+	if (!strcmp(op, "host_register") || !strcmp(op, "register_thp")) {
 		m->registered = !ck(cuMemHostRegister(m->host, bytes, 0), "cuMemHostRegister");
 		return m->registered ? 0 : -1;
 	}
@@ -204,6 +236,8 @@ static void op_teardown(struct opmem *m)
 		cuStreamDestroy(m->s);
 	if (m->pinned)
 		cuMemFreeHost(m->host);
+	else if (m->mapped)
+		munmap(m->host, m->mapped);
 	else
 		free(m->host);
 	if (m->dev)
@@ -244,10 +278,24 @@ static int measure(CUcontext ctx, CUfunction fn, const char *op, size_t bytes, s
 	return 0;
 }
 
+/* PINNED_STALL_OPS="op op ...": only those (default all). */
+static int op_wanted(const char *op)
+{
+	const char *want = getenv("PINNED_STALL_OPS");
+	if (!want || !*want)
+		return 1;
+	size_t n = strlen(op);
+	for (const char *p = strstr(want, op); p; p = strstr(p + 1, op))
+		if ((p == want || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const OPS[] = { "malloc", "alloc_host", "free_host", "host_register", "dtoh_pageable",
-					   "mem_alloc", "dtoh_pinned", "dtoh_span" };
+					   "mem_alloc", "dtoh_pinned", "dtoh_span", "mmap_populate",
+					   "mmap_thp", "register_thp" };
 	int sizes[16] = { 1, 4, 16, 64, 128 }, nsizes = 5;
 	if (argc > 1) {
 		nsizes = 0;
@@ -270,6 +318,8 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < nsizes; i++)
 		for (size_t o = 0; o < sizeof OPS / sizeof *OPS; o++) {
+			if (!op_wanted(OPS[o]))
+				continue;
 			struct result r;
 			if (measure(ctx, fn, OPS[o], (size_t)sizes[i] << 20, &r))
 				return 1;
