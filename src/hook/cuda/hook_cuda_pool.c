@@ -1,10 +1,9 @@
 /* Map buffers and the hook's copy streams. Device buffers (cuMemAlloc) are
  * pooled per context and come back zeroed: after a result is copied out,
  * the buffer is cleared on the hook's own stream and an event marks the end
- * of it, which the next launch that takes the buffer waits on. Pinned host
- * buffers (registered, pool_pin) stage what is copied back until the writer is
- * done with it. Nothing is freed while the process runs (cuMemFree
- * synchronises the device) except when the context goes away.
+ * of it, which the next launch that takes the buffer waits on (host
+ * staging: hook_cuda_staging.c). Nothing is freed while the process runs
+ * (cuMemFree synchronises the device) except when the context goes away.
  *
  * Where the memory comes from: a launch takes a free device buffer whose
  * zeroing is done (the smallest that fits). The collector waits for each
@@ -23,11 +22,8 @@
  * in flight never make it decline; spares are made only while the pool is
  * under twice the map budget or a quarter of the GPU's memory, whichever is
  * more. The map budget limits one launch's maps. */
-#include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "common/cause.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
@@ -36,10 +32,6 @@
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
 #define POOL_SLAB ((uint64_t)64 << 20)  /* device memory comes in slabs of at least 64 MiB */
 #define POOL_SLAB_MAX_BUFS 64
-#define POOL_HOST_MIN ((uint64_t)4 << 10)  /* pinned staging: powers of two from 4 KiB */
-#define POOL_HOST_SLAB ((uint64_t)4 << 20) /* pinned memory comes in slabs of 4 MiB */
-#define POOL_HOST_SLAB_BUFS 256
-#define POOL_HUGE ((uint64_t)2 << 20)   /* host staging maps are aligned for huge pages */
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
 
@@ -48,8 +40,7 @@ static uint64_t pool_round(uint64_t bytes)
 	return (bytes + POOL_ROUND - 1) / POOL_ROUND * POOL_ROUND;
 }
 
-/* Best-fitting free buffer of ctx with at least `bytes`; unlinked. */
-static struct hook_buf *pool_take(struct hook_buf **list, CUcontext ctx, uint64_t bytes)
+struct hook_buf *hook_buf_take(struct hook_buf **list, void *ctx, uint64_t bytes)
 {
 	struct hook_buf **best = NULL;
 	for (struct hook_buf **p = list; *p; p = &(*p)->next)
@@ -341,7 +332,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	int still_clearing = 0;
 	if (!b && busy) {
 		pthread_mutex_lock(&r->lock);
-		b = pool_take(&r->dev_free, ctx, bytes);
+		b = hook_buf_take(&r->dev_free, ctx, bytes);
 		pthread_mutex_unlock(&r->lock);
 		still_clearing = b != NULL;
 		if (!b)
@@ -486,203 +477,6 @@ void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen)
 			break;
 		}
 	pthread_mutex_unlock(&hook.res.lock);
-}
-
-/* Host staging sizes: powers of two from 4 KiB up to a slab, whole slabs
- * beyond (a 71 MB result takes 72 MiB, not 128). */
-static uint64_t pool_host_size(uint64_t bytes)
-{
-	if (bytes > POOL_HOST_SLAB)
-		return (bytes + POOL_HOST_SLAB - 1) / POOL_HOST_SLAB * POOL_HOST_SLAB;
-	uint64_t size = POOL_HOST_MIN;
-	while (size < bytes)
-		size *= 2;
-	return size;
-}
-
-/* Anonymous memory of len bytes (a multiple of 4 KiB) faulted in by the
- * kernel, with no driver lock held, in huge pages where the system gives
- * them (2 MiB aligned, MADV_HUGEPAGE): on an H200 server 64 MiB took 22 ms
- * to fault in that way against 68 ms in 4 KiB pages, and registering it
- * 2.9 ms against 7.2 (bench/pinned_stall.c). NULL when out of memory. */
-static void *pool_map(uint64_t len)
-{
-	uint64_t span = len + POOL_HUGE;
-	uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	uint8_t *a = (uint8_t *)(((uintptr_t)p + POOL_HUGE - 1) & ~(uintptr_t)(POOL_HUGE - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (a + len < p + span)
-		munmap(a + len, (size_t)(p + span - (a + len)));
-	madvise(a, len, MADV_HUGEPAGE);
-#ifdef MADV_POPULATE_WRITE
-	if (madvise(a, len, MADV_POPULATE_WRITE) == 0)
-		return a;
-	if (errno == ENOMEM) {
-		munmap(a, len);
-		return NULL;
-	}
-#endif
-	for (uint64_t off = 0; off < len; off += 4096) /* a kernel without MADV_POPULATE_WRITE */
-		((volatile uint8_t *)a)[off] = 0;
-	return a;
-}
-
-/* Page-locked memory the way that holds the application's launches least.
- * Every call that pins or unpins host memory holds them for as long as it
- * runs (bench/pinned_stall.c, H200: cuMemAllocHost ~1 ms + 0.6 ms per MiB,
- * it faults the pages in under the driver's lock); the kernel faults these
- * pages in first (pool_map), and one cuMemHostRegister then takes ~0.5-1 ms
- * + 0.03-0.07 ms per MiB. Portable, so any context copies into it,
- * and it is ours: it stays mapped when a context goes (a writer may still be
- * reading it) and serves the next. */
-static void *pool_pin(uint64_t len, char **cause)
-{
-	void *p = pool_map(len);
-	if (!p) {
-		cause_set(cause, "out of host memory for %llu staging bytes", (unsigned long long)len);
-		return NULL;
-	}
-	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = cu.cuMemHostRegister_v2 ? cu.cuMemHostRegister_v2(p, len, CU_MEMHOSTREGISTER_PORTABLE)
-					      : CUDA_ERROR_NOT_FOUND;
-	hook_cuda_relax_end(prev);
-	if (rc == CUDA_SUCCESS)
-		return p;
-	munmap(p, len);
-	cause_set(cause, "cuMemHostRegister of %llu staging bytes failed (CUDA error %d)", (unsigned long long)len,
-		  (int)rc);
-	return NULL;
-}
-
-/* New pinned buffers of the size that holds `bytes`, carved from one slab:
- * a small result (a one-block launch's few records) takes a few KiB, not a
- * MiB, and one registration serves many results. A slab is small enough
- * that registering it holds the application's launches under 1 ms; only a
- * buffer larger than a slab (up to cfg.pinned_max) is a registration of
- * its own. Returns one; the others go to the free list. */
-static struct hook_buf *pool_alloc_host(uint64_t bytes, char **cause)
-{
-	uint64_t size = pool_host_size(bytes);
-	uint64_t n = POOL_HOST_SLAB / size;
-	n = n < 1 ? 1 : n > POOL_HOST_SLAB_BUFS ? POOL_HOST_SLAB_BUFS : n;
-	void *p = pool_pin(size * n, cause);
-	if (!p)
-		return NULL;
-	struct hook_results *r = &hook.res;
-	struct hook_buf *first = NULL;
-	pthread_mutex_lock(&r->lock);
-	r->host_pins++;
-	for (uint64_t i = 0; i < n; i++) {
-		struct hook_buf *b = calloc(1, sizeof *b);
-		if (!b)
-			break; /* the rest of the slab stays unused */
-		b->ptr = (uint64_t)(uintptr_t)p + i * size;
-		b->size = size;
-		r->host_pooled += size;
-		if (!first) {
-			first = b;
-			r->host_busy += size;
-		} else {
-			b->next = r->host_free;
-			r->host_free = b;
-		}
-	}
-	pthread_mutex_unlock(&r->lock);
-	if (!first)
-		cause_set(cause, "out of host memory");
-	return first;
-}
-
-/* Staging larger than the pinned maximum is ordinary memory, filled through
- * a pinned buffer (results_dtoh): registering hundreds of MB holds the
- * application's launches for as long (cuMemAllocHost of 512 MiB stalled an
- * H100 app's launch 129 ms). It is kept for the next result, since faulting
- * fresh pages in costs the collector 0.3-1 ms per MiB on a GPU server;
- * a free one too small for what is asked now goes. */
-static struct hook_buf *pool_take_pageable(uint64_t bytes, char **cause)
-{
-	struct hook_results *r = &hook.res;
-	struct hook_buf *gone = NULL;
-	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take(&r->page_free, NULL, bytes);
-	if (!b)
-		for (struct hook_buf **p = &r->page_free; *p;) {
-			struct hook_buf *t = *p;
-			if (t->size >= bytes) {
-				p = &t->next;
-				continue;
-			}
-			*p = t->next;
-			t->next = gone;
-			gone = t;
-			r->page_pooled -= t->size;
-		}
-	if (b) {
-		r->host_busy += b->size;
-		r->host_pageable++;
-	}
-	pthread_mutex_unlock(&r->lock);
-	while (gone) {
-		struct hook_buf *n = gone->next;
-		munmap((void *)(uintptr_t)gone->ptr, gone->size);
-		free(gone);
-		gone = n;
-	}
-	if (b)
-		return b;
-	uint64_t size = pool_host_size(bytes);
-	b = calloc(1, sizeof *b);
-	void *p = b ? pool_map(size) : NULL;
-	if (!p) {
-		free(b);
-		cause_set(cause, "out of memory for %llu staging bytes", (unsigned long long)bytes);
-		return NULL;
-	}
-	b->ptr = (uint64_t)(uintptr_t)p;
-	b->size = size;
-	b->pageable = 1;
-	pthread_mutex_lock(&r->lock);
-	r->host_busy += size;
-	r->host_pageable++;
-	r->page_pooled += size;
-	pthread_mutex_unlock(&r->lock);
-	return b;
-}
-
-struct hook_buf *hook_pool_take_staging(uint64_t bytes, char **cause)
-{
-	if (bytes > hook.cfg.pinned_max)
-		return pool_take_pageable(bytes, cause);
-	return hook_pool_take_host(bytes, cause);
-}
-
-/* Pinned staging of at least `bytes` (collector thread only). */
-struct hook_buf *hook_pool_take_host(uint64_t bytes, char **cause)
-{
-	struct hook_results *r = &hook.res;
-	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take(&r->host_free, NULL, bytes);
-	if (b)
-		r->host_busy += b->size;
-	pthread_mutex_unlock(&r->lock);
-	return b ? b : pool_alloc_host(bytes, cause);
-}
-
-void hook_pool_put_host(struct hook_buf *b)
-{
-	if (!b)
-		return;
-	struct hook_results *r = &hook.res;
-	pthread_mutex_lock(&r->lock);
-	r->host_busy -= b->size;
-	struct hook_buf **list = b->pageable ? &r->page_free : &r->host_free;
-	b->next = *list;
-	*list = b;
-	pthread_cond_broadcast(&r->room);
-	pthread_mutex_unlock(&r->lock);
 }
 
 /* Unlinks every buffer of ctx from *list into *out. */

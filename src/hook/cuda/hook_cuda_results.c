@@ -111,7 +111,7 @@ static void results_map_view(const struct hook_job *j, int i, struct result_map 
 }
 
 /* n bytes from the device into staging dst at off: one async copy into
- * pinned staging; ordinary staging (hook_pool_take_staging) through two
+ * pinned staging; ordinary staging (hook_staging_take) through two
  * pinned buffers, a chunk at a time, the next chunk's copy running while
  * the last one is copied out, on the collector's clock. */
 static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, CUdeviceptr src, uint64_t n,
@@ -120,11 +120,11 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 	if (!dst->pageable)
 		return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(dst->ptr + off), src, n, s);
 	uint64_t chunk = hook.cfg.pinned_max < RESULTS_BOUNCE ? hook.cfg.pinned_max : RESULTS_BOUNCE;
-	struct hook_buf *b[2] = { hook_pool_take_host(chunk, NULL), NULL };
+	struct hook_buf *b[2] = { hook_staging_take_pinned(chunk, NULL), NULL };
 	if (!b[0])
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (n > chunk)
-		b[1] = hook_pool_take_host(chunk, NULL);
+		b[1] = hook_staging_take_pinned(chunk, NULL);
 	int nb = b[1] ? 2 : 1;
 	uint64_t len = n < chunk ? n : chunk;
 	CUresult rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b[0]->ptr, src, len, s);
@@ -140,8 +140,8 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 		done = next;
 		len = next_len;
 	}
-	hook_pool_put_host(b[0]);
-	hook_pool_put_host(b[1]);
+	hook_staging_put(b[0]);
+	hook_staging_put(b[1]);
 	return rc;
 }
 
@@ -277,7 +277,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;
-	if (!(j->counts = hook_pool_take_staging(counts_bytes ? counts_bytes : 16, cause)))
+	if (!(j->counts = hook_staging_take(counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
 	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
@@ -291,7 +291,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	if (rec_bytes) {
 		results_wait_room(rec_bytes);
-		if (!(j->recs = hook_pool_take_staging(rec_bytes, cause)))
+		if (!(j->recs = hook_staging_take(rec_bytes, cause)))
 			return -1;
 	}
 	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)
@@ -333,8 +333,8 @@ static void results_done(struct hook_job *j, int written)
 	hook_probe_job_events_put(j);
 	if (j->dev)
 		hook_pool_recycle_dev(j->dev, &j->zero);
-	hook_pool_put_host(j->counts);
-	hook_pool_put_host(j->recs);
+	hook_staging_put(j->counts);
+	hook_staging_put(j->recs);
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
 	r->pending--;

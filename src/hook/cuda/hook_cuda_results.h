@@ -84,12 +84,18 @@ void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
 /* Waits until everything queued on s (a hook stream of ctx) is done. */
 CUresult hook_pool_wait(CUcontext ctx, CUstream s);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
-struct hook_buf *hook_pool_take_host(uint64_t bytes, char **cause);
-/* Pinned staging up to hook.cfg.pinned_max bytes, ordinary memory beyond
- * (b->pageable); both go back with hook_pool_put_host. */
-struct hook_buf *hook_pool_take_staging(uint64_t bytes, char **cause);
-void hook_pool_put_host(struct hook_buf *b);
 void hook_pool_ctx_gone(CUcontext ctx);
+/* Best-fitting free buffer of ctx (NULL: host staging) with at least
+ * `bytes`, unlinked from *list (hook.res.lock held). */
+struct hook_buf *hook_buf_take(struct hook_buf **list, void *ctx, uint64_t bytes);
+
+/* hook_cuda_staging.c (collector thread) */
+/* Pinned staging of at least `bytes`. */
+struct hook_buf *hook_staging_take_pinned(uint64_t bytes, char **cause);
+/* Pinned staging up to hook.cfg.pinned_max bytes, ordinary memory beyond
+ * (b->pageable); both go back with hook_staging_put. */
+struct hook_buf *hook_staging_take(uint64_t bytes, char **cause);
+void hook_staging_put(struct hook_buf *b);
 
 /* hook_cuda_results.c */
 /* Counts a launch the app has queued (probed or not); the new count. */
