@@ -103,19 +103,29 @@ struct hook_timing {
 	uint64_t in_window;        /* sampled launches timed in it (atomic) */
 };
 
+/* A registration of pinned host staging (hook_cuda_staging.c): it lasts
+ * as long as the context that made it, portable meanwhile. */
+struct hook_slab {
+	struct hook_slab *next;
+	void *base;
+	uint64_t len;
+	void *ctx;                 /* the registering context; NULL once it went */
+};
+
 /* A pooled map buffer. Device buffers are zeroed on the hook's copy stream
  * after each use; `ready` (a CUevent) marks the end of that zeroing, and
  * the next launch that takes the buffer waits on it (already passed, as a
- * rule). Pinned host buffers stage what is copied back until it is written. */
+ * rule). Host buffers stage what is copied back until it is written. */
 struct hook_buf {
 	struct hook_buf *next;
-	void *ctx;
-	uint64_t ptr;              /* CUdeviceptr, or host address for pinned */
+	void *ctx;                 /* device: its context (host staging: NULL) */
+	struct hook_slab *slab;    /* host, pinned: its registration */
+	uint64_t ptr;              /* CUdeviceptr, or host address */
 	uint64_t size;             /* bytes */
 	void *ready;               /* device: CUevent after the last zeroing */
 	uint64_t key;              /* device: the layout whose counts are zero (0: all of it is) */
 	int zeroed;                /* device: `ready` was seen complete (no query needed) */
-	int pageable;              /* host: ordinary memory (malloc), not pinned */
+	int pageable;              /* host: ordinary memory, not registered */
 	uint32_t gen;              /* device: clearings queued so far */
 };
 
@@ -144,6 +154,7 @@ struct hook_results {
 	struct hook_job *collect_head, *collect_tail;
 	struct hook_job *write_head, *write_tail;
 	struct hook_buf *dev_free, *host_free, *page_free; /* page_free: ordinary staging */
+	struct hook_slab *slabs;   /* registrations of pinned staging */
 	struct hook_copier *copiers;
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
 	uint64_t host_pooled;      /* pinned staging bytes registered */

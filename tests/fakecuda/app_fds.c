@@ -17,6 +17,30 @@
 #include <cuda.h>
 #include "app_util.h"
 
+/* Under `ntop record` (NTOP_TRACE_DIR set): waits, for at most 10 s, until
+ * the session's events.log holds this process's hello, so the hook's
+ * connection exists before the descriptors are taken (a fixed 200 ms was
+ * too short on a loaded 2-core machine). Else 200 ms. */
+static void wait_hook_connected(void)
+{
+	const char *dir = getenv("NTOP_TRACE_DIR");
+	char path[4096], want[64], line[1024];
+	snprintf(want, sizeof want, " pid=%d ", (int)getpid());
+	int n = dir && snprintf(path, sizeof path, "%s/events.log", dir) < (int)sizeof path ? 1000 : 20;
+	for (int i = 0; i < n; i++) {
+		FILE *f = dir ? fopen(path, "r") : NULL;
+		int seen = 0;
+		while (f && !seen && fgets(line, sizeof line, f))
+			seen = !strncmp(line, "hello ", 6) && strstr(line, want);
+		if (f)
+			fclose(f);
+		if (seen)
+			return;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Closes 3..1023, opens path and puts it on 4..63 too: returns its fd. */
 static int take_fds(const char *path)
 {
@@ -65,9 +89,7 @@ int main(int argc, char **argv)
 	CK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, NULL));
 	int d = -1;
 	if (data) {
-		/* the hook's writer has connected and sent by now */
-		struct timespec ts = { 0, 200000000 };
-		nanosleep(&ts, NULL);
+		wait_hook_connected();
 		fflush(stdout);
 		d = take_fds(data);
 		if (d < 0)

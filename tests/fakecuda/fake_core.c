@@ -226,11 +226,15 @@ FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
 
 /* Registered ranges, as the driver keeps them: a copy into host memory that
  * starts in one must end in it (the driver says CUDA_ERROR_INVALID_VALUE
- * to a copy spanning two, bench/pinned_stall.c). FAKECUDA_HOST_ALLOC_MAX
- * applies here too. */
+ * to a copy spanning two, bench/pinned_stall.c), and a registration dies
+ * with the context current when it was made. FAKECUDA_HOST_ALLOC_MAX
+ * applies here too. FAKECUDA_PINNED_ONLY=1: an async copy into host memory
+ * no live registration holds fails (the driver would copy synchronously:
+ * a hook that lost its registrations is slow, and this makes it visible). */
 #define FAKE_REGS 4096
 static struct {
 	uintptr_t lo, hi;
+	unsigned gen; /* fake_ctx_gen when registered */
 } fake_hostregs[FAKE_REGS];
 static int fake_nhostregs;
 static pthread_mutex_t fake_hostregs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -244,26 +248,38 @@ FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags)
 	const char *max = getenv("FAKECUDA_HOST_ALLOC_MAX");
 	if (!p || !n || (max && n > strtoull(max, NULL, 0)))
 		return !p || !n ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+	unsigned gen = __atomic_load_n(&fake_ctx_gen, __ATOMIC_ACQUIRE);
+	uintptr_t lo = (uintptr_t)p, hi = lo + n;
 	pthread_mutex_lock(&fake_hostregs_lock);
 	rc = fake_nhostregs < FAKE_REGS ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	for (int i = 0; i < fake_nhostregs && rc == CUDA_SUCCESS; i++)
+		if (fake_hostregs[i].gen == gen && lo < fake_hostregs[i].hi && hi > fake_hostregs[i].lo)
+			rc = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	if (rc == CUDA_SUCCESS) {
 		fake_hostregs[fake_nhostregs].lo = (uintptr_t)p;
-		fake_hostregs[fake_nhostregs++].hi = (uintptr_t)p + n;
+		fake_hostregs[fake_nhostregs].hi = (uintptr_t)p + n;
+		fake_hostregs[fake_nhostregs++].gen = gen;
 	}
 	pthread_mutex_unlock(&fake_hostregs_lock);
 	return rc;
 }
 
-/* A host range [h, h+n) that begins in a registration and leaves it. */
+/* Can an async copy go to [h, h+n)? Not when it begins in a registration
+ * and leaves it; under FAKECUDA_PINNED_ONLY=1 only inside a live one. */
 static int fake_spans_regs(const void *h, size_t n)
 {
 	uintptr_t lo = (uintptr_t)h, hi = lo + n;
-	int bad = 0;
+	unsigned gen = __atomic_load_n(&fake_ctx_gen, __ATOMIC_ACQUIRE);
+	const char *strict = getenv("FAKECUDA_PINNED_ONLY");
+	int bad = 0, inside = 0;
 	pthread_mutex_lock(&fake_hostregs_lock);
-	for (int i = 0; i < fake_nhostregs && !bad; i++)
-		bad = lo >= fake_hostregs[i].lo && lo < fake_hostregs[i].hi && hi > fake_hostregs[i].hi;
+	for (int i = 0; i < fake_nhostregs && !bad; i++) {
+		int in = fake_hostregs[i].gen == gen && lo >= fake_hostregs[i].lo && lo < fake_hostregs[i].hi;
+		bad = in && hi > fake_hostregs[i].hi;
+		inside |= in;
+	}
 	pthread_mutex_unlock(&fake_hostregs_lock);
-	return bad;
+	return bad || (strict && *strict == '1' && !inside);
 }
 
 FAKE_EXPORT CUresult cuMemFreeHost(void *p)

@@ -120,11 +120,11 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 	if (!dst->pageable)
 		return cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)(dst->ptr + off), src, n, s);
 	uint64_t chunk = hook.cfg.pinned_max < RESULTS_BOUNCE ? hook.cfg.pinned_max : RESULTS_BOUNCE;
-	struct hook_buf *b[2] = { hook_staging_take_pinned(chunk, NULL), NULL };
+	struct hook_buf *b[2] = { hook_staging_take_pinned(ctx, chunk, NULL), NULL };
 	if (!b[0])
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (n > chunk)
-		b[1] = hook_staging_take_pinned(chunk, NULL);
+		b[1] = hook_staging_take_pinned(ctx, chunk, NULL);
 	int nb = b[1] ? 2 : 1;
 	uint64_t len = n < chunk ? n : chunk;
 	CUresult rc = cu.cuMemcpyDtoHAsync_v2((void *)(uintptr_t)b[0]->ptr, src, len, s);
@@ -140,8 +140,13 @@ static CUresult results_dtoh(CUcontext ctx, struct hook_buf *dst, uint64_t off, 
 		done = next;
 		len = next_len;
 	}
-	hook_staging_put(b[0]);
-	hook_staging_put(b[1]);
+	/* a copy may still be under way after a failure: the bounce buffers
+	 * go back only once the stream is idle */
+	void (*give)(struct hook_buf *) = rc == CUDA_SUCCESS || hook_pool_wait(ctx, s) == CUDA_SUCCESS
+						  ? hook_staging_put
+						  : hook_staging_drop;
+	give(b[0]);
+	give(b[1]);
 	return rc;
 }
 
@@ -277,7 +282,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	results_wait_room(counts_bytes);
 	CUresult rc;
-	if (!(j->counts = hook_staging_take(counts_bytes ? counts_bytes : 16, cause)))
+	if (!(j->counts = hook_staging_take(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
 	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
@@ -291,7 +296,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	}
 	if (rec_bytes) {
 		results_wait_room(rec_bytes);
-		if (!(j->recs = hook_staging_take(rec_bytes, cause)))
+		if (!(j->recs = hook_staging_take(j->ctx, rec_bytes, cause)))
 			return -1;
 	}
 	for (int i = 0; i < j->plan->n_maps && rec_bytes; i++)
@@ -325,6 +330,18 @@ static void results_queue_write(struct hook_job *j)
 	r->write_tail = j;
 	pthread_cond_signal(&r->wake_w);
 	pthread_mutex_unlock(&r->lock);
+}
+
+/* After a failed copy back: the job's staging goes back only once the
+ * hook's stream is idle (a copy may still be writing it). */
+static void results_unstage_failed(struct hook_job *j)
+{
+	CUstream s = hook_pool_stream(j->ctx);
+	if (s && hook_pool_wait(j->ctx, s) == CUDA_SUCCESS)
+		return;
+	hook_staging_drop(j->counts);
+	hook_staging_drop(j->recs);
+	j->counts = j->recs = NULL;
 }
 
 /* A job ends here, written or not. */
@@ -381,6 +398,7 @@ static void results_collect(struct hook_job *j, struct hook_ctx_held *held)
 		hook_event_warn("probed launch %llu of kernel %u: %s, result lost", (unsigned long long)j->seq,
 				j->k->kid, cause ? cause : "copy back failed");
 		free(cause);
+		results_unstage_failed(j);
 		results_done(j, 0);
 		return;
 	}
@@ -621,6 +639,7 @@ void hook_results_ctx_gone(CUcontext ctx)
 	pthread_mutex_unlock(&r->lock);
 	hook_stage_ctx_gone(ctx); /* jobs made ahead there, and any being made */
 	hook_pool_ctx_gone(ctx);
+	hook_staging_ctx_gone(ctx);
 	__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
 }
 
@@ -667,7 +686,7 @@ void hook_results_fork_child(void)
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = r->page_free = NULL;
 	r->copiers = NULL;
-	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = 0;
+	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
 	r->pending = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;

@@ -89,13 +89,17 @@ void hook_pool_ctx_gone(CUcontext ctx);
  * `bytes`, unlinked from *list (hook.res.lock held). */
 struct hook_buf *hook_buf_take(struct hook_buf **list, void *ctx, uint64_t bytes);
 
-/* hook_cuda_staging.c (collector thread) */
+/* hook_cuda_staging.c (collector thread, ctx current) */
 /* Pinned staging of at least `bytes`. */
-struct hook_buf *hook_staging_take_pinned(uint64_t bytes, char **cause);
+struct hook_buf *hook_staging_take_pinned(CUcontext ctx, uint64_t bytes, char **cause);
 /* Pinned staging up to hook.cfg.pinned_max bytes, ordinary memory beyond
  * (b->pageable); both go back with hook_staging_put. */
-struct hook_buf *hook_staging_take(uint64_t bytes, char **cause);
+struct hook_buf *hook_staging_take(CUcontext ctx, uint64_t bytes, char **cause);
 void hook_staging_put(struct hook_buf *b);
+/* For staging a failed copy may still write: kept out of use. */
+void hook_staging_drop(struct hook_buf *b);
+/* ctx is about to go, nothing in flight: its registrations go with it. */
+void hook_staging_ctx_gone(CUcontext ctx);
 
 /* hook_cuda_results.c */
 /* Counts a launch the app has queued (probed or not); the new count. */

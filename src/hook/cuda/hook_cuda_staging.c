@@ -5,13 +5,17 @@
  * host memory holds all of the application's launches while it runs
  * (bench/pinned_stall.c), so slabs are small and their pages are faulted in
  * before the driver is asked. Staging is never given back while the
- * process runs; it is the hook's own memory, portable, and outlives the
- * context that first used it. */
+ * process runs: it is the hook's own memory (a writer may still read it
+ * when a context goes), and not inherited by a fork child (MADV_DONTFORK:
+ * pinned private pages would be copied at the fork, while the app waits).
+ * A registration is portable but lasts only as long as the context that
+ * made it: a slab whose context went is registered again before use. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "common/cause.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
@@ -41,6 +45,9 @@ static uint64_t staging_size(uint64_t bytes)
  * 2.9 ms against 7.2 (bench/pinned_stall.c). NULL when out of memory. */
 static void *staging_map(uint64_t len)
 {
+	long page = sysconf(_SC_PAGESIZE);
+	if (page > 0) /* the tail trimmed below must start on a page */
+		len = (len + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
 	uint64_t span = len + STAGING_HUGE;
 	uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -51,6 +58,7 @@ static void *staging_map(uint64_t len)
 	if (a + len < p + span)
 		munmap(a + len, (size_t)(p + span - (a + len)));
 	madvise(a, len, MADV_HUGEPAGE);
+	madvise(a, len, MADV_DONTFORK);
 #ifdef MADV_POPULATE_WRITE
 	if (madvise(a, len, MADV_POPULATE_WRITE) == 0)
 		return a;
@@ -64,31 +72,49 @@ static void *staging_map(uint64_t len)
 	return a;
 }
 
-/* Page-locked memory the way that holds the application's launches least.
- * Every call that pins or unpins host memory holds them for as long as it
- * runs (bench/pinned_stall.c, H200: cuMemAllocHost ~1 ms + 0.6 ms per MiB,
- * it faults the pages in under the driver's lock); the kernel faults these
- * pages in first (staging_map), and one cuMemHostRegister then takes ~0.5-1 ms
- * + 0.03-0.07 ms per MiB. Portable, so any context copies into it,
- * and it is ours: it stays mapped when a context goes (a writer may still be
- * reading it) and serves the next. */
-static void *staging_pin(uint64_t len, char **cause)
+/* Registers [p, p+len) with ctx current: portable, so any context copies
+ * into it while ctx lives. Every call that pins or unpins host memory
+ * holds the application's launches for as long as it runs
+ * (bench/pinned_stall.c, H200: cuMemAllocHost ~1 ms + 0.6 ms per MiB, it
+ * faults the pages in under the driver's lock); staging_map has the kernel
+ * fault these in first, and registering then takes ~1 ms for 4 MiB. */
+static CUresult staging_register(void *p, uint64_t len)
 {
-	void *p = staging_map(len);
-	if (!p) {
-		cause_set(cause, "out of host memory for %llu staging bytes", (unsigned long long)len);
-		return NULL;
-	}
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
 	CUresult rc = cu.cuMemHostRegister_v2 ? cu.cuMemHostRegister_v2(p, len, CU_MEMHOSTREGISTER_PORTABLE)
 					      : CUDA_ERROR_NOT_FOUND;
 	hook_cuda_relax_end(prev);
-	if (rc == CUDA_SUCCESS)
-		return p;
-	munmap(p, len);
-	cause_set(cause, "cuMemHostRegister of %llu staging bytes failed (CUDA error %d)", (unsigned long long)len,
-		  (int)rc);
-	return NULL;
+	return rc;
+}
+
+/* A new slab of len bytes registered for ctx, on the slab list. */
+static struct hook_slab *staging_pin(CUcontext ctx, uint64_t len, char **cause)
+{
+	struct hook_slab *sl = calloc(1, sizeof *sl);
+	void *p = sl ? staging_map(len) : NULL;
+	if (!p) {
+		free(sl);
+		cause_set(cause, "out of host memory for %llu staging bytes", (unsigned long long)len);
+		return NULL;
+	}
+	CUresult rc = staging_register(p, len);
+	if (rc != CUDA_SUCCESS) {
+		munmap(p, len);
+		free(sl);
+		cause_set(cause, "cuMemHostRegister of %llu staging bytes failed (CUDA error %d)",
+			  (unsigned long long)len, (int)rc);
+		return NULL;
+	}
+	sl->base = p;
+	sl->len = len;
+	sl->ctx = ctx;
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	sl->next = r->slabs;
+	r->slabs = sl;
+	r->host_pins++;
+	pthread_mutex_unlock(&r->lock);
+	return sl;
 }
 
 /* New pinned buffers of the size that holds `bytes`, carved from one slab:
@@ -97,23 +123,23 @@ static void *staging_pin(uint64_t len, char **cause)
  * that registering it holds the application's launches under 1 ms; only a
  * buffer larger than a slab (up to cfg.pinned_max) is a registration of
  * its own. Returns one; the others go to the free list. */
-static struct hook_buf *staging_alloc_pinned(uint64_t bytes, char **cause)
+static struct hook_buf *staging_alloc_pinned(CUcontext ctx, uint64_t bytes, char **cause)
 {
 	uint64_t size = staging_size(bytes);
 	uint64_t n = STAGING_SLAB / size;
 	n = n < 1 ? 1 : n > STAGING_SLAB_BUFS ? STAGING_SLAB_BUFS : n;
-	void *p = staging_pin(size * n, cause);
-	if (!p)
+	struct hook_slab *sl = staging_pin(ctx, size * n, cause);
+	if (!sl)
 		return NULL;
 	struct hook_results *r = &hook.res;
 	struct hook_buf *first = NULL;
 	pthread_mutex_lock(&r->lock);
-	r->host_pins++;
 	for (uint64_t i = 0; i < n; i++) {
 		struct hook_buf *b = calloc(1, sizeof *b);
 		if (!b)
 			break; /* the rest of the slab stays unused */
-		b->ptr = (uint64_t)(uintptr_t)p + i * size;
+		b->slab = sl;
+		b->ptr = (uint64_t)(uintptr_t)sl->base + i * size;
 		b->size = size;
 		r->host_pooled += size;
 		if (!first) {
@@ -142,6 +168,11 @@ static struct hook_buf *staging_take_pageable(uint64_t bytes, char **cause)
 	struct hook_buf *gone = NULL;
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = hook_buf_take(&r->page_free, NULL, bytes);
+	if (b && b->size / 2 > staging_size(bytes)) { /* far too large: host_busy is charged all of it */
+		b->next = r->page_free;
+		r->page_free = b;
+		b = NULL;
+	}
 	if (!b)
 		for (struct hook_buf **p = &r->page_free; *p;) {
 			struct hook_buf *t = *p;
@@ -186,23 +217,90 @@ static struct hook_buf *staging_take_pageable(uint64_t bytes, char **cause)
 	return b;
 }
 
-struct hook_buf *hook_staging_take(uint64_t bytes, char **cause)
+struct hook_buf *hook_staging_take(CUcontext ctx, uint64_t bytes, char **cause)
 {
 	if (bytes > hook.cfg.pinned_max)
 		return staging_take_pageable(bytes, cause);
-	return hook_staging_take_pinned(bytes, cause);
+	return hook_staging_take_pinned(ctx, bytes, cause);
 }
 
-/* Pinned staging of at least `bytes`. */
-struct hook_buf *hook_staging_take_pinned(uint64_t bytes, char **cause)
+/* The best-fitting free pinned buffer of at least `bytes` whose slab is
+ * registered (live) or not (its context went), unlinked; lock held. */
+static struct hook_buf *staging_take_free(uint64_t bytes, int live)
+{
+	struct hook_buf **best = NULL;
+	for (struct hook_buf **p = &hook.res.host_free; *p; p = &(*p)->next) {
+		struct hook_buf *b = *p;
+		if ((b->slab->ctx != NULL) == live && b->size >= bytes && (!best || b->size < (*best)->size))
+			best = p;
+	}
+	if (!best)
+		return NULL;
+	struct hook_buf *b = *best;
+	*best = b->next;
+	b->next = NULL;
+	hook.res.host_busy += b->size;
+	return b;
+}
+
+/* A free buffer of a slab whose context went, its slab registered again
+ * for ctx; NULL when there is none or the driver still has the old
+ * registration (the context is still being destroyed). */
+static struct hook_buf *staging_take_repinned(CUcontext ctx, uint64_t bytes)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = hook_buf_take(&r->host_free, NULL, bytes);
-	if (b)
-		r->host_busy += b->size;
+	struct hook_buf *b = staging_take_free(bytes, 0);
 	pthread_mutex_unlock(&r->lock);
-	return b ? b : staging_alloc_pinned(bytes, cause);
+	if (!b)
+		return NULL;
+	struct hook_slab *sl = b->slab;
+	int ok = staging_register(sl->base, sl->len) == CUDA_SUCCESS;
+	pthread_mutex_lock(&r->lock);
+	if (ok) {
+		sl->ctx = ctx;
+		r->host_pins++;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (ok)
+		return b;
+	hook_staging_put(b);
+	return NULL;
+}
+
+/* Pinned staging of at least `bytes`: a free buffer, one of a slab
+ * registered again, or a new slab. */
+struct hook_buf *hook_staging_take_pinned(CUcontext ctx, uint64_t bytes, char **cause)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	struct hook_buf *b = staging_take_free(bytes, 1);
+	pthread_mutex_unlock(&r->lock);
+	if (!b)
+		b = staging_take_repinned(ctx, bytes);
+	return b ? b : staging_alloc_pinned(ctx, bytes, cause);
+}
+
+void hook_staging_ctx_gone(CUcontext ctx)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	for (struct hook_slab *sl = r->slabs; sl; sl = sl->next)
+		if (sl->ctx == ctx)
+			sl->ctx = NULL;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* b may still be written by a copy that failed to finish: never used
+ * again, no longer counted as busy. */
+void hook_staging_drop(struct hook_buf *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&hook.res.lock);
+	hook.res.host_busy -= b->size;
+	pthread_cond_broadcast(&hook.res.room);
+	pthread_mutex_unlock(&hook.res.lock);
 }
 
 void hook_staging_put(struct hook_buf *b)
