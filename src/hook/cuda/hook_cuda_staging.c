@@ -38,7 +38,7 @@ static uint64_t staging_size(uint64_t bytes)
 	return size;
 }
 
-/* Anonymous memory of len bytes (a multiple of 4 KiB) faulted in by the
+/* Anonymous memory of len bytes (rounded up to pages) faulted in by the
  * kernel, with no driver lock held, in huge pages where the system gives
  * them (2 MiB aligned, MADV_HUGEPAGE): on an H200 server 64 MiB took 22 ms
  * to fault in that way against 68 ms in 4 KiB pages, and registering it
@@ -120,7 +120,7 @@ static struct hook_slab *staging_pin(CUcontext ctx, uint64_t len, char **cause)
 /* New pinned buffers of the size that holds `bytes`, carved from one slab:
  * a small result (a one-block launch's few records) takes a few KiB, not a
  * MiB, and one registration serves many results. A slab is small enough
- * that registering it holds the application's launches under 1 ms; only a
+ * that registering it holds the application's launches about 1 ms; only a
  * buffer larger than a slab (up to cfg.pinned_max) is a registration of
  * its own. Returns one; the others go to the free list. */
 static struct hook_buf *staging_alloc_pinned(CUcontext ctx, uint64_t bytes, char **cause)
