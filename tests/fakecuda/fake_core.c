@@ -239,6 +239,19 @@ static struct {
 static int fake_nhostregs;
 static pthread_mutex_t fake_hostregs_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A fork child starts without the parent's registrations, as with a real
+ * driver (whose memory the child may map anew at the same addresses). */
+static void fake_hostregs_forget(void)
+{
+	fake_nhostregs = 0;
+	pthread_mutex_init(&fake_hostregs_lock, NULL);
+}
+
+__attribute__((constructor)) static void fake_hostregs_init(void)
+{
+	pthread_atfork(NULL, NULL, fake_hostregs_forget);
+}
+
 FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags)
 {
 	(void)flags;
