@@ -156,39 +156,49 @@ static struct hook_buf *staging_alloc_pinned(CUcontext ctx, uint64_t bytes, char
 	return first;
 }
 
+/* A kept ordinary buffer for `bytes`, unlinked and counted busy; NULL when
+ * none fits (one over twice the size is left: host_busy would be charged
+ * all of it), after the free ones too small for it went. Lock held; what
+ * goes is handed back in *gone, to be unmapped outside it. */
+static struct hook_buf *staging_reuse_pageable(uint64_t bytes, struct hook_buf **gone)
+{
+	struct hook_results *r = &hook.res;
+	struct hook_buf *b = hook_buf_take(&r->page_free, NULL, bytes);
+	if (b && b->size / 2 > staging_size(bytes)) {
+		b->next = r->page_free;
+		r->page_free = b;
+		b = NULL;
+	}
+	if (b) {
+		r->host_busy += b->size;
+		r->host_pageable++;
+		return b;
+	}
+	for (struct hook_buf **p = &r->page_free; *p;) {
+		struct hook_buf *t = *p;
+		if (t->size >= bytes) {
+			p = &t->next;
+			continue;
+		}
+		*p = t->next;
+		t->next = *gone;
+		*gone = t;
+		r->page_pooled -= t->size;
+	}
+	return NULL;
+}
+
 /* Staging larger than the pinned maximum is ordinary memory, filled through
  * a pinned buffer (results_dtoh): registering hundreds of MB holds the
  * application's launches for as long (cuMemAllocHost of 512 MiB stalled an
  * H100 app's launch 129 ms). It is kept for the next result, since faulting
- * fresh pages in costs the collector 0.3-1 ms per MiB on a GPU server;
- * a free one too small for what is asked now goes. */
+ * fresh pages in costs the collector 0.3-1 ms per MiB on a GPU server. */
 static struct hook_buf *staging_take_pageable(uint64_t bytes, char **cause)
 {
 	struct hook_results *r = &hook.res;
 	struct hook_buf *gone = NULL;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = hook_buf_take(&r->page_free, NULL, bytes);
-	if (b && b->size / 2 > staging_size(bytes)) { /* far too large: host_busy is charged all of it */
-		b->next = r->page_free;
-		r->page_free = b;
-		b = NULL;
-	}
-	if (!b)
-		for (struct hook_buf **p = &r->page_free; *p;) {
-			struct hook_buf *t = *p;
-			if (t->size >= bytes) {
-				p = &t->next;
-				continue;
-			}
-			*p = t->next;
-			t->next = gone;
-			gone = t;
-			r->page_pooled -= t->size;
-		}
-	if (b) {
-		r->host_busy += b->size;
-		r->host_pageable++;
-	}
+	struct hook_buf *b = staging_reuse_pageable(bytes, &gone);
 	pthread_mutex_unlock(&r->lock);
 	while (gone) {
 		struct hook_buf *n = gone->next;
