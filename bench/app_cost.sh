@@ -286,6 +286,8 @@ def summary(w, probes):
         s["per"][mode] = agg
         s["ink"][mode] = {k: ratio(med(s["kern"].get(mode, {}).get(k, {}).get("rns", [])) or None,
                                    med(tns.get(k, []))) for k in KERNELS}
+        pair = pair_ink(runs.get(mode.removesuffix("-async") + "-pair", []))
+        s["ink"][mode] = {k: pair[k] if pair.get(k) is not None else v for k, v in s["ink"][mode].items()}
     for mode in BURST_MODES:
         rs = burst.get(mode, [])
         b = {"rate": med([r["app"]["burst"][2] for r in rs if r["app"]["burst"]]),
@@ -325,6 +327,18 @@ def self_rows(w):
                 us = [f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-" for ph in SELF_PHASES]
                 rows.append([f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), n] + us)
     return rows
+
+
+def pair_ink(rs):
+    """{kernel: in-kernel ratio}, the median over a probe's *-pair runs of each run's median result ns
+    over its median time ns (probed and unprobed launches alternating in one process, all timed;
+    the first launch left out); None for a kernel without them."""
+    out = {}
+    for k in KERNELS:
+        xs = [ratio(med(e["rns"]), med(e["tns"])) for e in (r["ev"]["kernels"].get(k) for r in rs)
+              if e and e["rns"] and e["tns"]]
+        out[k] = med(xs)
+    return out
 
 
 def pair_rows(runs):
@@ -371,8 +385,10 @@ def render(s):
     dash = ["-"] * len(UNPROBED)
     L = []
     L += ["", "## ntop's own in-kernel numbers (NOT what the app waits)", "",
-          "result ns of probed launches / time ns of the same kernel's unprobed launches under",
-          "`ntop record` (ntop's sampled timing), medians, each kernel's first launch left out.", ""]
+          "result ns of probed launches / time ns of the same kernel's unprobed launches, medians, each",
+          "kernel's first launch left out: from the probe's *-pair runs where there are (every launch timed,",
+          "probed and unprobed alternating in one process), else under `ntop record` (ntop's sampled timing:",
+          "a kernel's first launch, then one per 10 ms, so short loops have none).", ""]
     rows = []
     for k in KERNELS:
         u = s["unprobed_us"].get(k)
@@ -601,6 +617,7 @@ def selftest():
     p = s["per"]["block_sched"]
     want("app ratio", (s["app"]["ntop"]["fill"], s["app"]["block_sched"]["copy"]), (1.1, 5.0))
     want("in-kernel", (s["unprobed_us"]["copy"], s["ink"]["block_sched"]["copy"]), (4.0, 1.5))
+    want("in-kernel from the pair runs", round(s["ink"]["block_sched"]["fill"], 4), round(47 / 45, 4))
     want("per mode", (p["requested"], p["written"], p["declined"], p["lost"], p["b_per_record"], p["wall_x"],
                       p["pwall_x"], p["same"], p["diff"]), (21, 20, 0, 1, 5.0, 3.0, 2.0, False, {"saxpy"}))
     want("ntop same", s["per"]["ntop"]["same"], True)

@@ -140,6 +140,8 @@ void hook_config_load(void)
 		c->time_mode = HOOK_TIME_ALL;
 	else if (tm && strcmp(tm, "off") == 0)
 		c->time_mode = HOOK_TIME_OFF;
+	uint64_t gap_ms = config_u64(NTOP_ENV_TIME_GAP_MS, 10);
+	c->time_gap_ns = (gap_ms < 86400000ull ? gap_ms : 86400000ull) * 1000000ull; /* at most a day */
 	const char *pa = getenv(NTOP_ENV_PROBE_ASYNC);
 	c->probe_async = !(pa && strcmp(pa, "0") == 0);
 	const char *self = getenv(NTOP_ENV_SELF_TIME);

@@ -65,6 +65,8 @@
  *                     (src/hook/audit/rtld_audit.c); not set with --no-audit
  *   NTOP_ASSEMBLER    "jit" (default: the driver's cuModuleLoadDataEx) or "ptxas"
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
+ *   NTOP_TIME_GAP_MS  sampled timing: after a kernel's first launch, one per this
+ *                     many ms (10)
  *   NTOP_LOG          file for the hook's debug log (never stdout/stderr)
  *   NTOP_KEEP_PTX     "1": write kernels/<pid>-<kid>/{pruned,probed}.ptx
  *   NTOP_CONTROL      path of the live control file (doc/control.md); once it
@@ -96,6 +98,7 @@
 #define NTOP_ENV_AUDIT_MAP "NTOP_AUDIT_MAP"
 #define NTOP_ENV_ASSEMBLER "NTOP_ASSEMBLER"
 #define NTOP_ENV_TIME_LAUNCHES "NTOP_TIME_LAUNCHES"
+#define NTOP_ENV_TIME_GAP_MS "NTOP_TIME_GAP_MS"
 #define NTOP_ENV_PROBE_ASYNC "NTOP_PROBE_ASYNC"
 #define NTOP_ENV_SELF_TIME "NTOP_SELF_TIME"
 #define NTOP_ENV_LOG "NTOP_LOG"

@@ -63,6 +63,7 @@ struct hook_inst {
 	uint64_t launches;    /* probed launches queued (atomic) */
 	int building;         /* the builder thread is making it (atomic): launches run unprobed */
 	int deferred_said;    /* a `probe status=deferred` line went out for it */
+	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
 };
 
 /* Function attributes the application set on any handle of a kernel

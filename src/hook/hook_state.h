@@ -38,6 +38,7 @@ struct hook_config {
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
 	int use_ptxas;
 	enum hook_time_mode time_mode;
+	uint64_t time_gap_ns;      /* NTOP_TIME_GAP_MS: sampled timing, one launch per kernel per this */
 	int probe_async;           /* NTOP_PROBE_ASYNC: 1 (default) copies built by the builder thread,
 				    * 0 on the launch that first wants one */
 	int keep_ptx;

@@ -24,8 +24,10 @@ run() {
 	echo $? >"$TMP/$name.rc"
 }
 mkdir -p "$TMP/async" "$TMP/sync"
-run async -u NTOP_PROBE_ASYNC
-run sync NTOP_PROBE_ASYNC=0
+# timing sampled one launch a minute: only a kernel's first launch and a
+# probed copy's first launch are timed
+run async -u NTOP_PROBE_ASYNC NTOP_TIME_GAP_MS=60000
+run sync NTOP_PROBE_ASYNC=0 NTOP_TIME_GAP_MS=60000
 
 for name in async sync; do
 	E=$TMP/$name.log
@@ -41,6 +43,12 @@ for name in async sync; do
 	cpu=$(echo "$first" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
 	stats=$(grep -E "^stats .* pid=$P kid=$K " "$E" | tail -1)
 	echo "$stats" | grep -q ' probed=5' || fail "$name: the limit: $stats"
+	seq1=$(grep -m1 -E "^launch .* pid=$P kid=$K " "$E" | sed -nE 's/.* seq=([0-9]+) .*/\1/p')
+	seqp=$(echo "$first" | sed -nE 's/.* seq=([0-9]+) .*/\1/p')
+	timed=$( (grep -E "^time .* pid=$P kid=$K " "$E"; grep -E "^result .* pid=$P kid=$K .*ns=[1-9]" "$E") |
+		sed -nE 's/.* seq=([0-9]+) .*/\1/p' | sort -n | uniq | tr '\n' ' ')
+	want=$(printf '%s\n' "$seq1" "$seqp" | sort -n | uniq | tr '\n' ' ')
+	[ "$timed" = "$want" ] || fail "$name: timed launches (seq) $timed, want the first launch and the first probed one: $want"
 	eval "P_$name=$P cpu_$name=${cpu:-0} stats_$name=\"\$stats\" deferred_$name=\$(grep -cE \"^probe .* pid=$P kid=$K .*status=deferred\" \"\$E\")"
 done
 # async: launches went by unprobed while the copy was built, said once, counted

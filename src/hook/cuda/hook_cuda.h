@@ -148,7 +148,10 @@ int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *p
 void hook_ctx_drop(CUcontext ctx);
 
 /* hook_cuda_timing.c */
+/* Whether the n-th launch of k is sampled for timing (NTOP_TIME_LAUNCHES). */
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n);
+/* 1 the first time for *once (a probed copy's first launch) when timing is on. */
+int hook_timing_first_probed(int *once);
 /* Records a start event; 0 and fills *t when timing goes ahead. */
 int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **t);
 void hook_timing_finish(struct hook_timed *t, CUstream stream);

@@ -233,6 +233,8 @@ static int probe_enqueue(struct hook_launch *l, struct hook_inst *in, struct hoo
 	memset(&a, 0, sizeof a);
 	if (probe_args_build(l, in, maps, &a, cause) < 0)
 		return -1;
+	if (hook_timing_first_probed(&in->timed_first))
+		l->timed = 1;
 	hook_probe_job_events(j, l->timed);
 	int rc = -1;
 	CUresult r;

@@ -16,12 +16,12 @@
 #include "trace/events.h"
 
 /* A timed launch costs the app's thread 3.5-5 us (two event records and
- * the capture check; NTOP_SELF_TIME on an H200), the rest 0.25 us: with
- * a kernel's first 8 timed, an app timing 20 launches of an 8 us kernel
- * saw 1.1-1.3x in its median. Two give a duration past the first launch's
- * module loading. */
-#define TIMING_SAMPLE_FIRST 2
-#define TIMING_SAMPLE_GAP_NS 10000000ull   /* one timed launch per 10 ms per kernel */
+ * the capture check; NTOP_SELF_TIME on an H200), the rest 0.25 us: an app
+ * timing its own launches of a 12 us kernel saw 1.03x in its median with
+ * a kernel's first 3 launches timed, 1.01x with none. So a kernel's first
+ * launch is timed (it pays for registering the kernel anyway), then one
+ * launch per 10 ms (NTOP_TIME_GAP_MS) counted from it; a probed copy's first launch too
+ * (hook_timing_first_probed). */
 #define TIMING_MAX_PER_S 1000              /* sampled launches timed per second, all kernels: many
 					      kernels (8 ranks x 200) would time every launch otherwise */
 #define TIMING_POLL_NS 20000000ll          /* poll pending events every 20 ms: each query takes driver locks the app contends for */
@@ -99,7 +99,7 @@ void hook_event_put_bare(CUcontext ctx, CUevent e)
 }
 
 /* Room for one more sampled launch this second (each kernel's first
- * TIMING_SAMPLE_FIRST launches are timed regardless). */
+ * launch is timed regardless). */
 static int timing_budget(uint64_t now)
 {
 	uint64_t sec = now / 1000000000ull, w = __atomic_load_n(&hook.timing.window, __ATOMIC_RELAXED);
@@ -108,19 +108,33 @@ static int timing_budget(uint64_t now)
 	return __atomic_add_fetch(&hook.timing.in_window, 1, __ATOMIC_RELAXED) <= TIMING_MAX_PER_S;
 }
 
+static int timing_on(void)
+{
+	return hook.cfg.time_mode != HOOK_TIME_OFF && hook_events_on();
+}
+
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 {
-	if (hook.cfg.time_mode == HOOK_TIME_OFF || !hook_events_on())
+	if (!timing_on())
 		return 0;
-	if (hook.cfg.time_mode == HOOK_TIME_ALL || n <= TIMING_SAMPLE_FIRST)
+	if (hook.cfg.time_mode == HOOK_TIME_ALL)
 		return 1;
-	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
-	/* the sampling gap is 10 ms: the coarse clock is precise enough */
+	/* a gap of milliseconds: the coarse clock is precise enough */
 	uint64_t now = time_mono_coarse_ns();
+	if (n == 1) {
+		__atomic_store_n(&k->next_sample_ns, now + hook.cfg.time_gap_ns, __ATOMIC_RELAXED);
+		return 1;
+	}
+	uint64_t next = __atomic_load_n(&k->next_sample_ns, __ATOMIC_RELAXED);
 	return now >= next &&
-	       __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + TIMING_SAMPLE_GAP_NS, 0, __ATOMIC_RELAXED,
+	       __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + hook.cfg.time_gap_ns, 0, __ATOMIC_RELAXED,
 					   __ATOMIC_RELAXED) &&
 	       timing_budget(now);
+}
+
+int hook_timing_first_probed(int *once)
+{
+	return timing_on() && !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED);
 }
 
 int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **out)
