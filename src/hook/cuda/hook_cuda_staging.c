@@ -239,10 +239,14 @@ struct hook_buf *hook_staging_take(CUcontext ctx, uint64_t bytes, char **cause)
 static struct hook_buf *staging_take_free(uint64_t bytes, int live)
 {
 	struct hook_buf **best = NULL;
+	uint64_t fit = staging_size(bytes);
 	for (struct hook_buf **p = &hook.res.host_free; *p; p = &(*p)->next) {
 		struct hook_buf *b = *p;
-		if ((b->slab->ctx != NULL) == live && b->size >= bytes && (!best || b->size < (*best)->size))
-			best = p;
+		if ((b->slab->ctx != NULL) != live || b->size < bytes || (best && b->size >= (*best)->size))
+			continue;
+		best = p;
+		if (b->size == fit)
+			break; /* none is better: thousands of results in flight leave a long list */
 	}
 	if (!best)
 		return NULL;
