@@ -164,6 +164,7 @@ struct hook_results {
 	uint64_t host_busy;        /* staging bytes held by jobs not yet written */
 	uint64_t host_pageable;    /* stagings in ordinary memory (over cfg.pinned_max) */
 	uint64_t pending;          /* jobs submitted and not yet finished */
+	uint64_t holding;          /* of those, jobs whose device buffer is not back in the pool */
 	uint64_t written, failed;  /* results written; results lost to errors */
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
 	uint64_t dev_allocs;       /* cuMemAlloc calls (slabs) */

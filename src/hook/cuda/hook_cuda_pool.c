@@ -321,7 +321,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	pthread_mutex_lock(&r->lock);
 	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 1, &busy);
 	int last = pool_count(r->dev_free, ctx, bytes, 1) == 0;
-	uint64_t depth = r->pending + 1;
+	uint64_t depth = r->holding + 1;
 	pthread_mutex_unlock(&r->lock);
 	*ready = b != NULL;
 	if (!b) {
@@ -458,11 +458,6 @@ uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z
 	uint32_t gen = b->gen;
 	hook_pool_put_dev(b);
 	return gen ? gen : 1;
-}
-
-void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z)
-{
-	(void)hook_pool_recycle_dev_gen(b, z);
 }
 
 /* Looked up in the free list rather than dereferenced: a launch may have

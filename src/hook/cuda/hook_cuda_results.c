@@ -260,6 +260,19 @@ static void results_wait_room(uint64_t need)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* j's device buffer back to the pool, cleared behind its copies; the jobs
+ * still holding one say how many spares a launch short of one asks for
+ * (not the results waiting to be written: they hold host staging only). */
+static uint32_t results_give_dev(struct hook_job *j)
+{
+	uint32_t gen = hook_pool_recycle_dev_gen(j->dev, &j->zero);
+	j->dev = NULL;
+	pthread_mutex_lock(&hook.res.lock);
+	hook.res.holding--;
+	pthread_mutex_unlock(&hook.res.lock);
+	return gen;
+}
+
 /* Counts, then the records they say were written; the device buffer goes
  * back zeroed. 0, or -1 with a cause. */
 static int results_copy_back(struct hook_job *j, char **cause)
@@ -306,8 +319,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	 * the buffer is pooled at once (a launch short of memory may take it and
 	 * wait), and the wait for the copies then proves it zeroed. */
 	struct hook_buf *dev = j->dev;
-	j->dev = NULL;
-	uint32_t gen = hook_pool_recycle_dev_gen(dev, &j->zero);
+	uint32_t gen = results_give_dev(j);
 	rc = hook_pool_wait(j->ctx, s);
 	if (gen && rc == CUDA_SUCCESS)
 		hook_pool_mark_zeroed(dev, gen);
@@ -349,7 +361,7 @@ static void results_done(struct hook_job *j, int written)
 {
 	hook_probe_job_events_put(j);
 	if (j->dev)
-		hook_pool_recycle_dev(j->dev, &j->zero);
+		results_give_dev(j);
 	hook_staging_put(j->counts);
 	hook_staging_put(j->recs);
 	struct hook_results *r = &hook.res;
@@ -554,6 +566,7 @@ void hook_results_submit(struct hook_job *job)
 		r->collect_head = job;
 	r->collect_tail = job;
 	r->pending++;
+	r->holding++;
 	results_start_locked(r);
 	if (r->linger.napping)
 		pthread_cond_signal(&r->wake);
@@ -687,7 +700,7 @@ void hook_results_fork_child(void)
 	r->dev_free = r->host_free = r->page_free = NULL;
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
-	r->pending = r->written = r->failed = r->launch_allocs = 0;
+	r->pending = r->holding = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = 0;
 	r->n_writers = 0;

@@ -73,9 +73,8 @@ CUstream hook_pool_stream(CUcontext ctx);
 struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
 				    char **cause);
 void hook_pool_put_dev(struct hook_buf *b);
-/* Clears z's counts on the hook's stream after what it holds, then pools b. */
-void hook_pool_recycle_dev(struct hook_buf *b, const struct hook_zero *z);
-/* The same, returning the clearing's generation (0: b stays out of use),
+/* Clears z's counts on the hook's stream after what it holds, then pools b;
+ * returns the clearing's generation (0: b stays out of use),
  * for a caller that then waits for the stream anyway and marks b known
  * zeroed (a launch then takes it without asking the driver), unless b was
  * taken and cleared again meanwhile. */
