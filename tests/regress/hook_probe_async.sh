@@ -63,6 +63,21 @@ tid_load=$(grep -m1 "fill: probed function loaded" "$TMP/async.hook.log" | cut -
 tid_built=$(grep -m1 "fill: probed copy built off the app's threads" "$TMP/async.hook.log" | cut -d' ' -f2)
 [ -n "$tid_load" ] && [ "$tid_load" = "$tid_built" ] ||
 	fail "async: the probed function not loaded by the builder thread ($tid_load, builder $tid_built)"
+# the sampling gap runs from the end of a timed launch's call: the first
+# launch waits 1.5 s for its JIT, app_loop launches again 0.6 s after it,
+# and with a gap of 1 s that second launch is not timed
+mkdir -p "$TMP/gap"
+env NTOP_PROBE_ASYNC=0 NTOP_TIME_GAP_MS=1000 NTOP_PROBES=$BS NTOP_PROBE_LIMIT=5 NTOP_TRACE_DIR=$TMP/gap NTOP_EVENT_FD=9 \
+	NTOP_REAL_LIBCUDA=$FAKE FAKECUDA_JIT_DELAY_MS=1500 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" \
+	"$TMP/stop-gap" 1 >"$TMP/gap.out" 2>&1 9>"$TMP/gap.log" || fail "gap: app: $(cat "$TMP/gap.out")"
+E=$TMP/gap.log
+P=$(grep -E '^hello ' "$E" | head -1 | sed -E 's/.* pid=([0-9]+) .*/\1/')
+K=$(grep -E "^kernel .* pid=$P .*name=fill$" "$E" | sed -E 's/.* kid=([0-9]+) .*/\1/')
+seq2=$(grep -E "^launch .* pid=$P kid=$K " "$E" | sed -n 2p | sed -nE 's/.* seq=([0-9]+) .*/\1/p')
+[ -n "$seq2" ] || fail "gap: no second launch of fill: $(grep -E '^(launch|probe) ' "$E" | head -3)"
+grep -qE "^(time|result) .* pid=$P kid=$K seq=$seq2 .*ns=[1-9]" "$E" &&
+	fail "gap: the second launch (seq $seq2), 0.6 s after the first one's JIT, was timed"
+grep -qE "^(time|result) .* pid=$P kid=$K seq=1 .*ns=[1-9]" "$E" || fail "gap: the first launch not timed"
 # sync: the first probed launch waited for the JIT, nothing deferred
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"

@@ -150,6 +150,8 @@ void hook_ctx_drop(CUcontext ctx);
 /* hook_cuda_timing.c */
 /* Whether the n-th launch of k is sampled for timing (NTOP_TIME_LAUNCHES). */
 int hook_timing_wanted(struct hook_kernel *k, uint64_t n);
+/* After a launch call: a timed one starts the sampling gap afresh. */
+void hook_timing_launched(struct hook_kernel *k, const struct hook_launch *l);
 /* 1 the first time for *once (a probed copy's first launch) when timing is on. */
 int hook_timing_first_probed(int *once);
 /* Records a start event; 0 and fills *t when timing goes ahead. */

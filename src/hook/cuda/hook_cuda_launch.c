@@ -106,8 +106,10 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		hook_timing_ensure_thread();
 		hook_control_ensure_thread();
 		struct hook_probe_pick pick;
-		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc))
+		if (hook_probe_wanted(k, &pick) && hook_probe_launch(l, k, &pick, &rc)) {
+			hook_timing_launched(k, l);
 			return rc; /* it counted itself in hook_results_app_queued */
+		}
 		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api)) {
 			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
 			if (k->has_ptx && hook.cfg.control)
@@ -119,6 +121,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		hook_self_add(k, HOOK_SELF_U_SELECT, t_found, l->entry_ns);
 	}
 	rc = launch_unprobed(l, k);
+	hook_timing_launched(k, l);
 	hook_results_note_queued();
 	if (l->entry_ns) {
 		hook_self_add(k, HOOK_SELF_U_POST, l->entry_ns, hook_self_now());

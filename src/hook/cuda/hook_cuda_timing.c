@@ -20,8 +20,9 @@
  * timing its own launches of a 12 us kernel saw 1.03x in its median with
  * a kernel's first 3 launches timed, 1.01x with none. So a kernel's first
  * launch is timed (it pays for registering the kernel anyway), then one
- * launch per 10 ms (NTOP_TIME_GAP_MS) counted from it; a probed copy's first launch too
- * (hook_timing_first_probed). */
+ * launch per 10 ms (NTOP_TIME_GAP_MS) counted from the end of the last
+ * timed launch's call (a first probed launch may wait for its JIT), and a
+ * probed copy's first launch (hook_timing_first_probed). */
 #define TIMING_MAX_PER_S 1000              /* sampled launches timed per second, all kernels: many
 					      kernels (8 ranks x 200) would time every launch otherwise */
 #define TIMING_POLL_NS 20000000ll          /* poll pending events every 20 ms: each query takes driver locks the app contends for */
@@ -130,6 +131,12 @@ int hook_timing_wanted(struct hook_kernel *k, uint64_t n)
 	       __atomic_compare_exchange_n(&k->next_sample_ns, &next, now + hook.cfg.time_gap_ns, 0, __ATOMIC_RELAXED,
 					   __ATOMIC_RELAXED) &&
 	       timing_budget(now);
+}
+
+void hook_timing_launched(struct hook_kernel *k, const struct hook_launch *l)
+{
+	if (l->timed && hook.cfg.time_mode == HOOK_TIME_SAMPLE)
+		__atomic_store_n(&k->next_sample_ns, time_mono_coarse_ns() + hook.cfg.time_gap_ns, __ATOMIC_RELAXED);
 }
 
 int hook_timing_first_probed(int *once)
