@@ -211,6 +211,11 @@ void hook_probe_job_free(struct hook_job *j);
 /* A job made ahead for `in` that fits l's shape (others go back): NULL
  * when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
+/* After its kernel was queued (launched) or the launch declined (0): a job
+ * made ahead leaves the stager's byte count, the launch is counted as
+ * staged. Kept off the launch's way: both are counters the stager's core
+ * writes too. */
+void hook_stage_settle(struct hook_job *j, int launched);
 /* On the app's thread after a probed launch of in (counted here), its maps
  * `bytes`: should the stager make the next launches' jobs (hook_stager_ask)? */
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes);

@@ -423,8 +423,10 @@ static void graph_prepare_node(struct hook_gexec *g, int i, struct graph_pick *g
 		 hook_probe_uses_globals(gp->in))
 		cause_set(&cause, "its kernel shares module globals with the app's module: inside a graph the "
 				  "probed copy's globals could not be kept in step with the other nodes");
-	else if (!cause && graph_set_node(g, i, gp->in, gp->job, &cause) == 0)
+	else if (!cause && graph_set_node(g, i, gp->in, gp->job, &cause) == 0) {
+		hook_stage_settle(gp->job, 1);
 		return;
+	}
 	hook_probe_give_up(gn->k, gp->l.seq, &gp->pick, cause ? cause : "declined");
 	free(cause);
 	if (gp->job)

@@ -279,6 +279,7 @@ void hook_probe_job_events_put(struct hook_job *j)
 
 void hook_probe_job_free(struct hook_job *j)
 {
+	hook_stage_settle(j, 0);
 	hook_probe_job_events_put(j);
 	hook_pool_put_dev(j->dev); /* never written: still zeroed */
 	free(j);
@@ -403,6 +404,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	/* In launch order with the app's other launches (readers count on it);
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
+	hook_stage_settle(j, 1);
 	j->app_queued = hook_results_app_queued();
 	int waited = !j->dev_ready; /* j is the collector's once submitted */
 	if (hook_stage_wanted(in, k, j->bytes))

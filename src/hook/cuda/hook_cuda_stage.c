@@ -45,11 +45,20 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
 			stage_drop(j);
 			continue;
 		}
-		__atomic_sub_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&hook.res.staged, 1, __ATOMIC_RELAXED);
+		j->from_stage = 1;
 		return j;
 	}
 	return NULL;
+}
+
+void hook_stage_settle(struct hook_job *j, int launched)
+{
+	if (!j->from_stage)
+		return;
+	j->from_stage = 0;
+	__atomic_sub_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
+	if (launched)
+		__atomic_add_fetch(&hook.res.staged, 1, __ATOMIC_RELAXED);
 }
 
 /* Will the kernel's next launch be probed, as far as the launch path can

@@ -141,7 +141,9 @@ void hook_timing_launched(struct hook_kernel *k, const struct hook_launch *l)
 
 int hook_timing_first_probed(int *once)
 {
-	return timing_on() && !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED);
+	/* a load first: every probed launch asks, and a write each time would
+	 * pull the copy's cache line from the stager's core */
+	return timing_on() && !__atomic_load_n(once, __ATOMIC_RELAXED) && !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED);
 }
 
 int hook_timing_start(struct hook_kernel *k, uint64_t seq, CUstream stream, struct hook_timed **out)
