@@ -512,8 +512,8 @@ def check_warps(c, tr, trace_dir, keys):
                                 f"(grid {launch.get('grid')} block {launch.get('block')})")
             if drop != 0:
                 problems.append(f"dropped={r.get('dropped')}")
-            # probed launches are timed as others are (a kernel's first 2
-            # launches, then one per 10 ms): its first result must have ns
+            # a probed copy's first launch is always timed (as is a
+            # kernel's first launch): its first result must have ns
             if not ival(r, "ns") and seq == first_seq:
                 problems.append(f"ns={r.get('ns')} on the kernel's first probed launch")
             path = os.path.join(trace_dir, r.get("file", ""))

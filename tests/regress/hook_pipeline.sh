@@ -51,7 +51,7 @@ expect "$O" "^burst steady launches=40 allocs=0 syncs=0 queries=[0-9]+ records=[
 q=$(sed -nE 's/^burst steady .* queries=([0-9]+) records=.*$/\1/p' "$O")
 [ -n "$q" ] && [ "$q" -lt 40 ] || fail "steady burst: $q event queries for 40 launches, want fewer than 40"
 every_result burst 80
-# probed launches are timed as others are (the first few of a kernel, then
+# probed launches are timed as others are (a kernel's first launch, then
 # one per 10 ms): the rest queue only their end event, no start event (it
 # cost the app ~2-3 us per launch on an H100)
 rec=$(sed -nE 's/^burst steady .* records=([0-9]+) timing=.*$/\1/p' "$O")
