@@ -351,13 +351,8 @@ void hook_timing_ensure_thread(void)
 
 void hook_timing_shutdown(void)
 {
-	pthread_mutex_lock(&hook.timing.lock);
-	int started = hook.timing.started == 1;
-	hook.timing.stop = 1;
-	pthread_cond_signal(&hook.timing.wake);
-	pthread_mutex_unlock(&hook.timing.lock);
-	if (started)
-		pthread_join(hook.timing.thread, NULL);
+	struct hook_timing *t = &hook.timing;
+	hook_thread_stop(&t->lock, &t->wake, &t->stop, &t->started, &t->thread);
 }
 
 /* A context is about to be destroyed: its pending timings and pooled events
