@@ -204,16 +204,17 @@ int hook_probe_uses_globals(const struct hook_inst *in);
 void hook_probe_job_events(struct hook_job *j, int timed);
 /* A job's events go back to their pools. */
 void hook_probe_job_events_put(struct hook_job *j);
-/* A prepared job never queued: its events and buffer go back. */
+/* A prepared job never queued: its events and buffer go back (one made
+ * ahead leaves the stager's byte count: hook_stage_settle). */
 void hook_probe_job_free(struct hook_job *j);
 
 /* hook_cuda_stage.c: the next probed launches' jobs, made ahead */
 /* A job made ahead for `in` that fits l's shape (others go back): NULL
  * when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);
-/* After its kernel was queued (launched) or the launch declined (0): a job
- * made ahead leaves the stager's byte count, the launch is counted as
- * staged. Kept off the launch's way: both are counters the stager's core
+/* After its kernel was queued (launched) or when it is freed unlaunched
+ * (0): a job made ahead leaves the stager's byte count, a launch is counted
+ * as staged. Kept off the launch's way: both are counters the stager's core
  * writes too. */
 void hook_stage_settle(struct hook_job *j, int launched);
 /* On the app's thread after a probed launch of in (counted here), its maps

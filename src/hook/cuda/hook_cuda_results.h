@@ -54,7 +54,7 @@ struct hook_job {
 	int end_bare;                     /* end has no timing (an untimed launch's) */
 	struct hook_buf *dev;             /* the maps as the kernel wrote them */
 	int dev_ready;                    /* its zeroing was seen done: no wait needed */
-	int from_stage;                   /* made ahead, still in staged_bytes (hook_stage_settle) */
+	int from_stage;                   /* made ahead: counted in staged_bytes until hook_stage_settle */
 	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
 	uint64_t bytes;                   /* map bytes of the launch (device layout) */
 	struct hook_zero zero;            /* the counts to clear after it */

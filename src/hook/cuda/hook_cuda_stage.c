@@ -27,12 +27,6 @@
 #define STAGE_JOB_MAX ((uint64_t)16 << 20)
 #define STAGE_ALL_MAX ((uint64_t)64 << 20)
 
-static void stage_drop(struct hook_job *j)
-{
-	__atomic_sub_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED);
-	hook_probe_job_free(j);
-}
-
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l)
 {
 	for (int i = 0; i < HOOK_STAGE_DEPTH; i++) {
@@ -42,10 +36,9 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
 		if (!j)
 			continue;
 		if (memcmp(j->grid, l->grid, sizeof j->grid) != 0 || memcmp(j->block, l->block, sizeof j->block) != 0) {
-			stage_drop(j);
+			hook_probe_job_free(j);
 			continue;
 		}
-		j->from_stage = 1;
 		return j;
 	}
 	return NULL;
@@ -91,7 +84,7 @@ static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 		if (__atomic_compare_exchange_n(&in->staged[i], &none, j, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return;
 	}
-	stage_drop(j);
+	hook_probe_job_free(j);
 }
 
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
@@ -117,8 +110,9 @@ static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct h
 		hook_probe_job_free(j);
 		return 0;
 	}
+	j->from_stage = 1;
 	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
-		stage_drop(j);
+		hook_probe_job_free(j);
 		return 0;
 	}
 	stage_put(in, ctx, j);
@@ -167,7 +161,7 @@ static void stage_each(CUcontext ctx, int forget)
 		pthread_mutex_unlock(&hook.probe_lock);
 		while (mine) {
 			struct hook_job *next = mine->next;
-			stage_drop(mine);
+			hook_probe_job_free(mine);
 			mine = next;
 		}
 	}
