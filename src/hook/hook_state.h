@@ -113,6 +113,16 @@ struct hook_slab {
 	void *ctx;                 /* the registering context; NULL once it went */
 };
 
+/* A device allocation carved into map buffers (hook_cuda_pool.c): freed
+ * whole, and only when the application runs out of memory
+ * (hook_cuda_giveback.c). */
+struct hook_dev_slab {
+	struct hook_dev_slab *next;
+	void *ctx;                 /* CUcontext */
+	uint64_t base, len;        /* CUdeviceptr and bytes */
+	unsigned bufs;             /* buffers carved from it */
+};
+
 /* A pooled map buffer. Device buffers are zeroed on the hook's copy stream
  * after each use; `ready` (a CUevent) marks the end of that zeroing, and
  * the next launch that takes the buffer waits on it (already passed, as a
@@ -121,6 +131,7 @@ struct hook_buf {
 	struct hook_buf *next;
 	void *ctx;                 /* device: its context (host staging: NULL) */
 	struct hook_slab *slab;    /* host, pinned: its registration */
+	struct hook_dev_slab *dev_slab; /* device: the allocation it is part of */
 	uint64_t ptr;              /* CUdeviceptr, or host address */
 	uint64_t size;             /* bytes */
 	void *ready;               /* device: CUevent after the last zeroing */
@@ -156,6 +167,7 @@ struct hook_results {
 	struct hook_job *write_head, *write_tail;
 	struct hook_buf *dev_free, *host_free, *page_free; /* page_free: ordinary staging */
 	struct hook_slab *slabs;   /* registrations of pinned staging */
+	struct hook_dev_slab *dev_slabs; /* device allocations of the pool */
 	struct hook_copier *copiers;
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
 	uint64_t host_pooled;      /* pinned staging bytes registered */
@@ -168,6 +180,8 @@ struct hook_results {
 	uint64_t written, failed;  /* results written; results lost to errors */
 	uint64_t launch_allocs;    /* device buffers allocated on a launch path (warm-up) */
 	uint64_t dev_allocs;       /* cuMemAlloc calls (slabs) */
+	uint64_t dev_given;        /* device bytes freed for the application (out of memory) */
+	uint64_t app_oom_ns;       /* when an allocation of the app last failed for memory (atomic) */
 	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
 	/* the app's thread on probed launches: from the hook's entry to the
 	 * probed kernel queued (the GPU idles meanwhile when the stream was

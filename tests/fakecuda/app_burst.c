@@ -21,6 +21,9 @@
  * APP_BURST_CAPTURE=1: after the bursts, a probed launch on a stream and at
  * once a global-mode capture on that stream that lasts while the hook
  * still drains results; the capture must end valid.
+ * APP_BURST_LATE_ALLOC=BYTES: after the bursts' results are written, one
+ * cuMemAlloc of BYTES; prints `late alloc BYTES: ok` or its error (a
+ * failure).
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <stdio.h>
@@ -87,6 +90,20 @@ static void capture_after_launch(CUfunction fill, CUdeviceptr buf)
 	printf("capture ok\n");
 }
 
+/* Once all n results are written (the hook's map buffers are back in its
+ * pool), one allocation of `bytes`. */
+static void late_alloc(const char *trace, int n, unsigned long long bytes)
+{
+	static CUdeviceptr late;
+	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	CUresult rc = cuMemAlloc(&late, (size_t)bytes);
+	printf("late alloc %llu: %s\n", bytes, rc == CUDA_SUCCESS ? "ok" : "failed");
+	CK(rc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *trace = getenv("NTOP_TRACE_DIR");
@@ -130,6 +147,8 @@ int main(int argc, char **argv)
 	burst("steady", fill, buf, n, &w);
 	if (getenv("APP_BURST_CAPTURE"))
 		capture_after_launch(fill, buf);
+	if (getenv("APP_BURST_LATE_ALLOC"))
+		late_alloc(trace, 2 * n, strtoull(getenv("APP_BURST_LATE_ALLOC"), NULL, 0));
 	CK(cuCtxSynchronize());
 	printf("app_burst: done, %d failures\n", failures);
 	return failures ? 1 : 0;

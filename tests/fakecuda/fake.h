@@ -131,6 +131,8 @@ CUresult fake_graph_capture(CUstream s, CUfunction f, const unsigned grid[3], co
 /* Keeps a pointer reachable until exit: the fake never frees what it hands
  * out (handles must stay unique), and leak checkers must not blame the app. */
 void *fake_keep(void *p);
+/* The device's memory: FAKECUDA_DEV_MEM, less live allocations. */
+void fake_dev_mem(size_t *free_b, size_t *total_b);
 int fake_capture_blocks(CUstream s);
 void fake_invalidate(CUstream s);
 

@@ -51,7 +51,6 @@ FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags
 
 FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
 {
-	*total_b = (size_t)16 << 30;
-	*free_b = (size_t)15 << 30;
+	fake_dev_mem(free_b, total_b);
 	return CUDA_SUCCESS;
 }

@@ -181,16 +181,81 @@ FAKE_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode
 	return CUDA_SUCCESS;
 }
 
+/* FAKECUDA_DEV_MEM=BYTES: the device's memory (unset: 16 GiB, never full).
+ * Live allocations are tracked so frees give their bytes back. */
+#define FAKE_DEV_LIVE 4096
+static struct {
+	uintptr_t p[FAKE_DEV_LIVE];
+	size_t len[FAKE_DEV_LIVE];
+	size_t used;
+} fake_dev;
+
+static size_t fake_dev_limit(void)
+{
+	const char *v = getenv("FAKECUDA_DEV_MEM");
+	return v ? (size_t)strtoull(v, NULL, 0) : 0;
+}
+
+void fake_dev_mem(size_t *free_b, size_t *total_b)
+{
+	size_t limit = fake_dev_limit();
+	pthread_mutex_lock(&fake_lock);
+	*total_b = limit ? limit : (size_t)16 << 30;
+	*free_b = limit ? limit - fake_dev.used : (size_t)15 << 30;
+	pthread_mutex_unlock(&fake_lock);
+}
+
+/* Room for len more bytes (counted when there is): 0, or out of memory. */
+static CUresult fake_dev_take(size_t len)
+{
+	size_t limit = fake_dev_limit();
+	if (!limit)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&fake_lock);
+	int room = fake_dev.used + len <= limit;
+	fake_dev.used += room ? len : 0;
+	pthread_mutex_unlock(&fake_lock);
+	return room ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static void fake_dev_note(uintptr_t p, size_t len)
+{
+	if (!fake_dev_limit())
+		return;
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; i < FAKE_DEV_LIVE; i++)
+		if (!fake_dev.p[i]) {
+			fake_dev.p[i] = p;
+			fake_dev.len[i] = len;
+			break;
+		}
+	pthread_mutex_unlock(&fake_lock);
+}
+
+static void fake_dev_forget(uintptr_t p)
+{
+	pthread_mutex_lock(&fake_lock);
+	for (int i = 0; p && i < FAKE_DEV_LIVE; i++)
+		if (fake_dev.p[i] == p) {
+			fake_dev.used -= fake_dev.len[i];
+			fake_dev.p[i] = 0;
+			break;
+		}
+	pthread_mutex_unlock(&fake_lock);
+}
+
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	size_t len = n ? (n + 255) / 256 * 256 : 256;
+	if (fake_dev_take(len) != CUDA_SUCCESS)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	/* Aligned as the real driver's (at least 256 bytes: the hook puts the
 	 * block-sampling shift in a map pointer's low bits, fake_fill_map masks
 	 * them off); kept reachable: a context's destruction frees its memory. */
 	void *m = NULL;
-	size_t len = n ? (n + 255) / 256 * 256 : 256;
 	if (posix_memalign(&m, 512, len) == 0)
 		memset(m, 0, len);
 	else
@@ -198,6 +263,7 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	m = fake_keep(m);
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	fake_dev_note((uintptr_t)m, len);
 	*p = (CUdeviceptr)(uintptr_t)m;
 	return CUDA_SUCCESS;
 }
@@ -206,6 +272,7 @@ FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
 	if (fake_unsafe_call() != CUDA_SUCCESS)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	fake_dev_forget((uintptr_t)p);
 	free((void *)(uintptr_t)p);
 	return CUDA_SUCCESS;
 }

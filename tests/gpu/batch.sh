@@ -28,6 +28,10 @@
 #   apps          tests/gpu/thirdparty.sh tests/gpu/apps: our app-survival
 #                 programs and torch.compile under APPS_MODES (default
 #                 "record block_sched dmat")
+#   oom_late      tests/gpu/apps/fill_memory_late.cu plain and under
+#                 `ntop record -p dmat` with no limit, for build-gpu and
+#                 build-before: whether the app still gets all the GPU's
+#                 memory after the pool grew (the hook's `dev_given`)
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -105,6 +109,25 @@ step_inside() {
 
 step_block_records() {
 	tests/gpu/block_records.sh
+}
+
+step_oom_late() {
+	local bin=/tmp/ntop-batch-oom/fill_memory_late b t
+	mkdir -p "$(dirname "$bin")"
+	nvcc -O2 -std=c++17 -arch=sm_90 -o "$bin" tests/gpu/apps/fill_memory_late.cu || return 1
+	"$bin" >"$OUT/oom-plain.out" 2>"$OUT/oom-plain.err"
+	echo "plain: exit $? $(tr '\n' ' ' <"$OUT/oom-plain.out") $(cat "$OUT/oom-plain.err")"
+	for b in build-gpu build-before; do
+		[ -x "$b/bin/ntop" ] || continue
+		t=/tmp/ntop-batch-oom/$b.trace
+		rm -rf "$t"
+		"$b/bin/ntop" record -p dmat --limit 1000000 -o "$t" -- "$bin" >"$OUT/oom-$b.out" 2>"$OUT/oom-$b.err"
+		echo "$b: exit $? output $(cmp -s "$OUT/oom-plain.out" "$OUT/oom-$b.out" && echo same || echo DIFFERS):" \
+			"$(grep -o 'fill_memory_late: .*' "$OUT/oom-$b.err")"
+		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_given)=[0-9]+' | tr '\n' ' '
+		echo "declined=$(grep -c '^probe .*status=declined' "$t"/events.log)"
+		grep -h '^probe .*status=declined' "$t"/events.log | sed -nE 's/.*reason=//p' | sort | uniq -c | head -3
+	done
 }
 
 step_dmat_session() {

@@ -145,6 +145,19 @@ expect "$TMP/dmat.log" "^results .*at=final .* host_pins=[1-9] " "default: pinne
 sums() { for f in "$TMP/$1"/results/*.ntr; do "$DUMP" "$f" | sed -nE 's/.* (seq=[0-9]+) .*(fnv=[0-9a-f]+) .*/\1 \2/p'; done | sort; }
 [ "$(sums dmat)" = "$(sums dmat_bounce)" ] && [ -n "$(sums dmat)" ] || fail "bounce: records differ from pinned staging"
 
+# 2f. the app runs out of memory late: a device of 1 GiB, and after the
+# bursts an allocation of all but 1 MiB of it, which fits only once the
+# pool's map memory (slabs of several MiB) went back to the driver; the
+# allocation succeeds on its second try, the results line counts the bytes
+# given back and the hook's log says why
+run lowmem 20 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((1073741824 - 1048576)) NTOP_LOG=$TMP/lowmem.hook.log
+every_result lowmem 40
+expect "$TMP/lowmem.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory: the app's late allocation succeeded"
+expect "$TMP/lowmem.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_given=[1-9]" \
+	"out of memory: the pool gave back all it had allocated"
+expect "$TMP/lowmem.hook.log" "cuMemAlloc of $((1073741824 - 1048576)) bytes found the GPU out of memory: gave back [1-9][0-9]* bytes" \
+	"out of memory: the hook's log says what it gave back"
+
 # 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the
 # original function: the probed copy gets the attribute too and is probed
 run smem 5 APP_BURST_SMEM=65536

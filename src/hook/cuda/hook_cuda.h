@@ -230,6 +230,8 @@ void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct 
 		      const struct hook_device *dev);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
+/* The jobs made ahead in ctx go back to the pool (their buffers with them). */
+void hook_stage_return(CUcontext ctx);
 void hook_stage_fork_child(void);
 
 /* hook_cuda_stager.c: the thread that makes them */

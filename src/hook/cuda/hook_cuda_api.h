@@ -27,6 +27,7 @@
 	X(cuModuleGetGlobal_v2) \
 	X(cuLibraryGetGlobal) \
 	X(cuMemAlloc_v2) \
+	X(cuMemFree_v2) \
 	X(cuMemHostRegister_v2) \
 	X(cuMemsetD8Async) \
 	X(cuMemsetD2D8Async) \

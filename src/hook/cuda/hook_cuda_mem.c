@@ -1,10 +1,12 @@
-/* Device allocations: forward, then tell the event stream, so the DMAT view
- * can label address ranges by the allocation they belong to (doc/events.md
- * `alloc`/`free`). The hook keeps no table: a free names its base and the
+/* Device allocations: forward (once more after the pool gave back its idle
+ * memory, when the first try found the GPU out of memory), then tell the
+ * event stream, so the DMAT view can label address ranges by the
+ * allocation they belong to (doc/events.md `alloc`/`free`). The hook keeps no table: a free names its base and the
  * reader pairs it with the live allocation at that address. Memory from
  * the virtual memory API (cuMemCreate + cuMemMap) is not seen. */
 #include <stdint.h>
 #include "hook/cuda/hook_cuda.h"
+#include "hook/cuda/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_state.h"
 #include "hook/cuda/hook_table.h"
@@ -36,42 +38,73 @@ static CUresult mem_freed(CUresult rc, CUdeviceptr dptr, const char *api)
 	return rc;
 }
 
+/* Out of memory: the pool's idle map memory goes back to the driver and the
+ * allocation is tried again (hook_cuda_giveback.c). */
+static int mem_retry(CUresult rc, const char *api, size_t bytes)
+{
+	return rc == CUDA_ERROR_OUT_OF_MEMORY && hook_pool_give_back(api, bytes);
+}
+
 CUresult hook_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-	return mem_alloced(HOOK_REAL(cuMemAlloc_v2)(dptr, bytes), dptr, bytes, "cuMemAlloc");
+	CUresult rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
+	if (mem_retry(rc, "cuMemAlloc", bytes))
+		rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
+	return mem_alloced(rc, dptr, bytes, "cuMemAlloc");
 }
 
 CUresult hook_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem)
 {
 	CUresult rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
+	if (mem_retry(rc, "cuMemAllocPitch", width * height))
+		rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
 	return mem_alloced(rc, dptr, rc == CUDA_SUCCESS && pitch ? *pitch * height : 0, "cuMemAllocPitch");
 }
 
 CUresult hook_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned flags)
 {
-	return mem_alloced(HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags), dptr, bytes, "cuMemAllocManaged");
+	CUresult rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
+	if (mem_retry(rc, "cuMemAllocManaged", bytes))
+		rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
+	return mem_alloced(rc, dptr, bytes, "cuMemAllocManaged");
+}
+
+static CUresult mem_alloc_async(enum hook_row_id row, CUdeviceptr *dptr, size_t bytes, CUstream s)
+{
+	__typeof__(&hook_cuMemAllocAsync) real = hook.real[row];
+	CUresult rc = real(dptr, bytes, s);
+	if (mem_retry(rc, "cuMemAllocAsync", bytes))
+		rc = real(dptr, bytes, s);
+	return mem_alloced(rc, dptr, bytes, "cuMemAllocAsync");
 }
 
 CUresult hook_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
-	return mem_alloced(HOOK_REAL(cuMemAllocAsync)(dptr, bytes, s), dptr, bytes, "cuMemAllocAsync");
+	return mem_alloc_async(HOOK_ROW_cuMemAllocAsync, dptr, bytes, s);
 }
 
 CUresult hook_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
-	return mem_alloced(HOOK_REAL(cuMemAllocAsync_ptsz)(dptr, bytes, s), dptr, bytes, "cuMemAllocAsync");
+	return mem_alloc_async(HOOK_ROW_cuMemAllocAsync_ptsz, dptr, bytes, s);
+}
+
+static CUresult mem_alloc_pool(enum hook_row_id row, CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, CUstream s)
+{
+	__typeof__(&hook_cuMemAllocFromPoolAsync) real = hook.real[row];
+	CUresult rc = real(dptr, bytes, pool, s);
+	if (mem_retry(rc, "cuMemAllocFromPoolAsync", bytes))
+		rc = real(dptr, bytes, pool, s);
+	return mem_alloced(rc, dptr, bytes, "cuMemAllocFromPoolAsync");
 }
 
 CUresult hook_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, CUstream s)
 {
-	return mem_alloced(HOOK_REAL(cuMemAllocFromPoolAsync)(dptr, bytes, pool, s), dptr, bytes,
-			   "cuMemAllocFromPoolAsync");
+	return mem_alloc_pool(HOOK_ROW_cuMemAllocFromPoolAsync, dptr, bytes, pool, s);
 }
 
 CUresult hook_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, CUstream s)
 {
-	return mem_alloced(HOOK_REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytes, pool, s), dptr, bytes,
-			   "cuMemAllocFromPoolAsync");
+	return mem_alloc_pool(HOOK_ROW_cuMemAllocFromPoolAsync_ptsz, dptr, bytes, pool, s);
 }
 
 CUresult hook_cuMemFree_v2(CUdeviceptr dptr)

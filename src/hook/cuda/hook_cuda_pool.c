@@ -126,6 +126,8 @@ static CUstream pool_clear_stream(CUcontext ctx)
 static int pool_gpu_has_room(uint64_t bytes, char **cause)
 {
 	size_t free_b = 0, total_b = 0;
+	if (hook_pool_quiet(cause))
+		return 0;
 	if (!cu.cuMemGetInfo_v2 || cu.cuMemGetInfo_v2(&free_b, &total_b) != CUDA_SUCCESS)
 		return 1; /* unknown: let cuMemAlloc decide */
 	uint64_t reserve = total_b / POOL_RESERVE_DIV;
@@ -176,8 +178,9 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	/* The stager (wait) sees the clearing done before pooling the
 	 * buffers, so launches take them without asking the driver. */
 	int zeroed = wait && rc == CUDA_SUCCESS && hook_pool_wait(ctx, s) == CUDA_SUCCESS;
+	struct hook_dev_slab *slab = rc == CUDA_SUCCESS ? calloc(1, sizeof *slab) : NULL;
 	struct hook_buf *first = NULL;
-	for (uint64_t i = 0; rc == CUDA_SUCCESS && i < n; i++) {
+	for (uint64_t i = 0; slab && i < n; i++) {
 		struct hook_buf *b = calloc(1, sizeof *b);
 		if (!b || !(b->ready = hook_event_get_bare(ctx)) || cu.cuEventRecord(b->ready, s) != CUDA_SUCCESS) {
 			/* A buffer without its event cannot be proved zeroed: unused. */
@@ -190,6 +193,8 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 		b->ptr = p + i * size;
 		b->size = size;
 		b->zeroed = zeroed;
+		b->dev_slab = slab;
+		slab->bufs++;
 		if (!first)
 			first = b;
 		else
@@ -198,11 +203,15 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	hook_cuda_relax_end(prev);
 	if (!first) {
 		/* Memory the driver gave us is kept, never freed (that synchronises). */
+		free(slab);
 		cause_set(cause, "cuMemAlloc of %llu map bytes failed (CUDA error %d)", (unsigned long long)(size * n),
 			  (int)rc);
 		return NULL;
 	}
+	*slab = (struct hook_dev_slab){ .ctx = ctx, .base = p, .len = size * n, .bufs = slab->bufs };
 	pthread_mutex_lock(&hook.res.lock);
+	slab->next = hook.res.dev_slabs;
+	hook.res.dev_slabs = slab;
 	hook.res.dev_pooled += size * n;
 	hook.res.dev_allocs++;
 	pthread_mutex_unlock(&hook.res.lock);
@@ -508,8 +517,16 @@ void hook_pool_ctx_gone(CUcontext ctx)
 		*p = c->next;
 		free(c);
 	}
-	for (struct hook_buf *b = dev; b; b = b->next)
-		r->dev_pooled -= b->size;
+	for (struct hook_dev_slab **p = &r->dev_slabs; *p;) {
+		struct hook_dev_slab *sl = *p;
+		if (sl->ctx != ctx) {
+			p = &sl->next;
+			continue;
+		}
+		*p = sl->next;
+		r->dev_pooled -= sl->len;
+		free(sl);
+	}
 	pthread_mutex_unlock(&r->lock);
 	while (dev) {
 		struct hook_buf *n = dev->next;

@@ -57,7 +57,7 @@ static void results_emit_backlog(const char *why)
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
 			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
 			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable,
-			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED), r->host_pins, r->page_pooled };
+			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED), r->host_pins, r->page_pooled, r->dev_given };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -68,6 +68,7 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "launch_allocs", (long long)v[3]);
 	event_add_int(&sb, "dev_allocs", (long long)v[8]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
+	event_add_int(&sb, "dev_given", (long long)v[17]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
 	event_add_int(&sb, "host_pins", (long long)v[15]);
 	event_add_int(&sb, "host_pageable", (long long)v[13]);
@@ -660,6 +661,7 @@ void hook_results_ctx_gone(CUcontext ctx)
  * never used (see timing_orphan_timed). */
 static struct hook_job *results_orphan_jobs;
 static struct hook_buf *results_orphan_bufs;
+static struct hook_dev_slab *results_orphan_slabs;
 static struct hook_copier *results_orphan_copiers;
 
 static void results_orphan_jobs_add(struct hook_job *head, struct hook_job *tail)
@@ -689,6 +691,13 @@ void hook_results_fork_child(void)
 	results_orphan_bufs_add(r->dev_free);
 	results_orphan_bufs_add(r->host_free);
 	results_orphan_bufs_add(r->page_free);
+	struct hook_dev_slab *sl = r->dev_slabs;
+	while (sl && sl->next)
+		sl = sl->next;
+	if (sl) {
+		sl->next = results_orphan_slabs;
+		results_orphan_slabs = r->dev_slabs;
+	}
 	struct hook_copier *c = r->copiers;
 	while (c && c->next)
 		c = c->next;
@@ -698,11 +707,12 @@ void hook_results_fork_child(void)
 	}
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = r->page_free = NULL;
+	r->dev_slabs = NULL;
 	r->copiers = NULL;
 	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
 	r->pending = r->holding = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
-	r->collect_ns = r->write_ns = r->dev_allocs = 0;
+	r->collect_ns = r->write_ns = r->dev_allocs = r->dev_given = r->app_oom_ns = 0;
 	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;

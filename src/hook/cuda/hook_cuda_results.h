@@ -85,6 +85,12 @@ void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
 CUresult hook_pool_wait(CUcontext ctx, CUstream s);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 void hook_pool_ctx_gone(CUcontext ctx);
+/* The application's `api` of `bytes` failed for lack of memory: frees the
+ * current context's idle map slabs; 1 when any went (worth a retry). */
+int hook_pool_give_back(const char *api, size_t bytes);
+/* 1 (and why) for a while after the application ran out of memory: the
+ * pool then takes no new memory. */
+int hook_pool_quiet(char **cause);
 /* Best-fitting free buffer of ctx (NULL: host staging) with at least
  * `bytes`, unlinked from *list (hook.res.lock held). */
 struct hook_buf *hook_buf_take(struct hook_buf **list, void *ctx, uint64_t bytes);

@@ -168,6 +168,11 @@ static void stage_each(CUcontext ctx, int forget)
 	free(all);
 }
 
+void hook_stage_return(CUcontext ctx)
+{
+	stage_each(ctx, 0);
+}
+
 void hook_stage_ctx_gone(CUcontext ctx)
 {
 	hook_stager_ctx_gone(ctx); /* nothing is being made there once this returns */

@@ -1,0 +1,66 @@
+// An app that takes the GPU's memory late: 200 back-to-back launches of a
+// one-element copy over 16M threads (under `ntop record -p dmat` with no
+// limit, the hook's map pool grows to gigabytes while its collector lags),
+// then, a second later, cudaMalloc of 256 MiB chunks until one fails. It
+// must get as much as it would without ntop: all but under 1 GiB of what
+// was free before the launches (the hook gives its idle map memory back
+// when an allocation fails). Then it frees them and checks one more copy.
+// Prints the same lines plain and under ntop; the bytes short go to stderr.
+#include <cstdio>
+#include <unistd.h>
+#include <vector>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("FAIL %s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
+
+__global__ void copy(const float *in, float *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = in[i];
+}
+
+int main()
+{
+	const int n = 16 << 20, launches = 200;
+	const size_t chunk = (size_t)256 << 20;
+	std::vector<float> h(n);
+	for (int i = 0; i < n; i++)
+		h[i] = (float)(i % 9973);
+	float *in, *out;
+	CK(cudaMalloc(&in, n * sizeof(float)));
+	CK(cudaMalloc(&out, n * sizeof(float)));
+	CK(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+	size_t free0 = 0, total = 0;
+	CK(cudaMemGetInfo(&free0, &total));
+	for (int l = 0; l < launches; l++)
+		copy<<<n / 256, 256>>>(in, out, n);
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+	sleep(1); // results copied back: the hook's buffers are idle
+	std::vector<void *> got;
+	for (;;) {
+		void *p = nullptr;
+		if (cudaMalloc(&p, chunk) != cudaSuccess)
+			break;
+		got.push_back(p);
+	}
+	(void)cudaGetLastError(); // the failed cudaMalloc's error
+	size_t taken = got.size() * chunk, short_by = free0 > taken ? free0 - taken : 0;
+	fprintf(stderr, "fill_memory_late: %zu MiB free before, %zu MiB taken, %zu MiB short\n", free0 >> 20,
+		taken >> 20, short_by >> 20);
+	printf("fill_memory_late filled the GPU to within 1 GiB of what was free: %s\n",
+	       short_by < ((size_t)1 << 30) ? "yes" : "no");
+	for (void *p : got)
+		CK(cudaFree(p));
+	copy<<<n / 256, 256>>>(in, out, n);
+	CK(cudaGetLastError());
+	std::vector<float> back(n);
+	CK(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < n; i++)
+		if (back[i] != h[i]) {
+			printf("FAIL copy at %d\n", i);
+			return 1;
+		}
+	printf("fill_memory_late copy ok\n");
+	return 0;
+}
