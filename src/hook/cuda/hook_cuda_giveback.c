@@ -7,7 +7,9 @@
  * without ntop. Jobs made ahead give theirs back first; buffers held by
  * results in flight stay, and so do slabs of the device's other contexts. For a while after, the pool takes no new
  * memory (probed launches that find no free buffer decline, with that
- * reason), so the stager cannot take back what was just given. */
+ * reason), so the stager cannot take back what was just given (nor can a
+ * new buffer reuse a freed one's address while the collector may still
+ * look it up to mark it zeroed: hook_pool_mark_zeroed). */
 #include <stdlib.h>
 #include "common/cause.h"
 #include "common/timeutil.h"

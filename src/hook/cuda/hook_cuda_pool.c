@@ -3,7 +3,8 @@
  * the buffer is cleared on the hook's own stream and an event marks the end
  * of it, which the next launch that takes the buffer waits on (host
  * staging: hook_cuda_staging.c). Nothing is freed while the process runs
- * (cuMemFree synchronises the device) except when the context goes away.
+ * (cuMemFree synchronises the device) except when the context goes away or
+ * an allocation of the app fails for lack of memory (hook_cuda_giveback.c).
  *
  * Where the memory comes from: a launch takes a free device buffer whose
  * zeroing is done (the smallest that fits). The collector waits for each
@@ -30,7 +31,7 @@
 #include "hook/cuda/hook_cuda_results.h"
 
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
-#define POOL_SLAB ((uint64_t)64 << 20)  /* device memory comes in slabs of at least 64 MiB */
+#define POOL_SLAB ((uint64_t)64 << 20)  /* a slab: this much, or POOL_SLAB_MAX_BUFS buffers if less */
 #define POOL_SLAB_MAX_BUFS 64
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
@@ -153,7 +154,7 @@ CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 }
 
 /* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
- * slab of at least POOL_SLAB: every cuMemAlloc, in any thread, holds driver
+ * slab (up to POOL_SLAB, at most POOL_SLAB_MAX_BUFS buffers): every cuMemAlloc, in any thread, holds driver
  * locks the application's launches wait on, so the pool grows by slabs.
  * Returns one buffer; the others go to the free list. */
 static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, char **cause)
