@@ -23,7 +23,8 @@
  * still drains results; the capture must end valid.
  * APP_BURST_LATE_ALLOC=BYTES: after the bursts' results are written, one
  * cuMemAlloc of BYTES; prints `late alloc BYTES: ok` or its error (a
- * failure).
+ * failure). APP_BURST_LATE_NOW=1: right after the bursts instead, while
+ * results may still be in flight.
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <stdio.h>
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
 	if (getenv("APP_BURST_CAPTURE"))
 		capture_after_launch(fill, buf);
 	if (getenv("APP_BURST_LATE_ALLOC"))
-		late_alloc(trace, 2 * n, strtoull(getenv("APP_BURST_LATE_ALLOC"), NULL, 0));
+		late_alloc(trace, getenv("APP_BURST_LATE_NOW") ? 0 : 2 * n, strtoull(getenv("APP_BURST_LATE_ALLOC"), NULL, 0));
 	CK(cuCtxSynchronize());
 	printf("app_burst: done, %d failures\n", failures);
 	return failures ? 1 : 0;

@@ -29,9 +29,10 @@
 #                 programs and torch.compile under APPS_MODES (default
 #                 "record block_sched dmat")
 #   oom_late      tests/gpu/apps/fill_memory_late.cu plain and under
-#                 `ntop record -p dmat` with no limit, for build-gpu and
-#                 build-before: whether the app still gets all the GPU's
-#                 memory after the pool grew (the hook's `dev_given`)
+#                 `ntop record -p dmat` with no limit, for build-gpu (also
+#                 allocating at once, results in flight) and build-before:
+#                 whether the app still gets all the GPU's memory after the
+#                 pool grew (the hook's `dev_given`)
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -112,18 +113,26 @@ step_block_records() {
 }
 
 step_oom_late() {
-	local bin=/tmp/ntop-batch-oom/fill_memory_late b t
+	local bin=/tmp/ntop-batch-oom/fill_memory_late b t t0
 	mkdir -p "$(dirname "$bin")"
 	nvcc -O2 -std=c++17 -arch=sm_90 -o "$bin" tests/gpu/apps/fill_memory_late.cu || return 1
+	t0=$(date +%s%N)
 	"$bin" >"$OUT/oom-plain.out" 2>"$OUT/oom-plain.err"
-	echo "plain: exit $? $(tr '\n' ' ' <"$OUT/oom-plain.out") $(cat "$OUT/oom-plain.err")"
-	for b in build-gpu build-before; do
-		[ -x "$b/bin/ntop" ] || continue
-		t=/tmp/ntop-batch-oom/$b.trace
+	echo "plain: exit $?, $((($(date +%s%N) - t0) / 1000000)) ms, $(tr '\n' ' ' <"$OUT/oom-plain.out") $(cat "$OUT/oom-plain.err")"
+	# BUILD[:now]: `now` allocates at once, while results are in flight
+	for b in build-gpu build-gpu:now build-before; do
+		local dir=${b%%:*} arg="" name=${b/:/-} rc
+		[ "$dir" != "$b" ] && arg=${b#*:}
+		[ -x "$dir/bin/ntop" ] || continue
+		t=/tmp/ntop-batch-oom/$name.trace
 		rm -rf "$t"
-		"$b/bin/ntop" record -p dmat --limit 1000000 -o "$t" -- "$bin" >"$OUT/oom-$b.out" 2>"$OUT/oom-$b.err"
-		echo "$b: exit $? output $(cmp -s "$OUT/oom-plain.out" "$OUT/oom-$b.out" && echo same || echo DIFFERS):" \
-			"$(grep -o 'fill_memory_late: .*' "$OUT/oom-$b.err")"
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086 # arg is empty or one word
+		"$dir/bin/ntop" record -p dmat --limit 1000000 -o "$t" -- "$bin" $arg >"$OUT/oom-$name.out" 2>"$OUT/oom-$name.err"
+		rc=$?
+		echo "$b: exit $rc, $((($(date +%s%N) - t0) / 1000000)) ms, output" \
+			"$(cmp -s "$OUT/oom-plain.out" "$OUT/oom-$name.out" && echo same || echo DIFFERS):" \
+			"$(grep -o 'fill_memory_late: .*' "$OUT/oom-$name.err")"
 		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_given)=[0-9]+' | tr '\n' ' '
 		echo "declined=$(grep -c '^probe .*status=declined' "$t"/events.log)"
 		grep -h '^probe .*status=declined' "$t"/events.log | sed -nE 's/.*reason=//p' | sort | uniq -c | head -3

@@ -157,6 +157,16 @@ expect "$TMP/lowmem.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pool
 	"out of memory: the pool gave back all it had allocated"
 expect "$TMP/lowmem.hook.log" "cuMemAlloc of $((1073741824 - 1048576)) bytes found the GPU out of memory: gave back [1-9][0-9]* bytes" \
 	"out of memory: the hook's log says what it gave back"
+# ... and right after the bursts, while the collector (20 ms a device wait)
+# still holds buffers of every slab: the allocation waits for them
+run lowmem_now 20 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((1073741824 - 1048576)) APP_BURST_LATE_NOW=1 \
+	FAKECUDA_SYNC_DELAY_US=20000 NTOP_LOG=$TMP/lowmem_now.hook.log
+every_result lowmem_now 40
+expect "$TMP/lowmem_now.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory, results in flight: the allocation succeeded"
+expect "$TMP/lowmem_now.hook.log" "found the GPU out of memory: gave back 0 bytes of idle map buffers" \
+	"out of memory, results in flight: nothing was idle at first"
+expect "$TMP/lowmem_now.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_given=[1-9]" \
+	"out of memory, results in flight: all given back once they came in"
 
 # 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the
 # original function: the probed copy gets the attribute too and is probed

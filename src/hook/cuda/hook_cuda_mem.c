@@ -38,17 +38,26 @@ static CUresult mem_freed(CUresult rc, CUdeviceptr dptr, const char *api)
 	return rc;
 }
 
-/* Out of memory: the pool's idle map memory goes back to the driver and the
- * allocation is tried again (hook_cuda_giveback.c). */
-static int mem_retry(CUresult rc, const char *api, size_t bytes)
+#define MEM_WAIT_NS 5000000000ull /* the longest wait for results in flight */
+
+/* Out of memory on the try-th call: the pool's idle map memory goes back to
+ * the driver and the allocation is tried again (hook_cuda_giveback.c); when
+ * that was not enough, or there was none, once more after the results in
+ * flight gave their buffers back (the app waits for them, at most
+ * MEM_WAIT_NS: better than an allocation that fails only under ntop). */
+static int mem_retry(CUresult rc, int try, const char *api, size_t bytes)
 {
-	return rc == CUDA_ERROR_OUT_OF_MEMORY && hook_pool_give_back(api, bytes);
+	if (rc != CUDA_ERROR_OUT_OF_MEMORY || try > 1)
+		return 0;
+	if (try == 0 && hook_pool_give_back(api, bytes))
+		return 1;
+	return hook_results_wait_held(MEM_WAIT_NS) && hook_pool_give_back(api, bytes);
 }
 
 CUresult hook_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
 	CUresult rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
-	if (mem_retry(rc, "cuMemAlloc", bytes))
+	for (int try = 0; mem_retry(rc, try, "cuMemAlloc", bytes); try++)
 		rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
 	return mem_alloced(rc, dptr, bytes, "cuMemAlloc");
 }
@@ -56,7 +65,7 @@ CUresult hook_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 CUresult hook_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem)
 {
 	CUresult rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
-	if (mem_retry(rc, "cuMemAllocPitch", width * height))
+	for (int try = 0; mem_retry(rc, try, "cuMemAllocPitch", width * height); try++)
 		rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
 	return mem_alloced(rc, dptr, rc == CUDA_SUCCESS && pitch ? *pitch * height : 0, "cuMemAllocPitch");
 }
@@ -64,7 +73,7 @@ CUresult hook_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
 CUresult hook_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned flags)
 {
 	CUresult rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
-	if (mem_retry(rc, "cuMemAllocManaged", bytes))
+	for (int try = 0; mem_retry(rc, try, "cuMemAllocManaged", bytes); try++)
 		rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocManaged");
 }
@@ -73,7 +82,7 @@ static CUresult mem_alloc_async(enum hook_row_id row, CUdeviceptr *dptr, size_t 
 {
 	__typeof__(&hook_cuMemAllocAsync) real = hook.real[row];
 	CUresult rc = real(dptr, bytes, s);
-	if (mem_retry(rc, "cuMemAllocAsync", bytes))
+	for (int try = 0; mem_retry(rc, try, "cuMemAllocAsync", bytes); try++)
 		rc = real(dptr, bytes, s);
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocAsync");
 }
@@ -92,7 +101,7 @@ static CUresult mem_alloc_pool(enum hook_row_id row, CUdeviceptr *dptr, size_t b
 {
 	__typeof__(&hook_cuMemAllocFromPoolAsync) real = hook.real[row];
 	CUresult rc = real(dptr, bytes, pool, s);
-	if (mem_retry(rc, "cuMemAllocFromPoolAsync", bytes))
+	for (int try = 0; mem_retry(rc, try, "cuMemAllocFromPoolAsync", bytes); try++)
 		rc = real(dptr, bytes, pool, s);
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocFromPoolAsync");
 }

@@ -640,6 +640,25 @@ void hook_results_shutdown(void)
 	results_emit_backlog("final");
 }
 
+int hook_results_wait_held(uint64_t ns)
+{
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	uint64_t held = r->holding, end = time_mono_ns() + ns;
+	/* nothing waits for the app meanwhile, nor makes jobs ahead */
+	int was = held ? __atomic_exchange_n(&r->draining, 1, __ATOMIC_ACQ_REL) : 1;
+	while (r->holding > 0 && time_mono_ns() < end) {
+		struct timespec until;
+		time_deadline(&until, 10000000ll);
+		pthread_cond_timedwait(&r->idle, &r->lock, &until);
+	}
+	if (!was)
+		__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
+	int back = r->holding < held;
+	pthread_mutex_unlock(&r->lock);
+	return back;
+}
+
 /* The context is about to go: finish the results in flight first (their
  * buffers die with it; a job in a thread's hands is on no list, so all of
  * them are waited for, while results keep coming out), then forget its

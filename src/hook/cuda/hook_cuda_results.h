@@ -88,6 +88,9 @@ void hook_pool_ctx_gone(CUcontext ctx);
 /* The application's `api` of `bytes` failed for lack of memory: frees the
  * current context's idle map slabs; 1 when any went (worth a retry). */
 int hook_pool_give_back(const char *api, size_t bytes);
+/* Waits at most ns until no result in flight holds a map buffer; 1 when
+ * any came back meanwhile. */
+int hook_results_wait_held(uint64_t ns);
 /* 1 (and why) for a while after the application ran out of memory: the
  * pool then takes no new memory. */
 int hook_pool_quiet(char **cause);

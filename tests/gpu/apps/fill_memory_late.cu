@@ -1,12 +1,15 @@
 // An app that takes the GPU's memory late: 200 back-to-back launches of a
 // one-element copy over 16M threads (under `ntop record -p dmat` with no
 // limit, the hook's map pool grows to gigabytes while its collector lags),
-// then, a second later, cudaMalloc of 256 MiB chunks until one fails. It
+// then, a second later (with the argument `now`: at once, while the hook
+// still copies results back), cudaMalloc of 256 MiB chunks until one fails. It
 // must get as much as it would without ntop: all but under 1 GiB of what
 // was free before the launches (the hook gives its idle map memory back
-// when an allocation fails). Then it frees them and checks one more copy.
+// when an allocation fails, after waiting for results in flight). Then it
+// frees them and checks one more copy.
 // Prints the same lines plain and under ntop; the bytes short go to stderr.
 #include <cstdio>
+#include <string>
 #include <unistd.h>
 #include <vector>
 #include <cuda_runtime.h>
@@ -19,8 +22,9 @@ __global__ void copy(const float *in, float *out, int n)
 		out[i] = in[i];
 }
 
-int main()
+int main(int argc, char **argv)
 {
+	const bool now = argc > 1 && std::string(argv[1]) == "now";
 	const int n = 16 << 20, launches = 200;
 	const size_t chunk = (size_t)256 << 20;
 	std::vector<float> h(n);
@@ -36,7 +40,8 @@ int main()
 		copy<<<n / 256, 256>>>(in, out, n);
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
-	sleep(1); // results copied back: the hook's buffers are idle
+	if (!now)
+		sleep(1); // results copied back: the hook's buffers are idle
 	std::vector<void *> got;
 	for (;;) {
 		void *p = nullptr;
