@@ -691,39 +691,28 @@ static void results_orphan_jobs_add(struct hook_job *head, struct hook_job *tail
 	results_orphan_jobs = head;
 }
 
-static void results_orphan_bufs_add(struct hook_buf *list)
-{
-	struct hook_buf *b = list;
-	while (b && b->next)
-		b = b->next;
-	if (b) {
-		b->next = results_orphan_bufs;
-		results_orphan_bufs = list;
-	}
-}
+/* Puts a list linked by `next` in front of `orphans` (lists of any type). */
+#define RESULTS_ORPHANS_ADD(orphans, list)                   \
+	do {                                                 \
+		__typeof__(list) last_ = (list);             \
+		while (last_ && last_->next)                 \
+			last_ = last_->next;                 \
+		if (last_) {                                 \
+			last_->next = (orphans);             \
+			(orphans) = (list);                  \
+		}                                            \
+	} while (0)
 
 void hook_results_fork_child(void)
 {
 	struct hook_results *r = &hook.res;
 	results_orphan_jobs_add(r->collect_head, r->collect_tail);
 	results_orphan_jobs_add(r->write_head, r->write_tail);
-	results_orphan_bufs_add(r->dev_free);
-	results_orphan_bufs_add(r->host_free);
-	results_orphan_bufs_add(r->page_free);
-	struct hook_dev_slab *sl = r->dev_slabs;
-	while (sl && sl->next)
-		sl = sl->next;
-	if (sl) {
-		sl->next = results_orphan_slabs;
-		results_orphan_slabs = r->dev_slabs;
-	}
-	struct hook_copier *c = r->copiers;
-	while (c && c->next)
-		c = c->next;
-	if (c) {
-		c->next = results_orphan_copiers;
-		results_orphan_copiers = r->copiers;
-	}
+	RESULTS_ORPHANS_ADD(results_orphan_bufs, r->dev_free);
+	RESULTS_ORPHANS_ADD(results_orphan_bufs, r->host_free);
+	RESULTS_ORPHANS_ADD(results_orphan_bufs, r->page_free);
+	RESULTS_ORPHANS_ADD(results_orphan_slabs, r->dev_slabs);
+	RESULTS_ORPHANS_ADD(results_orphan_copiers, r->copiers);
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = r->page_free = NULL;
 	r->dev_slabs = NULL;
