@@ -2,11 +2,12 @@
  * the process runs (cuMemFree waits for the whole device), except here:
  * when one of the application's allocations fails for lack of memory,
  * every slab of the current context whose buffers are all free goes back
- * to the driver and the allocation is tried once more, so memory pooled
- * for results never makes an allocation fail that would have succeeded
- * without ntop. Jobs made ahead give theirs back first; buffers held by
- * results in flight stay, and so do slabs of the device's other contexts. For a while after, the pool takes no new
- * memory (probed launches that find no free buffer decline, with that
+ * to the driver and the allocation is tried again (hook_cuda_mem.c, which
+ * also waits for results in flight when that was not enough), so memory
+ * pooled for results never makes an allocation fail that would have
+ * succeeded without ntop. Jobs made ahead give theirs back first; slabs of
+ * the device's other contexts stay. For a while after, the pool takes no
+ * new memory (probed launches that find no free buffer decline, with that
  * reason), so the stager cannot take back what was just given (nor can a
  * new buffer reuse a freed one's address while the collector may still
  * look it up to mark it zeroed: hook_pool_mark_zeroed). */

@@ -154,8 +154,9 @@ CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 }
 
 /* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
- * slab (up to POOL_SLAB, at most POOL_SLAB_MAX_BUFS buffers): every cuMemAlloc, in any thread, holds driver
- * locks the application's launches wait on, so the pool grows by slabs.
+ * slab (up to POOL_SLAB, at most POOL_SLAB_MAX_BUFS buffers): every
+ * cuMemAlloc, in any thread, holds driver locks the application's launches
+ * wait on, so the pool grows by slabs.
  * Returns one buffer; the others go to the free list. */
 static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, char **cause)
 {
