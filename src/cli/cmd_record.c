@@ -555,6 +555,10 @@ static void rec_summary_probing(const struct trace_dir *td)
 			fprintf(stderr, "ntop: pid %u: %llu results written, %llu lost, at most %llu waiting to be "
 					"written at once\n", p->pid, (unsigned long long)p->results_written,
 				(unsigned long long)lost, (unsigned long long)p->results_pending_max);
+		if (p->map_given)
+			fprintf(stderr, "ntop: pid %u: the app ran out of GPU memory; ntop gave back %.1f MiB of map "
+					"buffers so its allocations could succeed\n",
+				p->pid, p->map_given / 1048576.0);
 	}
 }
 

@@ -249,6 +249,10 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 		printf("  results: %llu written, %llu lost, at most %llu waiting to be written at once\n",
 		       (unsigned long long)p->results_written, (unsigned long long)td_process_results_lost(p),
 		       (unsigned long long)p->results_pending_max);
+	if (p->map_pooled_max || p->map_given)
+		printf("  GPU memory for maps: at most %.1f MiB pooled (reported every 200 ms), %.1f MiB given back when "
+		       "the app's allocations ran out\n",
+		       p->map_pooled_max / 1048576.0, p->map_given / 1048576.0);
 	for (int i = 0; i < td->n_devices; i++) {
 		const struct td_device *d = &td->devices[i];
 		if (d->pid != p->pid)
@@ -499,6 +503,8 @@ static void js_process(struct strbuf *sb, const struct trace_dir *td, const stru
 	cli_json_u64(&o, "results_written", p->results_written);
 	cli_json_u64(&o, "results_lost", td_process_results_lost(p));
 	cli_json_u64(&o, "results_waiting_max", p->results_pending_max);
+	cli_json_u64(&o, "map_bytes_pooled_max", p->map_pooled_max);
+	cli_json_u64(&o, "map_bytes_given_back", p->map_given);
 	cli_json_key(&o, "devices");
 	cli_json_array(&a, sb);
 	for (int i = 0; i < td->n_devices; i++)

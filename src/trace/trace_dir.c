@@ -631,6 +631,10 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		p->results_failed = event_get_u64(ev, "failed", 0);
 		if (p->results_pending > p->results_pending_max)
 			p->results_pending_max = p->results_pending;
+		uint64_t pooled = event_get_u64(ev, "dev_pooled", 0);
+		if (pooled > p->map_pooled_max)
+			p->map_pooled_max = pooled;
+		p->map_given = event_get_u64(ev, "dev_given", 0);
 		const char *at = event_get(ev, "at");
 		p->results_final = at && strcmp(at, "final") == 0;
 		p->results_draining = at && strcmp(at, "exit") == 0;

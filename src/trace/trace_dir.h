@@ -22,6 +22,9 @@ struct td_process {
 	/* the hook's last `results` line: probed launches queued and not yet
 	 * written, written, lost to errors; final once the process drained */
 	uint64_t results_pending, results_written, results_failed, results_pending_max;
+	/* device memory for maps: the most a `results` line reported pooled,
+	 * and what was given back when the app ran out (the last line's) */
+	uint64_t map_pooled_max, map_given;
 	int results_final;
 	int results_draining;  /* the process is exiting and still writing results */
 	uint64_t lines;        /* its lines read, `idle` and `lost` lines aside */

@@ -5,7 +5,8 @@
 # the hook makes one per process). Checks exit status propagation, the
 # trace directory (0700, record header, events copied, the socket removed),
 # the environment handed to the program, a trace directory too long for a
-# socket, and every refusal before the program starts.
+# socket, the map memory the hook gave back said at the end, and every
+# refusal before the program starts.
 set -u
 NTOP="${NTOP_BINARY_DIR:?}/bin/ntop"
 [ -x "$NTOP" ] || { echo "FAIL: $NTOP not built"; exit 1; }
@@ -46,6 +47,13 @@ tail -1 "$T/tr2/events.log" | grep -Eq "^end t=[0-9]+ pid=[0-9]+ status=0$" || b
 grep -q '^warn .*msg=from%20a%20child' "$T/tr2/events.log" || bad "late child line lost"
 grep -q '1 kernel (1 with PTX), 1 launch, 0 probed, 0 results written, 1 warning' "$T/err" || bad "summary: $(cat "$T/err")"
 [ -e "$T/tr2/events.sock" ] && bad "tr2: events.sock left behind"
+
+# map memory the hook gave back when the app ran out (its `results` line)
+"$NTOP" record -o "$T/trm" -- bash -c '
+	printf "%s\n" "hello t=1 pid=$$ exe=/bin/bash hook=test" \
+		"results t=2 pid=$$ at=final pending=0 written=3 failed=0 dev_pooled=0 dev_given=2097152" | "$EV"' 2>"$T/err"
+grep -q "ntop: pid [0-9]*: the app ran out of GPU memory; ntop gave back 2.0 MiB of map buffers" "$T/err" ||
+	bad "map memory given back not said: $(cat "$T/err")"
 
 # the environment: probes copied and absolute, kernels joined by newlines
 NTOP_PROBE_ASYNC=1 NTOP_SAMPLE=off NTOP_MAP_BUDGET=5 "$NTOP" record -p block_sched -k vecadd -k 'sgemm*' --every 3 --limit 7 \
