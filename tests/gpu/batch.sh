@@ -136,6 +136,8 @@ step_oom_late() {
 		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_given)=[0-9]+' | tr '\n' ' '
 		echo "declined=$(grep -c '^probe .*status=declined' "$t"/events.log)"
 		grep -h '^probe .*status=declined' "$t"/events.log | sed -nE 's/.*reason=//p' | sort | uniq -c | head -3
+		grep -h 'gave back' "$OUT/oom-$name.err"
+		"$dir/bin/ntop" report "$t" 2>/dev/null | grep -h 'GPU memory for maps'
 	done
 }
 
