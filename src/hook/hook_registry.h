@@ -14,6 +14,7 @@
 /* Jobs made ahead per probed copy: the second covers the stager's own
  * delay in noticing a request (its poll) when launches come fast. */
 #define HOOK_STAGE_DEPTH 2
+#define HOOK_CACHE_LINE 64 /* bytes: fields written by different threads keep this far apart */
 
 struct hook_kernel;
 struct hook_ctl_set;
@@ -58,13 +59,21 @@ struct hook_inst {
 	unsigned shape;       /* launch shapes it assumes (ENGINE_BLOCK_1D, ENGINE_GRID_1D):
 				 launched only where engine_shape_of gives the same */
 	void *globals;        /* struct probe_inst_data (hook_cuda_probe.c) */
-	struct hook_job *staged[HOOK_STAGE_DEPTH]; /* next launches' jobs, made ahead (hook_cuda_stage.c; atomic) */
-	int stage_asked;      /* a request to make them is queued (atomic; hook_cuda_stager.c) */
-	uint64_t launches;    /* probed launches queued (atomic) */
 	int building;         /* the builder thread is making it (atomic): launches run unprobed */
 	int deferred_said;    /* a `probe status=deferred` line went out for it */
 	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
+	/* Written for every probed launch by the launching thread and the
+	 * stager: a cache line of their own, so the fields above, which each
+	 * launch reads, stay in the launching thread's cache (hook_inst_new). */
+	/* next launches' jobs, made ahead (hook_cuda_stage.c; atomic) */
+	_Alignas(HOOK_CACHE_LINE) struct hook_job *staged[HOOK_STAGE_DEPTH];
+	int stage_asked;      /* a request to make them is queued (atomic; hook_cuda_stager.c) */
+	uint64_t launches;    /* probed launches queued (atomic) */
 };
+
+/* A zeroed hook_inst, aligned as its type asks (calloc's alignment is
+ * less); never freed, as copies live as long as the process. */
+struct hook_inst *hook_inst_new(void);
 
 /* Function attributes the application set on any handle of a kernel
  * (cuFuncSetAttribute, cuKernelSetAttribute, cuFuncSetCacheConfig,

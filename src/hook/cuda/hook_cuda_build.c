@@ -362,7 +362,7 @@ static struct hook_inst *probe_inst_new(struct hook_kernel *k, const struct hook
 					const struct hook_ctl_set *set, int background, int queue_only)
 {
 	struct hook_probe_list pl = hook_probe_list_locked(set);
-	struct hook_inst *in = calloc(1, sizeof *in);
+	struct hook_inst *in = hook_inst_new();
 	if (!in)
 		return NULL;
 	in->ctx = ctx;

@@ -215,7 +215,7 @@ static struct hook_inst *inst_get(struct hook_kernel *k, const struct hip_device
 	struct hook_inst *in;
 	for (in = k->insts; in && (in->ctx != key || in->set != set); in = in->next)
 		;
-	if (in || !(in = calloc(1, sizeof *in))) {
+	if (in || !(in = hook_inst_new())) {
 		pthread_mutex_unlock(&hook.probe_lock);
 		return in;
 	}
