@@ -250,8 +250,8 @@ static void rep_text_process(const struct trace_dir *td, const struct td_process
 		       (unsigned long long)p->results_written, (unsigned long long)td_process_results_lost(p),
 		       (unsigned long long)p->results_pending_max);
 	if (p->map_pooled_max || p->map_given)
-		printf("  GPU memory for maps: at most %.1f MiB pooled (reported every 200 ms), %.1f MiB given back when "
-		       "the app's allocations ran out\n",
+		printf("  GPU memory for maps: at most %.1f MiB pooled, %.1f MiB given back when the app's allocations "
+		       "ran out\n",
 		       p->map_pooled_max / 1048576.0, p->map_given / 1048576.0);
 	for (int i = 0; i < td->n_devices; i++) {
 		const struct td_device *d = &td->devices[i];

@@ -170,6 +170,7 @@ struct hook_results {
 	struct hook_dev_slab *dev_slabs; /* device allocations of the pool */
 	struct hook_copier *copiers;
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
+	uint64_t dev_peak;         /* the most dev_pooled has been */
 	uint64_t host_pooled;      /* pinned staging bytes registered */
 	uint64_t host_pins;        /* registrations of pinned staging made (each holds the app's launches) */
 	uint64_t page_pooled;      /* ordinary staging bytes held (busy or free) */

@@ -631,7 +631,8 @@ static int td_apply(struct trace_dir *td, const struct event *ev, uint32_t pid)
 		p->results_failed = event_get_u64(ev, "failed", 0);
 		if (p->results_pending > p->results_pending_max)
 			p->results_pending_max = p->results_pending;
-		uint64_t pooled = event_get_u64(ev, "dev_pooled", 0);
+		/* dev_peak: the hook's own peak (older hooks: what each line saw) */
+		uint64_t pooled = event_get_u64(ev, "dev_peak", event_get_u64(ev, "dev_pooled", 0));
 		if (pooled > p->map_pooled_max)
 			p->map_pooled_max = pooled;
 		p->map_given = event_get_u64(ev, "dev_given", 0);

@@ -22,8 +22,8 @@ struct td_process {
 	/* the hook's last `results` line: probed launches queued and not yet
 	 * written, written, lost to errors; final once the process drained */
 	uint64_t results_pending, results_written, results_failed, results_pending_max;
-	/* device memory for maps: the most a `results` line reported pooled,
-	 * and what was given back when the app ran out (the last line's) */
+	/* device memory for maps: the most the hook pooled (its `results`
+	 * lines' dev_peak), and what it gave back when the app ran out */
 	uint64_t map_pooled_max, map_given;
 	int results_final;
 	int results_draining;  /* the process is exiting and still writing results */

@@ -133,7 +133,7 @@ step_oom_late() {
 		echo "$b: exit $rc, $((($(date +%s%N) - t0) / 1000000)) ms, output" \
 			"$(cmp -s "$OUT/oom-plain.out" "$OUT/oom-$name.out" && echo same || echo DIFFERS):" \
 			"$(grep -o 'fill_memory_late: .*' "$OUT/oom-$name.err")"
-		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_given)=[0-9]+' | tr '\n' ' '
+		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_peak|dev_given)=[0-9]+' | tr '\n' ' '
 		echo "declined=$(grep -c '^probe .*status=declined' "$t"/events.log)"
 		grep -h '^probe .*status=declined' "$t"/events.log | sed -nE 's/.*reason=//p' | sort | uniq -c | head -3
 		grep -h 'gave back' "$OUT/oom-$name.err"

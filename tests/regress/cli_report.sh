@@ -37,7 +37,7 @@ stats t=16 pid=500 kid=2 launches=10 timed=0 total_ns=0 min_ns=0 max_ns=0
 warn t=17 pid=500 msg=quote%22%20backslash%5C%20tab%09%20caf%C3%A9%20bad%FF%20end
 lost t=18 pid=500 events=2
 results t=18 pid=500 at=run pending=0 written=2 failed=0 launch_allocs=1 dev_allocs=2 dev_pooled=134217728 dev_given=0
-results t=19 pid=500 at=final pending=0 written=2 failed=0 launch_allocs=1 dev_allocs=2 dev_pooled=0 dev_given=134217728
+results t=19 pid=500 at=final pending=0 written=2 failed=0 launch_allocs=1 dev_allocs=2 dev_pooled=0 dev_peak=201326592 dev_given=134217728
 exit t=19 pid=500 launches=14
 LOG
 
@@ -92,7 +92,7 @@ echo "$out" | grep -q '1 declined (map budget exhausted)' || bad "declined"
 echo "$out" | grep -q 'registers 12 -> 16, blocks per SM 16 -> 8' || bad "registers and occupancy"
 echo "$out" | grep -q 'LOST: 2 events never reached the trace' || bad "lost events"
 echo "$out" | grep -q 'Warnings (1)' || bad "warnings"
-echo "$out" | grep -q 'GPU memory for maps: at most 128.0 MiB pooled (reported every 200 ms), 128.0 MiB given back' ||
+echo "$out" | grep -q 'GPU memory for maps: at most 192.0 MiB pooled, 128.0 MiB given back' ||
 	bad "map memory pooled and given back"
 [ "$fail" = 0 ] || echo "$out"
 
@@ -127,7 +127,7 @@ assert s["grid"] == [128, 1, 1] and s["mean_ns"] is None and s["probed_launches"
 w = r["warnings"][0]["msg"]
 assert w == 'quote" backslash\\ tab\t caf\u00e9 bad\ufffd end', repr(w)
 assert r["lost_events"] == 2 and r["record"]["argv"] == "./app --n 3"
-assert p["map_bytes_pooled_max"] == 134217728 and p["map_bytes_given_back"] == 134217728, p
+assert p["map_bytes_pooled_max"] == 201326592 and p["map_bytes_given_back"] == 134217728, p
 assert p["results_written"] == 2
 PY
 

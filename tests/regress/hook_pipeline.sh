@@ -153,7 +153,7 @@ sums() { for f in "$TMP/$1"/results/*.ntr; do "$DUMP" "$f" | sed -nE 's/.* (seq=
 run lowmem 20 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((1073741824 - 1048576)) NTOP_LOG=$TMP/lowmem.hook.log
 every_result lowmem 40
 expect "$TMP/lowmem.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory: the app's late allocation succeeded"
-expect "$TMP/lowmem.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_given=[1-9]" \
+expect "$TMP/lowmem.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_peak=[1-9][0-9]* dev_given=[1-9]" \
 	"out of memory: the pool gave back all it had allocated"
 expect "$TMP/lowmem.hook.log" "cuMemAlloc of $((1073741824 - 1048576)) bytes found the GPU out of memory: gave back [1-9][0-9]* bytes" \
 	"out of memory: the hook's log says what it gave back"
@@ -165,7 +165,7 @@ every_result lowmem_now 40
 expect "$TMP/lowmem_now.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory, results in flight: the allocation succeeded"
 expect "$TMP/lowmem_now.hook.log" "found the GPU out of memory: gave back 0 bytes of idle map buffers" \
 	"out of memory, results in flight: nothing was idle at first"
-expect "$TMP/lowmem_now.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_given=[1-9]" \
+expect "$TMP/lowmem_now.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_peak=[1-9][0-9]* dev_given=[1-9]" \
 	"out of memory, results in flight: all given back once they came in"
 
 # 2c. 64 KB of dynamic shared memory, allowed by the app's attribute on the

@@ -215,6 +215,8 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	slab->next = hook.res.dev_slabs;
 	hook.res.dev_slabs = slab;
 	hook.res.dev_pooled += size * n;
+	if (hook.res.dev_pooled > hook.res.dev_peak)
+		hook.res.dev_peak = hook.res.dev_pooled;
 	hook.res.dev_allocs++;
 	pthread_mutex_unlock(&hook.res.lock);
 	return first;

@@ -57,7 +57,8 @@ static void results_emit_backlog(const char *why)
 	uint64_t v[] = { r->pending, r->written, r->failed, r->launch_allocs, r->dev_pooled, r->host_pooled,
 			 r->collect_ns / 1000000, r->write_ns / 1000000, r->dev_allocs, r->cpu_launches,
 			 r->cpu_pre_ns / 1000, r->cpu_post_ns / 1000, r->zero_waits, r->host_pageable,
-			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED), r->host_pins, r->page_pooled, r->dev_given };
+			 __atomic_load_n(&r->staged, __ATOMIC_RELAXED), r->host_pins, r->page_pooled, r->dev_given,
+			 r->dev_peak };
 	pthread_mutex_unlock(&r->lock);
 	struct strbuf sb;
 	hook_event_begin(&sb, "results");
@@ -68,6 +69,7 @@ static void results_emit_backlog(const char *why)
 	event_add_int(&sb, "launch_allocs", (long long)v[3]);
 	event_add_int(&sb, "dev_allocs", (long long)v[8]);
 	event_add_int(&sb, "dev_pooled", (long long)v[4]);
+	event_add_int(&sb, "dev_peak", (long long)v[18]);
 	event_add_int(&sb, "dev_given", (long long)v[17]);
 	event_add_int(&sb, "host_pooled", (long long)v[5]);
 	event_add_int(&sb, "host_pins", (long long)v[15]);
@@ -717,7 +719,7 @@ void hook_results_fork_child(void)
 	r->dev_free = r->host_free = r->page_free = NULL;
 	r->dev_slabs = NULL;
 	r->copiers = NULL;
-	r->dev_pooled = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
+	r->dev_pooled = r->dev_peak = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
 	r->pending = r->holding = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
 	r->collect_ns = r->write_ns = r->dev_allocs = r->dev_given = r->app_oom_ns = 0;
