@@ -64,8 +64,8 @@ struct hook_inst {
 	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
 	/* Written for every probed launch by the launching thread and the
 	 * stager: a cache line of their own, so the fields above, which each
-	 * launch reads, stay in the launching thread's cache (hook_inst_new). */
-	/* next launches' jobs, made ahead (hook_cuda_stage.c; atomic) */
+	 * launch reads, stay in the launching thread's cache (hook_inst_new).
+	 * staged: the next launches' jobs, made ahead (hook_cuda_stage.c; atomic). */
 	_Alignas(HOOK_CACHE_LINE) struct hook_job *staged[HOOK_STAGE_DEPTH];
 	int stage_asked;      /* a request to make them is queued (atomic; hook_cuda_stager.c) */
 	uint64_t launches;    /* probed launches queued (atomic) */
