@@ -24,7 +24,8 @@
  * APP_BURST_LATE_ALLOC=BYTES: after the bursts' results are written, one
  * cuMemAlloc of BYTES; prints `late alloc BYTES: ok` or its error (a
  * failure). APP_BURST_LATE_NOW=1: right after the bursts instead, while
- * results may still be in flight.
+ * results may still be in flight. APP_BURST_LATE_VMM=1: with cuMemCreate
+ * (the virtual memory API) instead of cuMemAlloc.
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <stdio.h>
@@ -100,7 +101,11 @@ static void late_alloc(const char *trace, int n, unsigned long long bytes)
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
-	CUresult rc = cuMemAlloc(&late, (size_t)bytes);
+	static CUmemGenericAllocationHandle handle;
+	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
+	CUresult rc = getenv("APP_BURST_LATE_VMM") ? cuMemCreate(&handle, (size_t)bytes, &prop, 0)
+						   : cuMemAlloc(&late, (size_t)bytes);
 	printf("late alloc %llu: %s\n", bytes, rc == CUDA_SUCCESS ? "ok" : "failed");
 	CK(rc);
 }

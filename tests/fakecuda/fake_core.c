@@ -268,6 +268,31 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 	return CUDA_SUCCESS;
 }
 
+/* The virtual memory API's physical allocations: counted against
+ * FAKECUDA_DEV_MEM like cuMemAlloc's, never mapped (nothing here uses them). */
+FAKE_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t n, const CUmemAllocationProp *prop,
+				 unsigned long long flags)
+{
+	static uintptr_t next_handle = 1;
+	(void)prop;
+	(void)flags;
+	CUresult rc = fake_alloc_allowed();
+	if (rc != CUDA_SUCCESS || (rc = fake_dev_take(n)) != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&fake_lock);
+	uintptr_t h = next_handle++;
+	pthread_mutex_unlock(&fake_lock);
+	fake_dev_note(h, n);
+	*handle = (CUmemGenericAllocationHandle)h;
+	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	fake_dev_forget((uintptr_t)handle);
+	return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
 	if (fake_unsafe_call() != CUDA_SUCCESS)

@@ -30,7 +30,8 @@
 #                 "record block_sched dmat")
 #   oom_late      tests/gpu/apps/fill_memory_late.cu plain and under
 #                 `ntop record -p dmat` with no limit, for build-gpu (also
-#                 allocating at once, results in flight) and build-before:
+#                 allocating at once, results in flight, and through
+#                 cuMemCreate) and build-before:
 #                 whether the app still gets all the GPU's memory after the
 #                 pool grew (the hook's `dev_given`)
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
@@ -116,11 +117,16 @@ step_oom_late() {
 	local bin=/tmp/ntop-batch-oom/fill_memory_late b t t0
 	mkdir -p "$(dirname "$bin")"
 	nvcc -O2 -std=c++17 -arch=sm_90 -o "$bin" tests/gpu/apps/fill_memory_late.cu || return 1
-	t0=$(date +%s%N)
-	"$bin" >"$OUT/oom-plain.out" 2>"$OUT/oom-plain.err"
-	echo "plain: exit $?, $((($(date +%s%N) - t0) / 1000000)) ms, $(tr '\n' ' ' <"$OUT/oom-plain.out") $(cat "$OUT/oom-plain.err")"
-	# BUILD[:now]: `now` allocates at once, while results are in flight
-	for b in build-gpu build-gpu:now build-before; do
+	for b in "" vmm; do
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086 # b is empty or one word
+		"$bin" $b >"$OUT/oom-plain$b.out" 2>"$OUT/oom-plain$b.err"
+		echo "plain $b: exit $?, $((($(date +%s%N) - t0) / 1000000)) ms," \
+			"$(tr '\n' ' ' <"$OUT/oom-plain$b.out") $(cat "$OUT/oom-plain$b.err")"
+	done
+	# BUILD[:now|vmm]: `now` allocates at once, while results are in flight;
+	# `vmm` through cuMemCreate
+	for b in build-gpu build-gpu:now build-gpu:vmm build-before build-before:vmm; do
 		local dir=${b%%:*} arg="" name=${b/:/-} rc
 		[ "$dir" != "$b" ] && arg=${b#*:}
 		[ -x "$dir/bin/ntop" ] || continue
@@ -131,7 +137,7 @@ step_oom_late() {
 		"$dir/bin/ntop" record -p dmat --limit 1000000 -o "$t" -- "$bin" $arg >"$OUT/oom-$name.out" 2>"$OUT/oom-$name.err"
 		rc=$?
 		echo "$b: exit $rc, $((($(date +%s%N) - t0) / 1000000)) ms, output" \
-			"$(cmp -s "$OUT/oom-plain.out" "$OUT/oom-$name.out" && echo same || echo DIFFERS):" \
+			"$(cmp -s "$OUT/oom-plain${arg/now/}.out" "$OUT/oom-$name.out" && echo same || echo DIFFERS):" \
 			"$(grep -o 'fill_memory_late: .*' "$OUT/oom-$name.err")"
 		grep -h '^results .*at=final' "$t"/events.log | grep -oE '(written|failed|dev_allocs|dev_pooled|dev_peak|dev_given)=[0-9]+' | tr '\n' ' '
 		echo "declined=$(grep -c '^probe .*status=declined' "$t"/events.log)"

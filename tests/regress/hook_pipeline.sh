@@ -157,6 +157,11 @@ expect "$TMP/lowmem.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pool
 	"out of memory: the pool gave back all it had allocated"
 expect "$TMP/lowmem.hook.log" "cuMemAlloc of $((1073741824 - 1048576)) bytes found the GPU out of memory: gave back [1-9][0-9]* bytes" \
 	"out of memory: the hook's log says what it gave back"
+# ... the same through the virtual memory API (cuMemCreate: PyTorch's
+# expandable segments)
+run lowmem_vmm 20 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((1073741824 - 1048576)) APP_BURST_LATE_VMM=1
+every_result lowmem_vmm 40
+expect "$TMP/lowmem_vmm.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory, cuMemCreate: the allocation succeeded"
 # ... and right after the bursts, while the collector (20 ms a device wait)
 # still holds buffers of every slab: the allocation waits for them
 run lowmem_now 20 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((1073741824 - 1048576)) APP_BURST_LATE_NOW=1 \

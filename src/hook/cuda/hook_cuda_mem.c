@@ -1,9 +1,10 @@
-/* Device allocations: forward (once more after the pool gave back its idle
- * memory, when the first try found the GPU out of memory), then tell the
- * event stream, so the DMAT view can label address ranges by the
- * allocation they belong to (doc/events.md `alloc`/`free`). The hook keeps no table: a free names its base and the
- * reader pairs it with the live allocation at that address. Memory from
- * the virtual memory API (cuMemCreate + cuMemMap) is not seen. */
+/* Device allocations: forward (again after the pool gave back its idle
+ * memory, when a try found the GPU out of memory), then tell the event
+ * stream, so the DMAT view can label address ranges by the allocation they
+ * belong to (doc/events.md `alloc`/`free`). The hook keeps no table: a free
+ * names its base and the reader pairs it with the live allocation at that
+ * address. Memory from the virtual memory API (cuMemCreate + cuMemMap) is
+ * retried the same way but not seen. */
 #include <stdint.h>
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_results.h"
@@ -114,6 +115,17 @@ CUresult hook_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryP
 CUresult hook_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, CUstream s)
 {
 	return mem_alloc_pool(HOOK_ROW_cuMemAllocFromPoolAsync_ptsz, dptr, bytes, pool, s);
+}
+
+/* Physical memory of the virtual memory API (PyTorch's expandable
+ * segments): retried as the others, not reported (no address yet). */
+CUresult hook_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes, const CUmemAllocationProp *prop,
+			  unsigned long long flags)
+{
+	CUresult rc = HOOK_REAL(cuMemCreate)(handle, bytes, prop, flags);
+	for (int try = 0; mem_retry(rc, try, "cuMemCreate", bytes); try++)
+		rc = HOOK_REAL(cuMemCreate)(handle, bytes, prop, flags);
+	return rc;
 }
 
 CUresult hook_cuMemFree_v2(CUdeviceptr dptr)

@@ -97,6 +97,7 @@ CUresult hook_proto_graph_exec_kparams_v1(CUgraphExec exec, CUgraphNode node,
 	X(cuMemAllocAsync_ptsz, cuMemAllocAsync, 0) \
 	X(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 0) \
 	X(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync, 0) \
+	X(cuMemCreate, cuMemCreate, 0) \
 	X(cuMemFree_v2, cuMemFree_v2, 0) \
 	X(cuMemFreeAsync, cuMemFreeAsync, 0) \
 	X(cuMemFreeAsync_ptsz, cuMemFreeAsync, 0)

@@ -7,7 +7,11 @@
 // was free before the launches (the hook gives its idle map memory back
 // when an allocation fails, after waiting for results in flight). Then it
 // frees them and checks one more copy.
-// Prints the same lines plain and under ntop; the bytes short go to stderr.
+// With `vmm` the chunks come from cuMemCreate (the virtual memory API, as
+// PyTorch's expandable segments allocate; reached as PyTorch does, through
+// cudaGetDriverEntryPointByVersion). Prints the same lines plain and under
+// ntop; the bytes short go to stderr.
+#include <cuda.h>
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -25,6 +29,22 @@ __global__ void copy(const float *in, float *out, int n)
 int main(int argc, char **argv)
 {
 	const bool now = argc > 1 && std::string(argv[1]) == "now";
+	const bool vmm = argc > 1 && std::string(argv[1]) == "vmm";
+	CUresult (*mem_create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long) =
+		nullptr;
+	CUresult (*mem_release)(CUmemGenericAllocationHandle) = nullptr;
+	cudaDriverEntryPointQueryResult q;
+	if (vmm && (cudaGetDriverEntryPointByVersion("cuMemCreate", (void **)&mem_create, 12000, cudaEnableDefault, &q) !=
+			    cudaSuccess ||
+		    cudaGetDriverEntryPointByVersion("cuMemRelease", (void **)&mem_release, 12000, cudaEnableDefault,
+						     &q) != cudaSuccess)) {
+		printf("FAIL no cuMemCreate\n");
+		return 1;
+	}
+	CUmemAllocationProp prop = {};
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
 	const int n = 16 << 20, launches = 200;
 	const size_t chunk = (size_t)256 << 20;
 	std::vector<float> h(n);
@@ -43,20 +63,30 @@ int main(int argc, char **argv)
 	if (!now)
 		sleep(1); // results copied back: the hook's buffers are idle
 	std::vector<void *> got;
+	std::vector<CUmemGenericAllocationHandle> handles;
 	for (;;) {
 		void *p = nullptr;
-		if (cudaMalloc(&p, chunk) != cudaSuccess)
+		CUmemGenericAllocationHandle h = 0;
+		if (vmm ? mem_create(&h, chunk, &prop, 0) != CUDA_SUCCESS : cudaMalloc(&p, chunk) != cudaSuccess)
 			break;
-		got.push_back(p);
+		if (vmm)
+			handles.push_back(h);
+		else
+			got.push_back(p);
 	}
 	(void)cudaGetLastError(); // the failed cudaMalloc's error
-	size_t taken = got.size() * chunk, short_by = free0 > taken ? free0 - taken : 0;
+	size_t taken = (got.size() + handles.size()) * chunk, short_by = free0 > taken ? free0 - taken : 0;
 	fprintf(stderr, "fill_memory_late: %zu MiB free before, %zu MiB taken, %zu MiB short\n", free0 >> 20,
 		taken >> 20, short_by >> 20);
 	printf("fill_memory_late filled the GPU to within 1 GiB of what was free: %s\n",
 	       short_by < ((size_t)1 << 30) ? "yes" : "no");
 	for (void *p : got)
 		CK(cudaFree(p));
+	for (CUmemGenericAllocationHandle h : handles)
+		if (mem_release(h) != CUDA_SUCCESS) {
+			printf("FAIL cuMemRelease\n");
+			return 1;
+		}
 	copy<<<n / 256, 256>>>(in, out, n);
 	CK(cudaGetLastError());
 	std::vector<float> back(n);
