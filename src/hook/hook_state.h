@@ -183,6 +183,7 @@ struct hook_results {
 	uint64_t dev_allocs;       /* cuMemAlloc calls (slabs) */
 	uint64_t dev_given;        /* device bytes freed for the application (out of memory) */
 	uint64_t app_oom_ns;       /* when an allocation of the app last failed for memory (atomic) */
+	uint64_t oom_wait_ns;      /* when such a failure last finished waiting for results in flight */
 	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
 	/* the app's thread on probed launches: from the hook's entry to the
 	 * probed kernel queued (the GPU idles meanwhile when the stream was

@@ -25,7 +25,9 @@
  * cuMemAlloc of BYTES; prints `late alloc BYTES: ok` or its error (a
  * failure). APP_BURST_LATE_NOW=1: right after the bursts instead, while
  * results may still be in flight. APP_BURST_LATE_VMM=1: with cuMemCreate
- * (the virtual memory API) instead of cuMemAlloc.
+ * (the virtual memory API) instead of cuMemAlloc. APP_BURST_LATE_PROBE=N:
+ * first N allocations of twice BYTES, which must fail (an app searching
+ * for what it can allocate).
  * Usage: app_burst KERNELS.ptx N (NTOP_TRACE_DIR names the trace) */
 #include <dirent.h>
 #include <stdio.h>
@@ -102,6 +104,10 @@ static void late_alloc(const char *trace, int n, unsigned long long bytes)
 		nanosleep(&ts, NULL);
 	}
 	static CUmemGenericAllocationHandle handle;
+	int probes = getenv("APP_BURST_LATE_PROBE") ? atoi(getenv("APP_BURST_LATE_PROBE")) : 0;
+	for (int i = 0; i < probes; i++)
+		if (cuMemAlloc(&late, (size_t)bytes * 2) != CUDA_ERROR_OUT_OF_MEMORY)
+			printf("FAIL: an allocation of twice the device did not fail for memory\n"), failures++;
 	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
 				     .location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 } };
 	CUresult rc = getenv("APP_BURST_LATE_VMM") ? cuMemCreate(&handle, (size_t)bytes, &prop, 0)

@@ -170,6 +170,18 @@ every_result lowmem_now 40
 expect "$TMP/lowmem_now.out" "^late alloc $((1073741824 - 1048576)): ok$" "out of memory, results in flight: the allocation succeeded"
 expect "$TMP/lowmem_now.hook.log" "found the GPU out of memory: gave back 0 bytes of idle map buffers" \
 	"out of memory, results in flight: nothing was idle at first"
+expect "$TMP/lowmem_now.hook.log" "out of memory: waited [0-9]+ ms for [1-9][0-9]* results in flight" \
+	"out of memory, results in flight: the allocation waited for them"
+# an app that searches for what it can allocate (3 tries of 1.2 GiB that
+# fail, then 600 MiB) while the collector takes 1.5 s a device wait: the
+# first failure waits for results in flight (5 s, then gives up), the
+# others do not wait again
+run lowmem_search 2 FAKECUDA_DEV_MEM=1073741824 APP_BURST_LATE_ALLOC=$((600 << 20)) APP_BURST_LATE_NOW=1 \
+	APP_BURST_LATE_PROBE=3 FAKECUDA_SYNC_DELAY_US=1500000 NTOP_LOG=$TMP/lowmem_search.hook.log
+every_result lowmem_search 4
+expect "$TMP/lowmem_search.out" "^late alloc $((600 << 20)): ok$" "searching: the last allocation succeeded"
+[ "$(grep -c 'out of memory: waited' "$TMP/lowmem_search.hook.log")" = 1 ] ||
+	fail "searching: waits for results in flight: $(grep 'out of memory: waited' "$TMP/lowmem_search.hook.log")"
 expect "$TMP/lowmem_now.log" "^results .*at=final .* dev_allocs=[1-9][0-9]* dev_pooled=0 dev_peak=[1-9][0-9]* dev_given=[1-9]" \
 	"out of memory, results in flight: all given back once they came in"
 

@@ -646,18 +646,29 @@ int hook_results_wait_held(uint64_t ns)
 {
 	struct hook_results *r = &hook.res;
 	pthread_mutex_lock(&r->lock);
-	uint64_t held = r->holding, end = time_mono_ns() + ns;
+	uint64_t held = r->holding, now = time_mono_ns(), end = now + ns;
+	/* An app that searches for what it can allocate fails many times in a
+	 * row: it waits once, not at each failure. */
+	if (r->oom_wait_ns && now - r->oom_wait_ns < ns)
+		held = 0;
 	/* nothing waits for the app meanwhile, nor makes jobs ahead */
 	int was = held ? __atomic_exchange_n(&r->draining, 1, __ATOMIC_ACQ_REL) : 1;
-	while (r->holding > 0 && time_mono_ns() < end) {
+	while (held && r->holding > 0 && time_mono_ns() < end) {
 		struct timespec until;
 		time_deadline(&until, 10000000ll);
 		pthread_cond_timedwait(&r->idle, &r->lock, &until);
 	}
 	if (!was)
 		__atomic_store_n(&r->draining, 0, __ATOMIC_RELEASE);
+	if (held)
+		r->oom_wait_ns = time_mono_ns();
 	int back = r->holding < held;
+	uint64_t left = r->holding;
 	pthread_mutex_unlock(&r->lock);
+	if (held)
+		hook_log("out of memory: waited %llu ms for %llu results in flight to give their map buffers back "
+			 "(%llu still hold one)", (unsigned long long)((time_mono_ns() - now) / 1000000),
+			 (unsigned long long)held, (unsigned long long)left);
 	return back;
 }
 
@@ -722,7 +733,7 @@ void hook_results_fork_child(void)
 	r->dev_pooled = r->dev_peak = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
 	r->pending = r->holding = r->written = r->failed = r->launch_allocs = 0;
 	r->cpu_pre_ns = r->cpu_post_ns = r->cpu_launches = r->zero_waits = r->staged = 0;
-	r->collect_ns = r->write_ns = r->dev_allocs = r->dev_given = r->app_oom_ns = 0;
+	r->collect_ns = r->write_ns = r->dev_allocs = r->dev_given = r->app_oom_ns = r->oom_wait_ns = 0;
 	r->n_writers = 0;
 	r->started = 0;
 	r->stop = 0;

@@ -89,7 +89,7 @@ void hook_pool_ctx_gone(CUcontext ctx);
  * current context's idle map slabs; 1 when any went (worth a retry). */
 int hook_pool_give_back(const char *api, size_t bytes);
 /* Waits at most ns until no result in flight holds a map buffer; 1 when
- * any came back meanwhile. */
+ * any came back meanwhile. Not again within ns after the last wait (0). */
 int hook_results_wait_held(uint64_t ns);
 /* 1 (and why) for a while after the application ran out of memory: the
  * pool then takes no new memory. */
