@@ -50,6 +50,16 @@ static int results_written(const char *trace)
 	return n;
 }
 
+/* Waits (at most 30 s) until n result files are written; how many are. */
+static int results_wait(const char *trace, int n)
+{
+	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	return results_written(trace);
+}
+
 struct watch {
 	void (*on)(int);
 	unsigned long (*count)(int);
@@ -99,10 +109,7 @@ static void capture_after_launch(CUfunction fill, CUdeviceptr buf)
 static void late_alloc(const char *trace, int n, unsigned long long bytes)
 {
 	static CUdeviceptr late;
-	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-	}
+	results_wait(trace, n);
 	static CUmemGenericAllocationHandle handle;
 	int probes = getenv("APP_BURST_LATE_PROBE") ? atoi(getenv("APP_BURST_LATE_PROBE")) : 0;
 	for (int i = 0; i < probes; i++)
@@ -150,12 +157,9 @@ int main(int argc, char **argv)
 	if (smem)
 		CK(cuFuncSetAttribute(fill, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
 	burst("warm", fill, buf, n, &w);
-	for (int tries = 0; results_written(trace) < n && tries < 3000; tries++) {
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-	}
-	if (results_written(trace) < n)
-		printf("FAIL: only %d of %d results written after 30 s\n", results_written(trace), n), failures++;
+	int written = results_wait(trace, n);
+	if (written < n)
+		printf("FAIL: only %d of %d results written after 30 s\n", written, n), failures++;
 	burst("steady", fill, buf, n, &w);
 	if (getenv("APP_BURST_CAPTURE"))
 		capture_after_launch(fill, buf);
