@@ -142,7 +142,7 @@ void hook_timing_launched(struct hook_kernel *k, const struct hook_launch *l)
 int hook_timing_first_probed(int *once)
 {
 	/* a load first: every probed launch asks, and a write each time would
-	 * pull the copy's cache line from the stager's core */
+	 * dirty the line of the copy's fields every launch reads */
 	return timing_on() && !__atomic_load_n(once, __ATOMIC_RELAXED) && !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED);
 }
 
