@@ -40,7 +40,10 @@ ROOT=$(pwd)
 # PAIR_MODES (default none; e.g. "block_sched-pair"): `-p P --wait-build --every 2` with every launch
 # timed by ntop (NTOP_TIME_LAUNCHES=all) and by the app (APP_COST_EACH=1): probed and unprobed launches
 # alternate in one process, and their difference on the app's clock, less their difference inside the
-# kernel (ntop's events of the same launches), is what the probed launch adds around its kernel
+# kernel (ntop's events of the same launches), is what the probed launch adds around its kernel;
+# P-alt, the same alternation with ntop's timing off: ntop's timed events cost the app's clock about
+# 1 us a launch on both sides of a pair (bench/stream_marks.c), and a probed launch's own capture check
+# hides among them; the in-kernel difference then comes from P-pair runs of the same repetitions
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
@@ -342,13 +345,16 @@ def pair_ink(rs):
 
 
 def pair_rows(runs):
-    """The *-pair runs: per mode and kernel, the medians over repetitions of (unprobed us, probed us,
-    their difference on the app's clock, the same inside the kernel, the first less the second).
-    Launch 0 (the first, probed: it waits for its copy) is left out; launches 2, 4, ... are the
-    probed ones (--every 2), which the trace must confirm: every other launch written, none
-    declined or deferred, else the row says why."""
-    rows = []
-    for mode in sorted(m for m in runs if m.endswith("-pair")):
+    """The *-pair and *-alt runs: per mode and kernel, the medians over repetitions of (unprobed us,
+    probed us, their difference on the app's clock, the same inside the kernel, the first less the
+    second). Launch 0 (the first, probed: it waits for its copy) is left out; launches 2, 4, ... are
+    the probed ones (--every 2), which the trace must confirm: every other launch written, none
+    declined or deferred, else the row says why. An *-alt run has no timing of ntop's (none of its
+    events on the stream), so its in-kernel difference is the same probe's *-pair runs' median."""
+    rows, floor = [], {}
+    for mode in sorted((m for m in runs if m.endswith(("-pair", "-alt"))), key=lambda m: (m.rsplit("-", 1)[0],
+                                                                                         m.endswith("-alt"))):
+        probe, alt = mode.rsplit("-", 1)[0], mode.endswith("-alt")
         for k in KERNELS:
             cols, why = [], ""
             for r in runs[mode]:
@@ -360,15 +366,21 @@ def pair_rows(runs):
                     continue
                 pr = med([us for i, us in each.items() if i % 2 == 0])
                 un = med([us for i, us in each.items() if i % 2 == 1])
-                ink = (med(e["rns"]) - med(e["tns"])) / 1e3 if e["rns"] and e["tns"] else None
+                if alt:
+                    ink = floor.get((probe, k))
+                else:
+                    ink = (med(e["rns"]) - med(e["tns"])) / 1e3 if e["rns"] and e["tns"] else None
                 if pr is None or un is None or ink is None:
-                    why = "launches missing"
+                    why = "no *-pair runs for the in-kernel difference" if alt and pr is not None \
+                        and un is not None else "launches missing"
                     continue
                 cols.append((un, pr, pr - un, ink, pr - un - ink))
             if not cols:
                 rows.append([mode, k] + ["-"] * 5 + [why or "no run"])
                 continue
             meds = [med([c[i] for c in cols]) for i in range(5)]
+            if not alt:
+                floor[(probe, k)] = meds[3]
             rows.append([mode, k] + [f"{v:+.1f}" if i >= 2 else f"{v:.1f}" for i, v in enumerate(meds)]
                         + [f"{len(cols)} runs"])
     return rows
@@ -419,12 +431,14 @@ def render(s):
               "launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     if s.get("pair"):
-        L += ["", "## Probed and unprobed launches alternating in one process (*-pair: --every 2, every launch",
-              "timed by ntop and by the app)", "",
+        L += ["", "## Probed and unprobed launches alternating in one process (--every 2; *-pair: every launch",
+              "timed by ntop and by the app; *-alt: by the app only)", "",
               "median us per launch over the runs: the app's cudaEvent time of its unprobed and probed launches",
               "and their difference; the same difference inside the kernel (ntop's time of the unprobed ones,",
-              "result ns of the probed ones); the first difference less the second: what the probed launch",
-              "adds around its kernel on the app's clock (the probe's target: at most 0.5 us)", ""]
+              "result ns of the probed ones, from the *-pair runs); the first difference less the second: what",
+              "the probed launch adds around its kernel on the app's clock (the probe's target: at most 0.5",
+              "us). In *-pair runs both launches carry ntop's timed events (about 1 us each on this clock) and",
+              "its capture check, so their difference leaves those out; *-alt runs keep them in", ""]
         L += table(["mode", "kernel", "unprobed us", "probed us", "app +us", "in-kernel +us", "around +us",
                     "runs"], s["pair"])
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
@@ -606,8 +620,14 @@ def selftest():
                   f"disk=10 ns={47000 if i else 90000}\n" for i in range(0, 21, 2))
         + "".join(f"time t=1 pid=6 kid=1 seq={i} ns=45000\n" for i in range(1, 21, 2))
         + "stats t=1 pid=6 kid=1 launches=21 timed=21\n")
+    put("block_sched-alt.1.out", "".join(f"info: cost each kernel=fill i={i} us={49.0 if i % 2 == 0 else 45.5}\n"
+                                         for i in range(1, 21)))
+    put("block_sched-alt.1/events.log", "kernel t=1 pid=4 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
+        + "".join(f"launch t=1 pid=4 kid=1 seq={i} probed=1\nresult t=1 pid=4 kid=1 seq={i} records=4 "
+                  f"disk=10 ns=0\n" for i in range(0, 21, 2))
+        + "stats t=1 pid=4 kid=1 launches=21 timed=0\n")
     with open(os.path.join(w, "runs.tsv"), "a") as fh:
-        fh.write("block_sched-pair\t1\t0\t3.0\n")
+        fh.write("block_sched-pair\t1\t0\t3.0\nblock_sched-alt\t1\t0\t3.0\n")
     put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
     put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
     put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
@@ -631,7 +651,8 @@ def selftest():
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 | 0.20 | - |",
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
-                 "| block_sched-pair | copy | - | - | - | - | - | no trace |"):
+                 "| block_sched-pair | copy | - | - | - | - | - | no trace |",
+                 "| block_sched-alt | fill | 45.5 | 49.0 | +3.5 | +2.0 | +1.5 | 1 runs |"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
@@ -703,6 +724,8 @@ one() {
 	*-async) rec "$name" -p "${probe%-async}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	ntop-self) NTOP_SELF_TIME=1 NTOP_LOG=$W/$name.hook.log rec "$name" -- "$EX/app_cost" "$@" ;;
 	ntop-notime-self) NTOP_TIME_LAUNCHES=off NTOP_SELF_TIME=1 rec "$name" -- "$EX/app_cost" "$@" ;;
+	*-alt) NTOP_TIME_LAUNCHES=off APP_COST_EACH=1 rec "$name" -p "${probe%-alt}" --wait-build --every 2 \
+		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-pair) NTOP_TIME_LAUNCHES=all APP_COST_EACH=1 rec "$name" -p "${probe%-pair}" --wait-build --every 2 \
 		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;

@@ -19,6 +19,10 @@
 #                 with APP_COST_PROBES (default "block_sched dmat"): the
 #                 app's own cudaEvent time per launch
 #   app_cost_ab   app_cost for several builds, alternating (AB, below)
+#   stream_marks  bench/stream_marks.c (no hook): what an end event, host
+#                 work before and after a launch, a copy beside the kernel
+#                 and another thread's driver calls cost the app's clock
+#                 (STREAM_MARKS_SIZES, default 16777216 4194304 1048576)
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines, the copy built off the app's threads)
@@ -40,6 +44,7 @@
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
 # batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt, inside_kernel.txt,
+# stream_marks.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -94,6 +99,12 @@ step_app_cost_ab() {
 			sed -n '/^## What the app.s own clock sees/,$p' "$OUT/ab-$name-$rep/app_cost.txt"
 		done
 	done
+}
+
+step_stream_marks() {
+	# shellcheck disable=SC2086 # a list of sizes
+	build-gpu/bench/stream_marks ${STREAM_MARKS_SIZES:-16777216 4194304 1048576} | tee "$OUT/stream_marks.txt"
+	return "${PIPESTATUS[0]}"
 }
 
 step_tui() {
@@ -175,7 +186,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
