@@ -12,6 +12,7 @@
  *   end_bare    an event without timing recorded after the kernel (the
  *               hook's end event of an untimed probed launch)
  *   end_timed   a timing event there (a timed probed launch)
+ *   end_block   a CU_EVENT_BLOCKING_SYNC event without timing there
  *   end_write   cuStreamWriteValue32 to device memory there
  *   dtoh        a device-to-host copy of COPY_MIB into pinned memory on
  *               another stream, queued just before the app's start event
@@ -63,9 +64,9 @@ static const char PTX[] =
 	"ld.param.u64 %t1, [ns];\nmov.u64 %t2, %globaltimer;\nadd.s64 %t1, %t1, %t2;\n"
 	"L: mov.u64 %t3, %globaltimer;\nsetp.lt.u64 %p, %t3, %t1;\n@%p bra L;\nret;\n}\n";
 
-enum variant { V_BARE, V_PRE_1US, V_POST_3US, V_END_BARE, V_END_TIMED, V_END_WRITE, V_DTOH, V_N };
-static const char *const NAMES[V_N] = { "bare", "pre_1us", "post_3us", "end_bare", "end_timed", "end_write",
-					"dtoh" };
+enum variant { V_BARE, V_PRE_1US, V_POST_3US, V_END_BARE, V_END_TIMED, V_END_BLOCK, V_END_WRITE, V_DTOH, V_N };
+static const char *const NAMES[V_N] = { "bare", "pre_1us", "post_3us", "end_bare", "end_timed", "end_block",
+					"end_write", "dtoh" };
 
 enum beside { B_NONE, B_DTOH_PINNED, B_DTOH_PAGE, B_SMALL_SYNC, B_QUERY, B_SYNC_SPIN, B_SYNC_BLOCK, B_QUERY_NAP, B_N };
 static const char *const BESIDE[B_N] = { "none", "dtoh_pinned", "dtoh_page", "small_sync", "query", "sync_spin",
@@ -121,6 +122,8 @@ static int one(struct bench *b, enum variant v, unsigned n, float *us)
 		rc |= ck(cuEventRecord(b->mark_bare, b->s), "cuEventRecord mark");
 	if (v == V_END_TIMED)
 		rc |= ck(cuEventRecord(b->mark_timed, b->s), "cuEventRecord mark");
+	if (v == V_END_BLOCK)
+		rc |= ck(cuEventRecord(b->side_block, b->s), "cuEventRecord mark");
 	if (v == V_END_WRITE)
 		rc |= ck(cuStreamWriteValue32(b->s, b->flag, n, 0), "cuStreamWriteValue32");
 	rc |= ck(cuEventRecord(b->stop, b->s), "cuEventRecord stop");
