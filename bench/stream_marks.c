@@ -76,7 +76,7 @@ struct bench {
 	CUcontext ctx;
 	CUfunction fn, spin;
 	CUstream s, side;
-	CUevent start, stop, mark_bare, mark_timed;
+	CUevent start, stop, mark_bare, mark_timed, mark_block;
 	CUdeviceptr a, b, flag, src;
 	void *host, *page;
 	size_t copy_bytes;
@@ -123,7 +123,7 @@ static int one(struct bench *b, enum variant v, unsigned n, float *us)
 	if (v == V_END_TIMED)
 		rc |= ck(cuEventRecord(b->mark_timed, b->s), "cuEventRecord mark");
 	if (v == V_END_BLOCK)
-		rc |= ck(cuEventRecord(b->side_block, b->s), "cuEventRecord mark");
+		rc |= ck(cuEventRecord(b->mark_block, b->s), "cuEventRecord mark");
 	if (v == V_END_WRITE)
 		rc |= ck(cuStreamWriteValue32(b->s, b->flag, n, 0), "cuStreamWriteValue32");
 	rc |= ck(cuEventRecord(b->stop, b->s), "cuEventRecord stop");
@@ -273,7 +273,9 @@ static int setup(struct bench *b, unsigned max_n, size_t copy_bytes)
 	    ck(cuStreamCreate(&b->side, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
 	    ck(cuEventCreate(&b->start, 0), "cuEventCreate") || ck(cuEventCreate(&b->stop, 0), "cuEventCreate") ||
 	    ck(cuEventCreate(&b->mark_bare, CU_EVENT_DISABLE_TIMING), "cuEventCreate") ||
-	    ck(cuEventCreate(&b->mark_timed, 0), "cuEventCreate") || ck(cuMemAlloc(&b->a, bytes), "cuMemAlloc") ||
+	    ck(cuEventCreate(&b->mark_timed, 0), "cuEventCreate") ||
+	    ck(cuEventCreate(&b->mark_block, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC), "cuEventCreate") ||
+	    ck(cuMemAlloc(&b->a, bytes), "cuMemAlloc") ||
 	    ck(cuMemAlloc(&b->b, bytes), "cuMemAlloc") || ck(cuMemAlloc(&b->flag, 64), "cuMemAlloc") ||
 	    ck(cuMemAlloc(&b->src, copy_bytes), "cuMemAlloc") ||
 	    ck(cuMemAllocHost(&b->host, copy_bytes), "cuMemAllocHost") ||
