@@ -219,7 +219,8 @@ def summary(w, probes):
     """The numbers of the tables, as a dict (selftest checks it)."""
     runs, burst = load(w, probes)
     modes = ["plain"] + UNPROBED + probes
-    s = {"modes": modes, "app": {}, "host": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {}, "burst": {}}
+    s = {"modes": modes, "app": {}, "us": {}, "host": {}, "ink": {}, "unprobed_us": {}, "per": {}, "kern": {},
+         "burst": {}}
     plain = runs.get("plain", [])
     ref = next((r["app"]["check"] for r in plain if r["app"]["check"]), {})
     plain_us = {k: med([r["app"]["med"].get(k) for r in plain]) for k in KERNELS}
@@ -227,7 +228,7 @@ def summary(w, probes):
     plain_pwall = med([r["wall"] for r in plain])
     s["plain_us"] = plain_us
     s["self"] = self_rows(w)
-    s["pair"] = pair_rows(runs)
+    s["pair"], s["pair_floor"] = pair_rows(runs)
     tns = {}
     for r in runs.get("ntop", []):
         for kern, e in r["ev"]["kernels"].items():
@@ -236,7 +237,8 @@ def summary(w, probes):
     s["unprobed_n"] = {k: len(tns.get(k, [])) for k in KERNELS}
     for mode in modes:
         rs = runs.get(mode, [])
-        s["app"][mode] = {k: ratio(med([r["app"]["med"].get(k) for r in rs]), plain_us[k]) for k in KERNELS}
+        s["us"][mode] = {k: med([r["app"]["med"].get(k) for r in rs]) for k in KERNELS}
+        s["app"][mode] = {k: ratio(s["us"][mode][k], plain_us[k]) for k in KERNELS}
         s["host"][mode] = {k: med([r["app"]["host"].get(k) for r in rs]) for k in KERNELS}
         agg = {"runs": len(rs), "rcs": sorted({r["rc"] for r in rs}),
                "wall_x": ratio(med([r["app"]["wall"] for r in rs]), plain_wall),
@@ -350,7 +352,8 @@ def pair_rows(runs):
     second). Launch 0 (the first, probed: it waits for its copy) is left out; launches 2, 4, ... are
     the probed ones (--every 2), which the trace must confirm: every other launch written, none
     declined or deferred, else the row says why. An *-alt run has no timing of ntop's (none of its
-    events on the stream), so its in-kernel difference is the same probe's *-pair runs' median."""
+    events on the stream), so its in-kernel difference is the same probe's *-pair runs' median.
+    Returns the rows and {(probe, kernel): in-kernel +us} of the *-pair runs."""
     rows, floor = [], {}
     for mode in sorted((m for m in runs if m.endswith(("-pair", "-alt"))), key=lambda m: (m.rsplit("-", 1)[0],
                                                                                          m.endswith("-alt"))):
@@ -383,7 +386,21 @@ def pair_rows(runs):
                 floor[(probe, k)] = meds[3]
             rows.append([mode, k] + [f"{v:+.1f}" if i >= 2 else f"{v:.1f}" for i, v in enumerate(meds)]
                         + [f"{len(cols)} runs"])
-    return rows
+    return rows, floor
+
+
+def between_rows(s, probes):
+    """Every launch probed against plain, whole processes: the mode's median us less plain's, less the
+    probe's in-kernel difference from its *-pair runs; modes whose probe has no *-pair runs left out."""
+    cols = [m for m in probes if any((m.removesuffix("-async"), k) in s["pair_floor"] for k in KERNELS)]
+    rows = []
+    for k in KERNELS:
+        row = [k]
+        for m in cols:
+            u, p, f = s["us"][m][k], s["plain_us"][k], s["pair_floor"].get((m.removesuffix("-async"), k))
+            row.append(f"{u - p - f:+.1f}" if None not in (u, p, f) else "-")
+        rows.append(row)
+    return cols, rows
 
 
 def table(head, rows):
@@ -441,6 +458,13 @@ def render(s):
               "its capture check, so their difference leaves those out; *-alt runs keep them in", ""]
         L += table(["mode", "kernel", "unprobed us", "probed us", "app +us", "in-kernel +us", "around +us",
                     "runs"], s["pair"])
+        cols, rows = between_rows(s, probes)
+        if cols:
+            L += ["", "## Between processes: every launch probed against plain, less the in-kernel difference", "",
+                  "median us per launch of the mode less plain's, less the probe's in-kernel +us from its *-pair",
+                  "runs: what probing every launch adds around the kernel, the probing process's other work",
+                  "included (the same target: at most 0.5 us on one-operation kernels)", ""]
+            L += table(["kernel"] + cols, rows)
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
           "unless the copy was built off the app's threads: the *-async modes, ntop's default); d = launches",
@@ -652,7 +676,8 @@ def selftest():
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",
-                 "| block_sched-alt | fill | 45.5 | 49.0 | +3.5 | +2.0 | +1.5 | 1 runs |"):
+                 "| block_sched-alt | fill | 45.5 | 49.0 | +3.5 | +2.0 | +1.5 | 1 runs |",
+                 "| fill | +38.0 |", "| copy | - |"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
