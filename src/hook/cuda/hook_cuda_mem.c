@@ -57,34 +57,42 @@ static int mem_retry(CUresult rc, int try, const char *api, size_t bytes)
 
 CUresult hook_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-	CUresult rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
-	for (int try = 0; mem_retry(rc, try, "cuMemAlloc", bytes); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = HOOK_REAL(cuMemAlloc_v2)(dptr, bytes);
+	while (mem_retry(rc, try++, "cuMemAlloc", bytes));
 	return mem_alloced(rc, dptr, bytes, "cuMemAlloc");
 }
 
 CUresult hook_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem)
 {
-	CUresult rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
-	for (int try = 0; mem_retry(rc, try, "cuMemAllocPitch", width * height); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = HOOK_REAL(cuMemAllocPitch_v2)(dptr, pitch, width, height, elem);
+	while (mem_retry(rc, try++, "cuMemAllocPitch", width * height));
 	return mem_alloced(rc, dptr, rc == CUDA_SUCCESS && pitch ? *pitch * height : 0, "cuMemAllocPitch");
 }
 
 CUresult hook_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned flags)
 {
-	CUresult rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
-	for (int try = 0; mem_retry(rc, try, "cuMemAllocManaged", bytes); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = HOOK_REAL(cuMemAllocManaged)(dptr, bytes, flags);
+	while (mem_retry(rc, try++, "cuMemAllocManaged", bytes));
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocManaged");
 }
 
 static CUresult mem_alloc_async(enum hook_row_id row, CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
 	__typeof__(&hook_cuMemAllocAsync) real = hook.real[row];
-	CUresult rc = real(dptr, bytes, s);
-	for (int try = 0; mem_retry(rc, try, "cuMemAllocAsync", bytes); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = real(dptr, bytes, s);
+	while (mem_retry(rc, try++, "cuMemAllocAsync", bytes));
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocAsync");
 }
 
@@ -101,9 +109,11 @@ CUresult hook_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
 static CUresult mem_alloc_pool(enum hook_row_id row, CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, CUstream s)
 {
 	__typeof__(&hook_cuMemAllocFromPoolAsync) real = hook.real[row];
-	CUresult rc = real(dptr, bytes, pool, s);
-	for (int try = 0; mem_retry(rc, try, "cuMemAllocFromPoolAsync", bytes); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = real(dptr, bytes, pool, s);
+	while (mem_retry(rc, try++, "cuMemAllocFromPoolAsync", bytes));
 	return mem_alloced(rc, dptr, bytes, "cuMemAllocFromPoolAsync");
 }
 
@@ -122,9 +132,11 @@ CUresult hook_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUme
 CUresult hook_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes, const CUmemAllocationProp *prop,
 			  unsigned long long flags)
 {
-	CUresult rc = HOOK_REAL(cuMemCreate)(handle, bytes, prop, flags);
-	for (int try = 0; mem_retry(rc, try, "cuMemCreate", bytes); try++)
+	CUresult rc;
+	int try = 0;
+	do
 		rc = HOOK_REAL(cuMemCreate)(handle, bytes, prop, flags);
+	while (mem_retry(rc, try++, "cuMemCreate", bytes));
 	return rc;
 }
 
