@@ -136,6 +136,8 @@ struct hook_kernel {
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	int source_pid;            /* process that saved its PTX for the UI (hook_source.c), under the lock */
 	struct hook_inst *insts;   /* per context and probe set */
+	struct hook_inst *inst_hint; /* the copy found last (atomic; copies are never freed): the
+				      launch path's lookup without probe_lock (hook_probe_inst) */
 	struct hook_launch_seen {  /* under hook.probe_lock: a launch whose configuration changed, */
 		void *f, *ctx;     /* its handle and context (NULL: none yet, or the context went), */
 		int cc;            /* so that a probe picked live is built before the next launch */

@@ -209,6 +209,10 @@ void hook_probe_job_events_put(struct hook_job *j);
 void hook_probe_job_free(struct hook_job *j);
 
 /* hook_cuda_stage.c: the next probed launches' jobs, made ahead */
+/* Starts bringing the slots of k's last copy from the stager's core (a
+ * cache line transfer, ~0.1 us on an H200's host), to arrive while the
+ * launch asks the driver about capture and context. */
+void hook_stage_prefetch(const struct hook_kernel *k);
 /* A job made ahead for `in` that fits l's shape (others go back): NULL
  * when there is none. */
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l);

@@ -33,7 +33,7 @@ static void ctx_insts_dead(CUcontext ctx)
 		for (struct hook_inst *in = all[i]->insts; in; in = in->next)
 			if (!in->dead && in->ctx == ctx) {
 				in->dead = 1;
-				in->ctx = NULL;
+				__atomic_store_n(&in->ctx, NULL, __ATOMIC_RELEASE); /* hook_probe_inst reads it unlocked */
 			}
 		if (all[i]->seen.ctx == ctx) /* nothing is built for it from now on */
 			all[i]->seen.ctx = NULL;

@@ -291,8 +291,12 @@ void hook_probe_job_free(struct hook_job *j)
 struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_kernel *k, const struct hook_inst *in,
 				    CUcontext ctx, const struct hook_device *dev, char **cause)
 {
-	struct hook_job *j = calloc(1, sizeof *j);
-	if (!j) {
+	/* line-aligned, so the hot part spans as few lines as it can */
+	size_t size = (sizeof(struct hook_job) + 63) & ~(size_t)63;
+	struct hook_job *j = aligned_alloc(64, size);
+	if (j)
+		memset(j, 0, size);
+	else {
 		cause_set(cause, "out of memory");
 		return NULL;
 	}
@@ -307,6 +311,7 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 		free(j);
 		return NULL;
 	}
+	j->dev_ptr = j->dev->ptr;
 	return j;
 }
 
@@ -349,7 +354,7 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 void hook_probe_maps(const struct hook_inst *in, const struct hook_job *j, CUdeviceptr *maps)
 {
 	for (int i = 0; i < in->res->n_maps; i++) {
-		maps[i] = (CUdeviceptr)(j->dev->ptr + j->map_off[i]);
+		maps[i] = (CUdeviceptr)(j->dev_ptr + j->map_off[i]);
 		if (engine_map_sampled(&in->res->maps[i].map))
 			maps[i] |= j->sample_shift; /* engine.h: 256-aligned, shift in the low bits */
 	}
@@ -384,6 +389,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	l->entry_ns = time_mono_ns();
 	if (!k->has_ptx)
 		return hook_probe_give_up(k, l->seq, pick, k->reason);
+	hook_stage_prefetch(k);
 	if (hook_cuda_capturing(l->ostream))
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");

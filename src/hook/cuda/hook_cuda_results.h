@@ -1,6 +1,7 @@
 /* A probed launch in flight, from the launch path to its result file. */
 #ifndef NTOP_HOOK_CUDA_RESULTS_H
 #define NTOP_HOOK_CUDA_RESULTS_H
+#include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
 #include "engine/engine.h"
@@ -44,28 +45,36 @@ struct hook_copy {
 	uint64_t counts_off, rec_off;     /* in counts / recs staging */
 };
 
+/* A probed launch's job. A job made ahead (hook_cuda_stage.c) comes to the
+ * app's thread from the stager's core, and each of its cache lines the
+ * launch touches is a transfer between cores (~0.1 us apiece on an H200's
+ * host): what the launch path reads and writes comes first, in the job's
+ * first HOOK_JOB_HOT bytes, which the taker prefetches all at once. */
 struct hook_job {
-	struct hook_job *next;
-	struct hook_kernel *k;
-	const struct engine_result *plan; /* the instrumented copy's maps (lives until exit) */
 	uint64_t seq, wall_ns;
 	CUcontext ctx;
 	CUevent start, end;               /* around the probed launch, on the app's stream */
+	uint64_t dev_ptr;                 /* dev->ptr: the launch reads no hook_buf */
+	uint64_t bytes;                   /* map bytes of the launch (device layout) */
+	uint64_t app_queued;              /* hook.res.app_queued once it was queued */
 	int end_bare;                     /* end has no timing (an untimed launch's) */
-	struct hook_buf *dev;             /* the maps as the kernel wrote them */
 	int dev_ready;                    /* its zeroing was seen done: no wait needed */
 	int from_stage;                   /* made ahead: counted in staged_bytes until hook_stage_settle */
-	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
-	uint64_t bytes;                   /* map bytes of the launch (device layout) */
-	struct hook_zero zero;            /* the counts to clear after it */
-	uint64_t map_off[ENGINE_MAX_MAPS];
-	struct hook_copy copy[ENGINE_MAX_MAPS];
 	uint32_t sample_shift;            /* block sampling of slot-major maps (engine.h) */
 	unsigned grid[3], block[3], smem;
+	uint64_t map_off[ENGINE_MAX_MAPS];
+	/* the collector's */
+	struct hook_job *next;
+	struct hook_kernel *k;
+	const struct engine_result *plan; /* the instrumented copy's maps (lives until exit) */
+	struct hook_buf *dev;             /* the maps as the kernel wrote them */
+	struct hook_buf *counts, *recs;   /* pinned staging: counts; records actually written */
+	struct hook_zero zero;            /* the counts to clear after it */
+	struct hook_copy copy[ENGINE_MAX_MAPS];
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
-	uint64_t app_queued;              /* hook.res.app_queued once it was queued */
 };
+#define HOOK_JOB_HOT offsetof(struct hook_job, next)
 
 /* hook_cuda_pool.c */
 CUstream hook_pool_stream(CUcontext ctx);

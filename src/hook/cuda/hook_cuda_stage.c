@@ -27,6 +27,13 @@
 #define STAGE_JOB_MAX ((uint64_t)16 << 20)
 #define STAGE_ALL_MAX ((uint64_t)64 << 20)
 
+void hook_stage_prefetch(const struct hook_kernel *k)
+{
+	const struct hook_inst *in = __atomic_load_n(&k->inst_hint, __ATOMIC_RELAXED);
+	if (in)
+		__builtin_prefetch(&in->staged[0], 1);
+}
+
 struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch *l)
 {
 	for (int i = 0; i < HOOK_STAGE_DEPTH; i++) {
@@ -35,6 +42,9 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
 		struct hook_job *j = __atomic_exchange_n(&in->staged[i], NULL, __ATOMIC_ACQ_REL);
 		if (!j)
 			continue;
+		/* its hot lines from the stager's core at once, not one by one */
+		for (size_t off = 0; off < HOOK_JOB_HOT; off += 64)
+			__builtin_prefetch((const char *)j + off, 1);
 		if (memcmp(j->grid, l->grid, sizeof j->grid) != 0 || memcmp(j->block, l->block, sizeof j->block) != 0) {
 			hook_probe_job_free(j);
 			continue;
