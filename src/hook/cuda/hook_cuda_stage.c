@@ -107,7 +107,7 @@ int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_
  * when none was (the caps, no empty slot, or making it failed: the launch,
  * made the usual way, says why if it fails too). Whether it is worth it
  * the caller knows: the stager reading k->probed, which each launch
- * writes, cost the next launch a transfer of that line (~0.1 us, H200). */
+ * writes, cost the next launch a transfer of that line (~0.05 us, H200). */
 static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
 		     const struct hook_device *dev)
 {
