@@ -27,6 +27,9 @@
 #define STAGE_JOB_MAX ((uint64_t)16 << 20)
 #define STAGE_ALL_MAX ((uint64_t)64 << 20)
 
+/* The launch path's part of a job: three cache lines, prefetched as one. */
+_Static_assert(HOOK_JOB_HOT <= 3 * 64, "struct hook_job's hot fields outgrew three cache lines");
+
 void hook_stage_prefetch(const struct hook_kernel *k)
 {
 	const struct hook_inst *in = __atomic_load_n(&k->inst_hint, __ATOMIC_RELAXED);
