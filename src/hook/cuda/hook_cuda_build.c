@@ -345,12 +345,20 @@ void hook_probe_inst_build(struct hook_kernel *k, const struct hook_launch *l, i
 	free(cause);
 }
 
+/* Is `in` the copy for (ctx, set, shape)? Also asked without probe_lock
+ * (hook_probe_inst): set and shape never change, ctx goes NULL atomically. */
+static int probe_inst_fits(const struct hook_inst *in, CUcontext ctx, const struct hook_ctl_set *set,
+			   unsigned shape)
+{
+	return in->set == set && in->shape == shape && __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE) == ctx;
+}
+
 /* Under probe_lock. */
 static struct hook_inst *probe_inst_find(struct hook_kernel *k, CUcontext ctx, const struct hook_ctl_set *set,
 					 unsigned shape)
 {
 	struct hook_inst *in;
-	for (in = k->insts; in && (in->ctx != ctx || in->set != set || in->shape != shape); in = in->next)
+	for (in = k->insts; in && !probe_inst_fits(in, ctx, set, shape); in = in->next)
 		;
 	return in;
 }
@@ -399,24 +407,20 @@ struct hook_inst *hook_probe_inst(struct hook_kernel *k, const struct hook_launc
 	 * answer. */
 	unsigned shape = engine_shape_of(l->grid, l->block);
 	struct hook_inst *in = __atomic_load_n(&k->inst_hint, __ATOMIC_ACQUIRE);
-	if (in && in->set == set && in->shape == shape && __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE) == ctx) {
-		if (!background)
-			hook_builder_wait(in);
-		return in;
-	}
-	pthread_mutex_lock(&hook.probe_lock);
-	in = probe_inst_find(k, ctx, set, shape);
-	if (in) {
-		__atomic_store_n(&k->inst_hint, in, __ATOMIC_RELEASE);
+	if (!in || !probe_inst_fits(in, ctx, set, shape)) {
+		pthread_mutex_lock(&hook.probe_lock);
+		in = probe_inst_find(k, ctx, set, shape);
+		int made = !in;
+		if (made)
+			in = probe_inst_new(k, l, ctx, cc, set, background, 0);
+		if (in)
+			__atomic_store_n(&k->inst_hint, in, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&hook.probe_lock);
-		if (!background)
-			hook_builder_wait(in);
-		return in;
+		if (made)
+			return in;
 	}
-	in = probe_inst_new(k, l, ctx, cc, set, background, 0);
-	if (in)
-		__atomic_store_n(&k->inst_hint, in, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&hook.probe_lock);
+	if (!background)
+		hook_builder_wait(in);
 	return in;
 }
 
