@@ -71,8 +71,11 @@ struct hook_inst {
 	uint64_t launches;    /* probed launches queued (atomic) */
 };
 
-/* A zeroed hook_inst, aligned as its type asks (calloc's alignment is
- * less); never freed, as copies live as long as the process. */
+/* size zeroed bytes aligned to align (a type's _Alignof: calloc's is
+ * less; size a multiple of it, as sizeof is), or NULL; free() frees it. */
+void *hook_zalloc_aligned(size_t align, size_t size);
+/* A zeroed hook_inst, aligned as its type asks; never freed, as copies
+ * live as long as the process. */
 struct hook_inst *hook_inst_new(void);
 
 /* Function attributes the application set on any handle of a kernel

@@ -291,12 +291,8 @@ void hook_probe_job_free(struct hook_job *j)
 struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_kernel *k, const struct hook_inst *in,
 				    CUcontext ctx, const struct hook_device *dev, char **cause)
 {
-	/* line-aligned, so the hot part spans as few lines as it can */
-	size_t size = (sizeof(struct hook_job) + 63) & ~(size_t)63;
-	struct hook_job *j = aligned_alloc(64, size);
-	if (j)
-		memset(j, 0, size);
-	else {
+	struct hook_job *j = hook_zalloc_aligned(_Alignof(struct hook_job), sizeof *j);
+	if (!j) {
 		cause_set(cause, "out of memory");
 		return NULL;
 	}

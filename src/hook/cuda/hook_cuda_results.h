@@ -51,7 +51,8 @@ struct hook_copy {
  * host): what the launch path reads and writes comes first, in the job's
  * first HOOK_JOB_HOT bytes, which the taker prefetches all at once. */
 struct hook_job {
-	uint64_t seq, wall_ns;
+	_Alignas(HOOK_CACHE_LINE) uint64_t seq; /* line-aligned: the hot part spans as few lines as it can */
+	uint64_t wall_ns;
 	CUcontext ctx;
 	CUevent start, end;               /* around the probed launch, on the app's stream */
 	uint64_t dev_ptr;                 /* dev->ptr: the launch reads no hook_buf */

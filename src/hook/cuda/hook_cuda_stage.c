@@ -28,7 +28,7 @@
 #define STAGE_ALL_MAX ((uint64_t)64 << 20)
 
 /* The launch path's part of a job: three cache lines, prefetched as one. */
-_Static_assert(HOOK_JOB_HOT <= 3 * 64, "struct hook_job's hot fields outgrew three cache lines");
+_Static_assert(HOOK_JOB_HOT <= 3 * HOOK_CACHE_LINE, "struct hook_job's hot fields outgrew three cache lines");
 
 void hook_stage_prefetch(const struct hook_kernel *k)
 {
@@ -46,7 +46,7 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
 		if (!j)
 			continue;
 		/* its hot lines from the stager's core at once, not one by one */
-		for (size_t off = 0; off < HOOK_JOB_HOT; off += 64)
+		for (size_t off = 0; off < HOOK_JOB_HOT; off += HOOK_CACHE_LINE)
 			__builtin_prefetch((const char *)j + off, 1);
 		if (memcmp(j->grid, l->grid, sizeof j->grid) != 0 || memcmp(j->block, l->block, sizeof j->block) != 0) {
 			hook_probe_job_free(j);
