@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#define BENCH_NAME "pinned_stall"
+#include "bench_ck.h"
 
 static const char PTX[] = ".version 7.0\n.target sm_50\n.address_size 64\n"
 			  ".visible .entry nop() { ret; }\n";
@@ -53,16 +55,6 @@ static double now_us(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static int ck(CUresult rc, const char *what)
-{
-	if (rc == CUDA_SUCCESS)
-		return 0;
-	const char *s = NULL;
-	cuGetErrorString(rc, &s);
-	fprintf(stderr, "pinned_stall: %s: %s\n", what, s ? s : "?");
-	return -1;
 }
 
 static void *launch_loop(void *arg)

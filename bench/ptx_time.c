@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#define BENCH_NAME "ptx_time"
+#include "bench_ck.h"
 
 #define ROUNDS 7
 #define PER 41
@@ -47,16 +49,6 @@ static const struct shape SHAPES[] = {
 	{ "copy", 16 << 20, 256 },
 	{ "reduce", 4 << 20, 256 },
 };
-
-static int ck(CUresult rc, const char *what)
-{
-	if (rc == CUDA_SUCCESS)
-		return 0;
-	const char *s = NULL;
-	cuGetErrorString(rc, &s);
-	fprintf(stderr, "ptx_time: %s: %s\n", what, s ? s : "?");
-	return -1;
-}
 
 static char *slurp(const char *path)
 {

@@ -49,6 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#define BENCH_NAME "stream_marks"
+#include "bench_ck.h"
 
 static const char PTX[] =
 	".version 7.0\n.target sm_50\n.address_size 64\n"
@@ -85,16 +87,6 @@ struct bench {
 	enum beside side_what;
 	int side_failed;
 };
-
-static int ck(CUresult rc, const char *what)
-{
-	if (rc == CUDA_SUCCESS)
-		return 0;
-	const char *s = NULL;
-	cuGetErrorString(rc, &s);
-	fprintf(stderr, "stream_marks: %s: %s\n", what, s ? s : "?");
-	return -1;
-}
 
 static void spin_ns(long ns)
 {
