@@ -44,6 +44,11 @@ ROOT=$(pwd)
 # P-alt, the same alternation with ntop's timing off: ntop's timed events cost the app's clock about
 # 1 us a launch on both sides of a pair (bench/stream_marks.c), and a probed launch's own capture check
 # hides among them; the in-kernel difference then comes from P-pair runs of the same repetitions
+# TIMED_MODES (default none; e.g. "ntop-timed block_sched-timed"): every launch timed by ntop
+# (NTOP_TIME_LAUNCHES=all), nothing probed (ntop-timed) or every launch probed as P-async does
+# (P-timed): the kernel's own time when every launch is probed, against the unprobed kernel's in
+# another process, which tells what probing every launch costs inside the kernel (the collector's
+# copies back run beside the app's next kernels) from what it costs around it
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
@@ -229,6 +234,7 @@ def summary(w, probes):
     s["plain_us"] = plain_us
     s["self"] = self_rows(w)
     s["pair"], s["pair_floor"] = pair_rows(runs)
+    s["timed"], s["every"] = timed_rows(runs, s["pair_floor"])
     tns = {}
     for r in runs.get("ntop", []):
         for kern, e in r["ev"]["kernels"].items():
@@ -389,18 +395,46 @@ def pair_rows(runs):
     return rows, floor
 
 
+def timed_rows(runs, floor):
+    """The *-timed runs (every launch timed by ntop): per probe and kernel, the unprobed kernel's time
+    (ntop-timed runs) and the probed one's when every launch is probed (P-timed runs), us, each run's
+    median (the first launch left out) and the median over runs; their difference, and the same from the
+    probe's *-pair runs beside it. Returns the rows and {(probe, kernel): every-launch in-kernel +us}."""
+    def run_meds(rs, k, key):
+        return med([med(e[key]) for e in (r["ev"]["kernels"].get(k) for r in rs) if e and e[key]])
+    base = runs.get("ntop-timed", [])
+    rows, every = [], {}
+    for mode in sorted(m for m in runs if m.endswith("-timed") and m != "ntop-timed"):
+        probe = mode.removesuffix("-timed")
+        for k in KERNELS:
+            un, pr, f = run_meds(base, k, "tns"), run_meds(runs[mode], k, "rns"), floor.get((probe, k))
+            if un is None or pr is None:
+                rows.append([mode, k, "-", "-", "-", "-", "no ntop-timed runs" if un is None else "no timed results"])
+                continue
+            every[(probe, k)] = (pr - un) / 1e3
+            rows.append([mode, k, f"{un / 1e3:.1f}", f"{pr / 1e3:.1f}", f"{every[(probe, k)]:+.1f}",
+                         "-" if f is None else f"{f:+.1f}", f"{len(runs[mode])} runs"])
+    return rows, every
+
+
 def between_rows(s, probes):
     """Every launch probed against plain, whole processes: the mode's median us less plain's, less the
-    probe's in-kernel difference from its *-pair runs; modes whose probe has no *-pair runs left out."""
-    cols = [m for m in probes if any((m.removesuffix("-async"), k) in s["pair_floor"] for k in KERNELS)]
+    probe's in-kernel difference from its *-pair runs (probed and unprobed launches alternating) and,
+    where there are *-timed runs, from those (every launch probed); modes with neither left out."""
+    cols = []
+    for m in probes:
+        probe = m.removesuffix("-async")
+        for src, name in ((s["pair_floor"], m), (s.get("every", {}), m + " (every)")):
+            if any((probe, k) in src for k in KERNELS):
+                cols.append((name, m, src))
     rows = []
     for k in KERNELS:
         row = [k]
-        for m in cols:
-            u, p, f = s["us"][m][k], s["plain_us"][k], s["pair_floor"].get((m.removesuffix("-async"), k))
+        for _, m, src in cols:
+            u, p, f = s["us"][m][k], s["plain_us"][k], src.get((m.removesuffix("-async"), k))
             row.append(f"{u - p - f:+.1f}" if None not in (u, p, f) else "-")
         rows.append(row)
-    return cols, rows
+    return [c[0] for c in cols], rows
 
 
 def table(head, rows):
@@ -458,13 +492,23 @@ def render(s):
               "its capture check, so their difference leaves those out; *-alt runs keep them in", ""]
         L += table(["mode", "kernel", "unprobed us", "probed us", "app +us", "in-kernel +us", "around +us",
                     "runs"], s["pair"])
-        cols, rows = between_rows(s, probes)
-        if cols:
-            L += ["", "## Between processes: every launch probed against plain, less the in-kernel difference", "",
-                  "median us per launch of the mode less plain's, less the probe's in-kernel +us from its *-pair",
-                  "runs: what probing every launch adds around the kernel, the probing process's other work",
-                  "included (the same target: at most 0.5 us on one-operation kernels)", ""]
-            L += table(["kernel"] + cols, rows)
+    if s.get("timed"):
+        L += ["", "## Every launch probed, inside the kernel (*-timed runs: every launch timed by ntop)", "",
+              "median us of the kernel's own time: unprobed (ntop-timed runs, nothing probed) and probed (every",
+              "launch probed), each run's median, then over the runs; their difference, and beside it the",
+              "probe's in-kernel difference with probed and unprobed launches alternating (*-pair runs). More",
+              "here than there is the GPU work of probing every launch (the copies back beside the next",
+              "kernels)", ""]
+        L += table(["mode", "kernel", "unprobed us", "probed us", "in-kernel +us", "*-pair in-kernel +us", "runs"],
+                   s["timed"])
+    cols, rows = between_rows(s, probes)
+    if cols:
+        L += ["", "## Between processes: every launch probed against plain, less the in-kernel difference", "",
+              "median us per launch of the mode less plain's, less the probe's in-kernel +us from its *-pair",
+              "runs (or, \"(every)\", from its *-timed runs): what probing every launch adds around the kernel,",
+              "the probing process's other work included (the same target: at most 0.5 us on one-operation",
+              "kernels)", ""]
+        L += table(["kernel"] + cols, rows)
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
           "unless the copy was built off the app's threads: the *-async modes, ntop's default); d = launches",
@@ -650,8 +694,15 @@ def selftest():
         + "".join(f"launch t=1 pid=4 kid=1 seq={i} probed=1\nresult t=1 pid=4 kid=1 seq={i} records=4 "
                   f"disk=10 ns=0\n" for i in range(0, 21, 2))
         + "stats t=1 pid=4 kid=1 launches=21 timed=0\n")
+    put("ntop-timed.1/events.log", "kernel t=1 pid=3 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
+        + "".join(f"time t=1 pid=3 kid=1 seq={i} ns={90000 if i == 0 else 44000}\n" for i in range(21)))
+    put("block_sched-timed.1/events.log", "kernel t=1 pid=2 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
+        + "".join(f"time t=1 pid=2 kid=1 seq={i} ns=44000\n" for i in range(3))
+        + "".join(f"launch t=1 pid=2 kid=1 seq={i} probed=1\nresult t=1 pid=2 kid=1 seq={i} records=4 "
+                  f"disk=10 ns=47500\n" for i in range(3, 21)))
     with open(os.path.join(w, "runs.tsv"), "a") as fh:
-        fh.write("block_sched-pair\t1\t0\t3.0\nblock_sched-alt\t1\t0\t3.0\n")
+        fh.write("block_sched-pair\t1\t0\t3.0\nblock_sched-alt\t1\t0\t3.0\n"
+                 "ntop-timed\t1\t0\t2.0\nblock_sched-timed\t1\t0\t3.0\n")
     put("burst-plain.1.out", "info: cost burst launches=5000 wall_s=0.01 rate=500000\n")
     put("burst-block_sched.1.out", "info: cost burst launches=5000 wall_s=0.1 rate=50000\n")
     put("burst-block_sched.1/events.log", "kernel t=1 pid=9 kid=1 mid=1 name=_Z6k_tinyPi ptx=1\n"
@@ -677,7 +728,9 @@ def selftest():
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",
                  "| block_sched-alt | fill | 45.5 | 49.0 | +3.5 | +2.0 | +1.5 | 1 runs |",
-                 "| fill | +38.0 |", "| copy | - |"):
+                 "| fill | +38.0 | +36.5 |", "| copy | - | - |",
+                 "| block_sched-timed | fill | 44.0 | 47.5 | +3.5 | +2.0 | 1 runs |",
+                 "| block_sched-timed | copy | - | - | - | - | no ntop-timed runs |"):
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
@@ -754,6 +807,8 @@ one() {
 	*-pair) NTOP_TIME_LAUNCHES=all APP_COST_EACH=1 rec "$name" -p "${probe%-pair}" --wait-build --every 2 \
 		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
+	ntop-timed) NTOP_TIME_LAUNCHES=all rec "$name" -- "$EX/app_cost" "$@" ;;
+	*-timed) NTOP_TIME_LAUNCHES=all rec "$name" -p "${probe%-timed}" --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	*) rec "$name" -p "$probe" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	esac
 	printf '%s\t%s\t%s\t%s\n' "$mode" "$rep" "$STEP_RC" "$STEP_WALL" >>"$W/runs.tsv"
@@ -768,7 +823,7 @@ export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fr
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 for rep in $(seq "$REPS"); do
-	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-} ${PAIR_MODES:-}; do
+	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-} ${PAIR_MODES:-} ${TIMED_MODES:-}; do
 		say "== $mode (rep $rep)"
 		one "$mode" "$rep" "$LAUNCHES"
 	done
