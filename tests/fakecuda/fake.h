@@ -112,6 +112,7 @@ enum fake_watch { FAKE_WATCH_ALLOC, FAKE_WATCH_SYNC, FAKE_WATCH_QUERY, FAKE_WATC
 		  FAKE_WATCH_KINDS };
 void fake_watch_note(enum fake_watch kind);
 void fake_sync_delay(void);
+uint64_t fake_sync_delay_ns(void);
 
 /* fake_module.c */
 struct fake_module *fake_module_from_image(const void *image, int is_library);

@@ -29,15 +29,22 @@ FAKE_EXPORT unsigned long fakecuda_watch_count(int kind)
 	return kind >= 0 && kind < FAKE_WATCH_KINDS ? __atomic_load_n(&watch_counts[kind], __ATOMIC_RELAXED) : 0;
 }
 
-/* FAKECUDA_SYNC_DELAY_US: every wait on the "device" takes this long, so a
+/* FAKECUDA_SYNC_DELAY_US: every wait on the "device" takes this long (an
+ * event answers queries "not ready" for this long after its record), so a
  * test can make the hook's collector fall behind the application. */
-void fake_sync_delay(void)
+uint64_t fake_sync_delay_ns(void)
 {
 	const char *v = getenv("FAKECUDA_SYNC_DELAY_US");
 	long us = v ? strtol(v, NULL, 10) : 0;
-	if (us <= 0)
+	return us > 0 ? (uint64_t)us * 1000 : 0;
+}
+
+void fake_sync_delay(void)
+{
+	uint64_t ns = fake_sync_delay_ns();
+	if (!ns)
 		return;
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 	nanosleep(&ts, NULL);
 }
 

@@ -552,12 +552,16 @@ FAKE_EXPORT CUresult cuEventQuery(CUevent e)
 		fe->busy--;
 		return CUDA_ERROR_NOT_READY;
 	}
-	return fe->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	return fe->recorded && fake_now() - fe->ns >= fake_sync_delay_ns() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
 	fake_watch_note(FAKE_WATCH_SYNC);
+	/* FAKECUDA_SAY_EVENT_SYNC: a test that the hook's threads never wait
+	 * in the driver this way (a real driver spins there) */
+	if (getenv("FAKECUDA_SAY_EVENT_SYNC"))
+		fprintf(stderr, "fakecuda: cuEventSynchronize called\n");
 	if (fake_ctx_alive(((struct fake_event *)e)->gen, "cuEventSynchronize") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
 	fake_sync_delay();

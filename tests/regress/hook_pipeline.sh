@@ -201,9 +201,11 @@ expect "$TMP/capture.out" "app_burst: done, 0 failures" "capture: every call suc
 # for it, the backlog shows while it drains, every result is written at exit
 # events that answer "not ready" a few times, as real ones do while the
 # GPU works (the timing poller, the pool's look at buffers being cleared):
-# every result still written
-run busy 25 FAKECUDA_QUERY_BUSY=3
+# every result still written, and no hook thread waited in
+# cuEventSynchronize (a real driver spins there, slowing the app's launches)
+run busy 25 FAKECUDA_QUERY_BUSY=3 FAKECUDA_SAY_EVENT_SYNC=1
 every_result busy 50
+grep -q "cuEventSynchronize called" "$TMP/busy.err" && fail "busy: the hook waited in cuEventSynchronize"
 run slow 25 FAKECUDA_SYNC_DELAY_US=20000
 O=$TMP/slow.out
 expect "$O" "^burst steady launches=25 allocs=0 syncs=0 queries=[0-9]+ records=[0-9]+ timing=[0-9]+$" "slow collector: the app does not wait"

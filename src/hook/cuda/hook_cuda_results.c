@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,6 +200,7 @@ static CUresult results_dtoh_rows(CUcontext ctx, struct hook_buf *dst, uint64_t 
  * (engine.h) gets its constant here, on the collector's clock. */
 static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 {
+	int queued = 0;
 	for (int i = 0; i < j->plan->n_maps; i++) {
 		const struct hook_copy *c = &j->copy[i];
 		if (j->plan->maps[i].count_static) {
@@ -210,8 +212,10 @@ static CUresult results_copy_counts(struct hook_job *j, CUstream s)
 		CUresult rc = results_dtoh_rows(j->ctx, j->counts, c->counts_off, j->dev->ptr + j->map_off[i], c->counts, s);
 		if (rc != CUDA_SUCCESS)
 			return rc;
+		queued = 1;
 	}
-	return CUDA_SUCCESS;
+	/* the records' sizes are read from the counts: wait for any copied */
+	return queued ? hook_pool_wait(j->ctx, s) : CUDA_SUCCESS;
 }
 
 /* Staging bytes map i's copy needs: the stored slot planes of a slot-major
@@ -300,7 +304,7 @@ static int results_copy_back(struct hook_job *j, char **cause)
 	CUresult rc;
 	if (!(j->counts = hook_staging_take(j->ctx, counts_bytes ? counts_bytes : 16, cause)))
 		return -1;
-	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS || (rc = hook_pool_wait(j->ctx, s)) != CUDA_SUCCESS)
+	if ((rc = results_copy_counts(j, s)) != CUDA_SUCCESS)
 		return cause_set(cause, "copying the counts back failed (CUDA error %d)", (int)rc);
 	uint64_t rec_bytes = 0;
 	for (int i = 0; i < j->plan->n_maps; i++) {
@@ -397,7 +401,7 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 static void results_collect(struct hook_job *j, struct hook_ctx_held *held)
 {
 	hook_cuda_hold_ctx(held, j->ctx);
-	CUresult rc = cu.cuEventSynchronize ? cu.cuEventSynchronize(j->end) : CUDA_ERROR_NOT_FOUND;
+	CUresult rc = hook_event_wait_quiet(j->end);
 	if (rc != CUDA_SUCCESS) {
 		hook_event_warn("probed launch %llu of kernel %u failed on the device (CUDA error %d)",
 				(unsigned long long)j->seq, j->k->kid, (int)rc);
@@ -424,6 +428,7 @@ static void *results_collector(void *arg)
 {
 	(void)arg;
 	hook_cuda_relax_begin(); /* for the thread's whole life */
+	prctl(PR_SET_TIMERSLACK, HOOK_TIMER_SLACK_NS, 0, 0, 0);
 	struct hook_results *r = &hook.res;
 	struct hook_ctx_held held = { 0 };
 	pthread_mutex_lock(&r->lock);

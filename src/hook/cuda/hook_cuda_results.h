@@ -91,8 +91,13 @@ void hook_pool_put_dev(struct hook_buf *b);
  * taken and cleared again meanwhile. */
 uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z);
 void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
-/* Waits until everything queued on s (a hook stream of ctx) is done. */
+/* Waits until everything queued on s (a hook stream of ctx) is done; a
+ * hook thread's wait for one event. Both ask the driver every
+ * HOOK_WAIT_NAP_NS instead of spinning in it. */
+#define HOOK_WAIT_NAP_NS 20000l
+#define HOOK_TIMER_SLACK_NS 2000ul /* a hook thread's: Linux's default, 50 us, would more than double a nap */
 CUresult hook_pool_wait(CUcontext ctx, CUstream s);
+CUresult hook_event_wait_quiet(CUevent e);
 void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n);
 void hook_pool_ctx_gone(CUcontext ctx);
 /* The application's `api` of `bytes` failed for lack of memory: frees the

@@ -23,7 +23,6 @@
 
 #define STAGER_POLL_NS 20000ull       /* awake, it looks this often */
 #define STAGER_LINGER_NS 10000000ull  /* ... for this long after its last request */
-#define STAGER_TIMER_SLACK_NS 2000ul  /* Linux's default, 50 us, would more than double the poll */
 #define STAGER_SPARES_MAX 256
 
 struct hook_stage_req {
@@ -60,7 +59,7 @@ static void *stager_thread(void *arg)
 {
 	(void)arg;
 	hook_cuda_relax_begin(); /* for the thread's whole life: no app's capture is disturbed */
-	prctl(PR_SET_TIMERSLACK, STAGER_TIMER_SLACK_NS, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, HOOK_TIMER_SLACK_NS, 0, 0, 0);
 	struct hook_stager *s = &hook.stager;
 	struct hook_ctx_held held = { 0 };
 	pthread_mutex_lock(&s->lock);
