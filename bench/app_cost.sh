@@ -46,9 +46,10 @@ ROOT=$(pwd)
 # hides among them; the in-kernel difference then comes from P-pair runs of the same repetitions
 # TIMED_MODES (default none; e.g. "ntop-timed block_sched-timed"): every launch timed by ntop
 # (NTOP_TIME_LAUNCHES=all), nothing probed (ntop-timed) or every launch probed as P-async does
-# (P-timed): the kernel's own time when every launch is probed, against the unprobed kernel's in
-# another process, which tells what probing every launch costs inside the kernel (the collector's
-# copies back run beside the app's next kernels) from what it costs around it
+# (P-timed): the kernel's time between ntop's events when every launch is probed, against the
+# unprobed kernel's in another process, which tells what probing every launch costs there (GPU work
+# beside the kernel, such as the collector's copies back; a slower launch call, which the start
+# event precedes) from what it costs around it
 PROBES=${APP_COST_PROBES:-"block_sched block_sched-async dmat dmat_global gmem_bytes tensorop_count warp_progress"}
 
 # app_cost_analyse WORKDIR: the tables (python; no GPU, no ntop needed).
@@ -497,8 +498,9 @@ def render(s):
               "median us of the kernel's own time: unprobed (ntop-timed runs, nothing probed) and probed (every",
               "launch probed), each run's median, then over the runs; their difference, and beside it the",
               "probe's in-kernel difference with probed and unprobed launches alternating (*-pair runs). More",
-              "here than there is the GPU work of probing every launch (the copies back beside the next",
-              "kernels)", ""]
+              "here than there is what probing every launch adds to the time between ntop's events: GPU work",
+              "beside the kernel (the copies back) and a slower launch call (the start event is recorded",
+              "before it, on an idle GPU)", ""]
         L += table(["mode", "kernel", "unprobed us", "probed us", "in-kernel +us", "*-pair in-kernel +us", "runs"],
                    s["timed"])
     cols, rows = between_rows(s, probes)
