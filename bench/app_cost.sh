@@ -36,7 +36,9 @@ ROOT=$(pwd)
 # APP_COST_PROBES: a subset; P runs with --wait-build (every launch probed, the first waits for its
 # copy); P-async: ntop's default (copies built off the app's threads, launches unprobed meanwhile).
 # SELF_MODES (default none; e.g. "ntop-self ntop-notime-self block_sched-self"): runs with NTOP_SELF_TIME=1, whose
-# `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios)
+# `self` lines say where the hook's time on the app's thread went (a table of their own, no ratios);
+# P-alt-self probes every other launch with ntop's timing off, so its unprobed launches' phases (the
+# driver's call among them) compare with ntop-notime-self's in a process that probes nothing
 # PAIR_MODES (default none; e.g. "block_sched-pair"): `-p P --wait-build --every 2` with every launch
 # timed by ntop (NTOP_TIME_LAUNCHES=all) and by the app (APP_COST_EACH=1): probed and unprobed launches
 # alternate in one process, and their difference on the app's clock, less their difference inside the
@@ -807,6 +809,8 @@ one() {
 	*-alt) NTOP_TIME_LAUNCHES=off APP_COST_EACH=1 rec "$name" -p "${probe%-alt}" --wait-build --every 2 \
 		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-pair) NTOP_TIME_LAUNCHES=all APP_COST_EACH=1 rec "$name" -p "${probe%-pair}" --wait-build --every 2 \
+		--limit 100000 -- "$EX/app_cost" "$@" ;;
+	*-alt-self) NTOP_TIME_LAUNCHES=off NTOP_SELF_TIME=1 rec "$name" -p "${probe%-alt-self}" --wait-build --every 2 \
 		--limit 100000 -- "$EX/app_cost" "$@" ;;
 	*-self) NTOP_SELF_TIME=1 rec "$name" -p "${probe%-self}" --wait-build --every 1 --limit 100000 -- "$EX/app_cost" "$@" ;;
 	ntop-timed) NTOP_TIME_LAUNCHES=all rec "$name" -- "$EX/app_cost" "$@" ;;
