@@ -7,6 +7,9 @@
 #   bench/app_cost.sh --analyse WORKDIR   the tables again from a kept work dir
 #                                         (app_cost-logs.tgz unpacked)
 #   bench/app_cost.sh --selftest          the parsers on synthetic input
+#   bench/app_cost.sh --ab-rounds [--ref MODE] NAME:ROUND:REPORT...   builds side by side, round
+#                                         by round, each mode less its round's MODE (plain)
+#                                         (tests/gpu/batch.sh app_cost_ab prints it)
 #
 # examples/cuda/app_cost.cu times each of its seven kernels (one an 8 us
 # kernel whose work is in a `__noinline__` device function) with a cudaEvent
@@ -588,6 +591,10 @@ def render(s):
     L += [f"- block_sched: {bs.get('requested', 0)} launches requested, {bs.get('probed', 0)} probed, "
           f"{bs.get('written', 0)} results written, {bs.get('declined', 0)} declined, "
           f"{bs.get('probed', 0) - bs.get('written', 0)} lost"]
+    L += ["", US_TABLE, "", "median us per launch over the repetitions, every mode (app_cost.sh --ab-rounds reads",
+          "these from each round's report)", ""]
+    L += table(["kernel"] + modes, [[k] + [f"{s['us'][m][k]:.2f}" if s["us"][m][k] else "-" for m in modes]
+                                    for k in KERNELS])
     L += ["", "## What the app's own clock sees (app_cost: cudaEvents around every launch, median of "
           "20 launches, median over repetitions; ratio to plain; in brackets ntop's in-kernel ratio "
           "of the same probed launches, the floor a probe's records set)", ""]
@@ -624,6 +631,61 @@ def render(s):
     rows.append(["burst launches/s"] + [
         f"{b[m]['rate']:.0f}" if m in b and b[m]["rate"] else "" for m in modes])
     L += table(["kernel", "plain us"] + modes[1:], rows)
+    return "\n".join(L)
+
+
+US_TABLE = "## The app's us per launch, every mode"
+
+
+def us_table(text):
+    """{mode: {kernel: us}} from a report's US_TABLE."""
+    lines = text.split(US_TABLE, 1)[1].splitlines() if US_TABLE in text else []
+    head, out = None, {}
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if head is None and cells[0] == "kernel":
+            head = cells[1:]
+        elif head and line.startswith("|") and cells[0] in KERNELS:
+            for m, v in zip(head, cells[1:]):
+                if re.match(r"^[\d.]+$", v):
+                    out.setdefault(m, {})[cells[0]] = float(v)
+        elif head and not line.startswith("|"):
+            break
+    return out
+
+
+def ab_rounds(items, ref_mode="plain"):
+    """Rounds of builds side by side (tests/gpu/batch.sh app_cost_ab): items NAME:ROUND:REPORT. Per later
+    build, mode and kernel: each round's mode less that round's ref_mode, less the same for the first
+    build of the same round; the median over rounds and in how many rounds the later build was lower."""
+    rounds, names = {}, []
+    for it in items:
+        name, rnd, path = it.split(":", 2)
+        if name not in names:
+            names.append(name)
+        rounds.setdefault(name, {})[rnd] = us_table(read(path))
+    ref, L = names[0], []
+    for name in names[1:]:
+        both = sorted(set(rounds[ref]) & set(rounds[name]))
+        modes = [m for m in rounds[name].get(both[0], {}) if m != ref_mode] if both else []
+        rows = []
+        for k in KERNELS:
+            row = [k]
+            for m in modes:
+                ds = []
+                for r in both:
+                    a, b = rounds[ref][r], rounds[name][r]
+                    try:
+                        ds.append((b[m][k] - b[ref_mode][k]) - (a[m][k] - a[ref_mode][k]))
+                    except KeyError:
+                        continue
+                row.append(f"{med(ds):+.2f} ({sum(d < 0 for d in ds)}/{len(ds)} lower)" if ds else "-")
+            rows.append(row)
+        L += ["", f"## {name} against {ref}, round by round: each mode less its round's {ref_mode}, us per launch",
+              "", f"median over {len(both)} rounds of ({name}'s mode - {name}'s {ref_mode}) - ({ref}'s mode - "
+              f"{ref}'s {ref_mode}) in the same round; in brackets the rounds where it was lower. Modes whose",
+              "code the change left alone show what rounds differ by", ""]
+        L += table(["kernel"] + modes, rows)
     return "\n".join(L)
 
 
@@ -738,6 +800,23 @@ def selftest():
         if frag not in text:
             print("selftest: table lacks", repr(frag))
             ok = False
+    for f in ("| fill | 10.0 | 1.10x |", US_TABLE, "| fill | 10.00 | 11.00 |"):
+        if f not in text:
+            print("selftest: report lacks", repr(f))
+            ok = False
+    rep = lambda plain, bs: f"x\n{US_TABLE}\n\n| kernel | plain | block_sched |\n|---|---|---|\n" \
+        f"| fill | {plain} | {bs} |\n| copy | 5.00 | 6.00 |\n\nrest\n| fill | 99 | 99 |\n"
+    for name, rnd, plain, bs in (("a", 1, 10.0, 12.0), ("b", 1, 10.5, 12.0), ("a", 2, 10.0, 12.5), ("b", 2, 10.0, 12.1)):
+        put(f"{name}{rnd}.txt", rep(plain, bs))
+    want("us table", us_table(read(os.path.join(w, "a1.txt"))), {"plain": {"fill": 10.0, "copy": 5.0},
+                                                                    "block_sched": {"fill": 12.0, "copy": 6.0}})
+    ab = ab_rounds([f"{n}:{r}:{os.path.join(w, f'{n}{r}.txt')}" for r in (1, 2) for n in "ab"])
+    ab += ab_rounds([f"{n}:{r}:{os.path.join(w, f'{n}{r}.txt')}" for r in (1, 2) for n in "ab"], "block_sched")
+    for f in ("## b against a", "| fill | -0.45 (2/2 lower) |", "| copy | +0.00 (0/2 lower) |",
+              "less its round's block_sched", "| fill | +0.45 (0/2 lower) |"):
+        if f not in ab:
+            print("selftest: ab rounds lack", repr(f), ab)
+            ok = False
     empty = tempfile.mkdtemp()
     render(summary(empty, PROBES))  # a dry run: nothing there, must not fail
     shutil.rmtree(w)
@@ -750,6 +829,11 @@ def selftest():
 
 if sys.argv[1:] == ["--selftest"]:
     sys.exit(selftest())
+if sys.argv[1:2] == ["--ab-rounds"]:
+    args = sys.argv[2:]
+    ref_mode = args[1] if args[:1] == ["--ref"] and len(args) > 2 else "plain"
+    print(ab_rounds(args[2:] if args[:1] == ["--ref"] else args, ref_mode))
+    sys.exit(0)
 print(render(summary(sys.argv[1], sys.argv[2].split() if len(sys.argv) > 2 else PROBES)))
 PY
 }
@@ -757,6 +841,12 @@ PY
 case "${1:-}" in
 --selftest)
 	app_cost_analyse --selftest
+	exit $?
+	;;
+--ab-rounds)
+	shift
+	[ $# -gt 0 ] || { echo "usage: bench/app_cost.sh --ab-rounds [--ref MODE] NAME:ROUND:REPORT..." >&2; exit 2; }
+	app_cost_analyse --ab-rounds "$@"
 	exit $?
 	;;
 --analyse)

@@ -84,9 +84,11 @@ step_app_cost() {
 # an entry NAME:DIR[:VAR=VAL,...] runs DIR/bin/ntop with those variables
 # set (a diagnostic build's switches) and AB_PROBES_NAME (else
 # APP_COST_PROBES, else "block_sched dmat") as its probes. Prints each run's
-# table of what the app's own clock sees.
+# table of what the app's own clock sees, then each later build against the
+# first round by round, each mode less its round's plain and, again, less
+# its round's ntop-notime (app_cost_ab.txt).
 step_app_cost_ab() {
-	local rep spec name dir vars probes
+	local rep spec name dir vars probes reports=()
 	for rep in $(seq "${AB_REPS:-2}"); do
 		for spec in ${AB:-before:build-before head:build-gpu}; do
 			IFS=: read -r name dir vars <<<"$spec"
@@ -97,8 +99,14 @@ step_app_cost_ab() {
 			env ${vars//,/ } NTOP=$ROOT/$dir/bin/ntop OUT=$OUT/ab-$name-$rep APP_COST_PROBES="$probes" \
 				BUDGET_S=240 bench/app_cost.sh --quick >/dev/null 2>&1
 			sed -n '/^## What the app.s own clock sees/,$p' "$OUT/ab-$name-$rep/app_cost.txt"
+			reports+=("$name:$rep:$OUT/ab-$name-$rep/app_cost.txt")
 		done
 	done
+	[ ${#reports[@]} -gt 0 ] || return 0
+	# against plain, and against nothing probed with ntop's timing off (the
+	# same process shape: what rounds differ by shows in the other modes)
+	{ bench/app_cost.sh --ab-rounds "${reports[@]}"
+	  bench/app_cost.sh --ab-rounds --ref ntop-notime "${reports[@]}"; } | tee "$OUT/app_cost_ab.txt"
 }
 
 step_stream_marks() {
