@@ -918,8 +918,14 @@ one() {
 export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fresh machine
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
+# shellcheck disable=SC2206 # lists of mode names
+MODES=(plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-} ${PAIR_MODES:-} ${TIMED_MODES:-})
 for rep in $(seq "$REPS"); do
-	for mode in plain ntop ntop-notime ntop-noaudit $PROBES ${SELF_MODES:-} ${PAIR_MODES:-} ${TIMED_MODES:-}; do
+	# each repetition starts one mode later (APP_COST_OFFSET more): a run's
+	# place in the sequence moves the app's clock by as much as a change
+	# does, and with a fixed order it would sit on one mode's every run
+	for i in "${!MODES[@]}"; do
+		mode=${MODES[$(((i + rep - 1 + ${APP_COST_OFFSET:-0}) % ${#MODES[@]}))]}
 		say "== $mode (rep $rep)"
 		one "$mode" "$rep" "$LAUNCHES"
 	done

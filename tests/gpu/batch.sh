@@ -89,14 +89,21 @@ step_app_cost() {
 # its round's ntop-notime (app_cost_ab.txt).
 step_app_cost_ab() {
 	local rep spec name dir vars probes reports=()
+	local specs order
+	read -r -a specs <<<"${AB:-before:build-before head:build-gpu}"
 	for rep in $(seq "${AB_REPS:-2}"); do
-		for spec in ${AB:-before:build-before head:build-gpu}; do
+		# the builds' order and the modes' (APP_COST_OFFSET) turn each round:
+		# a run's place in a round moves the app's clock too
+		order=("${specs[@]}")
+		((rep % 2)) || mapfile -t order < <(printf '%s\n' "${specs[@]}" | tac)
+		for spec in "${order[@]}"; do
 			IFS=: read -r name dir vars <<<"$spec"
 			[ -x "$dir/bin/ntop" ] || { echo "$name: no $dir/bin/ntop"; continue; }
 			probes=AB_PROBES_$name
 			probes=${!probes:-${APP_COST_PROBES:-block_sched dmat}}
 			echo "=== $name round $rep ($dir${vars:+, $vars}; $probes)"
 			env ${vars//,/ } NTOP=$ROOT/$dir/bin/ntop OUT=$OUT/ab-$name-$rep APP_COST_PROBES="$probes" \
+				APP_COST_OFFSET=$((rep - 1)) \
 				BUDGET_S=240 bench/app_cost.sh --quick >/dev/null 2>&1
 			sed -n '/^## What the app.s own clock sees/,$p' "$OUT/ab-$name-$rep/app_cost.txt"
 			reports+=("$name:$rep:$OUT/ab-$name-$rep/app_cost.txt")
