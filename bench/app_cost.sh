@@ -500,7 +500,7 @@ def render(s):
                     "runs"], s["pair"])
     if s.get("timed"):
         L += ["", "## Every launch probed, inside the kernel (*-timed runs: every launch timed by ntop)", "",
-              "median us of the kernel's own time: unprobed (ntop-timed runs, nothing probed) and probed (every",
+              "median us between ntop's events: unprobed (ntop-timed runs, nothing probed) and probed (every",
               "launch probed), each run's median, then over the runs; their difference, and beside it the",
               "probe's in-kernel difference with probed and unprobed launches alternating (*-pair runs). More",
               "here than there is what probing every launch adds to the time between ntop's events: GPU work",
