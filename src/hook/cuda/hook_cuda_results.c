@@ -393,7 +393,7 @@ static void results_let_app_go(struct hook_results *r, const struct hook_job *j)
 	uint64_t t0 = time_mono_ns();
 	while (__atomic_load_n(&r->app_queued, __ATOMIC_ACQUIRE) == j->app_queued &&
 	       !__atomic_load_n(&r->draining, __ATOMIC_ACQUIRE) && time_mono_ns() - t0 < RESULTS_LET_GO_NS) {
-		struct timespec ts = { 0, 20000 };
+		struct timespec ts = { 0, HOOK_WAIT_NAP_NS };
 		nanosleep(&ts, NULL);
 	}
 }

@@ -93,7 +93,8 @@ uint32_t hook_pool_recycle_dev_gen(struct hook_buf *b, const struct hook_zero *z
 void hook_pool_mark_zeroed(struct hook_buf *b, uint32_t gen);
 /* Waits until everything queued on s (a hook stream of ctx) is done; a
  * hook thread's wait for one event. Both ask the driver every
- * HOOK_WAIT_NAP_NS instead of spinning in it. */
+ * HOOK_WAIT_NAP_NS instead of spinning in it (the collector naps as long
+ * between its looks for the app's next launch). */
 #define HOOK_WAIT_NAP_NS 20000l
 #define HOOK_TIMER_SLACK_NS 2000ul /* a hook thread's: Linux's default, 50 us, would more than double a nap */
 CUresult hook_pool_wait(CUcontext ctx, CUstream s);
