@@ -95,8 +95,9 @@ def fx(x):
 
 def parse_app(text):
     """The app's lines: {kernel: median_us}, {kernel: p90_us}, {kernel: host_us}, {name: hash},
-    wall_s, burst (launches, wall_s, rate), each {kernel: {launch: us}} (APP_COST_EACH=1)."""
-    medv, p90, host, check, wall, burst, each = {}, {}, {}, {}, None, None, {}
+    wall_s, burst (launches, wall_s, rate), each {kernel: {launch: us}} (APP_COST_EACH=1), sched (timed
+    launches, launches on another CPU than the one before, voluntary and involuntary switches)."""
+    medv, p90, host, check, wall, burst, each, sched = {}, {}, {}, {}, None, None, {}, None
     for line in text.splitlines():
         m = re.match(r"(?:info: )?cost each kernel=(\w+) i=(\d+) us=([\d.]+)", line)
         if m:
@@ -116,7 +117,11 @@ def parse_app(text):
         m = re.match(r"(?:info: )?cost burst launches=(\d+) wall_s=([\d.]+) rate=([\d.]+)", line)
         if m:
             burst = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
-    return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst, "each": each}
+        m = re.match(r"(?:info: )?cost sched launches=(\d+) moved=(\d+) vcsw=(\d+) ivcsw=(\d+)", line)
+        if m:
+            sched = tuple(int(g) for g in m.groups())
+    return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst, "each": each,
+            "sched": sched}
 
 
 def fields(line):
@@ -252,7 +257,9 @@ def summary(w, probes):
         s["us"][mode] = {k: med([r["app"]["med"].get(k) for r in rs]) for k in KERNELS}
         s["app"][mode] = {k: ratio(s["us"][mode][k], plain_us[k]) for k in KERNELS}
         s["host"][mode] = {k: med([r["app"]["host"].get(k) for r in rs]) for k in KERNELS}
+        sch = [r["app"]["sched"] for r in rs if r["app"]["sched"]]
         agg = {"runs": len(rs), "rcs": sorted({r["rc"] for r in rs}),
+               "sched": tuple(med([x[i] for x in sch]) for i in range(4)) if sch else None,
                "wall_x": ratio(med([r["app"]["wall"] for r in rs]), plain_wall),
                "pwall_x": ratio(med([r["wall"] for r in rs]), plain_pwall),
                "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
@@ -608,6 +615,9 @@ def render(s):
                 + [fx(per[m]["wall_x"]) for m in modes[1:]])
     rows.append(["process wall (incl. exit drain)", "1.00x" if per["plain"]["runs"] else "-"]
                 + [fx(per[m]["pwall_x"]) for m in modes[1:]])
+    rows.append(["app thread per run: launches on another CPU than the one before / involuntary switches "
+                 "(medians)"] + [f"{per[m]['sched'][1]:.0f} / {per[m]['sched'][3]:.0f}" if per[m]["sched"] else "-"
+                                 for m in modes])
     rows.append(["written / requested", ""] + dash + [f"{per[m]['written']}/{per[m]['requested']}" for m in probes])
     rows.append(["declined", ""] + [str(per[m]["declined"]) for m in UNPROBED] + [str(per[m]["declined"]) for m in probes])
     rows.append(["lost (probed, no result)", ""] + dash + [
@@ -730,7 +740,7 @@ def selftest():
         + f"info: cost wall_s={wall}\n"
     put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\nntop-self\t1\t0\t2.1\n"
         "burst-plain\t1\t0\t1.0\nburst-block_sched\t1\t0\t2.0\n")
-    put("plain.1.out", out(10.0, 1.0, "aa"))
+    put("plain.1.out", out(10.0, 1.0, "aa") + "info: cost sched launches=147 moved=3 vcsw=10 ivcsw=2\n")
     put("ntop.1.out", out(11.0, 1.1, "aa"))
     put("block_sched.1.out", out(50.0, 3.0, "aa").replace("check saxpy aa", "check saxpy bb"))
     put("ntop.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
@@ -785,8 +795,10 @@ def selftest():
     want("burst", (s["burst"]["plain"]["rate"], s["burst"]["block_sched"]["rate"],
                    s["burst"]["block_sched"]["declined"], s["burst"]["block_sched"]["requested"]),
          (500000.0, 50000.0, 1, 5001))
+    want("sched", s["per"]["plain"]["sched"], (147, 3, 10, 2))
     text = render(s)
-    for frag in ("| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
+    for frag in ("| app thread per run: launches on another CPU than the one before / involuntary switches "
+                 "(medians) | 3 / 2 | - |", "| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 | 0.20 | - |",

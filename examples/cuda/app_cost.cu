@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <chrono>
 #include <vector>
+#include <sched.h>
+#include <sys/resource.h>
 #include "common.h"
 
 static const int FILL_N = 4 << 20, COPY_N = 16 << 20, RED_N = 4 << 20, FMA_N = 1 << 20;
@@ -211,10 +213,20 @@ int main(int argc, char **argv)
 	CK(cudaEventCreate(&e1));
 	const char *each_env = getenv("APP_COST_EACH");
 	const bool each = each_env && strcmp(each_env, "1") == 0;
+	/* whether the launching thread stayed on its CPU: a process whose other
+	 * threads wake often may move it, and its caches go cold */
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_THREAD, &ru0);
+	long launches = 0, moved = 0;
+	int last_cpu = sched_getcpu();
 	for (int k = 0; k < N_KERNELS; k++) {
 		reset(b);
 		std::vector<float> ms, host_ms;
 		for (long l = 0; l < n; l++) {
+			int cpu = sched_getcpu();
+			moved += cpu != last_cpu;
+			last_cpu = cpu;
+			launches++;
 			CK(cudaEventRecord(e0, s));
 			auto h0 = std::chrono::steady_clock::now();
 			launch(k, b, s);
@@ -234,6 +246,9 @@ int main(int argc, char **argv)
 		printf("info: cost kernel=%s launches=%zu median_us=%.2f p90_us=%.2f host_us=%.2f\n", NAMES[k],
 		       ms.size(), pct(ms, 0.5) * 1e3, pct(ms, 0.9) * 1e3, pct(host_ms, 0.5) * 1e3);
 	}
+	getrusage(RUSAGE_THREAD, &ru1);
+	printf("info: cost sched launches=%ld moved=%ld vcsw=%ld ivcsw=%ld\n", launches, moved,
+	       ru1.ru_nvcsw - ru0.ru_nvcsw, ru1.ru_nivcsw - ru0.ru_nivcsw);
 	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	printf("info: cost wall_s=%.3f\n", wall);
 	return 0;
