@@ -115,7 +115,7 @@ struct hook_kernel *hook_kernel_new(struct hook_module *m, const char *name, int
 		r->all = all;
 		r->cap_kernels = cap;
 	}
-	struct hook_kernel *k = calloc(1, sizeof *k);
+	struct hook_kernel *k = hook_zalloc_aligned(_Alignof(struct hook_kernel), sizeof *k);
 	if (!k || !(k->name = strdup(name ? name : "?"))) {
 		free(k);
 		return NULL;

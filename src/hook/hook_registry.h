@@ -111,6 +111,10 @@ struct hook_launch_cfg {
 
 #define HOOK_DEV_COUNTS 16 /* devices whose launches a kernel counts apart (ordinals 0..15) */
 
+/* Read by every thread and written once or rarely first; then what the
+ * launching threads count on every launch and the timing thread's sums,
+ * each from a line of its own: a line one thread writes and another reads
+ * makes every write a transfer between cores (hook_state.h). */
 struct hook_kernel {
 	uint32_t kid;
 	char *name;
@@ -120,37 +124,37 @@ struct hook_kernel {
 	int has_ptx;
 	char *reason;              /* why it cannot be probed */
 	int match;                 /* -1 not decided, 0/1: matches NTOP_KERNELS and probes are set */
-	uint64_t launches;         /* atomic */
-	uint64_t dev_launches[HOOK_DEV_COUNTS]; /* atomic: launches per device ordinal */
-	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
-	uint64_t probed;           /* probed launches started */
-	uint64_t declined;         /* launches that wanted a probe and ran unprobed (atomic) */
-	uint64_t deferred;         /* launches that ran unprobed while their copy was built (atomic) */
-	uint64_t timed, total_ns, min_ns, max_ns; /* under the timing lock */
-	uint64_t stats_launches;   /* launches at the last stats line */
-	uint64_t stats_timed;
 	uint64_t next_sample_ns;   /* monotonic: earliest next sampled timing */
-	struct hook_launch_cfg last; /* last config a `launch` line showed */
 	uint64_t occ_key;          /* (threads, smem) of occ, + 1; 0: not asked yet (atomic) */
 	int occ;                   /* blocks per SM of the original function at occ_key */
-	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
-	uint64_t last_hash_dev[HOOK_DEV_COUNTS]; /* per device ordinal: hash of the last config shown there */
-	int launched;              /* a `launch` line was emitted */
 	int announced_pid;         /* process whose event stream has this kernel's `kernel` line */
 	int source_pid;            /* process that saved its PTX for the UI (hook_source.c), under the lock */
 	struct hook_inst *insts;   /* per context and probe set */
 	struct hook_inst *inst_hint; /* the copy found last (atomic; copies are never freed): the
 				      launch path's lookup without probe_lock (hook_probe_inst) */
+	char *decline_reported;    /* last decline reason emitted (say it once) */
+	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
+	struct hook_ctl_count *ctl_counts; /* per (probe set, process), under hook.ctl.lock */
 	struct hook_launch_seen {  /* under hook.probe_lock: a launch whose configuration changed, */
 		void *f, *ctx;     /* its handle and context (NULL: none yet, or the context went), */
 		int cc;            /* so that a probe picked live is built before the next launch */
 		unsigned grid[3], block[3], smem;
 	} seen;
 	struct hook_attrs attrs;   /* what the app set (hook_cuda_attr.c) */
-	char *decline_reported;    /* last decline reason emitted (say it once) */
-	struct hook_ctl_view *ctl; /* atomic: selection of the live control file */
-	struct hook_ctl_count *ctl_counts; /* per (probe set, process), under hook.ctl.lock */
+	_Alignas(HOOK_CACHE_LINE) uint64_t launches; /* atomic */
+	uint64_t dev_launches[HOOK_DEV_COUNTS]; /* atomic: launches per device ordinal */
+	uint64_t probe_attempts;   /* launches that wanted a probe (NTOP_PROBE_EVERY counting) */
+	uint64_t probed;           /* probed launches started */
+	uint64_t declined;         /* launches that wanted a probe and ran unprobed (atomic) */
+	uint64_t deferred;         /* launches that ran unprobed while their copy was built (atomic) */
+	uint64_t last_hash;        /* hash of `last` (atomic): the lock-free fast path */
+	uint64_t last_hash_dev[HOOK_DEV_COUNTS]; /* per device ordinal: hash of the last config shown there */
+	struct hook_launch_cfg last; /* last config a `launch` line showed */
+	int launched;              /* a `launch` line was emitted */
 	struct hook_self self;     /* NTOP_SELF_TIME=1: the hook's time per launch, by phase */
+	_Alignas(HOOK_CACHE_LINE) uint64_t timed, total_ns, min_ns, max_ns; /* under the timing lock */
+	uint64_t stats_launches;   /* launches at the last stats line */
+	uint64_t stats_timed;
 };
 
 struct hook_registry {

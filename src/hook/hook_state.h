@@ -185,18 +185,22 @@ struct hook_results {
 	uint64_t app_oom_ns;       /* when an allocation of the app last failed for memory (atomic) */
 	uint64_t oom_wait_ns;      /* when such a failure last finished waiting for results in flight */
 	uint64_t collect_ns, write_ns; /* time the collector / all writers spent on jobs */
+	/* what the app's launches write (and every launch of a probing process
+	 * reads), on a line the collector writes nothing on: it reads
+	 * app_queued once per probed kernel (results_let_app_go) */
+	_Alignas(HOOK_CACHE_LINE) uint64_t app_queued; /* launches the app has queued (atomic) */
+	int started;
 	/* the app's thread on probed launches: from the hook's entry to the
 	 * probed kernel queued (the GPU idles meanwhile when the stream was
 	 * empty) and from there to returning; launches whose stream waited for
 	 * a buffer's zeroing */
 	uint64_t cpu_pre_ns, cpu_post_ns, cpu_launches, zero_waits;
-	uint64_t app_queued;       /* launches the app has queued (atomic; results_let_app_go) */
-	struct hook_linger linger; /* the collector, awake after a job (hook_linger.h) */
-	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
 	uint64_t staged;           /* probed launches that took a job made ahead (atomic) */
+	_Alignas(HOOK_CACHE_LINE) struct hook_linger linger; /* the collector, awake after a job (hook_linger.h) */
+	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
 	int draining;              /* at exit or a context's end (atomic): nobody to let go first */
 	int n_writers;
-	int started, stop;
+	int stop;
 	pthread_t collector;
 	pthread_t writers[HOOK_MAX_WRITERS];
 };
@@ -258,11 +262,13 @@ struct hook_state {
 	struct probe **probes;
 	int n_probes;
 	char *probes_cause;        /* why the probes could not be loaded */
-	/* what every launch reads and counts, apart from the subsystems */
+	/* what every launch counts, apart from what other threads read: every
+	 * event line reads hello_due, on whichever thread makes it */
 	_Alignas(HOOK_CACHE_LINE) uint64_t seq; /* launch sequence (atomic) */
-	uint64_t ctx_gen;          /* bumped when a context goes (atomic): threads forget their current one */
-	uint64_t allocs;           /* device allocations seen (atomic): their order number */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
+	uint64_t allocs;           /* device allocations seen (atomic): their order number */
+	/* what every launch reads, written once or rarely */
+	_Alignas(HOOK_CACHE_LINE) uint64_t ctx_gen; /* bumped when a context goes (atomic): threads forget their current one */
 	int n_devices;             /* devices cuInit saw (0: not known yet) */
 	int atexit_done;
 	/* a fork child says hello with its first line (atomic), so a child that
