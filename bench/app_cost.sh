@@ -255,6 +255,7 @@ def summary(w, probes):
     for mode in modes:
         rs = runs.get(mode, [])
         s["us"][mode] = {k: med([r["app"]["med"].get(k) for r in rs]) for k in KERNELS}
+        s.setdefault("rep_us", {})[mode] = {r["rep"]: r["app"]["med"] for r in rs}
         s["app"][mode] = {k: ratio(s["us"][mode][k], plain_us[k]) for k in KERNELS}
         s["host"][mode] = {k: med([r["app"]["host"].get(k) for r in rs]) for k in KERNELS}
         sch = [r["app"]["sched"] for r in rs if r["app"]["sched"]]
@@ -430,10 +431,21 @@ def timed_rows(runs, floor):
     return rows, every
 
 
+BETWEEN_TARGET_US = 0.5  # block_sched on one-operation kernels: at most its floor + 0.5 us
+
+
+def rep_diffs(s, mode, k):
+    """The mode's us less plain's in each repetition that has both (the modes of a repetition run
+    side by side, so this leaves out what moves between repetitions)."""
+    mine, plain = s["rep_us"].get(mode, {}), s["rep_us"].get("plain", {})
+    return [mine[r][k] - plain[r][k] for r in sorted(mine) if r in plain and k in mine[r] and k in plain[r]]
+
+
 def between_rows(s, probes):
-    """Every launch probed against plain, whole processes: the mode's median us less plain's, less the
-    probe's in-kernel difference from its *-pair runs (probed and unprobed launches alternating) and,
-    where there are *-timed runs, from those (every launch probed); modes with neither left out."""
+    """Every launch probed against plain, whole processes: the median over repetitions of the mode's us
+    less plain's in the same repetition, less the probe's in-kernel difference from its *-pair runs
+    (probed and unprobed launches alternating) and, where there are *-timed runs, from those (every
+    launch probed); beside it the repetitions at or under the target; modes with neither left out."""
     cols = []
     for m in probes:
         probe = m.removesuffix("-async")
@@ -444,8 +456,12 @@ def between_rows(s, probes):
     for k in KERNELS:
         row = [k]
         for _, m, src in cols:
-            u, p, f = s["us"][m][k], s["plain_us"][k], src.get((m.removesuffix("-async"), k))
-            row.append(f"{u - p - f:+.1f}" if None not in (u, p, f) else "-")
+            d, f = rep_diffs(s, m, k), src.get((m.removesuffix("-async"), k))
+            if not d or f is None:
+                row.append("-")
+                continue
+            ok = sum(x - f <= BETWEEN_TARGET_US for x in d)
+            row.append(f"{med(d) - f:+.1f} ({ok}/{len(d)})")
         rows.append(row)
     return [c[0] for c in cols], rows
 
@@ -518,10 +534,11 @@ def render(s):
     cols, rows = between_rows(s, probes)
     if cols:
         L += ["", "## Between processes: every launch probed against plain, less the in-kernel difference", "",
-              "median us per launch of the mode less plain's, less the probe's in-kernel +us from its *-pair",
-              "runs (or, \"(every)\", from its *-timed runs): what probing every launch adds around the kernel,",
-              "the probing process's other work included (the same target: at most 0.5 us on one-operation",
-              "kernels)", ""]
+              "median over the repetitions of the mode's us per launch less plain's in the same repetition,",
+              "less the probe's in-kernel +us from its *-pair runs (or, \"(every)\", from its *-timed runs):",
+              "what probing every launch adds around the kernel, the probing process's other work included",
+              "(the same target: at most 0.5 us on one-operation kernels); in brackets the repetitions at or",
+              "under that target", ""]
         L += table(["kernel"] + cols, rows)
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
@@ -796,6 +813,10 @@ def selftest():
                    s["burst"]["block_sched"]["declined"], s["burst"]["block_sched"]["requested"]),
          (500000.0, 50000.0, 1, 5001))
     want("sched", s["per"]["plain"]["sched"], (147, 3, 10, 2))
+    two = {"rep_us": {"plain": {"1": {"fill": 10.0}, "2": {"fill": 11.0}, "3": {"fill": 9.0}},
+                      "block_sched": {"1": {"fill": 10.3}, "2": {"fill": 12.5}}},
+           "pair_floor": {("block_sched", "fill"): 0.0}}
+    want("between, repetitions paired", between_rows(two, ["block_sched"])[1][0], ["fill", "+0.9 (1/2)"])
     text = render(s)
     for frag in ("| app thread per run: launches on another CPU than the one before / involuntary switches "
                  "(medians) | 3 / 2 | - |", "| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
@@ -806,7 +827,7 @@ def selftest():
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",
                  "| block_sched-alt | fill | 45.5 | 49.0 | +3.5 | +2.0 | +1.5 | 1 runs |",
-                 "| fill | +38.0 | +36.5 |", "| copy | - | - |",
+                 "| fill | +38.0 (0/1) | +36.5 (0/1) |", "| copy | - | - |",
                  "| block_sched-timed | fill | 44.0 | 47.5 | +3.5 | +2.0 | 1 runs |",
                  "| block_sched-timed | copy | - | - | - | - | no ntop-timed runs |"):
         if frag not in text:
