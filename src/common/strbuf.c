@@ -10,7 +10,7 @@ void strbuf_init(struct strbuf *sb)
 	memset(sb, 0, sizeof *sb);
 }
 
-static int strbuf_reserve(struct strbuf *sb, size_t extra)
+int strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	if (sb->failed)
 		return -1;
@@ -27,15 +27,6 @@ static int strbuf_reserve(struct strbuf *sb, size_t extra)
 	sb->data = d;
 	sb->cap = cap;
 	return 0;
-}
-
-void strbuf_append(struct strbuf *sb, const char *s, size_t n)
-{
-	if (strbuf_reserve(sb, n) < 0)
-		return;
-	memcpy(sb->data + sb->len, s, n);
-	sb->len += n;
-	sb->data[sb->len] = 0;
 }
 
 void strbuf_puts(struct strbuf *sb, const char *s)
@@ -59,12 +50,25 @@ void strbuf_printf(struct strbuf *sb, const char *fmt, ...)
 
 void strbuf_add_u64(struct strbuf *sb, unsigned long long v)
 {
+	/* two digits a division: a launch line's timestamp has nineteen */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char d[20];
-	int n = 0;
-	do
-		d[sizeof d - 1 - n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	strbuf_append(sb, d + sizeof d - n, (size_t)n);
+	size_t n = 0;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		n += 2;
+		memcpy(d + sizeof d - n, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		n += 2;
+		memcpy(d + sizeof d - n, pairs + 2 * v, 2);
+	} else {
+		d[sizeof d - ++n] = (char)('0' + v);
+	}
+	strbuf_append(sb, d + sizeof d - n, n);
 }
 
 void strbuf_add_i64(struct strbuf *sb, long long v)

@@ -4,6 +4,7 @@
 #ifndef NTOP_STRBUF_H
 #define NTOP_STRBUF_H
 #include <stddef.h>
+#include <string.h>
 
 struct strbuf {
 	char *data;
@@ -13,7 +14,24 @@ struct strbuf {
 };
 
 void strbuf_init(struct strbuf *sb);
-void strbuf_append(struct strbuf *sb, const char *s, size_t n);
+/* Room for `extra` more bytes and the NUL: 0, or -1 once an allocation
+ * failed. Inline, as strbuf_append is: event lines are made of dozens of
+ * short appends, some on the application's launch path. */
+int strbuf_grow(struct strbuf *sb, size_t extra);
+static inline int strbuf_reserve(struct strbuf *sb, size_t extra)
+{
+	return !sb->failed && sb->len + extra + 1 <= sb->cap ? 0 : strbuf_grow(sb, extra);
+}
+
+static inline void strbuf_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (strbuf_reserve(sb, n) < 0)
+		return;
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = 0;
+}
+
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal and 0x-hex numbers without printf: the hook formats event lines

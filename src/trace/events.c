@@ -172,9 +172,15 @@ void event_begin(struct strbuf *sb, const char *type, uint64_t t_ns, int pid)
 
 static void event_key(struct strbuf *sb, const char *key)
 {
-	strbuf_append(sb, " ", 1);
-	strbuf_puts(sb, key);
-	strbuf_append(sb, "=", 1);
+	size_t n = strlen(key);
+	if (strbuf_reserve(sb, n + 2) < 0)
+		return;
+	char *d = sb->data + sb->len;
+	d[0] = ' ';
+	memcpy(d + 1, key, n);
+	d[n + 1] = '=';
+	d[n + 2] = 0;
+	sb->len += n + 2;
 }
 
 static void event_encode(struct strbuf *sb, const char *val)

@@ -141,8 +141,8 @@ static void test_ints(void)
 /* The printf-free number writers give what printf gives, at the limits. */
 static void test_numbers(void)
 {
-	static const long long ints[] = { 0, 1, -1, 9, 10, 4294967295ll, -9223372036854775807ll - 1,
-					  9223372036854775807ll };
+	static const long long ints[] = { 0, 1, -1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, -100000,
+					  4294967295ll, -9223372036854775807ll - 1, 9223372036854775807ll };
 	static const unsigned long long hexes[] = { 0, 1, 0xf, 0x10, 0xdeadbeefull, 0xffffffffffffffffull };
 	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
 		struct strbuf sb;
@@ -161,6 +161,19 @@ static void test_numbers(void)
 	event_add_dim3(&sb, "grid", (const unsigned[]){ 4294967295u, 0, 7 });
 	CHECKF(sb.data && strcmp(sb.data, " grid=4294967295,0,7") == 0, "'%s'", sb.data ? sb.data : "(null)");
 	strbuf_done(&sb);
+	/* a key that makes the buffer grow mid-field */
+	char key[301];
+	memset(key, 'k', sizeof key - 1);
+	key[sizeof key - 1] = 0;
+	strbuf_init(&sb);
+	event_begin(&sb, "x", 1, 2);
+	event_add_int(&sb, key, 42);
+	size_t len = 0;
+	char *line = strbuf_finish(&sb, &len);
+	CHECKF(line && len == strlen("x t=1 pid=2 ") + 300 + strlen("=42") && strncmp(line, "x t=1 pid=2 kkk", 15) == 0 &&
+		       strcmp(line + len - 3, "=42") == 0,
+	       "'%s'", line ? line : "(null)");
+	free(line);
 }
 
 int main(void)
