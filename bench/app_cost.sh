@@ -331,8 +331,8 @@ def summary(w, probes):
     return s
 
 
-SELF_PHASES = ["u_lookup", "u_select", "u_pre", "u_drv", "u_post", "p_prep", "p_enq", "p_drv", "p_end", "p_emit",
-               "p_submit"]
+SELF_PHASES = ["u_lookup", "u_select", "u_pre", "u_drv", "u_post", "p_find", "p_prep", "p_enq", "p_drv", "p_end",
+               "p_emit", "p_submit"]
 
 
 def self_rows(w):
@@ -507,8 +507,8 @@ def render(s):
               "n = unprobed+probed launches timed (each kernel's first launch left out), t = unprobed ones",
               "sampled for ntop's launch timing; u_* unprobed: kernel lookup and counts, selection (timing,",
               "probe, configuration), the timing's start event, the driver's launch call, after it; p_* probed:",
-              "prepare (copy, plan, buffer), enqueue (waits, start event), the driver's call, end event,",
-              "launch line, submit", ""]
+              "finding the kernel and selecting, prepare (copy, plan, buffer), enqueue (waits, start event), the",
+              "driver's call, end event, launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
     if s.get("pair"):
         L += ["", "## Probed and unprobed launches alternating in one process (--every 2; *-pair: every launch",

@@ -9,7 +9,7 @@
 #include "trace/events.h"
 
 static const char *const self_key[HOOK_SELF_PHASES] = {
-	"u_lookup_ns", "u_select_ns", "u_pre_ns", "u_drv_ns", "u_post_ns", "p_prep_ns", "p_enq_ns",
+	"u_lookup_ns", "u_select_ns", "u_pre_ns", "u_drv_ns", "u_post_ns", "p_find_ns", "p_prep_ns", "p_enq_ns",
 	"p_drv_ns", "p_end_ns", "p_emit_ns", "p_submit_ns",
 };
 

@@ -12,7 +12,8 @@ enum hook_self_phase {
 	HOOK_SELF_U_PRE,    /* unprobed: the timing's start event when sampled, to the driver's call */
 	HOOK_SELF_U_DRV,    /* unprobed: the driver's launch call */
 	HOOK_SELF_U_POST,   /* unprobed: after it, to the return */
-	HOOK_SELF_P_PREP,   /* probed: entry to a job ready (copy, plan, buffer) */
+	HOOK_SELF_P_FIND,   /* probed: entry to the probe chosen (the kernel found and counted, selection) */
+	HOOK_SELF_P_PREP,   /* probed: to a job ready (copy, plan, buffer) */
 	HOOK_SELF_P_ENQ,    /* probed: waits, globals, start event before the kernel */
 	HOOK_SELF_P_DRV,    /* probed: the driver's launch call */
 	HOOK_SELF_P_END,    /* probed: the end event and globals after the kernel */

@@ -26,6 +26,7 @@ struct hook_launch {
 	uint64_t submit_ns;         /* probed: when the probed kernel was queued */
 	uint64_t fwd_ns, queued_ns; /* NTOP_SELF_TIME=1, probed: before the driver's launch call, after
 				     * the end event (hook_selftime.h) */
+	uint64_t found_ns;          /* NTOP_SELF_TIME=1: the hook's entry (0: not timed), for P_FIND */
 };
 
 /* hook_cuda.c */

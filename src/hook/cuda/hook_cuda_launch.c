@@ -99,8 +99,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	if (!hook.atexit_done)
 		hook_dispatch_register_exit();
 	uint64_t t_found = l->entry_ns ? hook_self_now() : 0;
-	if (t_found)
-		hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
+	l->found_ns = l->entry_ns; /* a probed launch counts its lookup and selection as P_FIND */
 	l->timed = hook_timing_wanted(k, n);
 	if (hook_events_on()) {
 		hook_timing_ensure_thread();
@@ -117,6 +116,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		}
 	}
 	if (t_found) { /* what follows the selection is U_PRE */
+		hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
 		l->entry_ns = hook_self_now();
 		hook_self_add(k, HOOK_SELF_U_SELECT, t_found, l->entry_ns);
 	}

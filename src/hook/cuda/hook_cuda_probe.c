@@ -367,6 +367,7 @@ static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, 
 {
 	if (!t_prep)
 		return;
+	hook_self_add(k, HOOK_SELF_P_FIND, l->found_ns, l->entry_ns);
 	hook_self_add(k, HOOK_SELF_P_PREP, l->entry_ns, t_prep);
 	hook_self_add(k, HOOK_SELF_P_ENQ, t_prep, l->fwd_ns);
 	hook_self_add(k, HOOK_SELF_P_DRV, l->fwd_ns, l->submit_ns);
