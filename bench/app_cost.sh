@@ -349,7 +349,8 @@ def self_rows(w):
                 names[f.get("kid")] = short_name(f.get("name", ""))
             elif ev.startswith("self "):
                 n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)} t{f.get('timed', 0)}"
-                us = [f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-" for ph in SELF_PHASES]
+                us = [(f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-")
+                      + (f" ({num(f, ph + '_p50_ns') / 1e3:.2f})" if ph + "_p50_ns" in f else "") for ph in SELF_PHASES]
                 rows.append([f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), n] + us)
     return rows
 
@@ -503,7 +504,8 @@ def render(s):
     L += table(["kernel"] + modes, [[k] + [f"{s['host'][m][k]:.1f}" if s["host"][m][k] else "-" for m in modes]
                                     for k in KERNELS])
     if s.get("self"):
-        L += ["", "## Where the hook's time on the app's thread went (NTOP_SELF_TIME=1 runs, mean us per launch)", "",
+        L += ["", "## Where the hook's time on the app's thread went (NTOP_SELF_TIME=1 runs, mean us per launch; in",
+              "brackets the median of the latest 512, which one launch held for milliseconds does not move)", "",
               "n = unprobed+probed launches timed (each kernel's first launch left out), t = unprobed ones",
               "sampled for ntop's launch timing; u_* unprobed: kernel lookup and counts, selection (timing,",
               "probe, configuration), the timing's start event, the driver's launch call, after it; p_* probed:",
@@ -773,7 +775,7 @@ def selftest():
     put("block_sched.1.disk", "400\n")
     put("ntop-self.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
         "self t=1 pid=7 kid=2 unprobed=20 probed=0 timed=7 clock_ns=20 u_lookup_ns=100 u_select_ns=300 u_pre_ns=1500 "
-        "u_drv_ns=3000 u_post_ns=200\n")
+        "u_drv_ns=3000 u_post_ns=200 u_drv_p50_ns=2500\n")
     put("block_sched-pair.1.out", "".join(f"info: cost each kernel=fill i={i} us={50.0 if i % 2 == 0 else 46.0}\n"
                                           for i in range(1, 21)))
     put("block_sched-pair.1/events.log", "kernel t=1 pid=6 kid=1 mid=1 name=_Z6k_fillPiii ptx=1\n"
@@ -822,7 +824,7 @@ def selftest():
                  "(medians) | 3 / 2 | - |", "| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
-                 "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 | 0.20 | - |",
+                 "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 (2.50) | 0.20 | - |",
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",

@@ -22,10 +22,19 @@ enum hook_self_phase {
 	HOOK_SELF_PHASES
 };
 
+/* The latest samples of each phase, for medians: a mean moves with one
+ * launch held for milliseconds, a median does not. */
+#define HOOK_SELF_RING 512
+struct hook_self_ring {
+	uint64_t n[HOOK_SELF_PHASES];                   /* samples taken (atomic) */
+	uint32_t ns[HOOK_SELF_PHASES][HOOK_SELF_RING];  /* the latest, slot n % HOOK_SELF_RING */
+};
+
 struct hook_self {
 	uint64_t ns[HOOK_SELF_PHASES]; /* atomic sums */
 	uint64_t unprobed, probed;     /* atomic counts */
 	uint64_t timed;                /* unprobed launches sampled for timing (atomic) */
+	struct hook_self_ring *ring;   /* made at the first sample (atomic) */
 };
 
 struct hook_kernel;
@@ -35,8 +44,9 @@ uint64_t hook_self_now(void);
 /* Adds t1 - t0 to k's phase p (nothing when either is 0). */
 void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1);
 void hook_self_count(struct hook_kernel *k, int probed, int timed);
-/* At exit: a `self` line per kernel launched, the mean ns per phase and
- * what one clock read costs here (the phases include that much). */
+/* At exit: a `self` line per kernel launched, the mean and the median ns
+ * per phase and what one clock read costs here (the phases include that
+ * much). */
 void hook_self_lines(void);
 
 #endif

@@ -1,9 +1,10 @@
 #!/bin/bash
 # NTOP_SELF_TIME=1: at exit, one `self` line per kernel launched, with its
-# unprobed and probed launch counts, the mean ns of each phase of the hook's
-# time on the app's thread (unprobed: before, in and after the driver's
-# launch call; probed: finding and selecting, prepare, enqueue, the
-# driver's call, end event, launch line, submit) and what one clock read costs; the counts match the
+# unprobed and probed launch counts, the mean ns and the median of the
+# latest samples of each phase of the hook's time on the app's thread
+# (unprobed: before, in and after the driver's launch call; probed: finding
+# and selecting, prepare, enqueue, the driver's call, end event, launch
+# line, submit) and what one clock read costs; the counts match the
 # kernel's own stats less its first launch (which registers and instruments
 # it: not timed). Without the variable, no `self` line. Over the fake
 # driver: plumbing only, its launch call costs nothing like a GPU's.
@@ -41,6 +42,9 @@ for f in clock_ns timed u_lookup_ns u_select_ns u_pre_ns u_drv_ns u_post_ns p_fi
 	[ -n "$(field "$self" $f)" ] || fail "self lacks $f: $self"
 done
 [ "$(field "$self" clock_ns)" -gt 0 ] || fail "clock_ns is 0: $self"
+for f in u_lookup_p50_ns u_drv_p50_ns p_find_p50_ns p_drv_p50_ns; do
+	[ -n "$(field "$self" $f)" ] || fail "self lacks the median $f: $self"
+done
 [ "$(field "$self" p_find_ns)" -gt 0 ] || fail "p_find_ns is 0 (a probed launch's lookup and selection not counted): $self"
 grep -q '^self ' "$TMP/off.log" && fail "self lines without NTOP_SELF_TIME: $(grep '^self ' "$TMP/off.log" | head -1)"
 [ "$fails" = 0 ] && echo "hook_self_time: all passed"
