@@ -34,6 +34,7 @@ struct hook_launch_line {
 	int capturing, probed, occ;
 	int dev;                    /* device ordinal, -1 unknown (not written) */
 	uint64_t cpu_ns;            /* probed: the hook's time to the kernel queued */
+	int slab;                   /* probed: a device slab was allocated on its path (written when 1) */
 };
 /* k's `launch` line, and a `graph` line for a launch into a capture. */
 void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line *l);

@@ -51,6 +51,18 @@ expect "$O" "^burst steady launches=40 allocs=0 syncs=0 queries=[0-9]+ records=[
 q=$(sed -nE 's/^burst steady .* queries=([0-9]+) records=.*$/\1/p' "$O")
 [ -n "$q" ] && [ "$q" -lt 40 ] || fail "steady burst: $q event queries for 40 launches, want fewer than 40"
 every_result burst 80
+# a probed launch whose map buffer came from a device slab allocated on its
+# path says so (slab=1: a cuMemAlloc holds the app's other driver calls
+# too). Built on the launch (NTOP_PROBE_ASYNC=0), the first probed launch
+# finds the pool empty and no job made ahead; the steady burst allocates
+# nothing, so the burst's slab lines are at most its warm allocations
+run sync 5 NTOP_PROBE_ASYNC=0
+every_result sync 10
+first=$(grep -m1 '^launch .*probed=1' "$TMP/sync.log")
+[[ $first == *" slab=1"* ]] || fail "sync: the first probed launch allocated its buffer's slab and does not say so: $first"
+warm=$(sed -nE 's/^burst warm .* allocs=([0-9]+) .*$/\1/p' "$O")
+slabs=$(grep -c '^launch .*probed=1.* slab=1' "$TMP/burst.log")
+[ -n "$warm" ] && [ "$slabs" -le "$warm" ] || fail "burst: $slabs launches say slab=1, the warm burst allocated ${warm:-?}"
 # probed launches are timed as others are (a kernel's first launch, then
 # one per 10 ms): the rest queue only their end event, no start event (it
 # cost the app ~2-3 us per launch on an H100)

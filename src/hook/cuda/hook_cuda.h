@@ -27,6 +27,7 @@ struct hook_launch {
 	uint64_t fwd_ns, queued_ns; /* NTOP_SELF_TIME=1, probed: before the driver's launch call, after
 				     * the end event (hook_selftime.h) */
 	uint64_t found_ns;          /* NTOP_SELF_TIME=1: the hook's entry (0: not timed), for P_FIND */
+	int slab;                   /* probed: its map buffer's device slab was allocated on its path */
 };
 
 /* hook_cuda.c */

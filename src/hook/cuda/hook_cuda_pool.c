@@ -345,7 +345,7 @@ static int pool_zero(struct hook_buf *b, const struct hook_zero *z, enum pool_ze
 }
 
 static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
-				      char **cause)
+				      int *allocated_out, char **cause)
 {
 	struct hook_results *r = &hook.res;
 	int busy = 0, allocated = 0;
@@ -388,6 +388,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	}
 	if (last)
 		hook_stage_want_spare(ctx, bytes, allocated ? depth : 1);
+	*allocated_out = allocated;
 	return b;
 }
 
@@ -413,15 +414,16 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 }
 
 struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
-				    char **cause)
+				    int *allocated, char **cause)
 {
 	struct hook_buf *b = pool_take_seen(ctx, bytes, z);
+	*allocated = 0;
 	if (b) {
 		*ready = 1;
 		return b;
 	}
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	b = pool_take_dev(ctx, bytes, z, ready, cause);
+	b = pool_take_dev(ctx, bytes, z, ready, allocated, cause);
 	hook_cuda_relax_end(prev);
 	return b;
 }

@@ -303,7 +303,7 @@ struct hook_job *hook_probe_job_new(const struct hook_launch *l, struct hook_ker
 	memcpy(j->grid, l->grid, sizeof j->grid);
 	memcpy(j->block, l->block, sizeof j->block);
 	if (probe_plan(l, in->res, j, cause) < 0 ||
-	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, cause))) {
+	    !(j->dev = hook_pool_take_dev(ctx, j->bytes, &j->zero, &j->dev_ready, &j->slab_made, cause))) {
 		free(j);
 		return NULL;
 	}
@@ -401,6 +401,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
 	if (prep < 0)
 		goto declined;
+	l->slab = !j->from_stage && j->slab_made; /* a slab allocated on this launch's path */
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
 		goto declined;

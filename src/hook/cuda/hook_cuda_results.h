@@ -74,15 +74,17 @@ struct hook_job {
 	struct hook_copy copy[ENGINE_MAX_MAPS];
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
+	int slab_made;                    /* its buffer came from a device slab allocated for it */
 };
 #define HOOK_JOB_HOT offsetof(struct hook_job, next)
 
 /* hook_cuda_pool.c */
 CUstream hook_pool_stream(CUcontext ctx);
 /* A buffer whose counts for layout z are zero once its `ready` event has
- * passed; *ready = 1 when that is known already (no wait needed). */
+ * passed; *ready = 1 when that is known already (no wait needed);
+ * *allocated = 1 when a new device slab was allocated for it. */
 struct hook_buf *hook_pool_take_dev(CUcontext ctx, uint64_t bytes, const struct hook_zero *z, int *ready,
-				    char **cause);
+				    int *allocated, char **cause);
 void hook_pool_put_dev(struct hook_buf *b);
 /* Clears z's counts on the hook's stream after what it holds, then pools b;
  * returns the clearing's generation (0: b stays out of use),
