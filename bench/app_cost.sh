@@ -160,7 +160,7 @@ def parse_events(text):
         return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
             "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
             "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": [],
-            "first_cpu": [], "deferred": 0})
+            "first_cpu": [], "deferred": 0, "slab": 0})
     for line in text.splitlines():
         typ = line.split(" ", 1)[0]
         f = fields(line)
@@ -172,6 +172,7 @@ def parse_events(text):
             first[pk] = min(first.get(pk, seq), seq)
             if f.get("probed") == "1":
                 k(pk)["probed"] += 1
+                k(pk)["slab"] += f.get("slab") == "1"  # a device slab allocated on its path
                 if pk not in first_probed and "cpu_ns" in f:  # holds the instrumenting unless built off-thread
                     k(pk)["first_cpu"].append(num(f, "cpu_ns"))
                 first_probed.setdefault(pk, seq)
@@ -266,7 +267,7 @@ def summary(w, probes):
                "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
                "lost": 0, "failed": 0, "pending": 0, "lost_events": 0, "records": 0, "disk": 0,
                "disk_ev": 0, "disk_known": bool(rs), "warns": {}, "cpu_n": 0, "cpu_pre_us": 0,
-               "cpu_post_us": 0, "zero_waits": 0, "staged": 0}
+               "cpu_post_us": 0, "zero_waits": 0, "staged": 0, "slab": 0}
         for r in rs:
             chk = r["app"]["check"]
             if ref and chk:
@@ -289,7 +290,7 @@ def summary(w, probes):
             else:
                 agg["disk"] += r["disk"]
             for kern, e in ev["kernels"].items():
-                for key in ("requested", "probed", "written", "declined", "records"):
+                for key in ("requested", "probed", "written", "declined", "records", "slab"):
                     agg[key] += e[key]
                 agg["disk_ev"] += e["disk"]
                 kk = s["kern"].setdefault(mode, {}).setdefault(kern, {
@@ -653,6 +654,8 @@ def render(s):
         f"{per[m]['zero_waits']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["probed launches whose job was made ahead", ""] + dash + [
         f"{per[m]['staged']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
+    rows.append(["probed launches that allocated a device slab on their path (slab=1)", ""] + dash + [
+        f"{per[m]['slab']}/{per[m]['probed']}" if per[m]["probed"] else "-" for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
         for m in modes[1:]])
@@ -768,8 +771,8 @@ def selftest():
         "warn t=1 pid=7 msg=result%2012:%20disk%20full\n"
         "stats t=1 pid=7 kid=2 launches=21 timed=3\n")
     put("block_sched.1/events.log", "kernel t=1 pid=8 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
-        + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1\nresult t=1 pid=8 kid=2 seq={i} records=4 "
-                  f"disk=10 ns={6000 if i > 1 else 90000}\n" for i in range(1, 21))
+        + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1{' slab=1' if i == 3 else ''}\nresult t=1 pid=8 kid=2 "
+                  f"seq={i} records=4 disk=10 ns={6000 if i > 1 else 90000}\n" for i in range(1, 21))
         + "launch t=1 pid=8 kid=2 seq=21 probed=1\nstats t=1 pid=8 kid=2 launches=21 timed=0\n"
         "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
     put("block_sched.1.disk", "400\n")
@@ -821,7 +824,8 @@ def selftest():
     want("between, repetitions paired", between_rows(two, ["block_sched"])[1][0], ["fill", "+0.9 (1/2)"])
     text = render(s)
     for frag in ("| app thread per run: launches on another CPU than the one before / involuntary switches "
-                 "(medians) | 3 / 2 | - |", "| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
+                 "(medians) | 3 / 2 | - |", "| probed launches that allocated a device slab on their path (slab=1) |  | - | - | - | 1/21 |",
+                 "| copy | 10.0 | 1.10x | - | - | 5.00x (1.50x) |", "| written / requested |  | - | - | - | 20/21 |",
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 (2.50) | 0.20 | - |",
