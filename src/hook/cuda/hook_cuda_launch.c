@@ -116,7 +116,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 		}
 	}
 	if (t_found) { /* what follows the selection is U_PRE */
-		hook_self_add(k, HOOK_SELF_U_LOOKUP, l->entry_ns, t_found);
+		hook_self_add(k, HOOK_SELF_U_LOOKUP, l->found_ns, t_found); /* entry_ns: reset by a declined probe */
 		l->entry_ns = hook_self_now();
 		hook_self_add(k, HOOK_SELF_U_SELECT, t_found, l->entry_ns);
 	}
