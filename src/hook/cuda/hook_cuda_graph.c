@@ -424,7 +424,7 @@ static void graph_prepare_node(struct hook_gexec *g, int i, struct graph_pick *g
 		cause_set(&cause, "its kernel shares module globals with the app's module: inside a graph the "
 				  "probed copy's globals could not be kept in step with the other nodes");
 	else if (!cause && graph_set_node(g, i, gp->in, gp->job, &cause) == 0) {
-		gp->l.slab = !gp->job->from_stage && gp->job->slab_made;
+		gp->l.slab = gp->job->slab_made;
 		hook_stage_settle(gp->job, 1);
 		return;
 	}

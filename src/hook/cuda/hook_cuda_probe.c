@@ -401,7 +401,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
 	if (prep < 0)
 		goto declined;
-	l->slab = !j->from_stage && j->slab_made; /* a slab allocated on this launch's path */
+	l->slab = j->slab_made;
 	int q = probe_enqueue(l, in, j, lrc, &cause);
 	if (q < 0)
 		goto declined;

@@ -74,7 +74,7 @@ struct hook_job {
 	struct hook_copy copy[ENGINE_MAX_MAPS];
 	struct hook_device device;
 	float ms;                         /* probed kernel time by its events */
-	int slab_made;                    /* its buffer came from a device slab allocated for it */
+	int slab_made;                    /* a device slab was allocated for its buffer on a launch's path */
 };
 #define HOOK_JOB_HOT offsetof(struct hook_job, next)
 

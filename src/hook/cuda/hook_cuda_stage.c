@@ -126,6 +126,7 @@ static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct h
 		return 0;
 	}
 	j->from_stage = 1;
+	j->slab_made = 0; /* a slab made here held no launch's path */
 	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
 		hook_probe_job_free(j);
 		return 0;
