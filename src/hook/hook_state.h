@@ -120,6 +120,7 @@ struct hook_dev_slab {
 	struct hook_dev_slab *next;
 	void *ctx;                 /* CUcontext */
 	uint64_t base, len;        /* CUdeviceptr and bytes */
+	uint64_t size;             /* each buffer's */
 	unsigned bufs;             /* buffers carved from it */
 };
 

@@ -224,5 +224,22 @@ expect "$O" "^burst steady launches=25 allocs=0 syncs=0 queries=[0-9]+ records=[
 expect "$TMP/slow.log" "^results .*at=(run|exit) pending=[1-9]" "slow collector: backlog reported"
 every_result slow 50
 
+# 3b. a pool that keeps growing: 600 launches back to back while every
+# device wait takes 2 ms, so the collector falls hundreds of jobs behind.
+# A new slab holds as many buffers as the pool already has of that size
+# (every cuMemAlloc holds the app's driver calls), so it allocates about
+# log2 times: fill's block_sched maps take 64 KiB buffers, 64 to the first
+# slab (4 MiB), then 64, 128, 256, 512; before, one slab of 64 per 4 MiB
+run grow 600 FAKECUDA_SYNC_DELAY_US=2000
+every_result grow 1200
+read -r allocs pooled < <(sed -nE 's/^results .*at=final .* dev_allocs=([0-9]+) dev_pooled=([0-9]+) .*/\1 \2/p' "$TMP/grow.log")
+first=$((4 << 20))
+[ -n "$pooled" ] && [ "$pooled" -ge $((4 * first)) ] ||
+	fail "grow: the pool holds ${pooled:-?} bytes, want at least four first slabs (the collector did not fall behind)"
+most=1
+for ((cap = first; cap < ${pooled:-0}; cap *= 2)); do most=$((most + 1)); done
+[ -n "$allocs" ] && [ "$allocs" -le "$most" ] ||
+	fail "grow: $allocs device allocations for $pooled pooled bytes, want at most $most (slabs doubling)"
+
 [ "$fails" = 0 ] && echo "hook_pipeline: ok"
 exit $((fails > 0))

@@ -34,6 +34,8 @@
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
 #define POOL_SLAB ((uint64_t)64 << 20)  /* a slab: this much, or POOL_SLAB_MAX_BUFS buffers if less */
 #define POOL_SLAB_MAX_BUFS 64
+#define POOL_GROW_MAX ((uint64_t)512 << 20) /* a slab that doubles a size's buffers: at most this */
+#define POOL_GROW_MAX_BUFS 1024
 #define POOL_RESERVE_DIV 8              /* leave 1/8 of the GPU's memory free */
 #define POOL_RESERVE_MIN ((uint64_t)1 << 30)
 
@@ -171,18 +173,47 @@ CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 	return rc;
 }
 
+/* Buffers of `size` the pool already made in ctx. */
+static uint64_t pool_made(CUcontext ctx, uint64_t size)
+{
+	uint64_t n = 0;
+	pthread_mutex_lock(&hook.res.lock);
+	for (const struct hook_dev_slab *sl = hook.res.dev_slabs; sl; sl = sl->next)
+		n += sl->ctx == ctx && sl->size == size ? sl->bufs : 0;
+	pthread_mutex_unlock(&hook.res.lock);
+	return n;
+}
+
+/* How many buffers of `size` a new slab holds: 64 MiB of them (at most 64),
+ * or as many as the pool already has of that size when that is more (at
+ * most POOL_GROW_MAX): a pool that keeps growing, the collector behind a
+ * burst of short probed kernels, then allocates a logarithmic number of
+ * times, not once per 64 MiB, and every cuMemAlloc, in any thread, holds
+ * driver locks the application's launches wait on. Halved until the GPU
+ * keeps its reserve. */
+static uint64_t pool_slab_bufs(CUcontext ctx, uint64_t size)
+{
+	uint64_t n = size >= POOL_SLAB ? 1 : POOL_SLAB / size, made = pool_made(ctx, size);
+	if (n > POOL_SLAB_MAX_BUFS)
+		n = POOL_SLAB_MAX_BUFS;
+	uint64_t grow = POOL_GROW_MAX / size;
+	if (grow > POOL_GROW_MAX_BUFS)
+		grow = POOL_GROW_MAX_BUFS;
+	if (made < grow)
+		grow = made;
+	if (grow > n)
+		n = grow;
+	while (n > 1 && !pool_gpu_has_room(size * n, NULL))
+		n /= 2;
+	return n;
+}
+
 /* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
- * slab (up to POOL_SLAB, at most POOL_SLAB_MAX_BUFS buffers): every
- * cuMemAlloc, in any thread, holds driver locks the application's launches
- * wait on, so the pool grows by slabs.
+ * slab (pool_slab_bufs): the pool grows by slabs.
  * Returns one buffer; the others go to the free list. */
 static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, char **cause)
 {
-	uint64_t size = pool_round(bytes), n = size >= POOL_SLAB ? 1 : POOL_SLAB / size;
-	if (n > POOL_SLAB_MAX_BUFS)
-		n = POOL_SLAB_MAX_BUFS;
-	if (!pool_gpu_has_room(size * n, NULL))
-		n = 1;
+	uint64_t size = pool_round(bytes), n = pool_slab_bufs(ctx, size);
 	if (!pool_gpu_has_room(size * n, cause))
 		return NULL;
 	CUstream s = pool_clear_stream(ctx); /* new memory: nothing to wait for */
@@ -228,7 +259,7 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 			  (int)rc);
 		return NULL;
 	}
-	*slab = (struct hook_dev_slab){ .ctx = ctx, .base = p, .len = size * n, .bufs = slab->bufs };
+	*slab = (struct hook_dev_slab){ .ctx = ctx, .base = p, .len = size * n, .size = size, .bufs = slab->bufs };
 	pthread_mutex_lock(&hook.res.lock);
 	slab->next = hook.res.dev_slabs;
 	hook.res.dev_slabs = slab;
