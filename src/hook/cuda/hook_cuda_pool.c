@@ -17,8 +17,9 @@
  * allocate (warm-up), and then it asks the stager thread to keep as many
  * spares of that size as launches are in flight, so the pool grows to the
  * depth the application's pace needs and a steady probing loop finds
- * buffers waiting. Device memory comes in slabs carved into buffers, since
- * any allocation stalls the application's own driver calls. A launch allocates whenever the GPU
+ * buffers waiting. Device memory comes in slabs carved into buffers, each
+ * as large as the pool already is for its size (pool_slab_bufs), since any
+ * allocation stalls the application's own driver calls. A launch allocates whenever the GPU
  * keeps a reserve free for the application (POOL_RESERVE_DIV), so results
  * in flight never make it decline; spares are made only while the pool is
  * under twice the map budget or a quarter of the GPU's memory, whichever is
