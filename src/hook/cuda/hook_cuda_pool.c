@@ -33,7 +33,7 @@
 #include "hook/cuda/hook_cuda_results.h"
 
 #define POOL_ROUND ((uint64_t)1 << 16)  /* buffer sizes round up to 64 KiB */
-#define POOL_SLAB ((uint64_t)64 << 20)  /* a slab: this much, or POOL_SLAB_MAX_BUFS buffers if less */
+#define POOL_SLAB ((uint64_t)128 << 20) /* a slab: this much, or POOL_SLAB_MAX_BUFS buffers if less */
 #define POOL_SLAB_MAX_BUFS 64
 #define POOL_GROW_MAX ((uint64_t)512 << 20) /* a slab that doubles a size's buffers: at most this */
 #define POOL_GROW_MAX_BUFS 1024
@@ -185,13 +185,14 @@ static uint64_t pool_made(CUcontext ctx, uint64_t size)
 	return n;
 }
 
-/* How many buffers of `size` a new slab holds: 64 MiB of them (at most 64),
- * or as many as the pool already has of that size when that is more (at
- * most POOL_GROW_MAX): a pool that keeps growing, the collector behind a
- * burst of short probed kernels, then allocates a logarithmic number of
- * times, not once per 64 MiB, and every cuMemAlloc, in any thread, holds
- * driver locks the application's launches wait on. Halved until the GPU
- * keeps its reserve. */
+/* How many buffers of `size` a new slab holds: 128 MiB of them (at most
+ * 64), or as many as the pool already has of that size when that is more
+ * (at most POOL_GROW_MAX): a pool that keeps growing, the collector behind
+ * a burst of short probed kernels, then allocates a logarithmic number of
+ * times, and every cuMemAlloc, in any thread, holds driver locks the
+ * application's launches wait on (with 64 MiB first slabs, fill's 3.5 MiB
+ * maps outgrew theirs at the 20th launch of app_cost's burst, held 1.1-1.5
+ * ms on the H200). Halved until the GPU keeps its reserve. */
 static uint64_t pool_slab_bufs(CUcontext ctx, uint64_t size)
 {
 	uint64_t n = size >= POOL_SLAB ? 1 : POOL_SLAB / size, made = pool_made(ctx, size);
