@@ -160,7 +160,7 @@ def parse_events(text):
         return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
             "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
             "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": [],
-            "first_cpu": [], "deferred": 0, "slab": 0})
+            "first_cpu": [], "deferred": 0, "slab": 0, "held": []})
     for line in text.splitlines():
         typ = line.split(" ", 1)[0]
         f = fields(line)
@@ -178,6 +178,8 @@ def parse_events(text):
                 first_probed.setdefault(pk, seq)
                 if seq != first[pk] and "cpu_ns" in f:
                     k(pk)["cpu"].append(num(f, "cpu_ns"))
+                if seq != first_probed[pk] and num(f, "cpu_ns") > HELD_NS:
+                    k(pk)["held"].append((num(f, "cpu_ns"), f.get("slab") == "1"))
         elif typ == "result":
             e = k(pk)
             e["written"] += 1
@@ -245,6 +247,7 @@ def summary(w, probes):
     plain_pwall = med([r["wall"] for r in plain])
     s["plain_us"] = plain_us
     s["self"] = self_rows(w)
+    s["self_med"] = self_medians(w)
     s["pair"], s["pair_floor"] = pair_rows(runs)
     s["timed"], s["every"] = timed_rows(runs, s["pair_floor"])
     tns = {}
@@ -267,7 +270,7 @@ def summary(w, probes):
                "same": None, "diff": set(), "requested": 0, "probed": 0, "written": 0, "declined": 0,
                "lost": 0, "failed": 0, "pending": 0, "lost_events": 0, "records": 0, "disk": 0,
                "disk_ev": 0, "disk_known": bool(rs), "warns": {}, "cpu_n": 0, "cpu_pre_us": 0,
-               "cpu_post_us": 0, "zero_waits": 0, "staged": 0, "slab": 0}
+               "cpu_post_us": 0, "zero_waits": 0, "staged": 0, "slab": 0, "held": [], "held_runs": 0}
         for r in rs:
             chk = r["app"]["check"]
             if ref and chk:
@@ -289,7 +292,9 @@ def summary(w, probes):
                 agg["disk_known"] = False
             else:
                 agg["disk"] += r["disk"]
+            agg["held_runs"] += any(e["held"] for e in ev["kernels"].values())
             for kern, e in ev["kernels"].items():
+                agg["held"] += e["held"]
                 for key in ("requested", "probed", "written", "declined", "records", "slab"):
                     agg[key] += e[key]
                 agg["disk_ev"] += e["disk"]
@@ -332,13 +337,26 @@ def summary(w, probes):
     return s
 
 
+HELD_NS = 150000  # a probed launch held this long (cpu_ns) is a stall the app feels, not its pace
+
+
+def held_cell(agg):
+    """'N in R/runs runs, lo-hi ms, S slab=1' for the launches held past HELD_NS."""
+    h = agg["held"]
+    if not h:
+        return "0" if agg["runs"] else "-"
+    ms = sorted(c / 1e6 for c, _ in h)
+    return (f"{len(h)} in {agg['held_runs']}/{agg['runs']} runs, {ms[0]:.2f}-{ms[-1]:.2f} ms, "
+            f"{sum(1 for _, slab in h if slab)} slab=1")
+
+
 SELF_PHASES = ["u_lookup", "u_select", "u_pre", "u_drv", "u_post", "p_find", "p_prep", "p_enq", "p_drv", "p_end",
                "p_emit", "p_submit"]
 
 
-def self_rows(w):
-    """The `self` lines of the *-self runs: [mode, kernel, n, us per phase...]."""
-    rows = []
+def self_lines(w):
+    """The `self` lines of the *-self runs: (mode, kernel, fields) in run order."""
+    out = []
     for line in read(os.path.join(w, "runs.tsv")).splitlines():
         mode, rep = (line.split("\t") + [""])[:2]
         if not mode.endswith("-self"):
@@ -349,10 +367,40 @@ def self_rows(w):
             if ev.startswith("kernel "):
                 names[f.get("kid")] = short_name(f.get("name", ""))
             elif ev.startswith("self "):
-                n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)} t{f.get('timed', 0)}"
-                us = [(f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-")
-                      + (f" ({num(f, ph + '_p50_ns') / 1e3:.2f})" if ph + "_p50_ns" in f else "") for ph in SELF_PHASES]
-                rows.append([f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), n] + us)
+                out.append((f"{mode}.{rep}", names.get(f.get("kid"), f.get("kid")), f))
+    return out
+
+
+def self_rows(w):
+    """The `self` lines of the *-self runs: [mode.rep, kernel, n, us per phase...]."""
+    rows = []
+    for run, kern, f in self_lines(w):
+        n = f"{f.get('unprobed', 0)}+{f.get('probed', 0)} t{f.get('timed', 0)}"
+        us = [(f"{num(f, ph + '_ns') / 1e3:.2f}" if ph + "_ns" in f else "-")
+              + (f" ({num(f, ph + '_p50_ns') / 1e3:.2f})" if ph + "_p50_ns" in f else "") for ph in SELF_PHASES]
+        rows.append([run, kern, n] + us)
+    return rows
+
+
+def self_medians(w):
+    """Per *-self mode and kernel, over its runs, the median of each phase's per-run median (its mean
+    where the line has none), ns: [mode, kernel, runs, unprobed hook, (lookup, select, after), driver,
+    probed find, prepare and enqueue, driver, after]; the sums are of medians."""
+    per = {}
+    for run, kern, f in self_lines(w):
+        d = per.setdefault((run.rsplit(".", 1)[0], kern), {})
+        for ph in SELF_PHASES:
+            key = ph + ("_p50_ns" if ph + "_p50_ns" in f else "_ns")
+            if key in f:
+                d.setdefault(ph, []).append(num(f, key))
+    rows = []
+    for (mode, kern), d in per.items():
+        m = {ph: med(d[ph]) for ph in d}
+        us = lambda *phs: f"{sum(m[p] for p in phs) / 1e3:.2f}" if all(p in m for p in phs) else "-"
+        rows.append([mode, kern, str(max(len(v) for v in d.values()) if d else 0),
+                     f"{us('u_lookup', 'u_select', 'u_pre', 'u_post')} ({us('u_lookup')}, {us('u_select')}, "
+                     f"{us('u_post')})" if "u_lookup" in m else "-", us("u_drv"), us("p_find"),
+                     us("p_prep", "p_enq"), us("p_drv"), us("p_end", "p_emit", "p_submit")])
     return rows
 
 
@@ -513,6 +561,14 @@ def render(s):
               "finding the kernel and selecting, prepare (copy, plan, buffer), enqueue (waits, start event), the",
               "driver's call, end event, launch line, submit", ""]
         L += table(["run", "kernel", "n"] + SELF_PHASES, s["self"])
+        L += ["", "## The hook's time on the app's thread, over the *-self runs (us)", "",
+              "per mode and kernel, the median over its runs of each phase's median (its mean where a run",
+              "gives none), summed: an unprobed launch's hook work (finding, selecting, the timing's start,",
+              "after the call; in brackets finding, selecting, after) and the driver's launch call; a probed",
+              "launch's finding and selecting, prepare and enqueue (before its kernel is queued), the driver's",
+              "call, and what follows it (end event, launch line, submit)", ""]
+        L += table(["mode", "kernel", "runs", "unprobed: hook (find, select, after)", "driver", "probed: find",
+                    "prepare+enqueue", "driver", "after"], s["self_med"])
     if s.get("pair"):
         L += ["", "## Probed and unprobed launches alternating in one process (--every 2; *-pair: every launch",
               "timed by ntop and by the app; *-alt: by the app only)", "",
@@ -656,6 +712,8 @@ def render(s):
         f"{per[m]['staged']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["probed launches that allocated a device slab on their path (slab=1)", ""] + dash + [
         f"{per[m]['slab']}/{per[m]['probed']}" if per[m]["probed"] else "-" for m in probes])
+    rows.append(["probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one",
+                 ""] + dash + [held_cell(per[m]) for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
         for m in modes[1:]])
@@ -760,7 +818,9 @@ def selftest():
         f"cost check {k} {h}\ninfo: cost kernel={k} launches=20 median_us={us} p90_us={us} host_us={us / 4}\n"
         for k in KERNELS) \
         + f"info: cost wall_s={wall}\n"
+    HELD = {1: 2000000, 3: 900000, 5: 200000, 6: 100000}  # the first probed one and one under 0.15 ms: not held
     put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\nntop-self\t1\t0\t2.1\n"
+        "ntop-self\t2\t0\t2.1\n"
         "burst-plain\t1\t0\t1.0\nburst-block_sched\t1\t0\t2.0\n")
     put("plain.1.out", out(10.0, 1.0, "aa") + "info: cost sched launches=147 moved=3 vcsw=10 ivcsw=2\n")
     put("ntop.1.out", out(11.0, 1.1, "aa"))
@@ -771,11 +831,15 @@ def selftest():
         "warn t=1 pid=7 msg=result%2012:%20disk%20full\n"
         "stats t=1 pid=7 kid=2 launches=21 timed=3\n")
     put("block_sched.1/events.log", "kernel t=1 pid=8 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
-        + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1{' slab=1' if i == 3 else ''}\nresult t=1 pid=8 kid=2 "
+        + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1{' slab=1' if i == 3 else ''}"
+                  f"{f' cpu_ns={HELD[i]}' if i in HELD else ''}\nresult t=1 pid=8 kid=2 "
                   f"seq={i} records=4 disk=10 ns={6000 if i > 1 else 90000}\n" for i in range(1, 21))
         + "launch t=1 pid=8 kid=2 seq=21 probed=1\nstats t=1 pid=8 kid=2 launches=21 timed=0\n"
         "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
     put("block_sched.1.disk", "400\n")
+    put("ntop-self.2/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
+        "self t=1 pid=7 kid=2 unprobed=20 probed=0 timed=7 clock_ns=20 u_lookup_ns=300 u_select_ns=300 u_pre_ns=1500 "
+        "u_drv_ns=9000 u_post_ns=200 u_drv_p50_ns=3500 u_lookup_p50_ns=100\n")
     put("ntop-self.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_callPKfPfi ptx=1\n"
         "self t=1 pid=7 kid=2 unprobed=20 probed=0 timed=7 clock_ns=20 u_lookup_ns=100 u_select_ns=300 u_pre_ns=1500 "
         "u_drv_ns=3000 u_post_ns=200 u_drv_p50_ns=2500\n")
@@ -829,6 +893,9 @@ def selftest():
                  "| lost (probed, no result) |  | - | - | - | 1 |", "NO: saxpy", "| copy | 4.0 (2) | 1.50x |",
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 (2.50) | 0.20 | - |",
+                 "| ntop-self | call | 2 | 2.10 (0.10, 0.30, 0.20) | 3.00 | - | - | - | - |",
+                 "| probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one |"
+                 "  | - | - | - | 2 in 1/1 runs, 0.20-0.90 ms, 1 slab=1 |",
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",
