@@ -116,6 +116,8 @@ struct hook_slab {
 /* A device allocation carved into map buffers (hook_cuda_pool.c): freed
  * whole, and only when the application runs out of memory
  * (hook_cuda_giveback.c). */
+#define HOOK_DEV_GROWING 8 /* threads allocating device slabs at once that size theirs after the others' */
+
 struct hook_dev_slab {
 	struct hook_dev_slab *next;
 	void *ctx;                 /* CUcontext */
@@ -169,6 +171,10 @@ struct hook_results {
 	struct hook_buf *dev_free, *host_free, *page_free; /* page_free: ordinary staging */
 	struct hook_slab *slabs;   /* registrations of pinned staging */
 	struct hook_dev_slab *dev_slabs; /* device allocations of the pool */
+	struct hook_dev_growing {  /* slabs being allocated, counted as made (hook_cuda_pool.c) */
+		void *ctx;
+		uint64_t size, bufs;
+	} dev_growing[HOOK_DEV_GROWING];
 	struct hook_copier *copiers;
 	uint64_t dev_pooled;       /* device bytes allocated for maps */
 	uint64_t dev_peak;         /* the most dev_pooled has been */

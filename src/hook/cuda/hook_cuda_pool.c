@@ -18,7 +18,7 @@
  * spares of that size as launches are in flight, so the pool grows to the
  * depth the application's pace needs and a steady probing loop finds
  * buffers waiting. Device memory comes in slabs carved into buffers, each
- * as large as the pool already is for its size (pool_slab_bufs), since any
+ * as large as the pool already is for its size (pool_slab_want), since any
  * allocation stalls the application's own driver calls. A launch allocates whenever the GPU
  * keeps a reserve free for the application (POOL_RESERVE_DIV), so results
  * in flight never make it decline; spares are made only while the pool is
@@ -174,14 +174,16 @@ CUresult hook_pool_wait(CUcontext ctx, CUstream s)
 	return rc;
 }
 
-/* Buffers of `size` the pool already made in ctx. */
-static uint64_t pool_made(CUcontext ctx, uint64_t size)
+/* Buffers of `size` the pool has in ctx, those of slabs being allocated
+ * included; under res.lock. */
+static uint64_t pool_made_locked(CUcontext ctx, uint64_t size)
 {
+	struct hook_results *r = &hook.res;
 	uint64_t n = 0;
-	pthread_mutex_lock(&hook.res.lock);
-	for (const struct hook_dev_slab *sl = hook.res.dev_slabs; sl; sl = sl->next)
+	for (const struct hook_dev_slab *sl = r->dev_slabs; sl; sl = sl->next)
 		n += sl->ctx == ctx && sl->size == size ? sl->bufs : 0;
-	pthread_mutex_unlock(&hook.res.lock);
+	for (int i = 0; i < HOOK_DEV_GROWING; i++)
+		n += r->dev_growing[i].ctx == ctx && r->dev_growing[i].size == size ? r->dev_growing[i].bufs : 0;
 	return n;
 }
 
@@ -192,10 +194,10 @@ static uint64_t pool_made(CUcontext ctx, uint64_t size)
  * times, and every cuMemAlloc, in any thread, holds driver locks the
  * application's launches wait on (with 64 MiB first slabs, fill's 3.5 MiB
  * maps outgrew theirs at the 20th launch of app_cost's burst, held 1.1-1.5
- * ms on the H200). Halved until the GPU keeps its reserve. */
-static uint64_t pool_slab_bufs(CUcontext ctx, uint64_t size)
+ * ms on the H200). */
+static uint64_t pool_slab_want(uint64_t size, uint64_t made)
 {
-	uint64_t n = size >= POOL_SLAB ? 1 : POOL_SLAB / size, made = pool_made(ctx, size);
+	uint64_t n = size >= POOL_SLAB ? 1 : POOL_SLAB / size;
 	if (n > POOL_SLAB_MAX_BUFS)
 		n = POOL_SLAB_MAX_BUFS;
 	uint64_t grow = POOL_GROW_MAX / size;
@@ -203,24 +205,58 @@ static uint64_t pool_slab_bufs(CUcontext ctx, uint64_t size)
 		grow = POOL_GROW_MAX_BUFS;
 	if (made < grow)
 		grow = made;
-	if (grow > n)
-		n = grow;
-	while (n > 1 && !pool_gpu_has_room(size * n, NULL))
-		n /= 2;
-	return n;
+	return grow > n ? grow : n;
+}
+
+/* Sizes a new slab and counts its buffers as made until it is pooled
+ * (pool_grow_end), so that the launch path and the stager allocating at
+ * once size theirs one after the other, doubling, not both alike. The slot
+ * held, or -1 when every one is taken (then only not counted). */
+static int pool_grow_begin(CUcontext ctx, uint64_t size, uint64_t *n)
+{
+	struct hook_results *r = &hook.res;
+	int slot = -1;
+	pthread_mutex_lock(&r->lock);
+	*n = pool_slab_want(size, pool_made_locked(ctx, size));
+	for (int i = 0; i < HOOK_DEV_GROWING && slot < 0; i++)
+		if (!r->dev_growing[i].bufs) {
+			r->dev_growing[i] = (struct hook_dev_growing){ ctx, size, *n };
+			slot = i;
+		}
+	pthread_mutex_unlock(&r->lock);
+	return slot;
+}
+
+static void pool_grow_end_locked(int slot)
+{
+	if (slot >= 0)
+		hook.res.dev_growing[slot] = (struct hook_dev_growing){ 0 };
+}
+
+static void pool_grow_end(int slot)
+{
+	pthread_mutex_lock(&hook.res.lock);
+	pool_grow_end_locked(slot);
+	pthread_mutex_unlock(&hook.res.lock);
 }
 
 /* New zeroed device buffers of pool_round(bytes) in ctx, carved from one
- * slab (pool_slab_bufs): the pool grows by slabs.
- * Returns one buffer; the others go to the free list. */
+ * slab (pool_slab_want; halved until the GPU keeps its reserve): the pool
+ * grows by slabs. Returns one buffer; the others go to the free list. */
 static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, char **cause)
 {
-	uint64_t size = pool_round(bytes), n = pool_slab_bufs(ctx, size);
-	if (!pool_gpu_has_room(size * n, cause))
+	uint64_t size = pool_round(bytes), n;
+	int slot = pool_grow_begin(ctx, size, &n);
+	while (n > 1 && !pool_gpu_has_room(size * n, NULL))
+		n /= 2;
+	if (!pool_gpu_has_room(size * n, cause)) {
+		pool_grow_end(slot);
 		return NULL;
+	}
 	CUstream s = pool_clear_stream(ctx); /* new memory: nothing to wait for */
 	if (!s) {
 		cause_set(cause, "cannot create the hook's streams");
+		pool_grow_end(slot);
 		return NULL;
 	}
 	CUdeviceptr p = 0;
@@ -259,12 +295,14 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 		free(slab);
 		cause_set(cause, "cuMemAlloc of %llu map bytes failed (CUDA error %d)", (unsigned long long)(size * n),
 			  (int)rc);
+		pool_grow_end(slot);
 		return NULL;
 	}
 	*slab = (struct hook_dev_slab){ .ctx = ctx, .base = p, .len = size * n, .size = size, .bufs = slab->bufs };
 	pthread_mutex_lock(&hook.res.lock);
 	slab->next = hook.res.dev_slabs;
 	hook.res.dev_slabs = slab;
+	pool_grow_end_locked(slot);
 	hook.res.dev_pooled += size * n;
 	if (hook.res.dev_pooled > hook.res.dev_peak)
 		hook.res.dev_peak = hook.res.dev_pooled;

@@ -734,6 +734,7 @@ void hook_results_fork_child(void)
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = r->page_free = NULL;
 	r->dev_slabs = NULL;
+	memset(r->dev_growing, 0, sizeof r->dev_growing); /* the threads allocating them are gone */
 	r->copiers = NULL;
 	r->dev_pooled = r->dev_peak = r->host_pooled = r->host_busy = r->host_pins = r->page_pooled = r->host_pageable = 0;
 	r->pending = r->holding = r->written = r->failed = r->launch_allocs = 0;
