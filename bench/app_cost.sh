@@ -179,7 +179,7 @@ def parse_events(text):
                 if seq != first[pk] and "cpu_ns" in f:
                     k(pk)["cpu"].append(num(f, "cpu_ns"))
                 if seq != first_probed[pk] and num(f, "cpu_ns") > HELD_NS:
-                    k(pk)["held"].append((num(f, "cpu_ns"), f.get("slab") == "1"))
+                    k(pk)["held"].append((num(f, "cpu_ns"), f.get("slab") == "1", f.get("beside") == "1"))
         elif typ == "result":
             e = k(pk)
             e["written"] += 1
@@ -341,13 +341,13 @@ HELD_NS = 150000  # a probed launch held this long (cpu_ns) is a stall the app f
 
 
 def held_cell(agg):
-    """'N in R/runs runs, lo-hi ms, S slab=1' for the launches held past HELD_NS."""
+    """'N in R/runs runs, lo-hi ms, S slab=1, B beside=1' for the launches held past HELD_NS."""
     h = agg["held"]
     if not h:
         return "0" if agg["runs"] else "-"
-    ms = sorted(c / 1e6 for c, _ in h)
+    ms = sorted(c / 1e6 for c, _, _ in h)
     return (f"{len(h)} in {agg['held_runs']}/{agg['runs']} runs, {ms[0]:.2f}-{ms[-1]:.2f} ms, "
-            f"{sum(1 for _, slab in h if slab)} slab=1")
+            f"{sum(1 for _, slab, _ in h if slab)} slab=1, {sum(1 for _, _, beside in h if beside)} beside=1")
 
 
 SELF_PHASES = ["u_lookup", "u_select", "u_pre", "u_drv", "u_post", "p_find", "p_prep", "p_enq", "p_drv", "p_end",
@@ -712,7 +712,8 @@ def render(s):
         f"{per[m]['staged']}/{per[m]['cpu_n']}" if per[m]["cpu_n"] else "-" for m in probes])
     rows.append(["probed launches that allocated a device slab on their path (slab=1)", ""] + dash + [
         f"{per[m]['slab']}/{per[m]['probed']}" if per[m]["probed"] else "-" for m in probes])
-    rows.append(["probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one",
+    rows.append(["probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one "
+                 "(slab=1: its own slab allocated; beside=1: the hook's threads allocated or pinned meanwhile)",
                  ""] + dash + [held_cell(per[m]) for m in probes])
     rows.append(["output = plain (bit for bit)", "ref"] + [
         "-" if per[m]["same"] is None else "yes" if per[m]["same"] else "NO: " + ",".join(sorted(per[m]["diff"]))
@@ -832,7 +833,7 @@ def selftest():
         "stats t=1 pid=7 kid=2 launches=21 timed=3\n")
     put("block_sched.1/events.log", "kernel t=1 pid=8 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
         + "".join(f"launch t=1 pid=8 kid=2 seq={i} probed=1{' slab=1' if i == 3 else ''}"
-                  f"{f' cpu_ns={HELD[i]}' if i in HELD else ''}\nresult t=1 pid=8 kid=2 "
+                  f"{f' cpu_ns={HELD[i]}' if i in HELD else ''}{' beside=1' if i == 5 else ''}\nresult t=1 pid=8 kid=2 "
                   f"seq={i} records=4 disk=10 ns={6000 if i > 1 else 90000}\n" for i in range(1, 21))
         + "launch t=1 pid=8 kid=2 seq=21 probed=1\nstats t=1 pid=8 kid=2 launches=21 timed=0\n"
         "results t=1 pid=8 at=final pending=0 written=20 failed=0\n")
@@ -894,8 +895,9 @@ def selftest():
                  "| copy | 2.5 | 2.8 | - | - | 12.5 |", "burst tiny: 1 declined: busy",
                  "| ntop-self.1 | call | 20+0 t7 | 0.10 | 0.30 | 1.50 | 3.00 (2.50) | 0.20 | - |",
                  "| ntop-self | call | 2 | 2.10 (0.10, 0.30, 0.20) | 3.00 | - | - | - | - |",
-                 "| probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one |"
-                 "  | - | - | - | 2 in 1/1 runs, 0.20-0.90 ms, 1 slab=1 |",
+                 "| probed launches held over 0.15 ms on the app's thread, besides each kernel's first probed one "
+                 "(slab=1: its own slab allocated; beside=1: the hook's threads allocated or pinned meanwhile) |"
+                 "  | - | - | - | 2 in 1/1 runs, 0.20-0.90 ms, 1 slab=1, 1 beside=1 |",
                  "| burst launches/s | 500000 |  |  |  | 50000 |", "ntop: 1x result N: disk full",
                  "| block_sched-pair | fill | 46.0 | 50.0 | +4.0 | +2.0 | +2.0 | 1 runs |",
                  "| block_sched-pair | copy | - | - | - | - | - | no trace |",

@@ -157,6 +157,8 @@ void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line
 		event_add_int(&sb, "cpu_ns", (long long)l->cpu_ns);
 	if (l->slab) /* a cuMemAlloc, which holds the app's other driver calls too */
 		event_add_int(&sb, "slab", 1);
+	if (l->beside) /* another such call of the hook's, which held this one */
+		event_add_int(&sb, "beside", 1);
 	hook_event_emit(&sb);
 	if (l->capturing) {
 		hook_event_begin(&sb, "graph");

@@ -35,6 +35,7 @@ struct hook_launch_line {
 	int dev;                    /* device ordinal, -1 unknown (not written) */
 	uint64_t cpu_ns;            /* probed: the hook's time to the kernel queued */
 	int slab;                   /* probed: a device slab was allocated on its path (written when 1) */
+	int beside;                 /* probed: the hook's threads allocated or pinned meanwhile (written when 1) */
 };
 /* k's `launch` line, and a `graph` line for a launch into a capture. */
 void hook_launch_line(const struct hook_kernel *k, const struct hook_launch_line *l);

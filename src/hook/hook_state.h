@@ -274,6 +274,13 @@ struct hook_state {
 	_Alignas(HOOK_CACHE_LINE) uint64_t seq; /* launch sequence (atomic) */
 	uint64_t launches;         /* graph replays and unnamed launches (atomic); kernels count their own */
 	uint64_t allocs;           /* device allocations seen (atomic): their order number */
+	/* the hook's own calls that hold the app's driver calls (a device
+	 * slab's cuMemAlloc, a staging registration): how many began and how
+	 * many are under way (atomics, hook_hold_begin); a probed launch that
+	 * saw either move says so (`beside`). Written rarely, read by probed
+	 * launches: a line of their own */
+	_Alignas(HOOK_CACHE_LINE) uint64_t holds_began;
+	uint64_t holds_busy;
 	/* what every launch reads, written once or rarely */
 	_Alignas(HOOK_CACHE_LINE) uint64_t ctx_gen; /* bumped when a context goes (atomic): threads forget their current one */
 	int n_devices;             /* devices cuInit saw (0: not known yet) */

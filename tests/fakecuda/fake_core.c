@@ -244,8 +244,21 @@ static void fake_dev_forget(uintptr_t p)
 	pthread_mutex_unlock(&fake_lock);
 }
 
+/* FAKECUDA_ALLOC_DELAY_US: every cuMemAlloc takes this long, as a real
+ * one holds the driver a while (a test can then see a launch queued
+ * beside the hook's own allocation). */
+static void fake_alloc_delay(void)
+{
+	const char *v = getenv("FAKECUDA_ALLOC_DELAY_US");
+	long us = v ? strtol(v, NULL, 10) : 0;
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+	if (us > 0)
+		nanosleep(&ts, NULL);
+}
+
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
+	fake_alloc_delay();
 	CUresult rc = fake_alloc_allowed();
 	if (rc != CUDA_SUCCESS)
 		return rc;

@@ -233,8 +233,17 @@ every_result slow 50
 # slab (4 MiB), then 64, 128, 256, 512; before, one slab of 64 per 4 MiB
 # (and without counting the other thread's, the launch path and the
 # stager sometimes made two slabs alike: 7 for 96 MiB)
-run grow 600 FAKECUDA_SYNC_DELAY_US=2000
+# Every cuMemAlloc takes 3 ms here: probed launches queued while one of
+# the hook's threads allocates (or registers staging) say beside=1; in the
+# quiet burst of 1. above, few do
+run grow 600 FAKECUDA_SYNC_DELAY_US=2000 FAKECUDA_ALLOC_DELAY_US=3000
 every_result grow 1200
+[ "$(grep -c '^launch .*probed=1.* beside=1' "$TMP/grow.log")" -ge 1 ] ||
+	fail "grow: no probed launch says beside=1 while the hook's threads allocated slabs of 3 ms"
+grep -q '^launch .*probed=0.* beside=' "$TMP/grow.log" && fail "grow: an unprobed launch line says beside"
+n=$(grep -c '^launch .*probed=1' "$TMP/burst.log")
+[ "$(grep -c '^launch .*beside=1' "$TMP/burst.log")" -lt $((n / 2)) ] ||
+	fail "burst: most probed launches say beside=1 with nothing of the hook's held beside them"
 read -r allocs pooled < <(sed -nE 's/^results .*at=final .* dev_allocs=([0-9]+) dev_pooled=([0-9]+) .*/\1 \2/p' "$TMP/grow.log")
 first=$((4 << 20))
 [ -n "$pooled" ] && [ "$pooled" -ge $((4 * first)) ] ||

@@ -28,7 +28,23 @@ struct hook_launch {
 				     * the end event (hook_selftime.h) */
 	uint64_t found_ns;          /* NTOP_SELF_TIME=1: the hook's entry (0: not timed), for P_FIND */
 	int slab;                   /* probed: its map buffer's device slab was allocated on its path */
+	uint64_t holds_began;       /* probed: hook.holds_began at its start */
+	int beside;                 /* probed: another of the hook's holding calls ran while it was queued */
 };
+
+/* Around the hook's own calls that hold all of the app's driver calls
+ * while they run (a device slab's cuMemAlloc, a staging registration): a
+ * probed launch queued meanwhile says `beside=1` (hook_probe_launch). */
+static inline void hook_hold_begin(void)
+{
+	__atomic_add_fetch(&hook.holds_busy, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hook.holds_began, 1, __ATOMIC_RELAXED);
+}
+
+static inline void hook_hold_end(void)
+{
+	__atomic_sub_fetch(&hook.holds_busy, 1, __ATOMIC_RELAXED);
+}
 
 /* hook_cuda.c */
 /* Device facts of the calling thread's current context (NULL without one). */

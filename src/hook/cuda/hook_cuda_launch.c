@@ -57,7 +57,8 @@ void hook_cuda_emit_launch(struct hook_kernel *k, const struct hook_launch *l, i
 	struct hook_launch_line line = { .seq = l->seq, .api = l->api, .grid = l->grid, .block = l->block,
 					 .smem = l->smem, .stream = l->stream, .capturing = capturing,
 					 .probed = probed, .occ = launch_occupancy(k, l), .dev = l->dev,
-					 .cpu_ns = probed ? l->submit_ns - l->entry_ns : 0, .slab = probed && l->slab };
+					 .cpu_ns = probed ? l->submit_ns - l->entry_ns : 0, .slab = probed && l->slab,
+					 .beside = probed && l->beside };
 	hook_launch_line(k, &line);
 }
 

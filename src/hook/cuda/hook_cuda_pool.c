@@ -261,7 +261,9 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 	}
 	CUdeviceptr p = 0;
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	hook_hold_begin();
 	CUresult rc = cu.cuMemAlloc_v2 ? cu.cuMemAlloc_v2(&p, size * n) : CUDA_ERROR_NOT_FOUND;
+	hook_hold_end();
 	if (rc == CUDA_SUCCESS)
 		rc = cu.cuMemsetD8Async(p, 0, size * n, s);
 	/* The stager (wait) sees the clearing done before pooling the

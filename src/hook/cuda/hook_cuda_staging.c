@@ -81,8 +81,10 @@ static void *staging_map(uint64_t len)
 static CUresult staging_register(void *p, uint64_t len)
 {
 	CUstreamCaptureMode prev = hook_cuda_relax_begin();
+	hook_hold_begin();
 	CUresult rc = cu.cuMemHostRegister_v2 ? cu.cuMemHostRegister_v2(p, len, CU_MEMHOSTREGISTER_PORTABLE)
 					      : CUDA_ERROR_NOT_FOUND;
+	hook_hold_end();
 	hook_cuda_relax_end(prev);
 	return rc;
 }
