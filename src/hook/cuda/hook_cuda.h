@@ -28,7 +28,6 @@ struct hook_launch {
 				     * the end event (hook_selftime.h) */
 	uint64_t found_ns;          /* NTOP_SELF_TIME=1: the hook's entry (0: not timed), for P_FIND */
 	int slab;                   /* probed: its map buffer's device slab was allocated on its path */
-	uint64_t holds_began;       /* probed: hook.holds_began at its start */
 	int beside;                 /* probed: another of the hook's holding calls ran while it was queued */
 };
 

@@ -247,11 +247,12 @@ static struct hook_buf *pool_alloc_dev(CUcontext ctx, uint64_t bytes, int wait, 
 {
 	uint64_t size = pool_round(bytes), n;
 	int slot = pool_grow_begin(ctx, size, &n);
-	while (n > 1 && !pool_gpu_has_room(size * n, NULL))
+	while (!pool_gpu_has_room(size * n, n > 1 ? NULL : cause)) { /* one cuMemGetInfo when there is room */
+		if (n == 1) {
+			pool_grow_end(slot);
+			return NULL;
+		}
 		n /= 2;
-	if (!pool_gpu_has_room(size * n, cause)) {
-		pool_grow_end(slot);
-		return NULL;
 	}
 	CUstream s = pool_clear_stream(ctx); /* new memory: nothing to wait for */
 	if (!s) {

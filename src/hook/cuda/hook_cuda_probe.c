@@ -385,7 +385,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	struct hook_job *j = NULL;
 	l->entry_ns = time_mono_ns();
 	int held = __atomic_load_n(&hook.holds_busy, __ATOMIC_RELAXED) > 0;
-	l->holds_began = __atomic_load_n(&hook.holds_began, __ATOMIC_RELAXED);
+	uint64_t began = __atomic_load_n(&hook.holds_began, __ATOMIC_RELAXED);
 	if (!k->has_ptx)
 		return hook_probe_give_up(k, l->seq, pick, k->reason);
 	hook_stage_prefetch(k);
@@ -408,7 +408,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	if (q < 0)
 		goto declined;
 	/* its own slab's allocation (slab=1) began one */
-	l->beside = held || __atomic_load_n(&hook.holds_began, __ATOMIC_RELAXED) - l->holds_began > (uint64_t)l->slab;
+	l->beside = held || __atomic_load_n(&hook.holds_began, __ATOMIC_RELAXED) - began > (uint64_t)l->slab;
 	/* In launch order with the app's other launches (readers count on it);
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
