@@ -116,8 +116,6 @@ struct hook_slab {
 /* A device allocation carved into map buffers (hook_cuda_pool.c): freed
  * whole, and only when the application runs out of memory
  * (hook_cuda_giveback.c). */
-#define HOOK_DEV_GROWING 8 /* threads allocating device slabs at once that size theirs after the others' */
-
 struct hook_dev_slab {
 	struct hook_dev_slab *next;
 	void *ctx;                 /* CUcontext */
@@ -156,6 +154,7 @@ struct hook_copier {
 struct hook_job;               /* hook_cuda_results.h */
 
 #define HOOK_MAX_WRITERS 8
+#define HOOK_DEV_GROWING 8 /* threads allocating device slabs at once that size theirs after the others' */
 
 /* Probed launches after the launch path: the collector thread waits for
  * each kernel, copies back what it wrote and recycles the device buffer;
