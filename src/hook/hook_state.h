@@ -283,6 +283,8 @@ struct hook_state {
 	/* what every launch reads, written once or rarely */
 	_Alignas(HOOK_CACHE_LINE) uint64_t ctx_gen; /* bumped when a context goes (atomic): threads forget their current one */
 	int n_devices;             /* devices cuInit saw (0: not known yet) */
+	int captures;              /* stream captures begun and not seen ended (atomic, hook_cuda_capture.c) */
+	int captures_unseen;       /* a capture the hook did not see begin was found: always ask (atomic) */
 	int atexit_done;
 	/* a fork child says hello with its first line (atomic), so a child that
 	 * execs another program or never touches the GPU leaves no trace */

@@ -13,7 +13,14 @@
  *        control: the launching thread also queries an event itself during
  *                 the capture, as a thread in global mode: rc=901
  *                 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED), proving the fake
- *                 would catch a hook thread doing the same */
+ *                 would catch a hook thread doing the same
+ *        begins:  one thread; `fill` launched outside captures and once
+ *                 inside a capture begun by each entry point there is
+ *                 (exports by name, cuGetProcAddress), then `scale`, first
+ *                 launched inside a capture begun behind the hook's back
+ *                 (the fake's own cuStreamBeginCapture_v2). Prints how
+ *                 often the stream's capture status was asked in each
+ *                 phase: "asked quiet=Q captures=C after=A unseen=U" */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,13 +68,110 @@ static void *launcher(void *arg)
 	return NULL;
 }
 
+typedef CUresult (*begin1_fn)(CUstream);
+typedef CUresult (*begin2_fn)(CUstream, CUstreamCaptureMode);
+typedef CUresult (*begin_graph_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *, size_t,
+				   CUstreamCaptureMode);
+typedef CUresult (*end_fn)(CUstream, CUgraph *);
+
+static void launch_n(CUfunction f, CUstream s, int n)
+{
+	void *params[] = { &buf, &n_elems };
+	for (int i = 0; i < n; i++)
+		CK(cuLaunchKernel(f, 4, 1, 1, 64, 1, 1, 0, s, params, NULL));
+	CK(cuStreamSynchronize(s));
+}
+
+/* Begins a capture on s through entry point i (0..6), -1 past the last. */
+static int begin_nth(int i, CUstream s, const char **name)
+{
+	static const char *const names[] = { "cuStreamBeginCapture", "cuStreamBeginCapture_ptsz",
+					     "cuStreamBeginCapture_v2", "cuStreamBeginCapture_v2_ptsz",
+					     "cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph_ptsz" };
+	int n = (int)(sizeof names / sizeof names[0]);
+	if (i > n)
+		return -1;
+	CUgraph g = NULL;
+	if (i == n) { /* the runtime's way in */
+		void *p = NULL;
+		CUdriverProcAddressQueryResult st;
+		*name = "cuGetProcAddress(cuStreamBeginCapture)";
+		CK(cuGetProcAddress("cuStreamBeginCapture", &p, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
+		if (p)
+			CK(((begin2_fn)p)(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		return p ? 0 : -1;
+	}
+	*name = names[i];
+	void *p = dlsym(RTLD_DEFAULT, names[i]);
+	if (!p)
+		return -1;
+	if (i < 2)
+		CK(((begin1_fn)p)(s));
+	else if (i < 4)
+		CK(((begin2_fn)p)(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	else if (cuGraphCreate(&g, 0) == CUDA_SUCCESS)
+		CK(((begin_graph_fn)p)(s, g, NULL, NULL, 0, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	return 0;
+}
+
+static unsigned long asked(unsigned long (*fn)(void))
+{
+	return fn ? fn() : 0;
+}
+
+static int begins(CUmodule mod)
+{
+	unsigned long (*ask)(void) = (unsigned long (*)(void))fake_sym("fakecuda_capture_asked");
+	begin2_fn own_begin = (begin2_fn)fake_own_sym("cuStreamBeginCapture_v2");
+	end_fn own_end = (end_fn)fake_own_sym("cuStreamEndCapture");
+	end_fn end_ptsz = (end_fn)dlsym(RTLD_DEFAULT, "cuStreamEndCapture_ptsz");
+	CUfunction scale;
+	CUstream cs;
+	CUgraph g;
+	if (!ask || !own_begin || !own_end || !end_ptsz) {
+		printf("FAIL: the fake's capture entry points or counter not found\n");
+		return 1;
+	}
+	CK(cuModuleGetFunction(&scale, mod, "scale"));
+	CK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING));
+	launch_n(fill, cs, 3); /* the first launch asks (a kernel first seen) */
+	unsigned long a0 = asked(ask);
+	launch_n(fill, cs, 8);
+	unsigned long a1 = asked(ask);
+	const char *name = "";
+	for (int i = 0; begin_nth(i, cs, &name) == 0; i++) {
+		void *params[] = { &buf, &n_elems };
+		CK(cuLaunchKernel(fill, 4, 1, 1, 64, 1, 1, 0, cs, params, NULL));
+		CUresult rc = i % 2 ? end_ptsz(cs, &g) : cuStreamEndCapture(cs, &g);
+		printf("begin %s end rc=%d\n", name, (int)rc);
+		if (rc != CUDA_SUCCESS)
+			failures++;
+	}
+	unsigned long a2 = asked(ask);
+	launch_n(fill, cs, 8);
+	unsigned long a3 = asked(ask);
+	/* behind the hook's back: scale's first launch finds it */
+	CK(own_begin(cs, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	void *sparams[] = { &buf, &(float){ 2.0f } };
+	CK(cuLaunchKernel(scale, 4, 1, 1, 64, 1, 1, 0, cs, sparams, NULL));
+	CK(own_end(cs, &g));
+	unsigned long a4 = asked(ask);
+	launch_n(fill, cs, 8);
+	unsigned long a5 = asked(ask);
+	printf("asked quiet=%lu captures=%lu after=%lu unseen=%lu\n", a1 - a0, a2 - a1, a3 - a2, a5 - a4);
+	CK(cuCtxSynchronize());
+	printf("app_capture: done, %d failures\n", failures);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
 		return 2;
 	char *ptx = slurp(argv[1]);
 	control = strcmp(argv[2], "control") == 0;
-	if (!ptx || (!control && strcmp(argv[2], "hook") != 0))
+	int begin_each = strcmp(argv[2], "begins") == 0;
+	if (!ptx || (!control && !begin_each && strcmp(argv[2], "hook") != 0))
 		return 2;
 	unsigned long (*tolerated)(void) = (unsigned long (*)(void))fake_sym("fakecuda_unsafe_tolerated");
 	CUdevice dev;
@@ -80,6 +184,10 @@ int main(int argc, char **argv)
 	CK(cuModuleLoadData(&mod, ptx));
 	CK(cuModuleGetFunction(&fill, mod, "fill"));
 	CK(cuMemAlloc(&buf, n_elems * sizeof(float)));
+	if (begin_each) {
+		free(ptx);
+		return begins(mod);
+	}
 	CK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING));
 	pthread_t t;
 	pthread_create(&t, NULL, launcher, NULL);

@@ -40,22 +40,28 @@ static inline char *slurp(const char *path)
 	return s;
 }
 
-/* A test hook of the fake driver (loaded by the hook with RTLD_LOCAL: asked
- * through its path, NTOP_REAL_LIBCUDA, when the global scope lacks it). The
- * path goes in the form the hook opened it, DIR/./FILE: under ntop's loader
- * audit module the plain path names the hook (src/hook/audit/rtld_audit.c). */
-static inline void *fake_sym(const char *name)
+/* A symbol of the fake driver itself, never the hook's export of the same
+ * name (loaded by the hook with RTLD_LOCAL: asked through its path,
+ * NTOP_REAL_LIBCUDA). The path goes in the form the hook opened it,
+ * DIR/./FILE: under ntop's loader audit module the plain path names the
+ * hook (src/hook/audit/rtld_audit.c). */
+static inline void *fake_own_sym(const char *name)
 {
-	void *p = dlsym(RTLD_DEFAULT, name);
 	const char *path = getenv("NTOP_REAL_LIBCUDA");
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	char form[4096];
-	if (p || !slash || snprintf(form, sizeof form, "%.*s/.%s", (int)(slash - path), path, slash) >= (int)sizeof form)
-		return p;
+	if (!slash || snprintf(form, sizeof form, "%.*s/.%s", (int)(slash - path), path, slash) >= (int)sizeof form)
+		return NULL;
 	void *h = dlopen(form, RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		p = dlsym(h, name); /* the handle stays open: the fake stays loaded anyway */
-	return p;
+	return h ? dlsym(h, name) : NULL; /* the handle stays open: the fake stays loaded anyway */
+}
+
+/* A test hook of the fake driver: from the global scope when the fake is
+ * there, else from the fake itself. */
+static inline void *fake_sym(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	return p ? p : fake_own_sym(name);
 }
 
 #endif

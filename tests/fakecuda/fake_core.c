@@ -619,8 +619,18 @@ FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
 	return fake_unsafe_call();
 }
 
+static unsigned long fake_capture_asked; /* cuStreamIsCapturing calls (atomic) */
+
+/* How often anyone asked whether a stream captures (a test's proof that
+ * the hook leaves the question out while no capture is open). */
+FAKE_EXPORT unsigned long fakecuda_capture_asked(void)
+{
+	return __atomic_load_n(&fake_capture_asked, __ATOMIC_RELAXED);
+}
+
 FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 {
+	__atomic_add_fetch(&fake_capture_asked, 1, __ATOMIC_RELAXED);
 	*st = fake_capture_blocks(s) ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
 	return CUDA_SUCCESS;
 }
@@ -644,6 +654,38 @@ FAKE_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mod
 	return CUDA_SUCCESS;
 }
 
+/* The other ways to begin a capture, each the same here: the legacy
+ * cuStreamBeginCapture (no mode: global; cuda.h's name means _v2), _ptsz
+ * forms, into a graph. */
+#undef cuStreamBeginCapture
+FAKE_EXPORT CUresult cuStreamBeginCapture(CUstream s)
+{
+	return cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+}
+
+FAKE_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
+{
+	return cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+}
+
+FAKE_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
+{
+	return cuStreamBeginCapture_v2(s, mode);
+}
+
+FAKE_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+						 const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
+{
+	(void)g, (void)deps, (void)edges, (void)n;
+	return cuStreamBeginCapture_v2(s, mode);
+}
+
+FAKE_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
+						      const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
+{
+	return cuStreamBeginCaptureToGraph(s, g, deps, edges, n, mode);
+}
+
 FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 {
 	struct fake_stream *fs = (struct fake_stream *)s;
@@ -662,6 +704,11 @@ FAKE_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 	*g = (CUgraph)fs->graph;
 	fs->graph = NULL;
 	return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+	return cuStreamEndCapture(s, g);
 }
 
 /* A private table: slot 1 returns 42, proving the call reached the fake. */

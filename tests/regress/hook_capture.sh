@@ -8,6 +8,8 @@
 # hook's threads run in relaxed mode for their whole life, so the capture
 # ends valid, and the fake saw them call during it (tolerated > 0). The
 # control run shows the fake would catch a thread in global mode.
+# Then the capture check's shortcut: no driver call while no capture the
+# hook saw begin is open.
 # (A capture on a stream right after a probed launch on it: hook_pipeline.sh.)
 source "$(dirname "$0")/hook_lib.inc"
 CAP=$B/tests/fakecuda/app_capture
@@ -39,6 +41,21 @@ grep '^probe .*status=declined' "$TMP/probed.log" | grep -qv 'reason=stream%20ca
 # 3. control: the app's own query from a thread in global mode invalidates it
 run control control
 expect "$TMP/control.out" "^capture rc=901 " "control: the fake invalidates the capture"
+
+# 4. the capture check asks the driver only while a capture is open: every
+# entry point that begins one is seen (each launch inside is declined), none
+# asked between captures; one begun behind the hook's back is found at a
+# kernel's first launch, and every launch asks from then on
+run begins begins NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=1000
+expect "$TMP/begins.out" "^asked quiet=0 captures=[1-9][0-9]* after=0 unseen=[1-9]" \
+	"begins: asked only while a capture was open, and always once one went unseen"
+[ "$(grep -c '^begin .* end rc=0$' "$TMP/begins.out")" = 7 ] || fail "begins: not 7 captures ended valid"
+fill_kid=$(sed -nE 's/^kernel .*kid=([0-9]+).*name=fill( .*)?$/\1/p' "$TMP/begins.log" | head -1)
+scale_kid=$(sed -nE 's/^kernel .*kid=([0-9]+).*name=scale( .*)?$/\1/p' "$TMP/begins.log" | head -1)
+stat() { grep "^stats .*kid=$1 " "$TMP/begins.log" | tail -1 | sed -nE "s/.* $2=([0-9]+).*/\1/p"; }
+[ "$(stat "$fill_kid" declined)" = 7 ] || fail "begins: fill's 7 captured launches not all declined: $(stat "$fill_kid" declined)"
+[ "$(stat "$fill_kid" probed)" = 27 ] || fail "begins: fill's 27 launches outside captures not all probed: $(stat "$fill_kid" probed)"
+[ "$(stat "$scale_kid" declined)" = 1 ] || fail "begins: scale's launch in the unseen capture not declined"
 
 [ "$fails" = 0 ] && echo "hook_capture: ok"
 exit $((fails > 0))

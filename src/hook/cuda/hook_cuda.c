@@ -1,5 +1,5 @@
 /* The CUDA backend (hook_backend.h): opening the driver, cuInit, device
- * facts, capture helpers, and process exit / fork handling. */
+ * facts, capture mode helpers, and process exit / fork handling. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,15 +162,6 @@ int hook_cuda_current_dev(void)
 	last_gen = gen;
 	last_dev = (int)dev;
 	return last_dev;
-}
-
-int hook_cuda_capturing(CUstream stream)
-{
-	if (!cu.cuStreamIsCapturing)
-		return 0;
-	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-	CUresult rc = cu.cuStreamIsCapturing(stream, &st);
-	return rc != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 int hook_cuda_hold_ctx(struct hook_ctx_held *h, CUcontext ctx)

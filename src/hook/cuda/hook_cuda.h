@@ -29,6 +29,7 @@ struct hook_launch {
 	uint64_t found_ns;          /* NTOP_SELF_TIME=1: the hook's entry (0: not timed), for P_FIND */
 	int slab;                   /* probed: its map buffer's device slab was allocated on its path */
 	int beside;                 /* probed: another of the hook's holding calls ran while it was queued */
+	int first;                  /* the kernel's first launch: its capture check asks the driver */
 };
 
 /* Around the hook's own calls that hold all of the app's driver calls
@@ -56,9 +57,14 @@ const struct hook_device *hook_cuda_launch_device(const struct hook_launch *l, C
  * for the context last seen (the registry generation invalidates it); 0
  * without asking the driver when cuInit saw one device. */
 int hook_cuda_current_dev(void);
-/* Is the stream capturing? Errors count as capturing (never copy into a
- * capture we cannot see). */
+/* hook_cuda_capture.c. Is the stream capturing? Errors count as capturing
+ * (never copy into a capture we cannot see). No driver call while no
+ * capture the hook saw begin is open. */
 int hook_cuda_capturing(CUstream stream);
+/* The same, always asking the driver (where a kernel is first seen or its
+ * configuration changes): a capture it finds that the hook did not see
+ * begin makes every later check ask. */
+int hook_cuda_capturing_asked(CUstream stream);
 /* cuThreadExchangeStreamCaptureMode to relaxed around the hook's own
  * allocations, so they neither fail nor invalidate another thread's capture. */
 CUstreamCaptureMode hook_cuda_relax_begin(void);

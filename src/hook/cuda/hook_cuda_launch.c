@@ -95,6 +95,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	}
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
 	l->entry_ns = n > 1 ? t_entry : 0; /* a kernel's first launch registers it: left out of self-time */
+	l->first = n == 1;
 	l->dev = hook_cuda_current_dev();
 	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)
@@ -111,7 +112,7 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 			return rc; /* it counted itself in hook_results_app_queued */
 		}
 		if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api)) {
-			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing(l->ostream));
+			hook_cuda_emit_launch(k, l, 0, hook_cuda_capturing_asked(l->ostream));
 			if (k->has_ptx && hook.cfg.control)
 				hook_probe_note_launch(k, l);
 		}

@@ -389,7 +389,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	if (!k->has_ptx)
 		return hook_probe_give_up(k, l->seq, pick, k->reason);
 	hook_stage_prefetch(k);
-	if (hook_cuda_capturing(l->ostream))
+	if (l->first ? hook_cuda_capturing_asked(l->ostream) : hook_cuda_capturing(l->ostream))
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");
 	int prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);

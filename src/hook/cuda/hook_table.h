@@ -23,6 +23,9 @@ CUresult hook_proto_getproc_v1(const char *symbol, void **pfn, int cuda_version,
 CUresult hook_proto_func_smem_config(CUfunction f, CUsharedconfig config);
 CUresult hook_proto_graph_add_v1(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
 				 size_t n_deps, const CUDA_KERNEL_NODE_PARAMS_v1 *params);
+/* The legacy cuStreamBeginCapture and its _ptsz (CUDA 10.0: no mode,
+ * global capture); cuda.h's cuStreamBeginCapture means _v2. */
+CUresult hook_proto_begin_capture_v1(CUstream stream);
 /* The legacy exports cuGraphInstantiate and cuGraphInstantiate_v2 (cuda.h's
  * cuGraphInstantiate means cuGraphInstantiateWithFlags), cuGraphExecUpdate
  * (cuda.h's means _v2), cuGraphExecKernelNodeSetParams (v1 params). */
@@ -100,7 +103,15 @@ CUresult hook_proto_graph_exec_kparams_v1(CUgraphExec exec, CUgraphNode node,
 	X(cuMemCreate, cuMemCreate, 0) \
 	X(cuMemFree_v2, cuMemFree_v2, 0) \
 	X(cuMemFreeAsync, cuMemFreeAsync, 0) \
-	X(cuMemFreeAsync_ptsz, cuMemFreeAsync, 0)
+	X(cuMemFreeAsync_ptsz, cuMemFreeAsync, 0) \
+	X(cuStreamBeginCapture, hook_proto_begin_capture_v1, 0) \
+	X(cuStreamBeginCapture_ptsz, hook_proto_begin_capture_v1, 0) \
+	X(cuStreamBeginCapture_v2, cuStreamBeginCapture_v2, 0) \
+	X(cuStreamBeginCapture_v2_ptsz, cuStreamBeginCapture_v2, 0) \
+	X(cuStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph, 0) \
+	X(cuStreamBeginCaptureToGraph_ptsz, cuStreamBeginCaptureToGraph, 0) \
+	X(cuStreamEndCapture, cuStreamEndCapture, 0) \
+	X(cuStreamEndCapture_ptsz, cuStreamEndCapture, 0)
 
 enum hook_row_id {
 #define HOOK_ROW_ENUM(name, proto, launch) HOOK_ROW_##name,
