@@ -23,6 +23,8 @@
 #                 work before and after a launch, a copy beside the kernel
 #                 and another thread's driver calls cost the app's clock
 #                 (STREAM_MARKS_SIZES, default 16777216 4194304 1048576)
+#   driver_calls  bench/driver_calls.c (no hook): what each driver call and
+#                 clock read on a probed launch's path costs a thread
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines, the copy built off the app's threads)
@@ -44,7 +46,7 @@
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
 # batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt, inside_kernel.txt,
-# stream_marks.txt,
+# stream_marks.txt, driver_calls.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -119,6 +121,11 @@ step_app_cost_ab() {
 step_stream_marks() {
 	# shellcheck disable=SC2086 # a list of sizes
 	build-gpu/bench/stream_marks ${STREAM_MARKS_SIZES:-16777216 4194304 1048576} | tee "$OUT/stream_marks.txt"
+	return "${PIPESTATUS[0]}"
+}
+
+step_driver_calls() {
+	build-gpu/bench/driver_calls | tee "$OUT/driver_calls.txt"
 	return "${PIPESTATUS[0]}"
 }
 
@@ -201,7 +208,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
