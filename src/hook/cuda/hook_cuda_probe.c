@@ -344,7 +344,6 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 	if (!j && !(j = hook_probe_job_new(l, k, in, ctx, dev, cause)))
 		return -1;
 	j->seq = l->seq;
-	j->wall_ns = time_wall_ns();
 	j->smem = l->smem;
 	*inp = in;
 	*jp = j;

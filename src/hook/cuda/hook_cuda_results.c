@@ -566,6 +566,10 @@ void hook_results_note_queued(void)
 void hook_results_submit(struct hook_job *job)
 {
 	struct hook_results *r = &hook.res;
+	/* the launch's wall time, read once its kernel is queued: a clock read
+	 * takes ~46 ns on the H200's host (bench/driver_calls.c), GPU idle
+	 * time before the kernel */
+	job->wall_ns = time_wall_ns();
 	pthread_mutex_lock(&r->lock);
 	job->next = NULL;
 	if (r->collect_tail)
