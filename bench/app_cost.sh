@@ -160,7 +160,8 @@ def parse_events(text):
         return per.setdefault(names.get(pk, "kid" + str(pk[1])), {
             "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
             "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "tns": [], "cpu": [],
-            "first_cpu": [], "deferred": 0, "slab": 0, "held": []})
+            "first_cpu": [], "deferred": 0, "slab": 0, "held": [], "defer_held": []})
+    deferred_t = {}  # (pid, kid, seq) of a `probe status=deferred` line: its time
     for line in text.splitlines():
         typ = line.split(" ", 1)[0]
         f = fields(line)
@@ -170,6 +171,9 @@ def parse_events(text):
             names[pk] = short_name(f.get("name", ""))
         elif typ == "launch":
             first[pk] = min(first.get(pk, seq), seq)
+            t_def = deferred_t.pop(pk + (seq,), None)
+            if t_def is not None and f.get("probed") != "1":  # its line follows its driver calls
+                k(pk)["defer_held"].append(num(f, "t") - t_def)
             if f.get("probed") == "1":
                 k(pk)["probed"] += 1
                 k(pk)["slab"] += f.get("slab") == "1"  # a device slab allocated on its path
@@ -192,6 +196,8 @@ def parse_events(text):
         elif typ == "time":
             if seq != first.get(pk):
                 k(pk)["tns"].append(num(f, "ns"))
+        elif typ == "probe" and f.get("status") == "deferred":
+            deferred_t[pk + (seq,)] = num(f, "t")
         elif typ == "probe" and f.get("status") == "declined":
             r = k(pk)["reasons"]
             reason = f.get("reason", "?")
@@ -301,11 +307,12 @@ def summary(w, probes):
                 kk = s["kern"].setdefault(mode, {}).setdefault(kern, {
                     "requested": 0, "probed": 0, "written": 0, "declined": 0, "reasons": {}, "records": 0,
                     "dropped": 0, "unsampled": 0, "sampled": set(), "disk": 0, "rns": [], "cpu": [],
-                    "first_cpu": [], "deferred": 0})
+                    "first_cpu": [], "deferred": 0, "defer_held": []})
                 for key in ("requested", "probed", "written", "declined", "records", "dropped", "unsampled", "disk",
                             "deferred"):
                     kk[key] += e[key]
                 kk["first_cpu"].extend(e["first_cpu"])
+                kk["defer_held"].extend(e["defer_held"])
                 kk["sampled"] |= e["sampled"]
                 kk["rns"].extend(e["rns"])
                 kk["cpu"].extend(e["cpu"])
@@ -602,14 +609,18 @@ def render(s):
     L += ["", "## The first probed launch of each kernel: the hook's time on the app's thread", "",
           "median ms of its cpu_ns over the runs (it holds instrumenting and the JIT, CUDA_CACHE_DISABLE=1,",
           "unless the copy was built off the app's threads: the *-async modes, ntop's default); d = launches",
-          "that ran unprobed while the copy was built", ""]
+          "that ran unprobed while the copy was built; w = the longest ms from a deferred launch's `probe`",
+          "line to its `launch` line, which follows its occupancy query (a driver call the driver's own JIT",
+          "holds while it builds a copy on another thread)", ""]
     rows = []
     for k in KERNELS:
         row = [k]
         for m in probes:
             e = s["kern"].get(m, {}).get(k, {})
             fc = e.get("first_cpu", [])
-            row.append((f"{med(fc) / 1e6:.2f}" if fc else "-") + (f" d{e['deferred']}" if e.get("deferred") else ""))
+            dh = e.get("defer_held", [])
+            row.append((f"{med(fc) / 1e6:.2f}" if fc else "-") + (f" d{e['deferred']}" if e.get("deferred") else "") +
+                       (f" w{max(dh) / 1e6:.2f}" if dh else ""))
         rows.append(row)
     L += table(["kernel"] + probes, rows)
     L += ["", "## Results written / probed launches requested, per kernel", "",
