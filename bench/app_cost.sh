@@ -811,6 +811,9 @@ def selftest():
         "result t=3 pid=5 kid=1 seq=2 records=8 dropped=0 sampled=8 unsampled=56 disk=100 ns=2000\n"
         "probe t=4 pid=5 kid=1 seq=3 status=declined reason=no%20map%20buffer\n"
         "launch t=2 pid=5 kid=1 seq=4 probed=1\n"
+        "probe t=10 pid=5 kid=1 seq=5 status=deferred reason=building\n"
+        "launch t=30 pid=5 kid=1 seq=5 probed=0\n"
+        "probe t=40 pid=5 kid=1 seq=6 status=deferred reason=building\n"
         "stats t=5 pid=5 kid=1 launches=3 timed=0 declined=1\n"
         "stats t=5 pid=5 kid=1 launches=4 timed=0 declined=1 deferred=2\n"
         "results t=6 pid=5 at=final pending=0 written=2 failed=1\n"
@@ -819,7 +822,7 @@ def selftest():
     want("events", (e["requested"], e["probed"], e["written"], e["declined"], e["reasons"], e["records"],
                     e["sampled"], e["rns"], ev["final"]["failed"], ev["lost_events"]),
          (4, 3, 2, 1, {"no map buffer": 1}, 16, {8}, [2000], 1, 3))
-    want("first probed", (e["deferred"], e["first_cpu"]), (2, [1500000]))
+    want("first probed", (e["deferred"], e["first_cpu"], e["defer_held"]), (2, [1500000], [20]))
     w = tempfile.mkdtemp()
 
     def put(name, text):
