@@ -213,18 +213,6 @@ struct hook_results {
 
 /* Probed copies built off the application's threads (hook_cuda_builder.c). */
 struct hook_build_req;
-/* nvJitLink's entry points (hook_cuda_nvjitlink.c), in this order */
-enum { HOOK_JL_CREATE, HOOK_JL_DESTROY, HOOK_JL_ADD, HOOK_JL_COMPLETE, HOOK_JL_CUBIN_SIZE, HOOK_JL_CUBIN,
-       HOOK_JL_ERR_SIZE, HOOK_JL_ERR, HOOK_JL_N };
-
-/* nvJitLink, opened by the builder thread on its first build; only that
- * thread uses it */
-struct hook_nvjitlink {
-	int tried;
-	void *lib;                 /* NULL: not found, the driver's JIT builds */
-	void *fn[HOOK_JL_N];
-};
-
 struct hook_builder {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
@@ -233,7 +221,6 @@ struct hook_builder {
 	void *busy_ctx;            /* CUcontext of the build under way, or NULL */
 	int started, stop;         /* started -1: no thread, builds run on the launch */
 	pthread_t thread;
-	struct hook_nvjitlink jl;
 };
 
 /* What the next probed launches need, made ahead off the application's

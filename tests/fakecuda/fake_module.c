@@ -261,27 +261,6 @@ FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
-static pthread_mutex_t fake_jit_lock = PTHREAD_MUTEX_INITIALIZER; /* held while the fake JIT compiles */
-
-/* A fork child has no JIT under way: the parent's thread holding the
- * lock is not in it. */
-static void fake_jit_fork_child(void)
-{
-	pthread_mutex_init(&fake_jit_lock, NULL);
-}
-
-__attribute__((constructor)) static void fake_jit_at_fork(void)
-{
-	pthread_atfork(NULL, NULL, fake_jit_fork_child);
-}
-
-/* A call the driver's JIT holds until it is done. */
-static void fake_jit_pass(void)
-{
-	pthread_mutex_lock(&fake_jit_lock);
-	pthread_mutex_unlock(&fake_jit_lock);
-}
-
 FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CUjit_option *o,
 					void **v)
 {
@@ -295,15 +274,10 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 	     !strstr((const char *)image, ".reg .b64 %ntop_hc")))
 		return CUDA_ERROR_INVALID_PTX;
 	/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's JIT takes N ms (a real
-	 * driver's takes 10-200), so a test sees launches go by meanwhile;
-	 * and, as the real driver's did on an H200, it holds other threads'
-	 * launches and occupancy queries until it is done (fake_jit_pass) */
+	 * driver's takes 10-200), so a test sees launches go by meanwhile */
 	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
-	if (delay && strstr((const char *)image, "%ntop_")) {
-		pthread_mutex_lock(&fake_jit_lock);
+	if (delay && strstr((const char *)image, "%ntop_"))
 		usleep((useconds_t)atoi(delay) * 1000);
-		pthread_mutex_unlock(&fake_jit_lock);
-	}
 	return cuModuleLoadData(mod, image);
 }
 
@@ -448,7 +422,6 @@ int fake_regs(const struct fake_func *fn)
 FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads, size_t smem)
 {
 	(void)smem;
-	fake_jit_pass();
 	if (threads <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (fake_module_alive(fake_fn(f)->mod, "cuOccupancyMaxActiveBlocksPerMultiprocessor") != CUDA_SUCCESS)
@@ -706,7 +679,6 @@ CUresult fake_launch_node(CUfunction f, const unsigned grid[3], const unsigned b
 
 FAKE_EXPORT CUresult cuLaunchKernel(FAKE_LAUNCH_ARGS, void **params, void **extra)
 {
-	fake_jit_pass();
 	return fake_launch(f, (unsigned[]){ gx, gy, gz }, (unsigned[]){ bx, by, bz }, smem, s, params, extra);
 }
 

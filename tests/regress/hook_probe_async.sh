@@ -8,10 +8,7 @@
 # launch's job: plan and map buffer), deferred launches do not count
 # against the limit, and the app's output is unchanged. The same run with
 # NTOP_PROBE_ASYNC=0 (record --wait-build) builds on the launch: its first
-# probed launch waits for the JIT. The builder compiles with nvJitLink (the
-# fake one), which holds no driver call; without it the fake driver's JIT
-# holds the app's deferred launch as a real driver's does. Plumbing only:
-# the fake driver runs no GPU code.
+# probed launch waits for the JIT. Plumbing only: the fake driver runs no GPU code.
 source "$(dirname "$0")/hook_lib.inc"
 LOOP=$B/tests/fakecuda/app_loop
 [ -x "$LOOP" ] || { echo "app_loop not built"; exit 77; }
@@ -81,39 +78,6 @@ seq2=$(grep -E "^launch .* pid=$P kid=$K " "$E" | sed -n 2p | sed -nE 's/.* seq=
 grep -qE "^(time|result) .* pid=$P kid=$K seq=$seq2 .*ns=[1-9]" "$E" &&
 	fail "gap: the second launch (seq $seq2), 0.6 s after the first one's JIT, was timed"
 grep -qE "^(time|result) .* pid=$P kid=$K seq=1 .*ns=[1-9]" "$E" || fail "gap: the first launch not timed"
-# What compiled each copy: nvJitLink on the builder thread (the test's
-# NTOP_REAL_LIBNVJITLINK is the fake nvJitLink), the driver's JIT on the
-# launch and where nvJitLink is missing. The fake driver's JIT holds the
-# app's launches until it is done, as a real driver's did on an H200: with
-# a 1.5 s build, app_loop's second launch (600 ms after its first) waits
-# for the rest of it there, not beside nvJitLink.
-jit_of() { grep -m1 '^instrument .*status=ok' "$TMP/$1.log" | sed -nE 's/.* jit=([a-z]+).*/\1/p'; }
-# held NAME: ms from the first process's first launch line to its second
-held() {
-	local p
-	p=$(grep -m1 -E '^hello ' "$TMP/$1.log" | sed -E 's/.* pid=([0-9]+) .*/\1/')
-	grep -E "^launch t=[0-9]+ pid=$p " "$TMP/$1.log" | head -2 | sed -E 's/^launch t=([0-9]+) .*/\1/' |
-		awk 'NR == 2 { printf "%d\n", ($1 - prev) / 1000000 } { prev = $1 }'
-}
-run_slow() { # NAME ENV...: async, a 1.5 s build
-	local name=$1
-	shift
-	mkdir -p "$TMP/$name"
-	env -u NTOP_PROBE_ASYNC "$@" NTOP_PROBES=$BS NTOP_PROBE_LIMIT=5 NTOP_TRACE_DIR=$TMP/$name NTOP_EVENT_FD=9 \
-		NTOP_REAL_LIBCUDA=$FAKE FAKECUDA_JIT_DELAY_MS=1500 LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" \
-		"$TMP/stop-$name" 2.5 >"$TMP/$name.out" 2>&1 9>"$TMP/$name.log"
-	grep -q '^app_loop: done, 0 failures$' "$TMP/$name.out" || fail "$name: app: $(cat "$TMP/$name.out")"
-}
-run_slow slow_nvjitlink
-run_slow slow_driver NTOP_REAL_LIBNVJITLINK=$TMP/none/libnvJitLink.so.13
-[ "$(jit_of async)" = nvjitlink ] || fail "async: the copy compiled by '$(jit_of async)', want nvjitlink"
-[ "$(jit_of sync)" = driver ] || fail "sync: the copy compiled by '$(jit_of sync)', want driver"
-[ "$(jit_of slow_driver)" = driver ] || fail "no nvJitLink: the copy compiled by '$(jit_of slow_driver)', want driver"
-h=$(held slow_nvjitlink)
-[ -n "$h" ] && [ "$h" -lt 800 ] || fail "nvJitLink: the second launch came ${h:-?} ms after the first (600 ms of sleep)"
-h=$(held slow_driver)
-[ -n "$h" ] && [ "$h" -ge 1200 ] ||
-	fail "no nvJitLink: the second launch came ${h:-?} ms after the first, want the driver JIT's 1.5 s (the fake holds it)"
 # sync: the first probed launch waited for the JIT, nothing deferred
 [ "$deferred_sync" = 0 ] || fail "sync: deferred lines"
 echo "$stats_sync" | grep -q 'deferred=' && fail "sync: a deferred count: $stats_sync"

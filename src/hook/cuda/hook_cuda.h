@@ -273,10 +273,6 @@ void hook_stager_ctx_gone(CUcontext ctx);
 void hook_stager_shutdown(void);
 void hook_stager_fork_child(void);
 
-/* hook_cuda_nvjitlink.c: the probed copy's PTX compiled by nvJitLink and
- * loaded (the builder thread only); -1 and why when it cannot be. */
-int hook_nvjitlink_load(const char *ptx, size_t len, int cc, CUmodule *mod, char **cause);
-
 /* hook_cuda_results.c */
 /* Queues a probed launch (already on its stream) for the collector. */
 void hook_results_submit(struct hook_job *job);

@@ -190,8 +190,6 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 		event_addf(&sb, "ms_emit", "%.3f", s->ms_emit);
 	}
 	event_addf(&sb, "ms_jit", "%.3f", ms_jit);
-	if (in->jit)
-		event_add(&sb, "jit", in->jit);
 	static const char *const shapes[] = { "any", "1d-block", "1d-grid", "1d" };
 	event_add(&sb, "shape", shapes[in->shape >> 1 & 3]);
 	hook_event_emit(&sb);
@@ -201,7 +199,6 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
  * function, and what it costs the kernel at the first launch's shape. */
 struct probe_form {
 	struct engine_result *res;
-	const char *jit;          /* what compiled it: nvjitlink, driver, ptxas, link */
 	CUmodule module;
 	CUfunction func;
 	int regs;
@@ -218,41 +215,20 @@ static void probe_form_drop(struct probe_form *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* The builder thread compiles with nvJitLink where it can: the driver's
- * JIT would hold the app's driver calls meanwhile (hook_cuda_nvjitlink.c).
- * On the launch (--wait-build) the app waits anyway, and the driver's JIT
- * cache may answer at once. */
-static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct probe_form *f, char **cause)
-{
-	const struct engine_result *res = f->res;
-	if (k->mod && k->mod->ptx_image && strstr(res->ptx, ".extern .func")) {
-		f->jit = "link";
-		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
-	}
-	if (hook.cfg.use_ptxas) {
-		f->jit = "ptxas";
-		return probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, cause);
-	}
-	char *why = NULL;
-	f->jit = "nvjitlink";
-	if (builder && hook_nvjitlink_load(res->ptx, res->ptx_len, cc, &f->module, &why) == 0)
-		return 0;
-	if (why)
-		hook_log("%s: %s; the driver's JIT builds it", k->name, why);
-	free(why);
-	f->jit = "driver";
-	return probe_jit(res->ptx, &f->module, cause);
-}
-
 static int probe_form_build(struct hook_kernel *k, int cc, const struct hook_probe_list *pl, const char *ptx,
-			    size_t len, unsigned flags, int builder, struct probe_form *f, double *ms_jit, char **cause)
+			    size_t len, unsigned flags, struct probe_form *f, double *ms_jit, char **cause)
 {
 	if (!(f->res = calloc(1, sizeof *f->res)))
 		return cause_set(cause, "out of memory");
 	if (engine_instrument(ptx, len, k->name, pl->v, pl->n, flags, f->res, cause) < 0)
 		return -1;
 	uint64_t t0 = time_mono_ns();
-	int rc = probe_form_load(k, cc, builder, f, cause);
+	int rc;
+	if (k->mod && k->mod->ptx_image && strstr(f->res->ptx, ".extern .func"))
+		rc = hook_rdc_link(k->mod, k->name, f->res->ptx, cc, &f->module, cause); /* calls into other units */
+	else
+		rc = hook.cfg.use_ptxas ? probe_ptxas(f->res->ptx, f->res->ptx_len, cc, &f->module, cause)
+					: probe_jit(f->res->ptx, &f->module, cause);
 	*ms_jit += (double)(time_mono_ns() - t0) / 1e6;
 	if (rc < 0)
 		return -1;
@@ -283,12 +259,6 @@ static void probe_form_fit(struct hook_kernel *k, const struct hook_launch *l, s
 /* The form to launch (hook_cuda_place.c): the entry form unless it costs
  * the kernel blocks per SM or spills the original does not have, and the
  * exit form costs less. */
-/* Is the builder thread making it (launches run unprobed meanwhile)? */
-static int probe_by_builder(const struct hook_inst *in)
-{
-	return __atomic_load_n(&in->building, __ATOMIC_ACQUIRE);
-}
-
 static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int cc,
 			const struct hook_probe_list *pl, const char *ptx, size_t len, struct probe_form *entry,
 			struct hook_inst *in, double *ms_jit)
@@ -302,8 +272,7 @@ static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int 
 	if (entry->res->n_maps == 0 || !hook_place_worse(&entry->fit, &orig))
 		return;
 	char *c = NULL;
-	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, probe_by_builder(in), &alt, ms_jit,
-			     &c) < 0) {
+	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, &alt, ms_jit, &c) < 0) {
 		hook_event_warn("%s: the probed copy with map addresses at the exits failed (%s); launching the "
 				"one that keeps them from the entry", k->name, c ? c : "?");
 		free(c);
@@ -330,7 +299,7 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	memset(&f, 0, sizeof f);
 	if (probe_source(k, cc, &ptx, &len, cause) < 0)
 		return -1;
-	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, probe_by_builder(in), &f, ms_jit, cause);
+	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, &f, ms_jit, cause);
 	if (rc == 0)
 		probe_place(k, l, cc, pl, ptx, len, &f, in, ms_jit);
 	free(ptx);
@@ -341,7 +310,6 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	probe_keep_ptx(k, f.res);
 	in->res = f.res;
 	in->module = f.module;
-	in->jit = f.jit;
 	in->func = f.func;
 	in->attrs_gen = f.attrs_gen;
 	in->regs_probed = f.regs;

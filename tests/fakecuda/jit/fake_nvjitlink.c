@@ -6,13 +6,11 @@
  * refuses LTO-IR.
  * Both names of each call are exported, as the real library does (the
  * header's inline wrappers call the versioned ones). */
-#define _DEFAULT_SOURCE /* usleep */
 #define NVJITLINK_NO_INLINE
 #include <nvJitLink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "../fake_cubin.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
@@ -83,11 +81,6 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle h)
 	struct fake_link *l = (struct fake_link *)h;
 	if (l->want_ptx)
 		return l->has_lto && l->ptx ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_PTX_COMPILE;
-	/* FAKECUDA_JIT_DELAY_MS: a probed copy takes as long here as in the
-	 * fake driver's JIT, without holding the driver */
-	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
-	if (delay && l->ptx && strstr(l->ptx, "%ntop_"))
-		usleep((useconds_t)atoi(delay) * 1000);
 	free(l->cubin);
 	l->cubin = fake_cubin_make(l->ptx, &l->cubin_size);
 	return l->cubin ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_INTERNAL;
