@@ -168,6 +168,8 @@ struct hook_results {
 	struct hook_job *collect_head, *collect_tail;
 	struct hook_job *write_head, *write_tail;
 	struct hook_buf *dev_free, *host_free, *page_free; /* page_free: ordinary staging */
+	struct hook_buf *dev_free_last; /* dev_free's last buffer, or NULL: a buffer taken or
+					 * lists cut clear it (hook_pool_put_dev then walks) */
 	struct hook_slab *slabs;   /* registrations of pinned staging */
 	struct hook_dev_slab *dev_slabs; /* device allocations of the pool */
 	struct hook_dev_growing {  /* slabs being allocated, counted as made (hook_cuda_pool.c) */

@@ -56,6 +56,7 @@ static struct hook_dev_slab *giveback_take_idle(struct hook_results *r, CUcontex
 		}
 		*p = sl->next;
 		giveback_unlink(&r->dev_free, sl, bufs);
+		r->dev_free_last = NULL; /* it may have been one of sl's */
 		sl->next = idle;
 		idle = sl;
 	}

@@ -45,6 +45,15 @@ static uint64_t pool_round(uint64_t bytes)
 	return (bytes + POOL_ROUND - 1) / POOL_ROUND * POOL_ROUND;
 }
 
+/* b left dev_free (caller holds the pool lock): the last buffer known no
+ * longer is when it was b. */
+static struct hook_buf *pool_left(struct hook_buf *b)
+{
+	if (b && b == hook.res.dev_free_last)
+		hook.res.dev_free_last = NULL;
+	return b;
+}
+
 struct hook_buf *hook_buf_take(struct hook_buf **list, void *ctx, uint64_t bytes)
 {
 	struct hook_buf **best = NULL;
@@ -424,7 +433,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	struct hook_results *r = &hook.res;
 	int busy = 0, allocated = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 1, &busy);
+	struct hook_buf *b = pool_left(pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 1, &busy));
 	int last = pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	uint64_t depth = r->holding + 1;
 	pthread_mutex_unlock(&r->lock);
@@ -437,7 +446,7 @@ static struct hook_buf *pool_take_dev(CUcontext ctx, uint64_t bytes, const struc
 	int still_clearing = 0;
 	if (!b && busy) {
 		pthread_mutex_lock(&r->lock);
-		b = hook_buf_take(&r->dev_free, ctx, bytes);
+		b = pool_left(hook_buf_take(&r->dev_free, ctx, bytes));
 		pthread_mutex_unlock(&r->lock);
 		still_clearing = b != NULL;
 		if (!b)
@@ -476,7 +485,7 @@ static struct hook_buf *pool_take_seen(CUcontext ctx, uint64_t bytes, const stru
 	struct hook_results *r = &hook.res;
 	int busy = 0;
 	pthread_mutex_lock(&r->lock);
-	struct hook_buf *b = pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 0, &busy);
+	struct hook_buf *b = pool_left(pool_take_ready(&r->dev_free, ctx, bytes, pool_want_key(z), 0, &busy));
 	int last = b && pool_count(r->dev_free, ctx, bytes, 1) == 0;
 	pthread_mutex_unlock(&r->lock);
 	/* The last one of its size: one spare made ahead by the stager (as
@@ -538,18 +547,23 @@ void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 }
 
 /* Appended: the list stays oldest first, so the buffers least likely to be
- * still zeroing are looked at first. */
+ * still zeroing are looked at first. After the last buffer, where it is
+ * known: walking the list under the lock the launch path takes cost a
+ * burst of one-block launches, whose pool holds a thousand buffers, more
+ * than a buffer's whole copy back (bench/app_cost.sh's burst). */
 void hook_pool_put_dev(struct hook_buf *b)
 {
 	if (!b)
 		return;
-	pthread_mutex_lock(&hook.res.lock);
-	struct hook_buf **p = &hook.res.dev_free;
+	struct hook_results *r = &hook.res;
+	pthread_mutex_lock(&r->lock);
+	struct hook_buf **p = r->dev_free_last ? &r->dev_free_last->next : &r->dev_free;
 	while (*p)
 		p = &(*p)->next;
 	b->next = NULL;
 	*p = b;
-	pthread_mutex_unlock(&hook.res.lock);
+	r->dev_free_last = b;
+	pthread_mutex_unlock(&r->lock);
 }
 
 /* Clears z's counts on the hook's stream, after whatever the stream already
@@ -606,6 +620,7 @@ void hook_pool_ctx_gone(CUcontext ctx)
 	struct hook_buf *dev = NULL;
 	pthread_mutex_lock(&r->lock);
 	pool_split(&r->dev_free, ctx, &dev);
+	r->dev_free_last = NULL;
 	for (struct hook_copier **p = &r->copiers; *p;) {
 		struct hook_copier *c = *p;
 		if (c->ctx != ctx) {

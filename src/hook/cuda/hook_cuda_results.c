@@ -737,6 +737,7 @@ void hook_results_fork_child(void)
 	RESULTS_ORPHANS_ADD(results_orphan_copiers, r->copiers);
 	r->collect_head = r->collect_tail = r->write_head = r->write_tail = NULL;
 	r->dev_free = r->host_free = r->page_free = NULL;
+	r->dev_free_last = NULL;
 	r->dev_slabs = NULL;
 	memset(r->dev_growing, 0, sizeof r->dev_growing); /* the threads allocating them are gone */
 	r->copiers = NULL;
