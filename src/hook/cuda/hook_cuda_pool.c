@@ -548,9 +548,10 @@ void hook_pool_add_spares(CUcontext ctx, uint64_t bytes, uint64_t n)
 
 /* Appended: the list stays oldest first, so the buffers least likely to be
  * still zeroing are looked at first. After the last buffer, where it is
- * known: walking the list under the lock the launch path takes cost a
- * burst of one-block launches, whose pool holds a thousand buffers, more
- * than a buffer's whole copy back (bench/app_cost.sh's burst). */
+ * known, not after a walk of the list under the lock the launch path
+ * takes: a burst of one-block launches, whose pool holds about a thousand
+ * buffers, ran at half the rate once slabs grew that large
+ * (bench/app_cost.sh's burst). */
 void hook_pool_put_dev(struct hook_buf *b)
 {
 	if (!b)
