@@ -25,6 +25,8 @@
 #                 (STREAM_MARKS_SIZES, default 16777216 4194304 1048576)
 #   driver_calls  bench/driver_calls.c (no hook): what each driver call and
 #                 clock read on a probed launch's path costs a thread
+#   jit_hold      bench/jit_hold.c (no hook): which driver calls one thread
+#                 waits on while another thread's driver JIT compiles
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines, the copy built off the app's threads)
@@ -46,7 +48,7 @@
 #
 # $OUT (default ./gpu-out) gets few files (the device tool brings back 8):
 # batch.txt (the table), summary.txt, jit_programs.txt, app_cost.txt, block_records.txt, inside_kernel.txt,
-# stream_marks.txt, driver_calls.txt,
+# stream_marks.txt, driver_calls.txt, jit_hold.txt,
 # dmat_session.tgz, and batch-logs.tgz with everything else the steps wrote
 # (their logs and log archives). BATCH_STEP_S (default 300) bounds each step.
 set -u
@@ -129,6 +131,11 @@ step_driver_calls() {
 	return "${PIPESTATUS[0]}"
 }
 
+step_jit_hold() {
+	build-gpu/bench/jit_hold | tee "$OUT/jit_hold.txt"
+	return "${PIPESTATUS[0]}"
+}
+
 step_tui() {
 	tests/gpu/build_examples.sh build-examples fill train_loop >/dev/null || return 1
 	tests/gpu/tui_gpu.sh "$OUT/tui"
@@ -208,7 +215,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt jit_hold.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
