@@ -19,7 +19,9 @@
 # events' cost from the rest of the hook's; and with --no-audit, no loader
 # audit module in the app), and under `ntop record -p P --wait-build --every 1 --limit
 # 100000` for every built-in probe P (and block_sched again without --wait-build), the
-# driver's JIT cache off (CUDA_CACHE_DISABLE=1), the modes interleaved, REPS (2) times each; after each
+# driver's JIT cache off (CUDA_CACHE_DISABLE=1), the app pausing APP_COST_PAUSE_MS (100) after each kernel's
+# first launch in every mode (a copy built off the app's threads is then ready for the rest; wall times
+# leave the pauses out), the modes interleaved, REPS (2) times each; after each
 # repetition its burst mode (one warm-up launch, then 5000 one-block launches
 # back to back and one sync) plain, under `ntop record` and under block_sched.
 # Then it prints, last, one table: per kernel the plain app-side us per launch
@@ -97,7 +99,7 @@ def parse_app(text):
     """The app's lines: {kernel: median_us}, {kernel: p90_us}, {kernel: host_us}, {name: hash},
     wall_s, burst (launches, wall_s, rate), each {kernel: {launch: us}} (APP_COST_EACH=1), sched (timed
     launches, launches on another CPU than the one before, voluntary and involuntary switches)."""
-    medv, p90, host, check, wall, burst, each, sched = {}, {}, {}, {}, None, None, {}, None
+    medv, p90, host, check, wall, burst, each, sched, paused = {}, {}, {}, {}, None, None, {}, None, 0.0
     for line in text.splitlines():
         m = re.match(r"(?:info: )?cost each kernel=(\w+) i=(\d+) us=([\d.]+)", line)
         if m:
@@ -114,6 +116,9 @@ def parse_app(text):
         m = re.match(r"(?:info: )?cost wall_s=([\d.]+)", line)
         if m:
             wall = float(m.group(1))
+        m = re.match(r"(?:info: )?cost paused_s=([\d.]+)", line)
+        if m:
+            paused = float(m.group(1))
         m = re.match(r"(?:info: )?cost burst launches=(\d+) wall_s=([\d.]+) rate=([\d.]+)", line)
         if m:
             burst = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
@@ -121,7 +126,7 @@ def parse_app(text):
         if m:
             sched = tuple(int(g) for g in m.groups())
     return {"med": medv, "p90": p90, "host": host, "check": check, "wall": wall, "burst": burst, "each": each,
-            "sched": sched}
+            "sched": sched, "paused": paused}
 
 
 def fields(line):
@@ -232,8 +237,10 @@ def load(w, probes):
         base = mode[len("burst-"):] if mode.startswith("burst-") else None
         name = f"{mode}.{rep}"
         disk = read(os.path.join(w, name + ".disk")).strip()
-        run = {"rep": rep, "rc": rc, "wall": float(wall) if re.match(r"^[\d.]+$", wall) else None,
-               "app": parse_app(read(os.path.join(w, name + ".out"))),
+        app = parse_app(read(os.path.join(w, name + ".out")))
+        # the process's wall time, less the app's pauses (APP_COST_PAUSE_MS)
+        run = {"rep": rep, "rc": rc, "wall": float(wall) - app["paused"] if re.match(r"^[\d.]+$", wall) else None,
+               "app": app,
                "ev": parse_events(read(os.path.join(w, name, "events.log"))),
                "disk": int(disk) if disk.isdigit() else None}
         (burst.setdefault(base, []) if base else runs.setdefault(mode, [])).append(run)
@@ -834,12 +841,14 @@ def selftest():
         for k in KERNELS) \
         + f"info: cost wall_s={wall}\n"
     HELD = {1: 2000000, 3: 900000, 5: 200000, 6: 100000}  # the first probed one and one under 0.15 ms: not held
-    put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t4.0\nntop-self\t1\t0\t2.1\n"
+    put("runs.tsv", "plain\t1\t0\t2.0\nntop\t1\t0\t2.2\nblock_sched\t1\t0\t5.0\nntop-self\t1\t0\t2.1\n"
         "ntop-self\t2\t0\t2.1\n"
         "burst-plain\t1\t0\t1.0\nburst-block_sched\t1\t0\t2.0\n")
     put("plain.1.out", out(10.0, 1.0, "aa") + "info: cost sched launches=147 moved=3 vcsw=10 ivcsw=2\n")
     put("ntop.1.out", out(11.0, 1.1, "aa"))
-    put("block_sched.1.out", out(50.0, 3.0, "aa").replace("check saxpy aa", "check saxpy bb"))
+    # its process ran 5.0 s, 1.0 s of them paused: 4.0 s against plain's 2.0
+    put("block_sched.1.out", out(50.0, 3.0, "aa").replace("check saxpy aa", "check saxpy bb")
+        + "info: cost paused_s=1.0\n")
     put("ntop.1/events.log", "kernel t=1 pid=7 kid=2 mid=1 name=_Z6k_copyPKfPfi ptx=1\n"
         "launch t=1 pid=7 kid=2 seq=1 probed=0\ntime t=1 pid=7 kid=2 seq=1 ns=99000\n"
         "time t=1 pid=7 kid=2 seq=2 ns=4000\ntime t=1 pid=7 kid=2 seq=3 ns=4000\n"
@@ -1038,6 +1047,7 @@ one() {
 
 : >"$W/runs.tsv"
 export CUDA_CACHE_DISABLE=1 # every first probed launch pays its JIT, as on a fresh machine
+export APP_COST_PAUSE_MS=${APP_COST_PAUSE_MS:-100}
 say "== warm-up (plain, not counted: GPU clocks, page cache)"
 step "$W/warmup" "$EX/app_cost" 3
 # shellcheck disable=SC2206 # lists of mode names

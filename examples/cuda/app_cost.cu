@@ -15,6 +15,10 @@
  *   info: cost each kernel=<name> i=<l> us=<x>
  *     (with APP_COST_EACH=1: every launch's time, l from 1; bench/app_cost.sh's
  *     paired modes probe every other launch and compare the two halves)
+ * APP_COST_PAUSE_MS=N: the app sleeps N ms after each kernel's first launch,
+ * as a training loop's next step comes later: a probed copy built off the
+ * app's threads is then ready for the rest. wall_s leaves the pauses out;
+ *   info: cost paused_s=<s>   says how long they were.
  *   info: cost wall_s=<s>
  *   info: cost burst launches=<M> wall_s=<s> rate=<launches/s>
  *   cost check <name> <16 hex digits>
@@ -23,6 +27,7 @@
  * count. */
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 #include <sched.h>
 #include <sys/resource.h>
@@ -213,6 +218,9 @@ int main(int argc, char **argv)
 	CK(cudaEventCreate(&e1));
 	const char *each_env = getenv("APP_COST_EACH");
 	const bool each = each_env && strcmp(each_env, "1") == 0;
+	const char *pause_env = getenv("APP_COST_PAUSE_MS");
+	const long pause_ms = pause_env ? atol(pause_env) : 0;
+	std::chrono::steady_clock::duration paused{};
 	/* whether the launching thread stayed on its CPU: a process whose other
 	 * threads wake often may move it, and its caches go cold */
 	struct rusage ru0, ru1;
@@ -235,6 +243,11 @@ int main(int argc, char **argv)
 			CK(cudaEventSynchronize(e1));
 			float t = 0;
 			CK(cudaEventElapsedTime(&t, e0, e1));
+			if (l == 0 && pause_ms > 0) {
+				auto p0 = std::chrono::steady_clock::now();
+				std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+				paused += std::chrono::steady_clock::now() - p0;
+			}
 			if (l > 0 && each)
 				printf("info: cost each kernel=%s i=%ld us=%.2f\n", NAMES[k], l, t * 1e3);
 			if (l > 0) {
@@ -249,7 +262,9 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_THREAD, &ru1);
 	printf("info: cost sched launches=%ld moved=%ld vcsw=%ld ivcsw=%ld\n", launches, moved,
 	       ru1.ru_nvcsw - ru0.ru_nvcsw, ru1.ru_nivcsw - ru0.ru_nivcsw);
-	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0 - paused).count();
 	printf("info: cost wall_s=%.3f\n", wall);
+	if (pause_ms > 0)
+		printf("info: cost paused_s=%.3f\n", std::chrono::duration<double>(paused).count());
 	return 0;
 }

@@ -394,6 +394,7 @@ static void js_instrument(struct strbuf *sb, const struct td_kernel *k)
 	cli_json_string(&o, "addr", k->addr_at_exit < 0 ? NULL : k->addr_at_exit ? "exit" : "entry");
 	cli_json_int(&o, "sites", k->sites);
 	cli_json_number(&o, "ms_jit", k->ms_jit);
+	cli_json_string(&o, "jit", k->instrument_jit);
 	cli_json_end(&o);
 }
 

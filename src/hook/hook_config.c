@@ -133,7 +133,9 @@ void hook_config_load(void)
 		c->pinned_max = 256;
 	config_sample(c, getenv(NTOP_ENV_SAMPLE));
 	const char *as = getenv(NTOP_ENV_ASSEMBLER);
-	c->use_ptxas = as && strcmp(as, "ptxas") == 0;
+	c->assembler = !as || !*as || strcmp(as, "auto") == 0 ? HOOK_AS_AUTO
+		       : strcmp(as, "ptxas") == 0	   ? HOOK_AS_PTXAS
+							   : HOOK_AS_JIT;
 	const char *tm = getenv(NTOP_ENV_TIME_LAUNCHES);
 	c->time_mode = HOOK_TIME_SAMPLE;
 	if (tm && strcmp(tm, "all") == 0)

@@ -14,6 +14,9 @@
 struct probe;
 
 enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
+/* What compiles a probed copy's PTX: ptxas off the app's threads and the
+ * driver's JIT on them (auto), the driver's JIT always, ptxas always. */
+enum hook_assembler { HOOK_AS_AUTO, HOOK_AS_JIT, HOOK_AS_PTXAS };
 
 #define HOOK_QUEUE_SLOTS 8192   /* event lines waiting for the writer thread */
 #define HOOK_MAX_DEVICES 64
@@ -36,7 +39,7 @@ struct hook_config {
 	uint64_t pinned_max;       /* largest pinned staging buffer (bytes, > 0) */
 	int sample_off;            /* NTOP_SAMPLE=off: decline rather than sample */
 	uint32_t sample_min_shift; /* NTOP_SAMPLE=N: keep at most 1 block in 2^this */
-	int use_ptxas;
+	enum hook_assembler assembler; /* NTOP_ASSEMBLER */
 	enum hook_time_mode time_mode;
 	uint64_t time_gap_ns;      /* NTOP_TIME_GAP_MS: sampled timing, one launch per kernel per this */
 	int probe_async;           /* NTOP_PROBE_ASYNC: 1 (default) copies built by the builder thread,
@@ -216,6 +219,7 @@ struct hook_results {
 /* Probed copies built off the application's threads (hook_cuda_builder.c). */
 struct hook_build_req;
 struct hook_builder {
+	int ptxas_gone;            /* ptxas could not be run: the driver's JIT builds */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

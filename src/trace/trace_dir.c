@@ -506,6 +506,7 @@ static int td_on_instrument(struct trace_dir *td, const struct event *ev, struct
 	k->sites = (int)event_get_int(ev, "sites", -1);
 	const char *jit = event_get(ev, "ms_jit");
 	k->ms_jit = jit ? strtod(jit, NULL) : 0;
+	td_set_str(&k->instrument_jit, event_get(ev, "jit"));
 	return 0;
 }
 
@@ -800,6 +801,7 @@ void trace_dir_free(struct trace_dir *td)
 		free(k->instrument_reason);
 		free(k->source_error);
 		free(k->instrument_probes);
+		free(k->instrument_jit);
 		free(k->declined_reason);
 		free(k->configs);
 		free(k->results);

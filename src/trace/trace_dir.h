@@ -72,6 +72,7 @@ struct td_kernel {
 	int addr_at_exit;           /* the form computing map addresses at each exit (engine.h); -1 unknown */
 	int sites;
 	double ms_jit;
+	char *instrument_jit;      /* what compiled the copy (jit=: ptxas, driver, link), NULL unknown */
 	/* its PTX saved on request (`source`: kernels/<pid>-<kid>/source.ptx) */
 	int source_saved;   /* 1 saved, -1 could not be (source_error says why), 0 not yet */
 	char *source_error;

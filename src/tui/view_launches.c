@@ -207,9 +207,10 @@ static int vl_info(struct view *v, struct cellgrid *g, int x, int y, int w, int 
 	if (k->instrument_status && !strcmp(k->instrument_status, "failed"))
 		snprintf(buf, sizeof buf, "instrumentation failed: %s", k->instrument_reason ? k->instrument_reason : "?");
 	else if (k->instrument_status)
-		snprintf(buf, sizeof buf, "instrumented with %s: registers %d -> %d,%s %d sites, JIT %.3f ms",
+		snprintf(buf, sizeof buf, "instrumented with %s: registers %d -> %d,%s %d sites, JIT %.3f ms%s%s",
 			 k->instrument_probes ? k->instrument_probes : "?", k->regs_orig, k->regs_probed,
-			 occ_text(k, occ, sizeof occ), k->sites, k->ms_jit);
+			 occ_text(k, occ, sizeof occ), k->sites, k->ms_jit, k->instrument_jit ? " by " : "",
+			 k->instrument_jit ? k->instrument_jit : "");
 	else
 		snprintf(buf, sizeof buf, "never instrumented");
 	/* reasons wrap while the table keeps a header and three rows */

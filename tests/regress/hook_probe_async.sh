@@ -26,8 +26,8 @@ run() {
 mkdir -p "$TMP/async" "$TMP/sync"
 # timing sampled one launch a minute: only a kernel's first launch and a
 # probed copy's first launch are timed
-run async -u NTOP_PROBE_ASYNC NTOP_TIME_GAP_MS=60000
-run sync NTOP_PROBE_ASYNC=0 NTOP_TIME_GAP_MS=60000
+run async -u NTOP_PROBE_ASYNC NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
+run sync NTOP_PROBE_ASYNC=0 NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
 
 for name in async sync; do
 	E=$TMP/$name.log
@@ -139,5 +139,47 @@ grep -Eq '^ntop: fill \(pid [0-9]+\): [0-9]+ launch(es)? ran unprobed while its 
 grep -q 'ran unprobed' "$TMP/rec--wait-build.err" && fail "record --wait-build: deferred: $(cat "$TMP/rec--wait-build.err")"
 grep -q ', 10 probed, 10 results written' "$TMP/rec--wait-build.err" ||
 	fail "record --wait-build: not every launch probed: $(cat "$TMP/rec--wait-build.err")"
+# the report says what compiled the copy (jit=)
+"$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -Eq '"jit": ?"driver"' ||
+	fail "report: no jit: $("$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -o '"instrument":[^}]*')"
+# What compiles the copy (the `instrument` line's jit=): app_loop as
+# above with the default assembler, fake_ptxas taking 200 ms, then ENV...
+asm() {
+	local name=$1
+	shift
+	mkdir -p "$TMP/$name"
+	run "$name" -u NTOP_ASSEMBLER -u NTOP_PROBE_ASYNC NTOP_PTXAS="$B/tests/fakecuda/fake_ptxas" \
+		FAKE_PTXAS_DELAY_MS=200 FAKE_PTXAS_LOG="$TMP/$name.ptxas" "$@"
+}
+# NAME JIT RAN: every copy (fill and scale, in app_loop and its fork
+# child) compiled by JIT, ptxas run (yes) or not (no)
+asm_is() {
+	local jits ran=no
+	grep -q '^app_loop: done, 0 failures$' "$TMP/$1.out" || fail "$1: app: $(cat "$TMP/$1.out")"
+	jits=$(grep -E '^instrument .*status=ok' "$TMP/$1.log" | sed -nE 's/.* jit=([a-z]+).*/\1/p' | sort | uniq -c |
+		awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
+	grep -q '^ptxas sm_[0-9]' "$TMP/$1.ptxas" 2>/dev/null && ran=yes
+	[[ "$jits" =~ ^[0-9]+\ $2$ ]] && [ "$ran" = "$3" ] ||
+		fail "$1: copies compiled by ${jits:-nothing}, ptxas run: $ran; want $2 alone, ptxas run: $3"
+}
+asm ptxas &
+asm onlaunch NTOP_PROBE_ASYNC=0 &
+asm noptxas NTOP_PTXAS="$TMP/no-such-ptxas" &
+asm badptx FAKE_PTXAS_FAIL=1 &
+asm forced NTOP_ASSEMBLER=jit &
+wait
+asm_is ptxas ptxas yes
+asm_is onlaunch driver no
+asm_is noptxas driver no
+asm_is badptx driver yes
+asm_is forced driver no
+# built off the app's threads by ptxas: launches deferred meanwhile, the
+# first probed one after the copy, holding the app's thread no compile
+grep -qE '^probe .*status=deferred' "$TMP/ptxas.log" || fail "ptxas: no deferred line"
+grep -q "no ptxas found" "$TMP/noptxas.hook.log" || fail "noptxas: not logged: $(head -3 "$TMP/noptxas.hook.log")"
+grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; the driver's JIT builds it" "$TMP/badptx.hook.log" ||
+	fail "badptx: not logged: $(grep -i ptxas "$TMP/badptx.hook.log" | head -3)"
+cpu=$(grep -m1 -E '^launch .*probed=1' "$TMP/ptxas.log" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
+[ -n "$cpu" ] && [ "$cpu" -lt 100000000 ] || fail "ptxas: the first probed launch held the app's thread ${cpu:-?} ns"
 [ "$fails" = 0 ] && echo "hook_probe_async: all passed"
 exit $((fails > 0))

@@ -1,7 +1,8 @@
 /* The instrumented copy of a kernel. On the first probed launch of a
  * kernel in a context the engine instruments its PTX (the module's own PTX
  * for the device's compute capability, Numba's link PTX, or Triton's cache
- * PTX) and the driver JITs it (or ptxas, NTOP_ASSEMBLER=ptxas), in the form
+ * PTX) and ptxas (on the builder thread, where found) or the driver's JIT
+ * compiles it (NTOP_ASSEMBLER), in the form
  * that costs the kernel least at that launch's shape (hook_cuda_place.c);
  * the outcome is cached per (kernel, context, probe set) and reported once
  * in an `instrument` line. */
@@ -190,6 +191,8 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
 		event_addf(&sb, "ms_emit", "%.3f", s->ms_emit);
 	}
 	event_addf(&sb, "ms_jit", "%.3f", ms_jit);
+	if (in->jit)
+		event_add(&sb, "jit", in->jit);
 	static const char *const shapes[] = { "any", "1d-block", "1d-grid", "1d" };
 	event_add(&sb, "shape", shapes[in->shape >> 1 & 3]);
 	hook_event_emit(&sb);
@@ -199,6 +202,7 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
  * function, and what it costs the kernel at the first launch's shape. */
 struct probe_form {
 	struct engine_result *res;
+	const char *jit;          /* what compiled it: ptxas, driver, link */
 	CUmodule module;
 	CUfunction func;
 	int regs;
@@ -215,20 +219,69 @@ static void probe_form_drop(struct probe_form *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* The builder thread runs ptxas where it can (auto): the driver's JIT
+ * holds the app's own driver calls while it compiles, and on an H200 each
+ * kernel's first launch during a build waited out most of its 10-30 ms
+ * JIT (bench/jit_hold.c). ptxas is another process; only loading its
+ * cubin takes the driver. On the launch the app waits anyway, and the
+ * driver's JIT cache may answer at once. */
+static int probe_use_ptxas(int builder)
+{
+	if (hook.cfg.assembler != HOOK_AS_AUTO)
+		return hook.cfg.assembler == HOOK_AS_PTXAS;
+	if (!builder || hook.builder.ptxas_gone) /* ptxas_gone: the builder thread's alone */
+		return 0;
+	if (!assemble_ptxas_found()) {
+		hook.builder.ptxas_gone = 1;
+		hook_log("no ptxas found (NTOP_PTXAS, PATH, /usr/local/cuda/bin): probed copies built by the "
+			 "driver's JIT, which holds the app's driver calls while it compiles");
+		return 0;
+	}
+	return 1;
+}
+
+/* Is the builder thread making it (launches run unprobed meanwhile)? */
+static int probe_by_builder(const struct hook_inst *in)
+{
+	return __atomic_load_n(&in->building, __ATOMIC_ACQUIRE);
+}
+
+static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct probe_form *f, char **cause)
+{
+	const struct engine_result *res = f->res;
+	if (k->mod && k->mod->ptx_image && strstr(res->ptx, ".extern .func")) {
+		f->jit = "link";
+		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
+	}
+	if (probe_use_ptxas(builder)) {
+		char *why = NULL;
+		f->jit = "ptxas";
+		if (probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, &why) == 0)
+			return 0;
+		if (hook.cfg.assembler == HOOK_AS_PTXAS) {
+			*cause = why;
+			return -1;
+		}
+		for (char *c = why; c && *c; c++)
+			if (*c == '\n')
+				*c = ' '; /* ptxas's log: one log line */
+		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "ptxas failed");
+		free(why);
+	}
+	f->jit = "driver";
+	return probe_jit(res->ptx, &f->module, cause);
+}
+
 static int probe_form_build(struct hook_kernel *k, int cc, const struct hook_probe_list *pl, const char *ptx,
-			    size_t len, unsigned flags, struct probe_form *f, double *ms_jit, char **cause)
+			    size_t len, unsigned flags, int builder, struct probe_form *f, double *ms_jit,
+			    char **cause)
 {
 	if (!(f->res = calloc(1, sizeof *f->res)))
 		return cause_set(cause, "out of memory");
 	if (engine_instrument(ptx, len, k->name, pl->v, pl->n, flags, f->res, cause) < 0)
 		return -1;
 	uint64_t t0 = time_mono_ns();
-	int rc;
-	if (k->mod && k->mod->ptx_image && strstr(f->res->ptx, ".extern .func"))
-		rc = hook_rdc_link(k->mod, k->name, f->res->ptx, cc, &f->module, cause); /* calls into other units */
-	else
-		rc = hook.cfg.use_ptxas ? probe_ptxas(f->res->ptx, f->res->ptx_len, cc, &f->module, cause)
-					: probe_jit(f->res->ptx, &f->module, cause);
+	int rc = probe_form_load(k, cc, builder, f, cause);
 	*ms_jit += (double)(time_mono_ns() - t0) / 1e6;
 	if (rc < 0)
 		return -1;
@@ -272,7 +325,8 @@ static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int 
 	if (entry->res->n_maps == 0 || !hook_place_worse(&entry->fit, &orig))
 		return;
 	char *c = NULL;
-	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, &alt, ms_jit, &c) < 0) {
+	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, probe_by_builder(in), &alt, ms_jit,
+			     &c) < 0) {
 		hook_event_warn("%s: the probed copy with map addresses at the exits failed (%s); launching the "
 				"one that keeps them from the entry", k->name, c ? c : "?");
 		free(c);
@@ -299,7 +353,7 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	memset(&f, 0, sizeof f);
 	if (probe_source(k, cc, &ptx, &len, cause) < 0)
 		return -1;
-	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, &f, ms_jit, cause);
+	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, probe_by_builder(in), &f, ms_jit, cause);
 	if (rc == 0)
 		probe_place(k, l, cc, pl, ptx, len, &f, in, ms_jit);
 	free(ptx);
@@ -310,6 +364,7 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	probe_keep_ptx(k, f.res);
 	in->res = f.res;
 	in->module = f.module;
+	in->jit = f.jit;
 	in->func = f.func;
 	in->attrs_gen = f.attrs_gen;
 	in->regs_probed = f.regs;
