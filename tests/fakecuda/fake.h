@@ -81,6 +81,8 @@ struct fake_stream {
 };
 
 extern pthread_mutex_t fake_lock;
+/* Waits out a JIT under way on another thread (fake_module.c). */
+void fake_jit_wait(void);
 extern int fake_global_captures; /* global-mode captures in progress */
 
 /* fake_ctx.c: contexts die with cuCtxDestroy (always recreated at the same

@@ -261,23 +261,56 @@ FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
+/* A PTX text the fake JIT and linker refuse, so the hook's failure paths
+ * run; FAKECUDA_JIT_FAIL_EXIT_FORM=1: every probed copy that computes map
+ * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
+static int fake_jit_refuses(const char *ptx)
+{
+	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
+	return strstr(ptx, "FAKECUDA_JIT_FAIL") ||
+	       (exit_form && *exit_form == '1' && strstr(ptx, "ntop_map") && !strstr(ptx, ".reg .b64 %ntop_hc"));
+}
+
+/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's compile takes N ms (a real
+ * driver's takes 10-200), so a test sees launches go by meanwhile. */
+static void fake_jit_delay(const char *ptx)
+{
+	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
+	if (delay && strstr(ptx, "%ntop_"))
+		usleep((useconds_t)atoi(delay) * 1000);
+}
+
+/* The driver's JIT holds other threads' launches, occupancy queries,
+ * event records and module calls while it compiles; its linker holds
+ * none (H200, driver 580: bench/jit_hold.c). Those calls take this. */
+static pthread_mutex_t fake_jit_hold = PTHREAD_MUTEX_INITIALIZER;
+
+/* a fork child has no JIT under way, whatever its parent was compiling */
+static void fake_jit_hold_child(void)
+{
+	pthread_mutex_init(&fake_jit_hold, NULL);
+}
+
+__attribute__((constructor)) static void fake_jit_hold_init(void)
+{
+	pthread_atfork(NULL, NULL, fake_jit_hold_child);
+}
+
+void fake_jit_wait(void)
+{
+	pthread_mutex_lock(&fake_jit_hold);
+	pthread_mutex_unlock(&fake_jit_hold);
+}
+
 FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CUjit_option *o,
 					void **v)
 {
 	(void)n, (void)o, (void)v;
-	/* A PTX text the fake JIT refuses, so the hook's JIT failure path runs;
-	 * FAKECUDA_JIT_FAIL_EXIT_FORM=1: every probed copy that computes map
-	 * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
-	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
-	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL") ||
-	    (exit_form && *exit_form == '1' && strstr((const char *)image, "ntop_map") &&
-	     !strstr((const char *)image, ".reg .b64 %ntop_hc")))
+	if (fake_jit_refuses(image))
 		return CUDA_ERROR_INVALID_PTX;
-	/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's JIT takes N ms (a real
-	 * driver's takes 10-200), so a test sees launches go by meanwhile */
-	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
-	if (delay && strstr((const char *)image, "%ntop_"))
-		usleep((useconds_t)atoi(delay) * 1000);
+	pthread_mutex_lock(&fake_jit_hold);
+	fake_jit_delay(image);
+	pthread_mutex_unlock(&fake_jit_hold);
 	return cuModuleLoadData(mod, image);
 }
 
@@ -424,6 +457,7 @@ FAKE_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunct
 	(void)smem;
 	if (threads <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	fake_jit_wait();
 	if (fake_module_alive(fake_fn(f)->mod, "cuOccupancyMaxActiveBlocksPerMultiprocessor") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
 	int by_threads = 2048 / threads, by_regs = 65536 / (fake_regs(fake_fn(f)) * threads);
@@ -462,8 +496,13 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void 
 FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
-	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs))
+	/* FAKECUDA_LINK_FAIL=1: the linker refuses probed copies (the JIT does not) */
+	const char *link_fail = getenv("FAKECUDA_LINK_FAIL");
+	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs) ||
+	    (l->ptx && (fake_jit_refuses(l->ptx) || (link_fail && *link_fail == '1' && strstr(l->ptx, "%ntop_")))))
 		return CUDA_ERROR_INVALID_PTX;
+	if (l->ptx)
+		fake_jit_delay(l->ptx);
 	l->cubin = fake_keep(fake_cubin_make(l->ptx, size));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -634,6 +673,7 @@ static CUresult fake_launch(CUfunction f, const unsigned grid[3], const unsigned
 	struct fake_func *fn = fake_fn(f);
 	if (!fn || (params && extra) || block[0] * block[1] * block[2] == 0 || block[0] * block[1] * block[2] > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
+	fake_jit_wait();
 	if (fake_module_alive(fn->mod, "a launch") != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (fake_smem_ok(fn, smem) != CUDA_SUCCESS)
