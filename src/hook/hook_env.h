@@ -63,9 +63,9 @@
  *                     "PATTERN=STAND-IN": a library opened by a path whose file
  *                     name matches PATTERN (fnmatch) loads STAND-IN instead
  *                     (src/hook/audit/rtld_audit.c); not set with --no-audit
- *   NTOP_ASSEMBLER    "auto" (default: the driver's linker for copies built off the
- *                     app's threads, its JIT on the launch), "jit" (the driver's
- *                     cuModuleLoadDataEx always) or "ptxas" (always)
+ *   NTOP_ASSEMBLER    "auto" (default: ptxas for copies built off the app's threads,
+ *                     else the driver's JIT), "jit" (the driver's cuModuleLoadDataEx
+ *                     always) or "ptxas" (always)
  *   NTOP_TIME_LAUNCHES "all", "sample" (default) or "off": launch timing events
  *   NTOP_TIME_GAP_MS  sampled timing: after a kernel's first launch, one per this
  *                     many ms (10)

@@ -51,7 +51,7 @@ struct hook_inst {
 	int ok;               /* 0: failed, reason says why */
 	char *reason;
 	void *module;         /* CUmodule of the probed copy */
-	const char *jit;      /* what compiled it (a literal: linker, driver, rdc, ptxas) */
+	const char *jit;      /* what compiled it (a literal: ptxas, driver, link) */
 	void *func;           /* CUfunction of the probed copy */
 	struct engine_result *res;
 	int regs_orig, regs_probed;

@@ -14,8 +14,8 @@
 struct probe;
 
 enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
-/* What compiles a probed copy's PTX: the driver's linker off the app's
- * threads and its JIT on them (auto), the driver's JIT always, ptxas always. */
+/* What compiles a probed copy's PTX: ptxas off the app's threads and the
+ * driver's JIT on them (auto), the driver's JIT always, ptxas always. */
 enum hook_assembler { HOOK_AS_AUTO, HOOK_AS_JIT, HOOK_AS_PTXAS };
 
 #define HOOK_QUEUE_SLOTS 8192   /* event lines waiting for the writer thread */
@@ -219,6 +219,7 @@ struct hook_results {
 /* Probed copies built off the application's threads (hook_cuda_builder.c). */
 struct hook_build_req;
 struct hook_builder {
+	int ptxas_gone;            /* ptxas could not be run: the driver's JIT builds */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

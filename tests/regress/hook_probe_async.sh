@@ -26,8 +26,8 @@ run() {
 mkdir -p "$TMP/async" "$TMP/sync"
 # timing sampled one launch a minute: only a kernel's first launch and a
 # probed copy's first launch are timed
-run async -u NTOP_PROBE_ASYNC NTOP_TIME_GAP_MS=60000
-run sync NTOP_PROBE_ASYNC=0 NTOP_TIME_GAP_MS=60000
+run async -u NTOP_PROBE_ASYNC NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
+run sync NTOP_PROBE_ASYNC=0 NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
 
 for name in async sync; do
 	E=$TMP/$name.log
@@ -143,8 +143,9 @@ grep -q ', 10 probed, 10 results written' "$TMP/rec--wait-build.err" ||
 "$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -Eq '"jit": ?"driver"' ||
 	fail "report: no jit: $("$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -o '"instrument":[^}]*')"
 # What compiles the copy (the `instrument` line's jit=): app_loop as
-# above, the copy taking 1 s whatever compiles it (past app_loop's quiet
-# 0.6 s after its first launch), then ENV...
+# above with the default assembler and fake_ptxas, the copy taking 1 s
+# whatever compiles it (past app_loop's quiet 0.6 s after its first
+# launch), then ENV...
 asm() {
 	local name=$1 JIT_MS=1000
 	shift
@@ -152,48 +153,49 @@ asm() {
 	run "$name" -u NTOP_ASSEMBLER -u NTOP_PROBE_ASYNC NTOP_PTXAS="$B/tests/fakecuda/fake_ptxas" \
 		FAKE_PTXAS_DELAY_MS=1000 FAKE_PTXAS_LOG="$TMP/$name.ptxas" "$@"
 }
-# NAME JIT: every copy (fill and scale, in app_loop and its fork child)
-# compiled by JIT
+# NAME JIT RAN: every copy (fill and scale, in app_loop and its fork
+# child) compiled by JIT, ptxas run (yes) or not (no)
 asm_is() {
-	local jits
+	local jits ran=no
 	grep -q '^app_loop: done, 0 failures$' "$TMP/$1.out" || fail "$1: app: $(cat "$TMP/$1.out")"
 	jits=$(grep -E '^instrument .*status=ok' "$TMP/$1.log" | sed -nE 's/.* jit=([a-z]+).*/\1/p' | sort | uniq -c |
 		awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }')
-	[[ "$jits" =~ ^[0-9]+\ $2$ ]] || fail "$1: copies compiled by ${jits:-nothing}, want $2 alone"
+	grep -q '^ptxas sm_[0-9]' "$TMP/$1.ptxas" 2>/dev/null && ran=yes
+	[[ "$jits" =~ ^[0-9]+\ $2$ ]] && [ "$ran" = "$3" ] ||
+		fail "$1: copies compiled by ${jits:-nothing}, ptxas run: $ran; want $2 alone, ptxas run: $3"
 }
 # NAME: how many of fill's launches ran unprobed while its copy was built
 # in app_loop's first process: one every 2 ms once its quiet 0.6 s is
-# over, until the 1 s compile ends, unless the compile holds them (the fake's JIT holds launches and
-# occupancy queries while it compiles, as the driver's does)
+# over, until the 1 s compile ends, unless the compile holds them (the
+# fake's JIT holds launches and occupancy queries while it compiles, as the
+# driver's does)
 deferred() {
 	local p k
 	p=$(grep -m1 -E '^hello ' "$TMP/$1.log" | sed -E 's/.* pid=([0-9]+) .*/\1/')
 	k=$(grep -m1 -E "^kernel .* pid=$p .*name=fill$" "$TMP/$1.log" | sed -E 's/.* kid=([0-9]+) .*/\1/')
 	grep -E "^stats .* pid=$p kid=$k " "$TMP/$1.log" | tail -1 | sed -nE 's/.* deferred=([0-9]+).*/\1/p'
 }
-asm linker &
+asm ptxas &
 asm onlaunch NTOP_PROBE_ASYNC=0 &
-asm nolink FAKECUDA_LINK_FAIL=1 &
+asm noptxas NTOP_PTXAS="$TMP/no-such-ptxas" &
+asm badptx FAKE_PTXAS_FAIL=1 &
 asm jit NTOP_ASSEMBLER=jit &
-asm ptxas NTOP_ASSEMBLER=ptxas &
-asm noptxas NTOP_ASSEMBLER=ptxas FAKE_PTXAS_FAIL=1 &
 wait
-asm_is linker linker
-asm_is onlaunch driver
-asm_is nolink driver
-asm_is jit driver
-asm_is ptxas ptxas
-grep -q '^ptxas sm_[0-9]' "$TMP/ptxas.ptxas" 2>/dev/null || fail "ptxas: fake_ptxas never ran"
-grep -q "fill: the driver's linker failed (CUDA error 218).*; the driver's JIT builds it" "$TMP/nolink.hook.log" ||
-	fail "nolink: not logged: $(grep -i linker "$TMP/nolink.hook.log" | head -3)"
-grep -qE "^instrument .*status=failed .*reason=ptxas%20failed.*Unresolved%20extern%20function%20'fake'" "$TMP/noptxas.log" ||
-	fail "noptxas: $(grep -E '^(instrument|probe) ' "$TMP/noptxas.log" | head -2)"
-# the linker leaves the app's launches alone; the driver's JIT holds them
-d_link=$(deferred linker) d_jit=$(deferred jit)
-echo "deferred launches while fill's copy was built: linker ${d_link:-?}, jit ${d_jit:-?}"
-[ "${d_link:-0}" -ge 20 ] && [ -n "$d_jit" ] && [ "$d_jit" -lt "$d_link" ] && [ "$d_jit" -le 10 ] ||
-	fail "deferred launches: linker ${d_link:-?} (want 20 or more), jit ${d_jit:-?} (want at most 10)"
-cpu=$(grep -m1 -E '^launch .*probed=1' "$TMP/linker.log" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
-[ -n "$cpu" ] && [ "$cpu" -lt 100000000 ] || fail "linker: the first probed launch held the app's thread ${cpu:-?} ns"
+asm_is ptxas ptxas yes
+asm_is onlaunch driver no
+asm_is noptxas driver no
+asm_is badptx driver yes
+asm_is jit driver no
+grep -q "no ptxas found" "$TMP/noptxas.hook.log" || fail "noptxas: not logged: $(head -3 "$TMP/noptxas.hook.log")"
+grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; the driver's JIT builds it" "$TMP/badptx.hook.log" ||
+	fail "badptx: not logged: $(grep -i ptxas "$TMP/badptx.hook.log" | head -3)"
+# ptxas leaves the app's launches running; the driver's JIT holds them (its
+# few deferred: launches before it began and while the copy is loaded after)
+d_ptxas=$(deferred ptxas) d_jit=$(deferred jit)
+echo "deferred launches while fill's copy was built: ptxas ${d_ptxas:-?}, jit ${d_jit:-?}"
+[ "${d_ptxas:-0}" -ge 40 ] && [ -n "$d_jit" ] && [ $((d_jit * 3)) -le "$d_ptxas" ] ||
+	fail "deferred launches: ptxas ${d_ptxas:-?} (want 40 or more), jit ${d_jit:-?} (want a third of ptxas's at most)"
+cpu=$(grep -m1 -E '^launch .*probed=1' "$TMP/ptxas.log" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
+[ -n "$cpu" ] && [ "$cpu" -lt 100000000 ] || fail "ptxas: the first probed launch held the app's thread ${cpu:-?} ns"
 [ "$fails" = 0 ] && echo "hook_probe_async: all passed"
 exit $((fails > 0))

@@ -91,6 +91,14 @@ static char *assemble_find_ptxas(void)
 	return strdup(ASSEMBLE_DEFAULT_PTXAS);
 }
 
+int assemble_ptxas_found(void)
+{
+	char *ptxas = assemble_find_ptxas();
+	int found = ptxas && access(ptxas, X_OK) == 0;
+	free(ptxas);
+	return found;
+}
+
 static int assemble_write_file(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

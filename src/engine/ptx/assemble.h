@@ -1,5 +1,6 @@
-/* Offline assembly with ptxas (spawned with argv, no shell). The hook prefers
- * the driver's JIT (cuModuleLoadDataEx) and lives without this. */
+/* Offline assembly with ptxas (spawned with argv, no shell). The hook's
+ * builder thread uses it where it is found (the driver's JIT would hold the
+ * app's driver calls meanwhile) and lives without it. */
 #ifndef NTOP_ASSEMBLE_H
 #define NTOP_ASSEMBLE_H
 #include <stddef.h>
@@ -18,5 +19,7 @@ int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len);
 int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
 		   struct assemble_info *info, char **cause);
 void assemble_info_done(struct assemble_info *info);
+/* 1 when the ptxas assemble_ptxas would run is an executable file. */
+int assemble_ptxas_found(void);
 
 #endif

@@ -163,9 +163,6 @@ int hook_func_attr(CUfunction f, CUfunction_attribute a);
  * other translation units of its __nv_relfatbin (m->ptx_image). */
 int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *ptx, int cc, CUmodule *mod,
 		  char **cause);
-/* Loads probed PTX compiled by the driver's linker (the builder thread's way:
- * it holds none of the app's driver calls). */
-int hook_link_ptx(const char *ptx, CUmodule *mod, char **cause);
 
 /* hook_cuda_ctx.c */
 /* Forgets everything the hook holds for ctx (timings, event pools,

@@ -1,8 +1,8 @@
 /* The instrumented copy of a kernel. On the first probed launch of a
  * kernel in a context the engine instruments its PTX (the module's own PTX
  * for the device's compute capability, Numba's link PTX, or Triton's cache
- * PTX) and the driver's linker (on the builder thread) or its JIT compiles
- * it (NTOP_ASSEMBLER), in the form
+ * PTX) and ptxas (on the builder thread, where found) or the driver's JIT
+ * compiles it (NTOP_ASSEMBLER), in the form
  * that costs the kernel least at that launch's shape (hook_cuda_place.c);
  * the outcome is cached per (kernel, context, probe set) and reported once
  * in an `instrument` line. */
@@ -202,7 +202,7 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
  * function, and what it costs the kernel at the first launch's shape. */
 struct probe_form {
 	struct engine_result *res;
-	const char *jit;          /* what compiled it: linker, driver, rdc, ptxas */
+	const char *jit;          /* what compiled it: ptxas, driver, link */
 	CUmodule module;
 	CUfunction func;
 	int regs;
@@ -219,35 +219,53 @@ static void probe_form_drop(struct probe_form *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* The builder thread runs ptxas where it can (auto): the driver's JIT
+ * holds the app's own driver calls while it compiles, and on an H200 each
+ * kernel's first launch during a build waited out most of its 10-30 ms
+ * JIT (bench/jit_hold.c). ptxas is another process; only loading its
+ * cubin takes the driver. On the launch the app waits anyway, and the
+ * driver's JIT cache may answer at once. */
+static int probe_use_ptxas(int builder)
+{
+	if (hook.cfg.assembler != HOOK_AS_AUTO)
+		return hook.cfg.assembler == HOOK_AS_PTXAS;
+	if (!builder || hook.builder.ptxas_gone) /* ptxas_gone: the builder thread's alone */
+		return 0;
+	if (!assemble_ptxas_found()) {
+		hook.builder.ptxas_gone = 1;
+		hook_log("no ptxas found (NTOP_PTXAS, PATH, /usr/local/cuda/bin): probed copies built by the "
+			 "driver's JIT, which holds the app's driver calls while it compiles");
+		return 0;
+	}
+	return 1;
+}
+
 /* Is the builder thread making it (launches run unprobed meanwhile)? */
 static int probe_by_builder(const struct hook_inst *in)
 {
 	return __atomic_load_n(&in->building, __ATOMIC_ACQUIRE);
 }
 
-/* The builder thread compiles with the driver's linker (auto): the
- * driver's JIT holds the app's own launches, event records, occupancy
- * queries and module calls while it compiles, and on an H200 each kernel's
- * first launch during a build waited out most of its 10-30 ms JIT; the
- * linker held none of them (bench/jit_hold.c). On the launch the app waits
- * anyway, and the driver's JIT cache may answer at once. */
 static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct probe_form *f, char **cause)
 {
 	const struct engine_result *res = f->res;
 	if (k->mod && k->mod->ptx_image && strstr(res->ptx, ".extern .func")) {
-		f->jit = "rdc";
+		f->jit = "link";
 		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
 	}
-	if (hook.cfg.assembler == HOOK_AS_PTXAS) {
-		f->jit = "ptxas";
-		return probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, cause);
-	}
-	if (builder && hook.cfg.assembler == HOOK_AS_AUTO) {
+	if (probe_use_ptxas(builder)) {
 		char *why = NULL;
-		f->jit = "linker";
-		if (hook_link_ptx(res->ptx, &f->module, &why) == 0)
+		f->jit = "ptxas";
+		if (probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, &why) == 0)
 			return 0;
-		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "the driver's linker failed");
+		if (hook.cfg.assembler == HOOK_AS_PTXAS) {
+			*cause = why;
+			return -1;
+		}
+		for (char *c = why; c && *c; c++)
+			if (*c == '\n')
+				*c = ' '; /* ptxas's log: one log line */
+		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "ptxas failed");
 		free(why);
 	}
 	f->jit = "driver";

@@ -1,14 +1,10 @@
-/* Probed copies compiled by the driver's linker (cuLink*, called on the
- * real driver, in relaxed capture mode):
- * - a copy the builder thread makes: linking holds none of the app's
- *   driver calls, where the driver's JIT would (bench/jit_hold.c);
- * - -rdc kernels that call device functions of other translation units:
- *   the probed PTX names them `.extern .func`, which the driver's JIT
- *   cannot resolve from one translation unit. They are linked, as nvlink
- *   did for the app, with the PTX of every other unit of the same
- *   __nv_relfatbin. Best effort: an other unit that refers back to
- *   something pruned from the kernel's unit fails the link, and the
- *   linker's message is the reason. */
+/* -rdc kernels that call device functions of other translation units: the
+ * probed PTX names them `.extern .func`, which the driver's JIT cannot
+ * resolve from one translation unit. They are linked, as nvlink did for the
+ * app, with the PTX of every other unit of the same __nv_relfatbin
+ * (cuLink*, called on the real driver, in relaxed capture mode). Best
+ * effort: an other unit that refers back to something pruned from the
+ * kernel's unit fails the link, and the linker's message is the reason. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +15,16 @@
 
 #define RDCLINK_LOG 8192
 
-/* ptx and the n other units compiled and linked by the driver's linker, the
- * cubin loaded; err gets the linker's log. */
-static CUresult link_units(const char *ptx, char **others, int n, CUmodule *mod, char *err, size_t err_size)
+int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *ptx, int cc, CUmodule *mod,
+		  char **cause)
 {
+	char **others = NULL;
+	int n = 0;
+	if (image_other_ptx(m->ptx_image, m->ptx_image_size, cc, kernel, &others, &n, cause) < 0)
+		return -1;
+	char err[RDCLINK_LOG] = "";
 	CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *vals[] = { err, (void *)(uintptr_t)err_size };
+	void *vals[] = { err, (void *)(uintptr_t)sizeof err };
 	CUlinkState st = NULL;
 	void *cubin = NULL;
 	size_t size = 0;
@@ -43,30 +43,9 @@ static CUresult link_units(const char *ptx, char **others, int n, CUmodule *mod,
 	if (st)
 		HOOK_REAL(cuLinkDestroy)(st);
 	hook_cuda_relax_end(prev);
-	return r;
-}
-
-int hook_rdc_link(const struct hook_module *m, const char *kernel, const char *ptx, int cc, CUmodule *mod,
-		  char **cause)
-{
-	char **others = NULL;
-	int n = 0;
-	if (image_other_ptx(m->ptx_image, m->ptx_image_size, cc, kernel, &others, &n, cause) < 0)
-		return -1;
-	char err[RDCLINK_LOG] = "";
-	CUresult r = link_units(ptx, others, n, mod, err, sizeof err);
 	image_free_names(others, n);
 	if (r != CUDA_SUCCESS)
 		return cause_set(cause, "linking the probed -rdc kernel with the %d other translation unit%s failed "
 				 "(CUDA error %d): %.2000s", n, n == 1 ? "" : "s", (int)r, err);
-	return 0;
-}
-
-int hook_link_ptx(const char *ptx, CUmodule *mod, char **cause)
-{
-	char err[RDCLINK_LOG] = "";
-	CUresult r = link_units(ptx, NULL, 0, mod, err, sizeof err);
-	if (r != CUDA_SUCCESS)
-		return cause_set(cause, "the driver's linker failed (CUDA error %d): %.2000s", (int)r, err);
 	return 0;
 }

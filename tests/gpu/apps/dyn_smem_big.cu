@@ -1,7 +1,13 @@
 // A kernel using 96 KB of dynamic shared memory after
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize): under ntop -p
 // block_sched it must be probed (not declined) and its output unchanged.
+// DYN_SMEM_PAUSE_MS=N: it waits N ms after its first launch, so a copy built
+// off its thread is ready for the other four (else it exits while one may
+// still be building).
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("FAIL %s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
@@ -31,6 +37,8 @@ int main()
 	for (int l = 0; l < 5; l++) {
 		reverse_block<<<blocks, 256, smem>>>(in, out, per);
 		CK(cudaGetLastError());
+		if (l == 0 && getenv("DYN_SMEM_PAUSE_MS"))
+			std::this_thread::sleep_for(std::chrono::milliseconds(atoi(getenv("DYN_SMEM_PAUSE_MS"))));
 	}
 	CK(cudaDeviceSynchronize());
 	CK(cudaMemcpy(h.data(), out, h.size() * 4, cudaMemcpyDeviceToHost));
