@@ -261,28 +261,9 @@ FAKE_EXPORT CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 	return *mod ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
-/* A PTX text the fake JIT and linker refuse, so the hook's failure paths
- * run; FAKECUDA_JIT_FAIL_EXIT_FORM=1: every probed copy that computes map
- * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
-static int fake_jit_refuses(const char *ptx)
-{
-	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
-	return strstr(ptx, "FAKECUDA_JIT_FAIL") ||
-	       (exit_form && *exit_form == '1' && strstr(ptx, "ntop_map") && !strstr(ptx, ".reg .b64 %ntop_hc"));
-}
-
-/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's compile takes N ms (a real
- * driver's takes 10-200), so a test sees launches go by meanwhile. */
-static void fake_jit_delay(const char *ptx)
-{
-	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
-	if (delay && strstr(ptx, "%ntop_"))
-		usleep((useconds_t)atoi(delay) * 1000);
-}
-
 /* The driver's JIT holds other threads' launches, occupancy queries,
- * event records and module calls while it compiles; its linker holds
- * none (H200, driver 580: bench/jit_hold.c). Those calls take this. */
+ * event records and module calls while it compiles (H200, driver 580:
+ * bench/jit_hold.c). Launches and occupancy queries take this. */
 static pthread_mutex_t fake_jit_hold = PTHREAD_MUTEX_INITIALIZER;
 
 /* a fork child has no JIT under way, whatever its parent was compiling */
@@ -306,11 +287,23 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsign
 					void **v)
 {
 	(void)n, (void)o, (void)v;
-	if (fake_jit_refuses(image))
+	/* A PTX text the fake JIT refuses, so the hook's JIT failure path runs;
+	 * FAKECUDA_JIT_FAIL_EXIT_FORM=1: every probed copy that computes map
+	 * addresses at its exits (engine.h's ENGINE_ADDR_AT_EXIT). */
+	const char *exit_form = getenv("FAKECUDA_JIT_FAIL_EXIT_FORM");
+	if (strstr((const char *)image, "FAKECUDA_JIT_FAIL") ||
+	    (exit_form && *exit_form == '1' && strstr((const char *)image, "ntop_map") &&
+	     !strstr((const char *)image, ".reg .b64 %ntop_hc")))
 		return CUDA_ERROR_INVALID_PTX;
-	pthread_mutex_lock(&fake_jit_hold);
-	fake_jit_delay(image);
-	pthread_mutex_unlock(&fake_jit_hold);
+	/* FAKECUDA_JIT_DELAY_MS=N: a probed copy's JIT takes N ms (a real
+	 * driver's takes 10-200), so a test sees launches go by meanwhile,
+	 * held as the driver holds them */
+	const char *delay = getenv("FAKECUDA_JIT_DELAY_MS");
+	if (delay && strstr((const char *)image, "%ntop_")) {
+		pthread_mutex_lock(&fake_jit_hold);
+		usleep((useconds_t)atoi(delay) * 1000);
+		pthread_mutex_unlock(&fake_jit_hold);
+	}
 	return cuModuleLoadData(mod, image);
 }
 
@@ -496,13 +489,8 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void 
 FAKE_EXPORT CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size)
 {
 	struct fake_link *l = (struct fake_link *)st;
-	/* FAKECUDA_LINK_FAIL=1: the linker refuses probed copies (the JIT does not) */
-	const char *link_fail = getenv("FAKECUDA_LINK_FAIL");
-	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs) ||
-	    (l->ptx && (fake_jit_refuses(l->ptx) || (link_fail && *link_fail == '1' && strstr(l->ptx, "%ntop_")))))
+	if (!fake_ptx_resolved((const char *const *)l->inputs, l->n_inputs))
 		return CUDA_ERROR_INVALID_PTX;
-	if (l->ptx)
-		fake_jit_delay(l->ptx);
 	l->cubin = fake_keep(fake_cubin_make(l->ptx, size));
 	if (!l->cubin)
 		return CUDA_ERROR_OUT_OF_MEMORY;

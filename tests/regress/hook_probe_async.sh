@@ -180,6 +180,7 @@ asm onlaunch NTOP_PROBE_ASYNC=0 &
 asm noptxas NTOP_PTXAS="$TMP/no-such-ptxas" &
 asm badptx FAKE_PTXAS_FAIL=1 &
 asm jit NTOP_ASSEMBLER=jit &
+asm forced NTOP_ASSEMBLER=ptxas FAKE_PTXAS_FAIL=1 &
 wait
 asm_is ptxas ptxas yes
 asm_is onlaunch driver no
@@ -189,6 +190,9 @@ asm_is jit driver no
 grep -q "no ptxas found" "$TMP/noptxas.hook.log" || fail "noptxas: not logged: $(head -3 "$TMP/noptxas.hook.log")"
 grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; the driver's JIT builds it" "$TMP/badptx.hook.log" ||
 	fail "badptx: not logged: $(grep -i ptxas "$TMP/badptx.hook.log" | head -3)"
+# NTOP_ASSEMBLER=ptxas: ptxas or nothing; its failure is the reason
+grep -qE "^instrument .*status=failed .*reason=ptxas%20failed.*Unresolved%20extern%20function%20'fake'" "$TMP/forced.log" ||
+	fail "forced: $(grep -E '^(instrument|probe) ' "$TMP/forced.log" | head -2)"
 # ptxas leaves the app's launches running; the driver's JIT holds them (its
 # few deferred: launches before it began and while the copy is loaded after)
 d_ptxas=$(deferred ptxas) d_jit=$(deferred jit)
