@@ -144,6 +144,10 @@ int hook_builder_wait_for(struct hook_inst *in, uint64_t ns);
  * waited for. */
 void hook_builder_ctx_gone(CUcontext ctx);
 void hook_builder_shutdown(void);
+/* hook_cuda_build.c: does the driver's JIT build copies off the app's
+ * threads (NTOP_ASSEMBLER=jit, or ptxas not found)? Before the first
+ * build, ptxas is assumed. */
+int hook_build_by_jit(void);
 void hook_builder_fork_child(void);
 
 /* hook_cuda_place.c: which form of a probed kernel to launch (engine.h's

@@ -229,15 +229,22 @@ static int probe_use_ptxas(int builder)
 {
 	if (hook.cfg.assembler != HOOK_AS_AUTO)
 		return hook.cfg.assembler == HOOK_AS_PTXAS;
-	if (!builder || hook.builder.ptxas_gone) /* ptxas_gone: the builder thread's alone */
+	if (!builder || __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED))
 		return 0;
-	if (!assemble_ptxas_found()) {
-		hook.builder.ptxas_gone = 1;
+	if (!assemble_ptxas_found()) { /* the builder thread writes it, launches read it */
+		__atomic_store_n(&hook.builder.ptxas_gone, 1, __ATOMIC_RELAXED);
 		hook_log("no ptxas found (NTOP_PTXAS, PATH, /usr/local/cuda/bin): probed copies built by the "
 			 "driver's JIT, which holds the app's driver calls while it compiles");
 		return 0;
 	}
 	return 1;
+}
+
+int hook_build_by_jit(void)
+{
+	if (hook.cfg.assembler != HOOK_AS_AUTO)
+		return hook.cfg.assembler == HOOK_AS_JIT;
+	return __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED);
 }
 
 /* Is the builder thread making it (launches run unprobed meanwhile)? */

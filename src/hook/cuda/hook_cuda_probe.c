@@ -396,9 +396,13 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 		return hook_probe_give_up(k, l->seq, pick, "stream capture active: the launch is probed when its "
 					  "graph is replayed (the capture itself is left as the app made it)");
 	int prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
-	/* A copy built quickly (the JIT cache warm, a small kernel) is worth a
-	 * short wait: this launch is then probed, not deferred. */
-	if (prep > 0 && hook_builder_wait_for(in, PROBE_BUILD_GRACE_NS))
+	/* A copy the driver's JIT builds quickly (its cache warm, a small
+	 * kernel) is worth a short wait for the first launch that finds it
+	 * building: that launch is then probed, not deferred. Not for the
+	 * later ones (each waiting 0.5 ms made an 11 us kernel's launches 50x
+	 * slower on an H200), nor when ptxas builds (never that fast). */
+	if (prep > 0 && !__atomic_load_n(&in->deferred_said, __ATOMIC_ACQUIRE) && hook_build_by_jit() &&
+	    hook_builder_wait_for(in, PROBE_BUILD_GRACE_NS))
 		prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
 	/* a copy's first launch instruments it (its cpu_ns says how long): left out of self-time */
 	uint64_t t_prep = prep == 0 && __atomic_load_n(&in->launches, __ATOMIC_RELAXED) ? hook_self_now() : 0;
