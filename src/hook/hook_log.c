@@ -51,6 +51,9 @@ void hook_logf(const char *func, const char *fmt, ...)
 	if (m < 0)
 		return;
 	size_t len = (size_t)n + ((size_t)m < sizeof line - (size_t)n - 1 ? (size_t)m : sizeof line - (size_t)n - 2);
+	for (size_t i = (size_t)n; i < len; i++)
+		if (line[i] == '\n')
+			line[i] = ' '; /* a message quoting a tool's output stays one line */
 	line[len++] = '\n';
 	struct hook_io_signals sig; /* any thread, the application's too */
 	hook_io_signals_begin(&sig);

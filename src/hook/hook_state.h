@@ -219,7 +219,7 @@ struct hook_results {
 /* Probed copies built off the application's threads (hook_cuda_builder.c). */
 struct hook_build_req;
 struct hook_builder {
-	int ptxas_gone;            /* ptxas could not be run: the driver's JIT builds */
+	int ptxas_gone;            /* no ptxas found: the driver's JIT builds (atomic) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

@@ -225,11 +225,10 @@ static void probe_form_drop(struct probe_form *f)
  * JIT (bench/jit_hold.c). ptxas is another process; only loading its
  * cubin takes the driver. On the launch the app waits anyway, and the
  * driver's JIT cache may answer at once. */
-static int probe_use_ptxas(int builder)
+static int probe_builder_ptxas(int builder)
 {
-	if (hook.cfg.assembler != HOOK_AS_AUTO)
-		return hook.cfg.assembler == HOOK_AS_PTXAS;
-	if (!builder || __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED))
+	if (!builder || hook.cfg.assembler != HOOK_AS_AUTO ||
+	    __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED))
 		return 0;
 	if (!assemble_ptxas_found()) { /* the builder thread writes it, launches read it */
 		__atomic_store_n(&hook.builder.ptxas_gone, 1, __ATOMIC_RELAXED);
@@ -260,18 +259,15 @@ static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct pr
 		f->jit = "link";
 		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
 	}
-	if (probe_use_ptxas(builder)) {
+	if (hook.cfg.assembler == HOOK_AS_PTXAS) {
+		f->jit = "ptxas";
+		return probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, cause);
+	}
+	if (probe_builder_ptxas(builder)) {
 		char *why = NULL;
 		f->jit = "ptxas";
 		if (probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, &why) == 0)
 			return 0;
-		if (hook.cfg.assembler == HOOK_AS_PTXAS) {
-			*cause = why;
-			return -1;
-		}
-		for (char *c = why; c && *c; c++)
-			if (*c == '\n')
-				*c = ' '; /* ptxas's log: one log line */
 		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "ptxas failed");
 		free(why);
 	}
