@@ -220,6 +220,7 @@ struct hook_results {
 struct hook_build_req;
 struct hook_builder {
 	int ptxas_gone;            /* no ptxas found: the driver's JIT builds (atomic) */
+	char *ptxas_said;          /* the ptxas the log last named (the builder thread's) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

@@ -187,6 +187,9 @@ asm_is onlaunch driver no
 asm_is noptxas driver no
 asm_is badptx driver yes
 asm_is jit driver no
+# the ptxas used is named once a process (app_loop and its fork child), not at each build
+n=$(grep -c "probed copies built by $B/tests/fakecuda/fake_ptxas\$" "$TMP/ptxas.hook.log")
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "ptxas: named $n times: $(grep -i ptxas "$TMP/ptxas.hook.log" | head -3)"
 grep -q "no ptxas found" "$TMP/noptxas.hook.log" || fail "noptxas: not logged: $(head -3 "$TMP/noptxas.hook.log")"
 grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; the driver's JIT builds it" "$TMP/badptx.hook.log" ||
 	fail "badptx: not logged: $(grep -i ptxas "$TMP/badptx.hook.log" | head -3)"

@@ -4,6 +4,7 @@
  * splitting, opcode matching, prune/used_vars contents and error reports on
  * hand-written snippets. Needs ptxas ($NTOP_PTXAS, PATH or /usr/local/cuda). */
 #include "engine/ptx/ptx.h"
+#include "engine/ptx/ptxas_locate.h"
 
 #include "testlib.h"
 
@@ -80,24 +81,14 @@ static int module_equal(const struct ptx_module *a, const struct ptx_module *b, 
 	return 1;
 }
 
+/* The ptxas the engine runs (found once: the corpus runs it hundreds of times). */
 static const char *ptxas_path(void)
 {
-	static char buf[4096];
-	const char *env = getenv("NTOP_PTXAS");
-	if (env && *env)
-		return env;
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(buf, sizeof buf, "%.*s/ptxas", (int)n, path);
-		if (n && access(buf, X_OK) == 0)
-			return buf;
-		path = colon ? colon + 1 : NULL;
-	}
-	if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0)
-		return "/usr/local/cuda/bin/ptxas";
-	return NULL;
+	static char *found;
+	static int looked;
+	if (!looked++)
+		found = ptxas_locate();
+	return found;
 }
 
 /* "sm_80, debug" -> "sm_80" */

@@ -3,6 +3,7 @@
  * paths are never interpreted) and its stdout+stderr go to a log file in the
  * same directory (a file, not a pipe: no deadlock on a chatty ptxas). */
 #include "engine/ptx/assemble.h"
+#include "engine/ptx/ptxas_locate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,6 @@
 #include "common/fdio.h"
 
 extern char **environ;
-
-#define ASSEMBLE_DEFAULT_PTXAS "/usr/local/cuda/bin/ptxas"
 
 /* Copies the first word after ".target" (up to ',' or space). */
 static int assemble_target_word(const char *ptx, char *out, size_t out_len)
@@ -63,40 +62,6 @@ int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len)
 		return -1;
 	int w = snprintf(arch, arch_len, "sm_%d", sm);
 	return w < 0 || (size_t)w >= arch_len ? -1 : 0;
-}
-
-/* $NTOP_PTXAS, else the first executable ptxas on PATH, else the toolkit's. */
-static char *assemble_find_ptxas(void)
-{
-	const char *env = getenv("NTOP_PTXAS");
-	if (env && *env)
-		return strdup(env);
-	const char *path = getenv("PATH");
-	if (path) {
-		char *copy = strdup(path);
-		char *save = NULL;
-		for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir;
-		     dir = strtok_r(NULL, ":", &save)) {
-			char *cand = NULL;
-			if (asprintf(&cand, "%s/ptxas", *dir ? dir : ".") < 0)
-				break;
-			if (access(cand, X_OK) == 0) {
-				free(copy);
-				return cand;
-			}
-			free(cand);
-		}
-		free(copy);
-	}
-	return strdup(ASSEMBLE_DEFAULT_PTXAS);
-}
-
-int assemble_ptxas_found(void)
-{
-	char *ptxas = assemble_find_ptxas();
-	int found = ptxas && access(ptxas, X_OK) == 0;
-	free(ptxas);
-	return found;
 }
 
 static int assemble_write_file(const char *path, const char *data, size_t len)
@@ -238,11 +203,11 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 	snprintf(out, sizeof out, "%s/out.cubin", dir);
 	snprintf(logp, sizeof logp, "%s/log.txt", dir);
 	snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
-	char *ptxas = assemble_find_ptxas();
+	char *ptxas = ptxas_locate();
 	char *log = NULL;
 	int ret = -1;
 	if (!ptxas) {
-		cause_set(cause, "out of memory");
+		cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
 		goto done;
 	}
 	if (assemble_write_file(in, ptx, len) < 0) {

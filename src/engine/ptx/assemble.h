@@ -14,12 +14,9 @@ struct assemble_info {
  * otherwise `sm` if given (>0), otherwise the .target. "sm_90a" etc. */
 int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len);
 /* Runs ptxas on the PTX; writes the cubin to out_path if non-NULL (relocatable,
- * with -c, when the PTX declares .extern functions). ptxas is
- * $NTOP_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas. */
+ * with -c, when the PTX declares .extern functions). ptxas is ptxas_locate's. */
 int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
 		   struct assemble_info *info, char **cause);
 void assemble_info_done(struct assemble_info *info);
-/* 1 when the ptxas assemble_ptxas would run is an executable file. */
-int assemble_ptxas_found(void);
 
 #endif

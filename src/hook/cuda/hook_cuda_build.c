@@ -16,6 +16,7 @@
 #include "common/cause.h"
 #include "common/timeutil.h"
 #include "engine/ptx/assemble.h"
+#include "engine/ptx/ptxas_locate.h"
 #include "engine/engine.h"
 #include "engine/image/image.h"
 #include "hook/hook_config.h"
@@ -227,16 +228,24 @@ static void probe_form_drop(struct probe_form *f)
  * driver's JIT cache may answer at once. */
 static int probe_builder_ptxas(int builder)
 {
-	if (!builder || hook.cfg.assembler != HOOK_AS_AUTO ||
-	    __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED))
+	if (!builder || hook.cfg.assembler != HOOK_AS_AUTO)
 		return 0;
-	if (!assemble_ptxas_found()) { /* the builder thread writes it, launches read it */
-		__atomic_store_n(&hook.builder.ptxas_gone, 1, __ATOMIC_RELAXED);
-		hook_log("no ptxas found (NTOP_PTXAS, PATH, /usr/local/cuda/bin): probed copies built by the "
-			 "driver's JIT, which holds the app's driver calls while it compiles");
-		return 0;
+	/* looked for at each build: a Triton the app loads later brings its own */
+	char *ptxas = ptxas_locate();
+	int found = ptxas && access(ptxas, X_OK) == 0;
+	__atomic_store_n(&hook.builder.ptxas_gone, !found, __ATOMIC_RELAXED); /* launches read it */
+	const char *now = found ? ptxas : "";
+	if (!hook.builder.ptxas_said || strcmp(hook.builder.ptxas_said, now) != 0) { /* once, and at a change */
+		if (found)
+			hook_log("probed copies built by %s", ptxas);
+		else
+			hook_log("no ptxas found (" PTXAS_LOCATE_PLACES "): probed copies built by the driver's "
+				 "JIT, which holds the app's driver calls while it compiles");
+		free(hook.builder.ptxas_said);
+		hook.builder.ptxas_said = strdup(now);
 	}
-	return 1;
+	free(ptxas);
+	return found;
 }
 
 int hook_build_by_jit(void)
