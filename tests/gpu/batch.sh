@@ -42,6 +42,10 @@
 #                 cuMemCreate) and build-before:
 #                 whether the app still gets all the GPU's memory after the
 #                 pool grew (the hook's `dev_given`)
+#   ptxas_triton  examples/python/triton_add.py under `ntop record -p
+#                 block_sched` with no toolkit ptxas in reach (PATH without
+#                 CUDA's folders, CUDA_HOME unset): the copy built by the
+#                 ptxas Triton ships, found beside its loaded library
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -185,6 +189,20 @@ step_oom_late() {
 		grep -h 'gave back' "$OUT/oom-$name.err"
 		"$dir/bin/ntop" report "$t" 2>/dev/null | grep -h 'GPU memory for maps'
 	done
+}
+
+step_ptxas_triton() {
+	local t=/tmp/ntop-batch-tptx path
+	rm -rf "$t" "$t.log"
+	path=$(tr ':' '\n' <<<"$PATH" | grep -v cuda | paste -sd: -)
+	env -u CUDA_HOME -u TRITON_PTXAS_PATH -u NTOP_PTXAS -u NTOP_ASSEMBLER PATH="$path" NTOP_LOG="$t.log" \
+		build-gpu/bin/ntop record -p block_sched --limit 5 -o "$t" -- python3 examples/python/triton_add.py ||
+		return 1
+	grep -h 'probed copies built by\|no ptxas found' "$t.log"
+	grep -h '^instrument ' "$t"/events.log | grep -oE 'status=[a-z]+|jit=[a-z]+' | paste -sd' ' -
+	build-gpu/bin/ntop report "$t" 2>/dev/null | head -12
+	grep -q 'probed copies built by .*/triton/backends/nvidia/bin/ptxas$' "$t.log" &&
+		grep -q '^instrument .*status=ok .*jit=ptxas' "$t"/events.log
 }
 
 step_dmat_session() {

@@ -1,5 +1,6 @@
-// An app that takes the GPU's memory late: 200 back-to-back launches of a
-// one-element copy over 16M threads (under `ntop record -p dmat` with no
+// An app that takes the GPU's memory late: 200 launches of a one-element
+// copy over 16M threads, back to back after a 300 ms pause behind the first
+// (under `ntop record -p dmat` with no
 // limit, the hook's map pool grows to gigabytes while its collector lags),
 // then, a second later (with the argument `now`: at once, while the hook
 // still copies results back), cudaMalloc of 256 MiB chunks until one fails. It
@@ -56,8 +57,11 @@ int main(int argc, char **argv)
 	CK(cudaMemcpy(in, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 	size_t free0 = 0, total = 0;
 	CK(cudaMemGetInfo(&free0, &total));
-	for (int l = 0; l < launches; l++)
+	for (int l = 0; l < launches; l++) {
 		copy<<<n / 256, 256>>>(in, out, n);
+		if (l == 0) // ntop builds a probed copy off the app's threads: ready for the other 199
+			usleep(300 * 1000);
+	}
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
 	if (!now)
