@@ -25,12 +25,19 @@ static struct hook_self_ring *self_ring(struct hook_self *s)
 	struct hook_self_ring *r = __atomic_load_n(&s->ring, __ATOMIC_ACQUIRE), *none = NULL;
 	if (r)
 		return r;
-	if (!(r = calloc(1, sizeof *r)))
+	if (!(r = malloc(sizeof *r)))
 		return NULL;
+	memset(r, 0, sizeof *r); /* its pages faulted in now, not at a later sample */
 	if (__atomic_compare_exchange_n(&s->ring, &none, r, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return r;
 	free(r); /* another thread's came first */
 	return none;
+}
+
+void hook_self_ready(struct hook_kernel *k)
+{
+	if (hook.cfg.self_time && k)
+		self_ring(&k->self);
 }
 
 void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1)

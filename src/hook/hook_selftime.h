@@ -41,6 +41,9 @@ struct hook_kernel;
 
 /* time_mono_ns() when NTOP_SELF_TIME=1, else 0. */
 uint64_t hook_self_now(void);
+/* Makes k's ring of samples at its first launch (not timed), so that no
+ * timed phase holds its allocation and first page faults (about 50 us). */
+void hook_self_ready(struct hook_kernel *k);
 /* Adds t1 - t0 to k's phase p (nothing when either is 0). */
 void hook_self_add(struct hook_kernel *k, enum hook_self_phase p, uint64_t t0, uint64_t t1);
 void hook_self_count(struct hook_kernel *k, int probed, int timed);

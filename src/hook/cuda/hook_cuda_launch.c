@@ -96,6 +96,8 @@ CUresult hook_cuda_launch(struct hook_launch *l)
 	uint64_t n = __atomic_add_fetch(&k->launches, 1, __ATOMIC_RELAXED);
 	l->entry_ns = n > 1 ? t_entry : 0; /* a kernel's first launch registers it: left out of self-time */
 	l->first = n == 1;
+	if (l->first)
+		hook_self_ready(k);
 	l->dev = hook_cuda_current_dev();
 	hook_count_dev_launch(k, l->dev);
 	if (!hook.atexit_done)
