@@ -181,12 +181,24 @@ asm noptxas NTOP_PTXAS="$TMP/no-such-ptxas" &
 asm badptx FAKE_PTXAS_FAIL=1 &
 asm jit NTOP_ASSEMBLER=jit &
 asm forced NTOP_ASSEMBLER=ptxas FAKE_PTXAS_FAIL=1 &
+# a ptxas first in PATH too old for the PTX (an old toolkit, a newer
+# Triton's PTX): the next one found builds the copy
+mkdir -p "$TMP/oldptxas"
+printf '#!/bin/sh\necho "ptxas fatal   : Unsupported .version 9.9; current version is 8.0" >&2\nexit 255\n' \
+	>"$TMP/oldptxas/ptxas"
+chmod 755 "$TMP/oldptxas/ptxas"
+asm fallback NTOP_PTXAS= CUDA_HOME= PATH="$TMP/oldptxas:/usr/bin:/bin" TRITON_PTXAS_PATH="$B/tests/fakecuda/fake_ptxas" &
 wait
 asm_is ptxas ptxas yes
 asm_is onlaunch driver no
 asm_is noptxas driver no
 asm_is badptx driver yes
 asm_is jit driver no
+asm_is fallback ptxas yes
+grep -q "probed copies built by $TMP/oldptxas/ptxas (where it fails: $B/tests/fakecuda/fake_ptxas" \
+	"$TMP/fallback.hook.log" || fail "fallback: candidates not named: $(grep -i ptxas "$TMP/fallback.hook.log" | head -2)"
+grep -q "fill: $TMP/oldptxas/ptxas: ptxas failed (status 255): .*Unsupported .version 9.9.*; trying $B/tests/fakecuda/fake_ptxas" \
+	"$TMP/fallback.hook.log" || fail "fallback: not logged: $(grep -i ptxas "$TMP/fallback.hook.log" | head -3)"
 # the ptxas used is named once a process (app_loop and its fork child), not at each build
 n=$(grep -c "probed copies built by $B/tests/fakecuda/fake_ptxas\$" "$TMP/ptxas.hook.log")
 [ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "ptxas: named $n times: $(grep -i ptxas "$TMP/ptxas.hook.log" | head -3)"

@@ -1,6 +1,7 @@
 /* Which ptxas the engine runs: NTOP_PTXAS as given, PATH, TRITON_PTXAS_PATH,
  * the ptxas beside a Triton loaded in the process, CUDA_HOME, in that order;
- * places whose ptxas is not executable are passed over. */
+ * places whose ptxas is not executable are passed over, and the list of
+ * candidates names each once. */
 #include "engine/ptx/ptxas_locate.h"
 
 #include "testlib.h"
@@ -50,6 +51,25 @@ static void expect(const char *want, const char *what)
 	free(got);
 }
 
+/* Every place in order, each once: the builder tries the next where one
+ * fails. With PATH, TRITON_PTXAS_PATH, Triton and CUDA_HOME all set. */
+static void check_candidates(void)
+{
+	char *c[PTXAS_MAX_CANDIDATES];
+	int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+	const char *want[] = { at("path/ptxas"), at("env/ptxas"), at("site/triton/backends/nvidia/bin/ptxas"),
+			       at("home/bin/ptxas") };
+	CHECKF(n >= 4, "%d candidates, want 4 or 5", n);
+	for (int i = 0; i < 4 && i < n; i++)
+		CHECKF(strcmp(c[i], want[i]) == 0, "candidate %d: %s, want %s", i, c[i], want[i]);
+	ptxas_candidates_free(c, n);
+	setenv("TRITON_PTXAS_PATH", at("path/ptxas"), 1);
+	n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+	CHECKF(n >= 3 && strcmp(c[1], at("site/triton/backends/nvidia/bin/ptxas")) == 0,
+	       "a ptxas named twice is one candidate: the second is %s", n > 1 ? c[1] : "(none)");
+	ptxas_candidates_free(c, n);
+}
+
 static void test_order(void)
 {
 	static const char script[] = "#!/bin/sh\nexit 0\n";
@@ -58,12 +78,12 @@ static void test_order(void)
 	put("env/ptxas", script, sizeof script - 1, 1);
 	put("home/bin/ptxas", script, sizeof script - 1, 1);
 	put("site/triton/backends/nvidia/bin/ptxas", script, sizeof script - 1, 1);
-	size_t n = 0;
-	char *so = testlib_slurp(FAKE_LIBTRITON, &n);
-	CHECKF(so && n > 0, "cannot read %s", FAKE_LIBTRITON);
+	size_t so_len = 0;
+	char *so = testlib_slurp(FAKE_LIBTRITON, &so_len);
+	CHECKF(so && so_len > 0, "cannot read %s", FAKE_LIBTRITON);
 	if (!so)
 		return;
-	put("site/triton/_C/libtriton.so", so, n, 1);
+	put("site/triton/_C/libtriton.so", so, so_len, 1);
 	free(so);
 
 	unsetenv("NTOP_PTXAS");
@@ -83,8 +103,13 @@ static void test_order(void)
 	snprintf(path, sizeof path, "%s::%s", at("noexec"), at("path"));
 	setenv("PATH", path, 1);
 	expect(at("path/ptxas"), "PATH");
+	check_candidates();
 	setenv("NTOP_PTXAS", at("nowhere/ptxas"), 1);
 	expect(at("nowhere/ptxas"), "NTOP_PTXAS, as given");
+	char *c[PTXAS_MAX_CANDIDATES];
+	int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+	CHECKF(n == 1, "NTOP_PTXAS is the only candidate: %d", n);
+	ptxas_candidates_free(c, n);
 	if (h)
 		dlclose(h);
 	unsetenv("NTOP_PTXAS");

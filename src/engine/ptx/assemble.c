@@ -186,6 +186,20 @@ static void assemble_fail_cause(char **cause, int status, const char *log)
 int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
 		   struct assemble_info *info, char **cause)
 {
+	char *ptxas = ptxas_locate();
+	if (!ptxas) {
+		if (info)
+			*info = (struct assemble_info){ -1, NULL };
+		return cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
+	}
+	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, out_path, info, cause);
+	free(ptxas);
+	return rc;
+}
+
+int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const char *arch, const char *out_path,
+			struct assemble_info *info, char **cause)
+{
 	static const char *const files[] = { "in.ptx", "out.cubin", "log.txt" };
 	if (info) {
 		info->registers = -1;
@@ -203,13 +217,8 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 	snprintf(out, sizeof out, "%s/out.cubin", dir);
 	snprintf(logp, sizeof logp, "%s/log.txt", dir);
 	snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch);
-	char *ptxas = ptxas_locate();
 	char *log = NULL;
 	int ret = -1;
-	if (!ptxas) {
-		cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
-		goto done;
-	}
 	if (assemble_write_file(in, ptx, len) < 0) {
 		cause_set(cause, "cannot write %s: %s", in, strerror(errno));
 		goto done;
@@ -217,7 +226,7 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 	/* calls to .extern functions resolve at link time: assemble relocatable
 	 * code, as a cuLink user of this PTX would */
 	int reloc = assemble_has_extern_func(ptx, len);
-	char *argv[] = { ptxas, arch_opt, "-v", "-o", out_path ? (char *)out_path : out, in,
+	char *argv[] = { (char *)ptxas, arch_opt, "-v", "-o", out_path ? (char *)out_path : out, in,
 			 reloc ? "-c" : NULL, NULL };
 	int status = assemble_spawn(argv, logp, cause);
 	if (status < 0)
@@ -242,7 +251,6 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 	ret = 0;
 done:
 	free(log);
-	free(ptxas);
 	assemble_cleanup_dir(dir, files, 3);
 	return ret;
 }

@@ -17,6 +17,9 @@ int assemble_pick_arch(const char *ptx, int sm, char *arch, size_t arch_len);
  * with -c, when the PTX declares .extern functions). ptxas is ptxas_locate's. */
 int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *out_path,
 		   struct assemble_info *info, char **cause);
+/* The same with the given ptxas. */
+int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const char *arch, const char *out_path,
+			struct assemble_info *info, char **cause);
 void assemble_info_done(struct assemble_info *info);
 
 #endif

@@ -63,19 +63,46 @@ static char *ptxas_in_env_dir(const char *var, const char *rel)
 	return v && *v ? ptxas_try(v, strlen(v), rel) : NULL;
 }
 
-char *ptxas_locate(void)
+/* Adds p to out[] unless it is NULL or already there (takes it). */
+static int ptxas_add(char **out, int n, int max, char *p)
+{
+	for (int i = 0; p && i < n; i++)
+		if (strcmp(out[i], p) == 0) {
+			free(p);
+			return n;
+		}
+	if (!p || n >= max) {
+		free(p);
+		return n;
+	}
+	out[n] = p;
+	return n + 1;
+}
+
+int ptxas_candidates(char **out, int max)
 {
 	const char *env = getenv("NTOP_PTXAS");
 	if (env && *env)
-		return strdup(env);
-	char *p = ptxas_on_path();
-	if (!p)
-		p = ptxas_in_env_dir("TRITON_PTXAS_PATH", "");
-	if (!p)
-		p = ptxas_beside_triton();
-	if (!p)
-		p = ptxas_in_env_dir("CUDA_HOME", "/bin/ptxas");
-	if (!p)
-		p = ptxas_try("/usr/local/cuda", strlen("/usr/local/cuda"), "/bin/ptxas");
-	return p;
+		return ptxas_add(out, 0, max, strdup(env));
+	int n = ptxas_add(out, 0, max, ptxas_on_path());
+	n = ptxas_add(out, n, max, ptxas_in_env_dir("TRITON_PTXAS_PATH", ""));
+	n = ptxas_add(out, n, max, ptxas_beside_triton());
+	n = ptxas_add(out, n, max, ptxas_in_env_dir("CUDA_HOME", "/bin/ptxas"));
+	return ptxas_add(out, n, max, ptxas_try("/usr/local/cuda", strlen("/usr/local/cuda"), "/bin/ptxas"));
+}
+
+void ptxas_candidates_free(char **c, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(c[i]);
+}
+
+char *ptxas_locate(void)
+{
+	char *c[PTXAS_MAX_CANDIDATES];
+	int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+	if (n == 0)
+		return NULL;
+	ptxas_candidates_free(c + 1, n - 1);
+	return c[0];
 }

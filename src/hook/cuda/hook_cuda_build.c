@@ -98,7 +98,7 @@ static int probe_jit(const char *ptx, CUmodule *mod, char **cause)
 	return 0;
 }
 
-static int probe_ptxas(const char *ptx, size_t len, int cc, CUmodule *mod, char **cause)
+static int probe_ptxas(const char *ptxas, const char *ptx, size_t len, int cc, CUmodule *mod, char **cause)
 {
 	char arch[32], path[] = "/tmp/ntop-cubin-XXXXXX";
 	if (assemble_pick_arch(ptx, cc, arch, sizeof arch) < 0)
@@ -108,7 +108,7 @@ static int probe_ptxas(const char *ptx, size_t len, int cc, CUmodule *mod, char 
 		return cause_set(cause, "mkstemp: %s", strerror(errno));
 	close(fd);
 	struct assemble_info info = { -1, NULL };
-	int rc = assemble_ptxas(ptx, len, arch, path, &info, cause);
+	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, path, &info, cause);
 	assemble_info_done(&info);
 	size_t n = 0;
 	char *cubin = NULL;
@@ -226,26 +226,55 @@ static void probe_form_drop(struct probe_form *f)
  * JIT (bench/jit_hold.c). ptxas is another process; only loading its
  * cubin takes the driver. On the launch the app waits anyway, and the
  * driver's JIT cache may answer at once. */
-static int probe_builder_ptxas(int builder)
+static int probe_builder_ptxas(int builder, char **c)
 {
 	if (!builder || hook.cfg.assembler != HOOK_AS_AUTO)
 		return 0;
 	/* looked for at each build: a Triton the app loads later brings its own */
-	char *ptxas = ptxas_locate();
-	int found = ptxas && access(ptxas, X_OK) == 0;
-	__atomic_store_n(&hook.builder.ptxas_gone, !found, __ATOMIC_RELAXED); /* launches read it */
-	const char *now = found ? ptxas : "";
+	int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+	if (n == 1 && access(c[0], X_OK) != 0) { /* an NTOP_PTXAS that is none */
+		ptxas_candidates_free(c, n);
+		n = 0;
+	}
+	__atomic_store_n(&hook.builder.ptxas_gone, n == 0, __ATOMIC_RELAXED); /* launches read it */
+	const char *now = n ? c[0] : "";
 	if (!hook.builder.ptxas_said || strcmp(hook.builder.ptxas_said, now) != 0) { /* once, and at a change */
-		if (found)
-			hook_log("probed copies built by %s", ptxas);
-		else
+		if (n) {
+			char more[PTXAS_MAX_CANDIDATES * 256] = "";
+			for (int i = 1, o = 0; i < n && o >= 0 && (size_t)o < sizeof more; i++)
+				o += snprintf(more + o, sizeof more - (size_t)o, "%s%s", i == 1 ? " (where it fails: " : ", ",
+					      c[i]);
+			hook_log("probed copies built by %s%s%s", c[0], more, n > 1 ? ")" : "");
+		} else
 			hook_log("no ptxas found (" PTXAS_LOCATE_PLACES "): probed copies built by the driver's "
 				 "JIT, which holds the app's driver calls while it compiles");
 		free(hook.builder.ptxas_said);
 		hook.builder.ptxas_said = strdup(now);
 	}
-	free(ptxas);
-	return found;
+	return n;
+}
+
+/* The copy compiled by the first of the n ptxas that can: an old toolkit's
+ * fails on a newer PTX's .version or target (a newer Triton's), and a cubin
+ * too new for the driver fails to load. Each failure but the last logged. */
+static int probe_ptxas_any(const struct hook_kernel *k, char **c, int n, const struct engine_result *res, int cc,
+			   CUmodule *mod, char **cause)
+{
+	for (int i = 0; i < n; i++) {
+		char *why = NULL;
+		if (probe_ptxas(c[i], res->ptx, res->ptx_len, cc, mod, &why) == 0)
+			return 0;
+		if (i + 1 == n) {
+			if (cause)
+				*cause = why;
+			else
+				free(why);
+			return -1;
+		}
+		hook_log("%s: %s: %s; trying %s", k->name, c[i], why ? why : "failed", c[i + 1]);
+		free(why);
+	}
+	return cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
 }
 
 int hook_build_by_jit(void)
@@ -268,14 +297,21 @@ static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct pr
 		f->jit = "link";
 		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
 	}
+	char *c[PTXAS_MAX_CANDIDATES];
 	if (hook.cfg.assembler == HOOK_AS_PTXAS) {
 		f->jit = "ptxas";
-		return probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, cause);
+		int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
+		int rc = probe_ptxas_any(k, c, n, res, cc, &f->module, cause);
+		ptxas_candidates_free(c, n);
+		return rc;
 	}
-	if (probe_builder_ptxas(builder)) {
+	int n = probe_builder_ptxas(builder, c);
+	if (n) {
 		char *why = NULL;
 		f->jit = "ptxas";
-		if (probe_ptxas(res->ptx, res->ptx_len, cc, &f->module, &why) == 0)
+		int rc = probe_ptxas_any(k, c, n, res, cc, &f->module, &why);
+		ptxas_candidates_free(c, n);
+		if (rc == 0)
 			return 0;
 		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "ptxas failed");
 		free(why);
