@@ -220,6 +220,25 @@ static void probe_form_drop(struct probe_form *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Logs the builder's ptxas once, and again when the first one changes. */
+static void probe_ptxas_say(char **c, int n)
+{
+	const char *now = n ? c[0] : "";
+	if (hook.builder.ptxas_said && strcmp(hook.builder.ptxas_said, now) == 0)
+		return;
+	if (n) {
+		char more[PTXAS_MAX_CANDIDATES * 256] = "";
+		for (int i = 1, o = 0; i < n && o >= 0 && (size_t)o < sizeof more; i++)
+			o += snprintf(more + o, sizeof more - (size_t)o, "%s%s", i == 1 ? " (where it fails: " : ", ", c[i]);
+		hook_log("probed copies built by %s%s%s", c[0], more, n > 1 ? ")" : "");
+	} else {
+		hook_log("no ptxas found (" PTXAS_LOCATE_PLACES "): probed copies built by the driver's JIT, which "
+			 "holds the app's driver calls while it compiles");
+	}
+	free(hook.builder.ptxas_said);
+	hook.builder.ptxas_said = strdup(now);
+}
+
 /* The builder thread runs ptxas where it can (auto): the driver's JIT
  * holds the app's own driver calls while it compiles, and on an H200 each
  * kernel's first launch during a build waited out most of its 10-30 ms
@@ -237,20 +256,7 @@ static int probe_builder_ptxas(int builder, char **c)
 		n = 0;
 	}
 	__atomic_store_n(&hook.builder.ptxas_gone, n == 0, __ATOMIC_RELAXED); /* launches read it */
-	const char *now = n ? c[0] : "";
-	if (!hook.builder.ptxas_said || strcmp(hook.builder.ptxas_said, now) != 0) { /* once, and at a change */
-		if (n) {
-			char more[PTXAS_MAX_CANDIDATES * 256] = "";
-			for (int i = 1, o = 0; i < n && o >= 0 && (size_t)o < sizeof more; i++)
-				o += snprintf(more + o, sizeof more - (size_t)o, "%s%s", i == 1 ? " (where it fails: " : ", ",
-					      c[i]);
-			hook_log("probed copies built by %s%s%s", c[0], more, n > 1 ? ")" : "");
-		} else
-			hook_log("no ptxas found (" PTXAS_LOCATE_PLACES "): probed copies built by the driver's "
-				 "JIT, which holds the app's driver calls while it compiles");
-		free(hook.builder.ptxas_said);
-		hook.builder.ptxas_said = strdup(now);
-	}
+	probe_ptxas_say(c, n);
 	return n;
 }
 
