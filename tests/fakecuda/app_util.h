@@ -34,8 +34,12 @@ static inline char *slurp(const char *path)
 	long n = ftell(f);
 	fseek(f, 0, SEEK_SET);
 	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+	if (s && fread(s, 1, (size_t)n, f) == (size_t)n) {
 		s[n] = 0;
+	} else {
+		free(s); /* a short read: no text rather than one without its end */
+		s = NULL;
+	}
 	fclose(f);
 	return s;
 }

@@ -10,27 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "app_util.h"
 #include "fake_cubin.h"
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0, got;
-	char *s = malloc(cap + 1);
-	while (s && (got = fread(s + n, 1, cap - n, f)) > 0)
-		if ((n += got) == cap) {
-			char *t = realloc(s, (cap *= 2) + 1);
-			if (!t)
-				free(s);
-			s = t;
-		}
-	fclose(f);
-	if (s)
-		s[n] = 0;
-	return s;
-}
 
 static void note_run(const char *arch)
 {
@@ -69,7 +50,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptxas fatal   : Unresolved extern function 'fake' (FAKE_PTXAS_FAIL)\n");
 		return 255;
 	}
-	char *ptx = read_all(in);
+	char *ptx = slurp(in);
 	size_t size = 0;
 	uint8_t *cubin = ptx ? fake_cubin_make(ptx, &size) : NULL;
 	FILE *f = cubin ? fopen(out, "wb") : NULL;
