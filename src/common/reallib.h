@@ -49,6 +49,9 @@ int reallib_pass_through(const char *path, char *out, size_t out_len);
  * $CUDA_HOME/lib64 and $CUDA_PATH/lib64, /usr/local/cuda/lib64 and the
  * system library directories. */
 extern const struct reallib_spec reallib_nvrtc, reallib_nvjitlink;
+/* libnvJitLink.so.N-1, in the same places (no variable): the hook's builder
+ * compiles with either (a CUDA 12 container under a CUDA 13 build). */
+extern const struct reallib_spec reallib_nvjitlink_prev;
 /* HIP 5's runtime, libamdhip64.so.5 ($NTOP_REAL_LIBAMDHIP64), for the HIP
  * stand-in (reallib_hip.c). */
 extern const struct reallib_spec reallib_amdhip64;

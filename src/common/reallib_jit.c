@@ -20,3 +20,8 @@ const struct reallib_spec reallib_nvjitlink = {
 	.what = "nvJitLink", .file = "libnvJitLink.so." REALLIB_STR(NTOP_CUDA_MAJOR), .env = "NTOP_REAL_LIBNVJITLINK",
 	.env_dirs = toolkit_vars, .dirs = jit_dirs, .must_export = "nvJitLinkVersion",
 };
+
+const struct reallib_spec reallib_nvjitlink_prev = {
+	.what = "nvJitLink", .file = "libnvJitLink.so." REALLIB_STR(NTOP_CUDA_MAJOR_PREV), .env = NULL,
+	.env_dirs = toolkit_vars, .dirs = jit_dirs, .must_export = "nvJitLinkVersion",
+};

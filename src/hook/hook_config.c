@@ -135,6 +135,7 @@ void hook_config_load(void)
 	const char *as = getenv(NTOP_ENV_ASSEMBLER);
 	c->assembler = !as || !*as || strcmp(as, "auto") == 0 ? HOOK_AS_AUTO
 		       : strcmp(as, "ptxas") == 0	   ? HOOK_AS_PTXAS
+		       : strcmp(as, "nvjitlink") == 0	   ? HOOK_AS_NVJITLINK
 							   : HOOK_AS_JIT;
 	const char *tm = getenv(NTOP_ENV_TIME_LAUNCHES);
 	c->time_mode = HOOK_TIME_SAMPLE;

@@ -26,6 +26,7 @@ void hook_state_init_locks(void)
 	pthread_mutex_init(&hook.ptxsrc.lock, NULL);
 	pthread_mutex_init(&hook.graphs.lock, NULL);
 	pthread_mutex_init(&hook.builder.lock, NULL);
+	pthread_mutex_init(&hook.builder.njl_lock, NULL);
 	pthread_cond_init(&hook.builder.wake, NULL);
 	pthread_cond_init(&hook.builder.done, NULL);
 	pthread_mutex_init(&hook.stager.lock, NULL);

@@ -14,9 +14,10 @@
 struct probe;
 
 enum hook_time_mode { HOOK_TIME_OFF, HOOK_TIME_SAMPLE, HOOK_TIME_ALL };
-/* What compiles a probed copy's PTX: ptxas off the app's threads and the
- * driver's JIT on them (auto), the driver's JIT always, ptxas always. */
-enum hook_assembler { HOOK_AS_AUTO, HOOK_AS_JIT, HOOK_AS_PTXAS };
+/* What compiles a probed copy's PTX: ptxas or nvJitLink off the app's
+ * threads and the driver's JIT on them (auto), the driver's JIT always,
+ * ptxas always, nvJitLink always. */
+enum hook_assembler { HOOK_AS_AUTO, HOOK_AS_JIT, HOOK_AS_PTXAS, HOOK_AS_NVJITLINK };
 
 #define HOOK_QUEUE_SLOTS 8192   /* event lines waiting for the writer thread */
 #define HOOK_MAX_DEVICES 64
@@ -219,8 +220,12 @@ struct hook_results {
 /* Probed copies built off the application's threads (hook_cuda_builder.c). */
 struct hook_build_req;
 struct hook_builder {
-	int ptxas_gone;            /* no ptxas found: the driver's JIT builds (atomic) */
-	char *ptxas_said;          /* the ptxas the log last named (the builder thread's) */
+	int jit_only;              /* neither ptxas nor nvJitLink found: the driver's JIT builds (atomic) */
+	char *asm_said;            /* what the log last named as building copies (the builder thread's) */
+	pthread_mutex_t njl_lock;  /* finding nvJitLink and compiling with it, one at a time */
+	struct hook_njl *njl;      /* the real nvJitLink, once found (hook_cuda_assemble.c) */
+	int njl_searched;          /* its library's places were searched (once a process) */
+	int njl_closed;            /* the process is exiting: no compile starts */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

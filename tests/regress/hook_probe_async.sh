@@ -143,15 +143,18 @@ grep -q ', 10 probed, 10 results written' "$TMP/rec--wait-build.err" ||
 "$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -Eq '"jit": ?"driver"' ||
 	fail "report: no jit: $("$B/bin/ntop" report --json "$TMP/rec--wait-build" 2>&1 | grep -o '"instrument":[^}]*')"
 # What compiles the copy (the `instrument` line's jit=): app_loop as
-# above with the default assembler and fake_ptxas, the copy taking 1 s
+# above with the default assembler, fake_ptxas and no nvJitLink (a
+# toolkit's real one would take the fake's PTX), the copy taking 1 s
 # whatever compiles it (past app_loop's quiet 0.6 s after its first
 # launch), then ENV...
+NJL=$(ls "$B"/tests/fakecuda/jit/nvjitlink/libnvJitLink.so.[0-9]* | head -1)
 asm() {
 	local name=$1 JIT_MS=1000
 	shift
 	mkdir -p "$TMP/$name"
 	run "$name" -u NTOP_ASSEMBLER -u NTOP_PROBE_ASYNC NTOP_PTXAS="$B/tests/fakecuda/fake_ptxas" \
-		FAKE_PTXAS_DELAY_MS=1000 FAKE_PTXAS_LOG="$TMP/$name.ptxas" "$@"
+		FAKE_PTXAS_DELAY_MS=1000 FAKE_PTXAS_LOG="$TMP/$name.ptxas" NTOP_REAL_LIBNVJITLINK="$TMP/no-nvjitlink" \
+		FAKE_NVJITLINK_DELAY_MS=1000 FAKE_NVJITLINK_LOG="$TMP/$name.njl" "$@"
 }
 # NAME JIT RAN: every copy (fill and scale, in app_loop and its fork
 # child) compiled by JIT, ptxas run (yes) or not (no)
@@ -188,6 +191,16 @@ printf '#!/bin/sh\necho "ptxas fatal   : Unsupported .version 9.9; current versi
 	>"$TMP/oldptxas/ptxas"
 chmod 755 "$TMP/oldptxas/ptxas"
 asm fallback NTOP_PTXAS= CUDA_HOME= PATH="$TMP/oldptxas:/usr/bin:/bin" TRITON_PTXAS_PATH="$B/tests/fakecuda/fake_ptxas" &
+# nvJitLink in the app's process: where no ptxas is found, where ptxas
+# fails, failing itself, forced, and one the app has loaded found without
+# being named
+asm njl NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK="$NJL" &
+asm njl_after FAKE_PTXAS_FAIL=1 NTOP_REAL_LIBNVJITLINK="$NJL" &
+asm njl_bad NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK="$NJL" FAKE_NVJITLINK_FAIL=1 &
+asm njl_forced NTOP_ASSEMBLER=nvjitlink NTOP_REAL_LIBNVJITLINK="$NJL" &
+# (loaded with LD_PRELOAD, after a sanitizer build's runtime, which must come first)
+asan=$(ldd "$NJL" 2>/dev/null | sed -nE 's/.*libasan[^ ]* => ([^ ]+).*/\1/p' | head -1)
+asm njl_loaded NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK= LD_PRELOAD="${asan:+$asan }$NJL" &
 wait
 asm_is ptxas ptxas yes
 asm_is onlaunch driver no
@@ -195,6 +208,21 @@ asm_is noptxas driver no
 asm_is badptx driver yes
 asm_is jit driver no
 asm_is fallback ptxas yes
+asm_is njl nvjitlink no
+asm_is njl_after nvjitlink yes
+asm_is njl_bad driver no
+asm_is njl_forced nvjitlink no
+asm_is njl_loaded nvjitlink no
+grep -q "^nvjitlink sm_[0-9]" "$TMP/njl.njl" || fail "njl: nvJitLink not asked for an -arch: $(head -2 "$TMP/njl.njl")"
+grep -q "no ptxas found (.*): probed copies built by nvJitLink $NJL, in the app's process" "$TMP/njl.hook.log" ||
+	fail "njl: not logged: $(grep -i -e ptxas -e nvjitlink "$TMP/njl.hook.log" | head -2)"
+grep -q "probed copies built by nvJitLink $NJL" "$TMP/njl_loaded.hook.log" ||
+	fail "njl_loaded: the loaded one not used: $(grep -i -e ptxas -e nvjitlink "$TMP/njl_loaded.hook.log" | head -2)"
+grep -q "probed copies built by $B/tests/fakecuda/fake_ptxas (where it fails: nvJitLink $NJL)" "$TMP/njl_after.hook.log" &&
+	grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; nvJitLink builds it" "$TMP/njl_after.hook.log" ||
+	fail "njl_after: not logged: $(grep -i -e ptxas -e nvjitlink "$TMP/njl_after.hook.log" | head -3)"
+grep -q "fill: nvJitLink compiling failed (error [0-9]*): .*FAKE_NVJITLINK_FAIL.*; the driver's JIT builds it" \
+	"$TMP/njl_bad.hook.log" || fail "njl_bad: not logged: $(grep -i nvjitlink "$TMP/njl_bad.hook.log" | head -3)"
 grep -q "probed copies built by $TMP/oldptxas/ptxas (where it fails: $B/tests/fakecuda/fake_ptxas" \
 	"$TMP/fallback.hook.log" || fail "fallback: candidates not named: $(grep -i ptxas "$TMP/fallback.hook.log" | head -2)"
 grep -q "fill: $TMP/oldptxas/ptxas: ptxas failed (status 255): .*Unsupported .version 9.9.*; trying $B/tests/fakecuda/fake_ptxas" \
@@ -210,12 +238,24 @@ grep -qE "^instrument .*status=failed .*reason=ptxas%20failed.*Unresolved%20exte
 	fail "forced: $(grep -E '^(instrument|probe) ' "$TMP/forced.log" | head -2)"
 # ptxas leaves the app's launches running; the driver's JIT holds them (its
 # few deferred: launches before it began and while the copy is loaded after)
-d_ptxas=$(deferred ptxas) d_jit=$(deferred jit)
-echo "deferred launches while fill's copy was built: ptxas ${d_ptxas:-?}, jit ${d_jit:-?}"
+d_ptxas=$(deferred ptxas) d_jit=$(deferred jit) d_njl=$(deferred njl)
+echo "deferred launches while fill's copy was built: ptxas ${d_ptxas:-?}, nvJitLink ${d_njl:-?}, jit ${d_jit:-?}"
 [ "${d_ptxas:-0}" -ge 40 ] && [ -n "$d_jit" ] && [ $((d_jit * 3)) -le "$d_ptxas" ] ||
 	fail "deferred launches: ptxas ${d_ptxas:-?} (want 40 or more), jit ${d_jit:-?} (want a third of ptxas's at most)"
+[ "${d_njl:-0}" -ge 40 ] || fail "deferred launches: nvJitLink ${d_njl:-?} (want 40 or more: it holds no launch)"
 cpu=$(grep -m1 -E '^launch .*probed=1' "$TMP/ptxas.log" | sed -nE 's/.* cpu_ns=([0-9]+).*/\1/p')
 [ -n "$cpu" ] && [ "$cpu" -lt 100000000 ] || fail "ptxas: the first probed launch held the app's thread ${cpu:-?} ns"
+# An app exiting while nvJitLink compiles (2 s; the app runs 1 s): the
+# hook waits for the compile before nvJitLink's own exit handlers tear it
+# down (the fake aborts when they have run under a compile)
+mkdir -p "$TMP/njl_exit"
+env -u NTOP_PROBE_ASYNC -u NTOP_ASSEMBLER NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK="$NJL" \
+	FAKE_NVJITLINK_DELAY_MS=2000 NTOP_PROBES=$BS NTOP_TRACE_DIR=$TMP/njl_exit NTOP_EVENT_FD=9 \
+	NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-njl_exit" 1 \
+	>"$TMP/njl_exit.out" 2>&1 9>"$TMP/njl_exit.log"
+rc=$?
+[ "$rc" = 0 ] && grep -q '^app_loop: done, 0 failures$' "$TMP/njl_exit.out" ||
+	fail "njl_exit: app (status $rc): $(cat "$TMP/njl_exit.out")"
 # The builder's 0.5 ms grace is for a copy the driver's JIT may finish at
 # once, and only for the first launch that finds it building: app_loop
 # launching without a pause while ptxas builds for 1 s makes its deferred

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cuda.h>
 #include "engine/engine.h"
+#include "engine/ptx/ptxas_locate.h"
 #include "hook/hook_probe_sel.h"
 #include "hook/hook_registry.h"
 #include "hook/hook_state.h"
@@ -144,9 +145,25 @@ int hook_builder_wait_for(struct hook_inst *in, uint64_t ns);
  * waited for. */
 void hook_builder_ctx_gone(CUcontext ctx);
 void hook_builder_shutdown(void);
-/* hook_cuda_build.c: does the driver's JIT build copies off the app's
- * threads (NTOP_ASSEMBLER=jit, or ptxas not found)? Before the first
- * build, ptxas is assumed. */
+/* hook_cuda_assemble.c: what compiles one build's forms of a probed copy
+ * (the entry form, then perhaps the exit-address one). The ptxas found
+ * are looked for once a build, best first; one that fails is not run again
+ * for the build's next form. */
+struct hook_asm {
+	int builder;                      /* off the app's threads */
+	int n, next;                      /* ptxas found; the first not failed yet */
+	char *ptxas[PTXAS_MAX_CANDIDATES];
+	struct hook_njl *njl;             /* the real nvJitLink, or NULL */
+};
+void hook_asm_begin(struct hook_asm *a, int builder);
+void hook_asm_end(struct hook_asm *a);
+/* Compiles len bytes of probed PTX for sm_cc into *mod; *jit says what
+ * did: "ptxas", "nvjitlink" or "driver". */
+int hook_asm_load(struct hook_asm *a, const char *kname, const char *ptx, size_t len, int cc, CUmodule *mod,
+		  const char **jit, char **cause);
+/* Does the driver's JIT build copies off the app's threads
+ * (NTOP_ASSEMBLER=jit, or neither ptxas nor nvJitLink found)? Before the
+ * first build, ptxas is assumed. */
 int hook_build_by_jit(void);
 void hook_builder_fork_child(void);
 

@@ -1,8 +1,8 @@
 /* The instrumented copy of a kernel. On the first probed launch of a
  * kernel in a context the engine instruments its PTX (the module's own PTX
  * for the device's compute capability, Numba's link PTX, or Triton's cache
- * PTX) and ptxas (on the builder thread, where found) or the driver's JIT
- * compiles it (NTOP_ASSEMBLER), in the form
+ * PTX) and ptxas, nvJitLink or the driver's JIT compiles it
+ * (hook_cuda_assemble.c), in the form
  * that costs the kernel least at that launch's shape (hook_cuda_place.c);
  * the outcome is cached per (kernel, context, probe set) and reported once
  * in an `instrument` line. */
@@ -15,8 +15,6 @@
 #include <unistd.h>
 #include "common/cause.h"
 #include "common/timeutil.h"
-#include "engine/ptx/assemble.h"
-#include "engine/ptx/ptxas_locate.h"
 #include "engine/engine.h"
 #include "engine/image/image.h"
 #include "hook/hook_config.h"
@@ -28,8 +26,6 @@
 #include "hook/hook_log.h"
 #include "hook/hook_probe_sel.h"
 #include "trace/events.h"
-
-#define PROBE_JIT_LOG 8192
 
 /* The PTX to instrument: for a cubin the PTX it was made from (Numba,
  * NVRTC, nvJitLink, Triton), for an -rdc fatbin its translation unit's, else
@@ -82,56 +78,6 @@ static void probe_keep_ptx(const struct hook_kernel *k, const struct engine_resu
 	if (cause)
 		hook_event_warn("NTOP_KEEP_PTX: kernels/%d-%u: %s", hook.pid, k->kid, cause);
 	free(cause);
-}
-
-static int probe_jit(const char *ptx, CUmodule *mod, char **cause)
-{
-	char info[PROBE_JIT_LOG] = "", err[PROBE_JIT_LOG] = "";
-	CUjit_option opts[] = { CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-				CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *vals[] = { info, (void *)(uintptr_t)sizeof info, err, (void *)(uintptr_t)sizeof err };
-	CUstreamCaptureMode prev = hook_cuda_relax_begin();
-	CUresult rc = HOOK_REAL(cuModuleLoadDataEx)(mod, ptx, 4, opts, vals);
-	hook_cuda_relax_end(prev);
-	if (rc != CUDA_SUCCESS)
-		return cause_set(cause, "driver JIT failed (CUDA error %d): %.2000s", (int)rc, err);
-	return 0;
-}
-
-static int probe_ptxas(const char *ptxas, const char *ptx, size_t len, int cc, CUmodule *mod, char **cause)
-{
-	char arch[32], path[] = "/tmp/ntop-cubin-XXXXXX";
-	if (assemble_pick_arch(ptx, cc, arch, sizeof arch) < 0)
-		return cause_set(cause, "cannot pick a ptxas -arch for sm_%d", cc);
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return cause_set(cause, "mkstemp: %s", strerror(errno));
-	close(fd);
-	struct assemble_info info = { -1, NULL };
-	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, path, &info, cause);
-	assemble_info_done(&info);
-	size_t n = 0;
-	char *cubin = NULL;
-	if (rc == 0) {
-		FILE *f = fopen(path, "rbe");
-		long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-		if (sz > 0 && fseek(f, 0, SEEK_SET) == 0 && (cubin = malloc((size_t)sz)) != NULL)
-			n = fread(cubin, 1, (size_t)sz, f);
-		if (f)
-			fclose(f);
-		if (!cubin || n != (size_t)sz)
-			rc = cause_set(cause, "cannot read ptxas output %s", path);
-	}
-	unlink(path);
-	if (rc == 0) {
-		CUstreamCaptureMode prev = hook_cuda_relax_begin();
-		CUresult r = HOOK_REAL(cuModuleLoadData)(mod, cubin);
-		hook_cuda_relax_end(prev);
-		if (r != CUDA_SUCCESS)
-			rc = cause_set(cause, "loading the ptxas cubin failed (CUDA error %d)", (int)r);
-	}
-	free(cubin);
-	return rc;
 }
 
 static int probe_global_addr(const struct hook_kernel *k, CUmodule pmod, const struct engine_global *g,
@@ -203,7 +149,7 @@ static void probe_emit_instrument(const struct hook_kernel *k, const struct hook
  * function, and what it costs the kernel at the first launch's shape. */
 struct probe_form {
 	struct engine_result *res;
-	const char *jit;          /* what compiled it: ptxas, driver, link */
+	const char *jit;          /* what compiled it: ptxas, nvjitlink, driver, link */
 	CUmodule module;
 	CUfunction func;
 	int regs;
@@ -220,114 +166,24 @@ static void probe_form_drop(struct probe_form *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* Logs the builder's ptxas once, and again when the first one changes. */
-static void probe_ptxas_say(char **c, int n)
-{
-	const char *now = n ? c[0] : "";
-	if (hook.builder.ptxas_said && strcmp(hook.builder.ptxas_said, now) == 0)
-		return;
-	if (n) {
-		char more[PTXAS_MAX_CANDIDATES * 256] = "";
-		for (int i = 1, o = 0; i < n && o >= 0 && (size_t)o < sizeof more; i++)
-			o += snprintf(more + o, sizeof more - (size_t)o, "%s%s", i == 1 ? " (where it fails: " : ", ", c[i]);
-		hook_log("probed copies built by %s%s%s", c[0], more, n > 1 ? ")" : "");
-	} else {
-		hook_log("no ptxas found (" PTXAS_LOCATE_PLACES "): probed copies built by the driver's JIT, which "
-			 "holds the app's driver calls while it compiles");
-	}
-	free(hook.builder.ptxas_said);
-	hook.builder.ptxas_said = strdup(now);
-}
-
-/* The builder thread runs ptxas where it can (auto): the driver's JIT
- * holds the app's own driver calls while it compiles, and on an H200 each
- * kernel's first launch during a build waited out most of its 10-30 ms
- * JIT (bench/jit_hold.c). ptxas is another process; only loading its
- * cubin takes the driver. On the launch the app waits anyway, and the
- * driver's JIT cache may answer at once. */
-static int probe_builder_ptxas(int builder, char **c)
-{
-	if (!builder || hook.cfg.assembler != HOOK_AS_AUTO)
-		return 0;
-	/* looked for at each build: a Triton the app loads later brings its own */
-	int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
-	if (n == 1 && access(c[0], X_OK) != 0) { /* an NTOP_PTXAS that is none */
-		ptxas_candidates_free(c, n);
-		n = 0;
-	}
-	__atomic_store_n(&hook.builder.ptxas_gone, n == 0, __ATOMIC_RELAXED); /* launches read it */
-	probe_ptxas_say(c, n);
-	return n;
-}
-
-/* The copy compiled by the first of the n ptxas that can: an old toolkit's
- * fails on a newer PTX's .version or target (a newer Triton's), and a cubin
- * too new for the driver fails to load. Each failure but the last logged. */
-static int probe_ptxas_any(const struct hook_kernel *k, char **c, int n, const struct engine_result *res, int cc,
-			   CUmodule *mod, char **cause)
-{
-	for (int i = 0; i < n; i++) {
-		char *why = NULL;
-		if (probe_ptxas(c[i], res->ptx, res->ptx_len, cc, mod, &why) == 0)
-			return 0;
-		if (i + 1 == n) {
-			if (cause)
-				*cause = why;
-			else
-				free(why);
-			return -1;
-		}
-		hook_log("%s: %s: %s; trying %s", k->name, c[i], why ? why : "failed", c[i + 1]);
-		free(why);
-	}
-	return cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
-}
-
-int hook_build_by_jit(void)
-{
-	if (hook.cfg.assembler != HOOK_AS_AUTO)
-		return hook.cfg.assembler == HOOK_AS_JIT;
-	return __atomic_load_n(&hook.builder.ptxas_gone, __ATOMIC_RELAXED);
-}
-
 /* Is the builder thread making it (launches run unprobed meanwhile)? */
 static int probe_by_builder(const struct hook_inst *in)
 {
 	return __atomic_load_n(&in->building, __ATOMIC_ACQUIRE);
 }
 
-static int probe_form_load(struct hook_kernel *k, int cc, int builder, struct probe_form *f, char **cause)
+static int probe_form_load(struct hook_kernel *k, int cc, struct hook_asm *as, struct probe_form *f, char **cause)
 {
 	const struct engine_result *res = f->res;
 	if (k->mod && k->mod->ptx_image && strstr(res->ptx, ".extern .func")) {
 		f->jit = "link";
 		return hook_rdc_link(k->mod, k->name, res->ptx, cc, &f->module, cause); /* calls into other units */
 	}
-	char *c[PTXAS_MAX_CANDIDATES];
-	if (hook.cfg.assembler == HOOK_AS_PTXAS) {
-		f->jit = "ptxas";
-		int n = ptxas_candidates(c, PTXAS_MAX_CANDIDATES);
-		int rc = probe_ptxas_any(k, c, n, res, cc, &f->module, cause);
-		ptxas_candidates_free(c, n);
-		return rc;
-	}
-	int n = probe_builder_ptxas(builder, c);
-	if (n) {
-		char *why = NULL;
-		f->jit = "ptxas";
-		int rc = probe_ptxas_any(k, c, n, res, cc, &f->module, &why);
-		ptxas_candidates_free(c, n);
-		if (rc == 0)
-			return 0;
-		hook_log("%s: %s; the driver's JIT builds it", k->name, why ? why : "ptxas failed");
-		free(why);
-	}
-	f->jit = "driver";
-	return probe_jit(res->ptx, &f->module, cause);
+	return hook_asm_load(as, k->name, res->ptx, res->ptx_len, cc, &f->module, &f->jit, cause);
 }
 
 static int probe_form_build(struct hook_kernel *k, int cc, const struct hook_probe_list *pl, const char *ptx,
-			    size_t len, unsigned flags, int builder, struct probe_form *f, double *ms_jit,
+			    size_t len, unsigned flags, struct hook_asm *as, struct probe_form *f, double *ms_jit,
 			    char **cause)
 {
 	if (!(f->res = calloc(1, sizeof *f->res)))
@@ -335,7 +191,7 @@ static int probe_form_build(struct hook_kernel *k, int cc, const struct hook_pro
 	if (engine_instrument(ptx, len, k->name, pl->v, pl->n, flags, f->res, cause) < 0)
 		return -1;
 	uint64_t t0 = time_mono_ns();
-	int rc = probe_form_load(k, cc, builder, f, cause);
+	int rc = probe_form_load(k, cc, as, f, cause);
 	*ms_jit += (double)(time_mono_ns() - t0) / 1e6;
 	if (rc < 0)
 		return -1;
@@ -368,7 +224,7 @@ static void probe_form_fit(struct hook_kernel *k, const struct hook_launch *l, s
  * exit form costs less. */
 static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int cc,
 			const struct hook_probe_list *pl, const char *ptx, size_t len, struct probe_form *entry,
-			struct hook_inst *in, double *ms_jit)
+			struct hook_asm *as, struct hook_inst *in, double *ms_jit)
 {
 	struct probe_form alt;
 	memset(&alt, 0, sizeof alt);
@@ -379,7 +235,7 @@ static void probe_place(struct hook_kernel *k, const struct hook_launch *l, int 
 	if (entry->res->n_maps == 0 || !hook_place_worse(&entry->fit, &orig))
 		return;
 	char *c = NULL;
-	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, probe_by_builder(in), &alt, ms_jit,
+	if (probe_form_build(k, cc, pl, ptx, len, ENGINE_ADDR_AT_EXIT | in->shape, as, &alt, ms_jit,
 			     &c) < 0) {
 		hook_event_warn("%s: the probed copy with map addresses at the exits failed (%s); launching the "
 				"one that keeps them from the entry", k->name, c ? c : "?");
@@ -407,9 +263,12 @@ static int probe_build(struct hook_kernel *k, const struct hook_launch *l, int c
 	memset(&f, 0, sizeof f);
 	if (probe_source(k, cc, &ptx, &len, cause) < 0)
 		return -1;
-	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, probe_by_builder(in), &f, ms_jit, cause);
+	struct hook_asm as;
+	hook_asm_begin(&as, probe_by_builder(in));
+	int rc = probe_form_build(k, cc, pl, ptx, len, in->shape, &as, &f, ms_jit, cause);
 	if (rc == 0)
-		probe_place(k, l, cc, pl, ptx, len, &f, in, ms_jit);
+		probe_place(k, l, cc, pl, ptx, len, &f, &as, in, ms_jit);
+	hook_asm_end(&as);
 	free(ptx);
 	if (rc < 0) {
 		probe_form_drop(&f);

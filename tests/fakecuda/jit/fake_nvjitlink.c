@@ -5,12 +5,20 @@
  * library's -ptx output), and without -lto it is refused as the real one
  * refuses LTO-IR.
  * Both names of each call are exported, as the real library does (the
- * header's inline wrappers call the versioned ones). */
+ * header's inline wrappers call the versioned ones).
+ * For the hook's builder, which compiles probed PTX with it where no ptxas
+ * is found: FAKE_NVJITLINK_DELAY_MS=N, a compile takes N ms;
+ * FAKE_NVJITLINK_FAIL=1, it refuses the PTX with an error log;
+ * FAKE_NVJITLINK_LOG=FILE, each compile appends "nvjitlink ARCH" there.
+ * Like the real one, it has exit handlers of its own (registered when it
+ * is loaded): a compile still under way when they have run aborts, as a
+ * compiler torn down under a build does. */
 #define NVJITLINK_NO_INLINE
 #include <nvJitLink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "../fake_cubin.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
@@ -19,10 +27,11 @@
 #define VERSIONED(call) __nvJitLink##call##_13_0
 
 struct fake_link {
+	char arch[32];
 	char *ptx;
 	uint8_t *cubin;
 	size_t cubin_size;
-	int lto, want_ptx, has_lto;
+	int lto, want_ptx, has_lto, failed;
 };
 
 FAKE_EXPORT nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)
@@ -41,6 +50,8 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle *h, uint32_t n, cons
 	for (uint32_t i = 0; i < n; i++) {
 		l->lto |= strcmp(opts[i], "-lto") == 0;
 		l->want_ptx |= strcmp(opts[i], "-ptx") == 0;
+		if (strncmp(opts[i], "-arch=", 6) == 0)
+			snprintf(l->arch, sizeof l->arch, "%s", opts[i] + 6);
 	}
 	return l->want_ptx && !l->lto ? NVJITLINK_ERROR_UNRECOGNIZED_OPTION : NVJITLINK_SUCCESS;
 }
@@ -76,9 +87,47 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle h, nvJitLinkInputTy
 	return nvJitLinkAddData(h, type, buf, n, path);
 }
 
+static int torn_down;
+
+static void fake_teardown(void)
+{
+	torn_down = 1;
+}
+
+__attribute__((constructor)) static void fake_loaded(void)
+{
+	atexit(fake_teardown);
+}
+
+/* The builder's knobs (above), for a compile of PTX to a cubin: 0 to go on. */
+static int fake_compile_knobs(const struct fake_link *l)
+{
+	const char *log = getenv("FAKE_NVJITLINK_LOG"), *delay = getenv("FAKE_NVJITLINK_DELAY_MS");
+	FILE *f = log && *log ? fopen(log, "a") : NULL;
+	if (f) {
+		fprintf(f, "nvjitlink %s\n", l->arch);
+		fclose(f);
+	}
+	if (delay && *delay) {
+		long ms = atol(delay);
+		struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+		nanosleep(&t, NULL);
+	}
+	if (torn_down) {
+		fprintf(stderr, "fake nvJitLink: torn down at exit under a compile\n");
+		abort();
+	}
+	const char *fail = getenv("FAKE_NVJITLINK_FAIL");
+	return fail && *fail == '1' ? -1 : 0;
+}
+
 FAKE_EXPORT nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle h)
 {
 	struct fake_link *l = (struct fake_link *)h;
+	if (!l->want_ptx && fake_compile_knobs(l) < 0) {
+		l->failed = 1;
+		return NVJITLINK_ERROR_PTX_COMPILE;
+	}
 	if (l->want_ptx)
 		return l->has_lto && l->ptx ? NVJITLINK_SUCCESS : NVJITLINK_ERROR_PTX_COMPILE;
 	free(l->cubin);
@@ -120,6 +169,21 @@ FAKE_EXPORT nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle h, char *ptx)
 	return NVJITLINK_SUCCESS;
 }
 
+#define FAKE_ERROR_LOG "ptxas fatal   : Unresolved extern function 'fake' (FAKE_NVJITLINK_FAIL)"
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle h, size_t *size)
+{
+	*size = ((struct fake_link *)h)->failed ? sizeof FAKE_ERROR_LOG : 0;
+	return NVJITLINK_SUCCESS;
+}
+
+FAKE_EXPORT nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle h, char *log)
+{
+	if (((struct fake_link *)h)->failed)
+		memcpy(log, FAKE_ERROR_LOG, sizeof FAKE_ERROR_LOG);
+	return NVJITLINK_SUCCESS;
+}
+
 FAKE_EXPORT nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle *h)
 {
 	struct fake_link *l = (struct fake_link *)*h;
@@ -144,4 +208,6 @@ BOTH(nvJitLinkGetLinkedCubin, GetLinkedCubin) nvJitLinkResult VERSIONED(GetLinke
 BOTH(nvJitLinkGetLinkedPtxSize, GetLinkedPtxSize) nvJitLinkResult
 	VERSIONED(GetLinkedPtxSize)(nvJitLinkHandle, size_t *);
 BOTH(nvJitLinkGetLinkedPtx, GetLinkedPtx) nvJitLinkResult VERSIONED(GetLinkedPtx)(nvJitLinkHandle, char *);
+BOTH(nvJitLinkGetErrorLogSize, GetErrorLogSize) nvJitLinkResult VERSIONED(GetErrorLogSize)(nvJitLinkHandle, size_t *);
+BOTH(nvJitLinkGetErrorLog, GetErrorLog) nvJitLinkResult VERSIONED(GetErrorLog)(nvJitLinkHandle, char *);
 BOTH(nvJitLinkDestroy, Destroy) nvJitLinkResult VERSIONED(Destroy)(nvJitLinkHandle *);
