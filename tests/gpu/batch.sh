@@ -46,7 +46,8 @@
 #                 block_sched` with no toolkit ptxas in reach (PATH without
 #                 CUDA's folders, CUDA_HOME unset): the copy built by the
 #                 ptxas Triton ships, found beside its loaded library; again
-#                 with a ptxas that rejects the PTX first on PATH
+#                 with a ptxas that rejects the PTX first on PATH; and with
+#                 no ptxas at all (NTOP_PTXAS not there): nvJitLink builds
 #   dmat_session  examples/cuda/patterns.cu (strided, gather, random) under
 #                 `ntop record -p dmat`: a small trace, packed as
 #                 $OUT/dmat_session.tgz (for a bundled heatmap session)
@@ -193,25 +194,31 @@ step_oom_late() {
 }
 
 step_ptxas_triton() {
-	local t=/tmp/ntop-batch-tptx path old=/tmp/ntop-batch-oldptxas rc=0
+	local t=/tmp/ntop-batch-tptx path old=/tmp/ntop-batch-oldptxas rc=0 run name ptxas want
 	path=$(tr ':' '\n' <<<"$PATH" | grep -v cuda | paste -sd: -)
 	# a ptxas first on PATH that rejects the PTX, as an old toolkit's does
 	mkdir -p "$old"
 	printf '#!/bin/sh\necho "ptxas fatal   : Unsupported .version (an old ptxas)" >&2\nexit 255\n' >"$old/ptxas"
 	chmod 755 "$old/ptxas"
-	for run in alone:"$path" old:"$old:$path"; do
+	# NAME:NTOP_PTXAS:PATH (none: an NTOP_PTXAS that is not there hides every ptxas)
+	for run in alone::"$path" old::"$old:$path" none:/nonexistent/ptxas:"$path"; do
+		IFS=: read -r name ptxas _ <<<"$run"
 		rm -rf "$t" "$t.log"
-		echo "== ${run%%:*}"
-		env -u CUDA_HOME -u TRITON_PTXAS_PATH -u NTOP_PTXAS -u NTOP_ASSEMBLER PATH="${run#*:}" NTOP_LOG="$t.log" \
-			build-gpu/bin/ntop record -p block_sched --limit 5 -o "$t" -- python3 examples/python/triton_add.py ||
-			rc=1
-		grep -h 'probed copies built by\|no ptxas found\|trying' "$t.log"
+		echo "== $name"
+		env -u CUDA_HOME -u TRITON_PTXAS_PATH -u NTOP_ASSEMBLER NTOP_PTXAS="$ptxas" PATH="${run#*:*:}" \
+			NTOP_LOG="$t.log" build-gpu/bin/ntop record -p block_sched --limit 5 -o "$t" -- \
+			python3 examples/python/triton_add.py || rc=1
+		grep -h 'probed copies built by\|no ptxas found\|trying\|builds it' "$t.log"
 		grep -h '^instrument ' "$t"/events.log | grep -oE 'status=[a-z]+|jit=[a-z]+' | paste -sd' ' -
-		grep -q 'probed copies built by .*/triton/backends/nvidia/bin/ptxas' "$t.log" &&
-			grep -q '^instrument .*status=ok .*jit=ptxas' "$t"/events.log &&
+		want=ptxas
+		[ "$name" = none ] && want=nvjitlink
+		grep -q '^instrument .*status=ok .*jit='$want "$t"/events.log &&
 			! grep -q '^instrument .*status=failed' "$t"/events.log || rc=1
+		[ "$name" = none ] || grep -q 'probed copies built by .*/triton/backends/nvidia/bin/ptxas' "$t.log" || rc=1
+		[ "$name" != none ] || grep -q 'probed copies built by nvJitLink' "$t.log" || rc=1
+		[ "$name" != old ] ||
+			grep -q "$old/ptxas: ptxas failed .*; trying .*/triton/backends/nvidia/bin/ptxas" "$t.log" || rc=1
 	done
-	grep -q "$old/ptxas: ptxas failed .*; trying .*/triton/backends/nvidia/bin/ptxas" "$t.log" || rc=1
 	return $rc
 }
 
