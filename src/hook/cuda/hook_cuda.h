@@ -273,9 +273,10 @@ int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_
 void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev);
 /* Right after the builder thread made `in` (its context current): the
- * job of the launch that asked for it, for the first probed launch. */
-void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
-		      const struct hook_device *dev);
+ * jobs of its first probed launches, of the shape of the launch that asked
+ * for it, in every slot; how many were made. */
+int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
+		     const struct hook_device *dev);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
 /* The jobs made ahead in ctx go back to the pool (their buffers with them). */
@@ -283,6 +284,9 @@ void hook_stage_return(CUcontext ctx);
 void hook_stage_fork_child(void);
 
 /* hook_cuda_stager.c: the thread that makes them */
+/* Starts the thread where it has not started (the builder thread does, so
+ * no app's launch creates it). */
+void hook_stager_start(void);
 /* Asks for in's next launches' jobs, of l's shape in ctx (on device dev);
  * no-op while one request for `in` is queued. */
 void hook_stager_ask(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,

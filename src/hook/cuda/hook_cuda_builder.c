@@ -51,10 +51,9 @@ static void builder_run(struct hook_build_req *r)
 	hook_probe_inst_build(r->k, &r->l, r->cc, &r->pl, r->in);
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
-	if (dev && ctx == r->ctx)
-		hook_stage_first(r->in, r->k, &r->l, dev);
-	hook_log("%s: probed copy built off the app's threads (%s), first launch's job %s", r->k->name,
-		 r->in->ok ? "ok" : "failed", __atomic_load_n(&r->in->staged[0], __ATOMIC_ACQUIRE) ? "made" : "not made");
+	int jobs = dev && ctx == r->ctx ? hook_stage_first(r->in, r->k, &r->l, dev) : 0;
+	hook_log("%s: probed copy built off the app's threads (%s), first launches' jobs made: %d", r->k->name,
+		 r->in->ok ? "ok" : "failed", jobs);
 	cu.cuCtxSetCurrent(NULL); /* hold no context between builds */
 	builder_publish(r->in, NULL);
 }

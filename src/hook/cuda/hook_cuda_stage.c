@@ -15,9 +15,11 @@
  * large maps keep taking theirs at launch (doc/performance.md says what a
  * larger cap did). A job of another shape goes back to the pool unused; a
  * context's jobs go back before it is torn down (hook_cuda_ctx.c). A copy
- * built by the builder thread (the default) gets its first launch's job
- * there too, so that launch takes no allocation on the app's thread
- * either. */
+ * built by the builder thread (the default) gets its first launches' jobs
+ * there too (every slot), so those take no allocation on the app's thread
+ * either, and the next one's, and starts the stager thread: the second
+ * probed launch of each kernel made its own job, and the stager's thread
+ * too, 20-46 us on the app's thread (H200), the third often its own job. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
@@ -146,12 +148,16 @@ void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct h
 		;
 }
 
-void hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
-		      const struct hook_device *dev)
+int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
+		     const struct hook_device *dev)
 {
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE);
-	if (in->ok && ctx && stage_worth_it(k))
-		stage_one(in, k, l, ctx, dev);
+	int n = 0;
+	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev))
+		n++;
+	if (n)
+		hook_stager_start(); /* not on the app's thread, at the launch that first asks it */
+	return n;
 }
 
 /* Every instrumented copy's jobs made ahead in ctx (NULL: in any context,

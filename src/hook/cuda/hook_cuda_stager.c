@@ -105,6 +105,14 @@ static void stager_nudge(struct hook_stager *s)
 		pthread_cond_signal(&s->wake);
 }
 
+void hook_stager_start(void)
+{
+	struct hook_stager *s = &hook.stager;
+	pthread_mutex_lock(&s->lock);
+	stager_running(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void hook_stager_ask(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
 		     const struct hook_device *dev)
 {
