@@ -63,6 +63,8 @@ struct hook_inst {
 	int building;         /* the builder thread is making it (atomic): launches run unprobed */
 	int deferred_said;    /* a `probe status=deferred` line went out for it */
 	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
+	int staged_early;     /* the builder made its first launches' jobs: its first probed launch
+				 asks for more (hook_cuda_stage.c) */
 	/* Written for every probed launch by the launching thread and the
 	 * stager: a cache line of their own, so the fields above, which each
 	 * launch reads, stay in the launching thread's cache (hook_inst_new).

@@ -17,9 +17,10 @@
  * context's jobs go back before it is torn down (hook_cuda_ctx.c). A copy
  * built by the builder thread (the default) gets its first launches' jobs
  * there too (every slot), so those take no allocation on the app's thread
- * either, and the next one's, and starts the stager thread: the second
- * probed launch of each kernel made its own job, and the stager's thread
- * too, 20-46 us on the app's thread (H200), the third often its own job. */
+ * either, and the next one's, and starts the stager thread (each kernel's
+ * second probed launch made its own job and created that thread, 20-46 us
+ * on the app's thread, H200); the first probed launch then asks for the
+ * third's, which the stager, napping until then, is slow to make. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
@@ -104,8 +105,9 @@ static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
 {
-	return __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED) >= 2 && bytes <= STAGE_JOB_MAX &&
-	       stage_empty_slot(in) >= 0 && stage_worth_it(k);
+	uint64_t n = __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED);
+	return n >= 2u - (unsigned)in->staged_early && bytes <= STAGE_JOB_MAX && stage_empty_slot(in) >= 0 &&
+	       stage_worth_it(k);
 }
 
 /* One job of l's shape into an empty slot of `in`: 1 when one was put, 0
@@ -155,8 +157,10 @@ int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct h
 	int n = 0;
 	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev))
 		n++;
-	if (n)
+	if (n) {
+		in->staged_early = 1; /* published with the copy (builder_publish) */
 		hook_stager_start(); /* not on the app's thread, at the launch that first asks it */
+	}
 	return n;
 }
 
