@@ -5,7 +5,8 @@
 # ahead, every queued result is written before the process ends (also when
 # the collector is slow: the backlog shows in `results` lines), nothing is
 # declined for results in flight, and result files hold the records written,
-# not the maps. Plumbing only: the fake runs "kernels" at once on the CPU.
+# not the maps, and a probed launch's line stands for the unprobed
+# launches of its configuration after it. Plumbing only: the fake runs "kernels" at once on the CPU.
 source "$(dirname "$0")/hook_lib.inc"
 BURST=$B/tests/fakecuda/app_burst
 [ -x "$BURST" ] || { echo "app_burst not built"; exit 77; }
@@ -252,6 +253,19 @@ most=1
 for ((cap = first; cap < ${pooled:-0}; cap *= 2)); do most=$((most + 1)); done
 [ -n "$allocs" ] && [ "$allocs" -le "$most" ] ||
 	fail "grow: $allocs device allocations for $pooled pooled bytes, want at most $most (slabs doubling)"
+
+# A probed launch's line carries its configuration: with every other
+# launch of one configuration probed, the first among them, the unprobed
+# launches emit no line (app_bench: `scale` 1000 + 20 times)
+mkdir -p "$TMP/alt"
+env NTOP_TRACE_DIR=$TMP/alt NTOP_PROBES=$S/probes/block_sched.toml NTOP_PROBE_LIMIT=100000 NTOP_PROBE_EVERY=2 \
+	NTOP_PROBE_ASYNC=0 NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR \
+	"$B/tests/fakecuda/app_bench" "$PTX" 20 >"$TMP/alt.out" 9>"$TMP/alt.log" 2>&1 ||
+	fail "alt: app failed: $(tail -3 "$TMP/alt.out")"
+probed=$(grep -c '^launch .*probed=1' "$TMP/alt.log")
+unprobed=$(grep -c '^launch .*probed=0' "$TMP/alt.log")
+[ "$probed" = 510 ] && [ "$unprobed" = 0 ] ||
+	fail "alt: $probed probed and $unprobed unprobed launch lines, want 510 and none"
 
 [ "$fails" = 0 ] && echo "hook_pipeline: ok"
 exit $((fails > 0))

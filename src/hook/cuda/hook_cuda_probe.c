@@ -12,6 +12,7 @@
 #include "common/timeutil.h"
 #include "engine/engine.h"
 #include "hook/hook_config.h"
+#include "hook/hook_kernel_events.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_api.h"
 #include "hook/cuda/hook_cuda_results.h"
@@ -419,6 +420,11 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	/* In launch order with the app's other launches (readers count on it);
 	 * the occupancy it shows is asked once per config, so this is cheap. */
 	hook_cuda_emit_launch(k, l, 1, 0);
+	/* The line carries the configuration: the unprobed launches after it
+	 * emit none for the same one (the first of them took 10-15 us of
+	 * selecting to say it again, NTOP_SELF_TIME, H200 and test double). */
+	if (hook_launch_cfg_changed(k, l->grid, l->block, l->smem, l->dev, l->api) && k->has_ptx && hook.cfg.control)
+		hook_probe_note_launch(k, l);
 	hook_stage_settle(j, 1);
 	j->app_queued = hook_results_app_queued();
 	int waited = !j->dev_ready; /* j is the collector's once submitted */
