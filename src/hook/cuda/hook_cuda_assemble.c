@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/cause.h"
+#include "common/fdio.h"
 #include "common/reallib.h"
 #include "engine/ptx/assemble.h"
 #include "engine/ptx/assemble_njl.h"
@@ -55,21 +57,6 @@ static int asm_jit(const char *ptx, CUmodule *mod, char **cause)
 	return 0;
 }
 
-static char *asm_slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rbe");
-	long sz = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	char *buf = sz > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)sz) : NULL;
-	*n = buf ? fread(buf, 1, (size_t)sz, f) : 0;
-	if (f)
-		fclose(f);
-	if (buf && *n != (size_t)sz) {
-		free(buf);
-		buf = NULL;
-	}
-	return buf;
-}
-
 static int asm_ptxas(const char *ptxas, const char *ptx, size_t len, const char *arch, CUmodule *mod, char **cause)
 {
 	char path[] = "/tmp/ntop-cubin-XXXXXX";
@@ -81,9 +68,9 @@ static int asm_ptxas(const char *ptxas, const char *ptx, size_t len, const char 
 	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, path, &info, cause);
 	assemble_info_done(&info);
 	size_t n = 0;
-	char *cubin = rc == 0 ? asm_slurp(path, &n) : NULL;
+	char *cubin = rc == 0 ? fdio_read_file(path, SIZE_MAX, &n) : NULL;
 	unlink(path);
-	if (rc == 0 && !cubin)
+	if (rc == 0 && (!cubin || n == 0))
 		rc = cause_set(cause, "cannot read ptxas output %s", path);
 	if (rc == 0)
 		rc = asm_load_cubin(cubin, mod, "ptxas", cause);

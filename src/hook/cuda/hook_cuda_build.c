@@ -6,13 +6,9 @@
  * that costs the kernel least at that launch's shape (hook_cuda_place.c);
  * the outcome is cached per (kernel, context, probe set) and reported once
  * in an `instrument` line. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "common/cause.h"
 #include "common/timeutil.h"
 #include "engine/engine.h"

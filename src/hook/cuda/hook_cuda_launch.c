@@ -1,8 +1,9 @@
 /* Launch entry points. Every launch is counted; a `launch` line is emitted
  * only for a kernel's first launch, a configuration other than its last
  * line's (grid, block, shared memory, entry point) and every probed launch,
- * so the per-launch cost is a registry lookup and a few atomics. Sampled launches are timed with
- * pooled events, probed or not; matching kernels take the probe path. */
+ * so the per-launch cost is a registry lookup and a few atomics. Sampled
+ * launches are timed with pooled events, probed or not; matching kernels
+ * take the probe path. */
 #include <stdio.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
