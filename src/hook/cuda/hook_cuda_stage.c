@@ -15,12 +15,12 @@
  * large maps keep taking theirs at launch (doc/performance.md says what a
  * larger cap did). A job of another shape goes back to the pool unused; a
  * context's jobs go back before it is torn down (hook_cuda_ctx.c). A copy
- * built by the builder thread (the default) gets its first launches' jobs
- * there too (every slot), so those take no allocation on the app's thread
- * either, and the next one's, and starts the stager thread (each kernel's
- * second probed launch made its own job and created that thread, 20-46 us
- * on the app's thread, H200); the first probed launch then asks for the
- * third's, which the stager, napping until then, is slow to make. */
+ * built by the builder thread (the default) gets its first two launches'
+ * jobs there too (every slot), and the builder starts the stager thread:
+ * a second probed launch that made its own job and created that thread
+ * took 20-46 us on the app's thread (H200). Its first probed launch then
+ * asks for the third's, which the stager, napping until then, is slow to
+ * make. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
