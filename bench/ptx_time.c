@@ -25,9 +25,12 @@
  * the device into pinned memory is queued on a second stream, so it runs
  * beside the kernel (as the hook's copies back of earlier results do).
  *
- * Prints "variant <ptx> median_us=<x> min_us=<y> max_us=<z>" per PTX.
+ * Prints "variant <ptx> median_us=<x> min_us=<y> max_us=<z> call_ns=<c>" per
+ * PTX; call_ns is the host time of the cuLaunchKernel call alone (median of
+ * the rounds' medians): what the driver takes to queue that variant.
  * Exit status 0, 1 on a CUDA error or a failed check, 2 on usage. */
 #include <cuda.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +97,7 @@ struct bench {
 	CUdeviceptr dsrc;
 	void *hdst;
 	CUstream s2;
+	uint64_t call_ns[PER]; /* the launch call's host time, this round */
 };
 
 static int launch(struct bench *b, int i)
@@ -112,11 +116,20 @@ static void busy_us(double us)
 	while (us > 0 && (double)(t.tv_sec - t0.tv_sec) * 1e6 + (double)(t.tv_nsec - t0.tv_nsec) / 1e3 < us);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* Host work where the hook does its own, before and after the launch. */
-static int launch_busy(struct bench *b, int i)
+static int launch_busy(struct bench *b, int i, int k)
 {
 	busy_us(b->pre_us);
+	uint64_t t0 = now_ns();
 	int rc = launch(b, i);
+	b->call_ns[k] = now_ns() - t0;
 	busy_us(b->post_us);
 	return rc;
 }
@@ -127,13 +140,20 @@ static int capture_check(struct bench *b)
 	return b->capcheck ? ck(cuStreamIsCapturing(b->s, &st), "cuStreamIsCapturing") : 0;
 }
 
-/* Median launch time of PER launches of variant i, in us. */
-static int round_median(struct bench *b, int i, float *us)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median launch time of PER launches of variant i, in us; *call the median
+ * host time of its launch calls, ns. */
+static int round_median(struct bench *b, int i, float *us, uint64_t *call)
 {
 	float t[PER];
 	for (int k = 0; k < PER; k++)
 		if ((b->dtoh && ck(cuMemcpyDtoHAsync(b->hdst, b->dsrc, b->dtoh, b->s2), "cuMemcpyDtoHAsync") < 0) ||
-		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || capture_check(b) < 0 || launch_busy(b, i) < 0 ||
+		    ck(cuEventRecord(b->e0[k], b->s), "cuEventRecord") < 0 || capture_check(b) < 0 || launch_busy(b, i, k) < 0 ||
 		    (b->wait > 1 && ck(cuEventRecord(b->bare, b->s), "cuEventRecord") < 0) ||
 		    ck(cuEventRecord(b->e1[k], b->s), "cuEventRecord") < 0 ||
 		    (b->wait && ck(cuEventSynchronize(b->e1[k]), "cuEventSynchronize") < 0))
@@ -145,6 +165,8 @@ static int round_median(struct bench *b, int i, float *us)
 			return -1;
 	qsort(t + 1, PER - 1, sizeof *t, cmp_float); /* the first launch left out */
 	*us = t[1 + (PER - 1) / 2] * 1000.0f;
+	qsort(b->call_ns + 1, PER - 1, sizeof b->call_ns[0], cmp_u64);
+	*call = b->call_ns[1 + (PER - 1) / 2];
 	return 0;
 }
 
@@ -257,16 +279,19 @@ int main(int argc, char **argv)
 		if (strcmp(ptx[i], check) == 0 && check_blocks(&b, i, ptx[i]) < 0)
 			return 1;
 	float med[ROUNDS][MAX_VARIANTS];
+	uint64_t calls[MAX_VARIANTS][ROUNDS];
 	for (int r = 0; r < ROUNDS; r++)
 		for (int i = 0; i < b.n_fn; i++)
-			if (round_median(&b, i, &med[r][i]) < 0)
+			if (round_median(&b, i, &med[r][i], &calls[i][r]) < 0)
 				return 1;
 	for (int i = 0; i < b.n_fn; i++) {
 		float m[ROUNDS];
 		for (int r = 0; r < ROUNDS; r++)
 			m[r] = med[r][i];
 		qsort(m, ROUNDS, sizeof *m, cmp_float);
-		printf("variant %s median_us=%.2f min_us=%.2f max_us=%.2f\n", ptx[i], m[ROUNDS / 2], m[0], m[ROUNDS - 1]);
+		qsort(calls[i], ROUNDS, sizeof calls[i][0], cmp_u64);
+		printf("variant %s median_us=%.2f min_us=%.2f max_us=%.2f call_ns=%llu\n", ptx[i], m[ROUNDS / 2], m[0],
+		       m[ROUNDS - 1], (unsigned long long)calls[i][ROUNDS / 2]);
 	}
 	return 0;
 }

@@ -8,7 +8,8 @@
 #                                (the variants' PTX stays in a /tmp directory)
 #
 # Each kernel's variants run side by side in one process (bench/ptx_time.c:
-# 7 rounds of 41 launches each, alternating, median of the round medians);
+# 7 rounds of 41 launches each, alternating, median of the round medians;
+# "call": the host time of the driver's launch call alone, its median);
 # the `block` variant's records are checked first (one per block). Prints
 # a table of us per launch and the ratio to the original kernel.
 set -u
@@ -50,8 +51,9 @@ done
 		for k in fill copy reduce; do
 			us=$(sed -nE "s|^variant .*/$k\.$v\.ptx median_us=([0-9.]+).*|\1|p" "$W/$k.txt")
 			base=$(sed -nE "s|^variant .*/$k\.orig\.ptx median_us=([0-9.]+).*|\1|p" "$W/$k.txt")
+			call=$(sed -nE "s|^variant .*/$k\.$v\.ptx .*call_ns=([0-9]+).*|\1|p" "$W/$k.txt")
 			if [ -n "$us" ] && [ -n "$base" ]; then
-				printf ' %s (%sx) |' "$us" "$(awk -v a="$us" -v b="$base" 'BEGIN { printf "%.3f", a / b }')"
+				printf ' %s (%sx, call %s ns) |' "$us" "$(awk -v a="$us" -v b="$base" 'BEGIN { printf "%.3f", a / b }')" "$call"
 			else
 				printf ' failed |'
 			fi

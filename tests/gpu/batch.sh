@@ -25,6 +25,10 @@
 #                 (STREAM_MARKS_SIZES, default 16777216 4194304 1048576)
 #   driver_calls  bench/driver_calls.c (no hook): what each driver call and
 #                 clock read on a probed launch's path costs a thread
+#   ptx_variants  bench/ptx_variants.sh (no hook) for PTX_VARIANTS (default
+#                 "orig emitted nostore"), launches back to back and each
+#                 waited for (PTX_TIME_WAIT=1): the probed copy's time in the
+#                 kernel and its driver launch call's, against the original
 #   jit_hold      bench/jit_hold.c (no hook): which driver calls one thread
 #                 waits on while another thread's driver JIT compiles
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
@@ -135,6 +139,17 @@ step_stream_marks() {
 step_driver_calls() {
 	build-gpu/bench/driver_calls | tee "$OUT/driver_calls.txt"
 	return "${PIPESTATUS[0]}"
+}
+
+step_ptx_variants() {
+	local w rc=0
+	for w in 0 1; do
+		echo "## PTX_TIME_WAIT=$w"
+		PTX_TIME_WAIT=$w PTX_VARIANTS=${PTX_VARIANTS:-"orig emitted nostore"} OUT=$OUT/ptxv$w \
+			bench/ptx_variants.sh || rc=1
+	done >"$OUT/ptx_variants.txt" 2>&1
+	cat "$OUT/ptx_variants.txt"
+	return $rc
 }
 
 step_jit_hold() {
@@ -250,7 +265,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt jit_hold.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt jit_hold.txt ptx_variants.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
