@@ -65,6 +65,8 @@ struct hook_inst {
 	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
 	int staged_early;     /* the builder made its first launches' jobs: its first probed launch
 				 asks for more (hook_cuda_stage.c) */
+	int first_made;       /* hook_stage_first ran for it (atomic): by the builder, or by the
+				 first probed launch of a copy built on the launch */
 	/* Written for every probed launch by the launching thread and the
 	 * stager: a cache line of their own, so the fields above, which each
 	 * launch reads, stay in the launching thread's cache (hook_inst_new).

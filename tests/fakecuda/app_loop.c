@@ -9,7 +9,11 @@
  * and exits 0 when every driver call succeeded in both processes.
  * The child ends with _exit (its hook's exit handler does not run).
  * APP_LOOP_SLEEP_MS: the sleep between iterations (default 2 ms).
+ * APP_LOOP_THREADS: after each launch of fill, a line `threads pid=P i=I
+ * before=B after=A`, the process's thread count right before and after the
+ * launch (which launch started a thread; i=-1: the first, before the fork).
  * Usage: app_loop KERNELS.ptx STOPFILE [SECONDS] */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -28,8 +32,20 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int thread_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void loop(CUfunction fill, CUfunction scale, CUdeviceptr buf, const char *stop, double seconds)
 {
+	int say = getenv("APP_LOOP_THREADS") != NULL;
 	const char *ms = getenv("APP_LOOP_SLEEP_MS");
 	long sleep_ns = ms ? atol(ms) * 1000000l : LOOP_SLEEP_NS;
 	unsigned n = 1024;
@@ -39,7 +55,10 @@ static void loop(CUfunction fill, CUfunction scale, CUdeviceptr buf, const char 
 	struct stat st;
 	double end = now_s() + seconds;
 	for (unsigned i = 0; stat(stop, &st) != 0 && now_s() < end; i++) {
+		int before = say ? thread_count() : 0;
 		CK(cuLaunchKernel(fill, 1 + i % 5, 1, 1, 64, 1, 1, 0, 0, fparams, NULL));
+		if (say)
+			printf("threads pid=%d i=%u before=%d after=%d\n", (int)getpid(), i, before, thread_count());
 		if (i % 10 == 0)
 			CK(cuLaunchKernel(scale, 2, 1, 1, 32, 1, 1, 0, 0, sparams, NULL));
 		struct timespec ts = { sleep_ns / 1000000000l, sleep_ns % 1000000000l };
@@ -77,9 +96,14 @@ int main(int argc, char **argv)
 	CK(cuModuleGetFunction(&scale, mod, "scale"));
 	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
 	free(ptx);
+	if (getenv("APP_LOOP_THREADS"))
+		setvbuf(stdout, NULL, _IOLBF, 0); /* parent's and child's lines whole, none twice */
 	unsigned n = 1024;
 	void *params[] = { &buf, &n };
+	int before = thread_count();
 	CK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, NULL));
+	if (getenv("APP_LOOP_THREADS"))
+		printf("threads pid=%d i=-1 before=%d after=%d\n", (int)getpid(), before, thread_count());
 
 	/* Let the hook's threads go idle first: the sanitizer runtime's
 	 * allocator locks are not fork-safe (GCC 12/13 libasan), so a fork while

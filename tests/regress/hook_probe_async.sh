@@ -26,8 +26,20 @@ run() {
 mkdir -p "$TMP/async" "$TMP/sync"
 # timing sampled one launch a minute: only a kernel's first launch and a
 # probed copy's first launch are timed
-run async -u NTOP_PROBE_ASYNC NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
-run sync NTOP_PROBE_ASYNC=0 NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000
+run async -u NTOP_PROBE_ASYNC NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000 APP_LOOP_THREADS=1
+run sync NTOP_PROBE_ASYNC=0 NTOP_ASSEMBLER=jit NTOP_TIME_GAP_MS=60000 APP_LOOP_THREADS=1
+# no_thread_started NAME P K NTH: the NTH probed launch of fill in pid P
+# left the process's thread count as it found it (app_loop's `threads`
+# lines; its first launch of fill is i=-1)
+no_thread_started() {
+	local line i before after
+	line=$(grep -E "^launch .* pid=$2 kid=$3 " "$TMP/$1.log" | grep -n ' probed=1' | sed -n "$4p" | cut -d: -f1)
+	i=$((${line:-0} - 2))
+	before=$(sed -nE "s/^threads pid=$2 i=$i before=([0-9]+) after=[0-9]+$/\1/p" "$TMP/$1.out")
+	after=$(sed -nE "s/^threads pid=$2 i=$i before=[0-9]+ after=([0-9]+)$/\1/p" "$TMP/$1.out")
+	[ -n "$line" ] && [ -n "$before" ] && [ "$before" = "$after" ] ||
+		fail "$1: probed launch $4 of fill (i=$i) started a thread on the app's thread: ${before:-?} -> ${after:-?}"
+}
 
 for name in async sync; do
 	E=$TMP/$name.log
@@ -49,8 +61,13 @@ for name in async sync; do
 		sed -nE 's/.* seq=([0-9]+) .*/\1/p' | sort -n | uniq | tr '\n' ' ')
 	want=$(printf '%s\n' "$seq1" "$seqp" | sort -n | uniq | tr '\n' ' ')
 	[ "$timed" = "$want" ] || fail "$name: timed launches (seq) $timed, want the first launch and the first probed one: $want"
-	eval "P_$name=$P cpu_$name=${cpu:-0} stats_$name=\"\$stats\" deferred_$name=\$(grep -cE \"^probe .* pid=$P kid=$K .*status=deferred\" \"\$E\")"
+	eval "P_$name=$P K_$name=$K cpu_$name=${cpu:-0} stats_$name=\"\$stats\" deferred_$name=\$(grep -cE \"^probe .* pid=$P kid=$K .*status=deferred\" \"\$E\")"
 done
+# The threads probed launches hand work to (the stager, the collector, the
+# writers) were started off the launches: by the builder with the copy, or
+# by the launch that built it (sync), not by the first probed launches
+no_thread_started async "$P_async" "$K_async" 1
+no_thread_started sync "$P_sync" "$K_sync" 2
 # async: launches went by unprobed while the copy was built, said once, counted
 [ "$deferred_async" = 1 ] || fail "async: $deferred_async deferred lines, want 1"
 echo "$stats_async" | grep -Eq ' deferred=[1-9]' || fail "async: no deferred count: $stats_async"

@@ -272,11 +272,15 @@ int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_
  * slot of `in`, within the caps. */
 void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev);
-/* Right after the builder thread made `in` (its context current): the
- * jobs of its first probed launches, of the shape of the launch that asked
- * for it, in every slot; how many were made. */
+/* Once `in` is built, before its first probed launch (its context
+ * current): the jobs of its first probed launches, of the shape of the
+ * launch that asked for it, in every slot, and the threads its launches
+ * hand work to (the stager, the collector and the writers); how many jobs
+ * were made. The builder thread calls it; a copy built on its launch
+ * (`record --wait-build`) gets it from that launch, once (first_made),
+ * and *slab (when not NULL) says whether a device slab was allocated. */
 int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
-		     const struct hook_device *dev);
+		     const struct hook_device *dev, int *slab);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */
 void hook_stage_ctx_gone(CUcontext ctx);
 /* The jobs made ahead in ctx go back to the pool (their buffers with them). */
@@ -301,6 +305,8 @@ void hook_stager_fork_child(void);
 /* hook_cuda_results.c */
 /* Queues a probed launch (already on its stream) for the collector. */
 void hook_results_submit(struct hook_job *job);
+/* Starts the collector and the writers, unless they run. */
+void hook_results_start(void);
 /* A probed launch's time on the app's thread (hook_state.h: cpu_pre_ns...). */
 void hook_results_count_launch(uint64_t pre_ns, uint64_t post_ns, int waited);
 /* Timing thread, every stats tick: a `results` line while a backlog moves. */

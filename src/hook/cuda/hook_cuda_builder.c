@@ -51,7 +51,7 @@ static void builder_run(struct hook_build_req *r)
 	hook_probe_inst_build(r->k, &r->l, r->cc, &r->pl, r->in);
 	CUcontext ctx = NULL;
 	const struct hook_device *dev = hook_cuda_device(&ctx);
-	int jobs = dev && ctx == r->ctx ? hook_stage_first(r->in, r->k, &r->l, dev) : 0;
+	int jobs = dev && ctx == r->ctx ? hook_stage_first(r->in, r->k, &r->l, dev, NULL) : 0;
 	hook_log("%s: probed copy built off the app's threads (%s), first launches' jobs made: %d", r->k->name,
 		 r->in->ok ? "ok" : "failed", jobs);
 	cu.cuCtxSetCurrent(NULL); /* hold no context between builds */

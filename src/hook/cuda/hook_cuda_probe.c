@@ -18,6 +18,7 @@
 #include "hook/cuda/hook_cuda_results.h"
 #include "hook/hook_events.h"
 #include "hook/hook_extra.h"
+#include "hook/hook_log.h"
 #include "hook/hook_probe_sel.h"
 
 #define PROBE_BUILD_GRACE_NS 500000ull /* how long a launch waits for its copy being built */
@@ -341,9 +342,15 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 		return -1;
 	if (l->cooperative && probe_coop_fits(l, in, dev->sms, cause) < 0)
 		return -1;
+	/* a copy built on this launch: its first launches' jobs and threads */
+	int slab = 0;
+	if (!__atomic_load_n(&in->first_made, __ATOMIC_ACQUIRE) &&
+	    !__atomic_exchange_n(&in->first_made, 1, __ATOMIC_ACQ_REL))
+		hook_stage_first(in, k, l, dev, &slab);
 	struct hook_job *j = hook_stage_take(in, l);
 	if (!j && !(j = hook_probe_job_new(l, k, in, ctx, dev, cause)))
 		return -1;
+	j->slab_made |= slab;
 	j->seq = l->seq;
 	j->smem = l->smem;
 	*inp = in;
@@ -366,11 +373,32 @@ int hook_probe_uses_globals(const struct hook_inst *in)
 	return d && d->n_globals > 0;
 }
 
+static double probe_us(uint64_t t0, uint64_t t1)
+{
+	return t0 && t1 > t0 ? (double)(t1 - t0) / 1e3 : 0;
+}
+
+/* A copy's first probed launch is no sample of the steady state (it may
+ * have built the copy): its phases go to the hook's log. */
+static void probe_self_first(const struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep,
+			     uint64_t t_emit, uint64_t t_end)
+{
+	hook_log("%s: first probed launch, us: finding %.1f, prepare %.1f, enqueue %.1f, driver %.1f, end event %.1f, "
+		 "launch line %.1f, submit %.1f",
+		 k->name, probe_us(l->found_ns, l->entry_ns), probe_us(l->entry_ns, t_prep), probe_us(t_prep, l->fwd_ns),
+		 probe_us(l->fwd_ns, l->submit_ns), probe_us(l->submit_ns, l->queued_ns ? l->queued_ns : t_emit),
+		 probe_us(l->queued_ns ? l->queued_ns : t_emit, t_emit), probe_us(t_emit, t_end));
+}
+
 static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep, uint64_t t_emit,
-			    uint64_t t_end)
+			    uint64_t t_end, int first)
 {
 	if (!t_prep)
 		return;
+	if (first) {
+		probe_self_first(k, l, t_prep, t_emit, t_end);
+		return;
+	}
 	hook_self_add(k, HOOK_SELF_P_FIND, l->found_ns, l->entry_ns);
 	hook_self_add(k, HOOK_SELF_P_PREP, l->entry_ns, t_prep);
 	hook_self_add(k, HOOK_SELF_P_ENQ, t_prep, l->fwd_ns);
@@ -405,8 +433,9 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	if (prep > 0 && !__atomic_load_n(&in->deferred_said, __ATOMIC_ACQUIRE) && hook_build_by_jit() &&
 	    hook_builder_wait_for(in, PROBE_BUILD_GRACE_NS))
 		prep = hook_probe_prepare(l, k, pick, 1, &in, &j, &cause);
-	/* a copy's first launch instruments it (its cpu_ns says how long): left out of self-time */
-	uint64_t t_prep = prep == 0 && __atomic_load_n(&in->launches, __ATOMIC_RELAXED) ? hook_self_now() : 0;
+	/* a copy's first launch may instrument it (its cpu_ns says how long): not a sample */
+	int first = prep == 0 && !__atomic_load_n(&in->launches, __ATOMIC_RELAXED);
+	uint64_t t_prep = prep == 0 ? hook_self_now() : 0;
 	if (prep > 0) /* its copy is being built: this launch runs unprobed */
 		return hook_probe_defer(k, l->seq, pick, !__atomic_exchange_n(&in->deferred_said, 1, __ATOMIC_RELAXED));
 	if (prep < 0)
@@ -437,7 +466,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	uint64_t t_end = time_mono_ns();
 	/* "after": everything on the app's thread once the kernel was queued */
 	hook_results_count_launch(l->submit_ns - l->entry_ns, t_end - l->submit_ns, waited);
-	probe_self_time(k, l, t_prep, t_emit, t_end);
+	probe_self_time(k, l, t_prep, t_emit, t_end, first);
 	return 1;
 declined:
 	hook_probe_give_up(k, l->seq, pick, cause ? cause : "declined");

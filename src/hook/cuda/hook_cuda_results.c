@@ -563,6 +563,13 @@ void hook_results_note_queued(void)
 		hook_results_app_queued();
 }
 
+void hook_results_start(void)
+{
+	pthread_mutex_lock(&hook.res.lock);
+	results_start_locked(&hook.res);
+	pthread_mutex_unlock(&hook.res.lock);
+}
+
 void hook_results_submit(struct hook_job *job)
 {
 	struct hook_results *r = &hook.res;

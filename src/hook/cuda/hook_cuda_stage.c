@@ -18,9 +18,10 @@
  * built by the builder thread (the default) gets its first two launches'
  * jobs there too (every slot), and the builder starts the stager thread:
  * a second probed launch that made its own job and created that thread
- * took 20-46 us on the app's thread (H200). Its first probed launch then
- * asks for the third's, which the stager, napping until then, is slow to
- * make. */
+ * took 20-46 us on the app's thread (H200). A copy built on its launch
+ * (`record --wait-build`) gets them from that launch, which waited for the
+ * build anyway. Its first probed launch then asks for the third's, which
+ * the stager, napping until then, is slow to make. */
 #include <stdlib.h>
 #include <string.h>
 #include "hook/cuda/hook_cuda.h"
@@ -116,7 +117,7 @@ int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_
  * the caller knows: the stager reading k->probed, which each launch
  * writes, cost the next launch a transfer of that line (~0.05 us, H200). */
 static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
-		     const struct hook_device *dev)
+		     const struct hook_device *dev, int *slab)
 {
 	if (stage_empty_slot(in) < 0)
 		return 0;
@@ -130,7 +131,9 @@ static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct h
 		return 0;
 	}
 	j->from_stage = 1;
-	j->slab_made = 0; /* a slab made here held no launch's path */
+	if (slab && j->slab_made)
+		*slab = 1;
+	j->slab_made = 0; /* a slab made here held no launch's path (unless *slab says) */
 	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
 		hook_probe_job_free(j);
 		return 0;
@@ -146,21 +149,27 @@ void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct h
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE); /* NULL once its context went */
 	if (!in->ok || !ctx)
 		return;
-	for (int i = 0; i < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev); i++)
+	for (int i = 0; i < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, NULL); i++)
 		;
 }
 
 int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
-		     const struct hook_device *dev)
+		     const struct hook_device *dev, int *slab)
 {
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE);
 	int n = 0;
-	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev))
+	__atomic_store_n(&in->first_made, 1, __ATOMIC_RELEASE);
+	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, slab))
 		n++;
 	if (n) {
 		in->staged_early = 1; /* published with the copy (builder_publish) */
-		hook_stager_start(); /* not on the app's thread, at the launch that first asks it */
+		hook_stager_start(); /* not at the launch that first asks it */
 	}
+	/* Started at the first submit (once the kernel was queued), the
+	 * collector and the writers took about 0.45 ms of the app's thread a
+	 * process (cpu_post_us, H200). */
+	if (in->ok)
+		hook_results_start();
 	return n;
 }
 
