@@ -29,6 +29,8 @@
 #                 "orig emitted nostore"), launches back to back and each
 #                 waited for (PTX_TIME_WAIT=1): the probed copy's time in the
 #                 kernel and its driver launch call's, against the original
+#   first_launch  bench/first_launch.c (no hook): a function's first
+#                 launch call, and which warm-up on another thread pays it
 #   jit_hold      bench/jit_hold.c (no hook): which driver calls one thread
 #                 waits on while another thread's driver JIT compiles
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
@@ -152,6 +154,11 @@ step_ptx_variants() {
 	return $rc
 }
 
+step_first_launch() {
+	build-gpu/bench/first_launch | tee "$OUT/first_launch.txt"
+	return "${PIPESTATUS[0]}"
+}
+
 step_jit_hold() {
 	build-gpu/bench/jit_hold | tee "$OUT/jit_hold.txt"
 	return "${PIPESTATUS[0]}"
@@ -265,7 +272,7 @@ for arg in "${steps[@]}"; do
 	tail -40 "$OUT/step-$s.log"
 	printf '%-14s exit %-4s %4ss\n' "$s" "$rc" "$(($(date +%s) - t0))" | tee -a "$TABLE"
 done
-for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt jit_hold.txt ptx_variants.txt; do
+for f in summary.txt jit_programs.txt app_cost.txt block_records.txt inside_kernel.txt stream_marks.txt driver_calls.txt jit_hold.txt ptx_variants.txt first_launch.txt; do
 	[ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL/"
 done
 tar -C "$OUT" -czf "$FINAL/batch-logs.tgz" . && rm -rf "$OUT"
