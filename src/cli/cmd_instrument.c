@@ -355,7 +355,7 @@ static void ins_shape(unsigned shape)
 /* ptxas on one PTX text; registers or -1. */
 static int ins_ptxas(const char *ptx, size_t len, const char *arch, const char *what)
 {
-	struct assemble_info info = {-1, NULL};
+	struct assemble_info info = { .registers = -1 };
 	char *cause = NULL;
 	int rc = assemble_ptxas(ptx, len, arch, NULL, &info, &cause);
 	int regs = rc == 0 ? info.registers : -1;

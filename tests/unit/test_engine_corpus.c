@@ -198,7 +198,7 @@ static void *worker(void *arg)
 			return NULL;
 		struct job *j = &jobs[i];
 		char arch[32];
-		struct assemble_info info;
+		struct assemble_info info = { .registers = -1 };
 		if (assemble_pick_arch(j->ptx, 0, arch, sizeof arch) < 0) {
 			j->cause = strdup("no .target");
 			continue;

@@ -244,13 +244,16 @@ static void check_assembles(const char *what, const char *ptx)
 {
 	char arch[32];
 	CHECKF(assemble_pick_arch(ptx, 0, arch, sizeof arch) == 0, "%s: no arch", what);
-	struct assemble_info info;
+	/* the cubin handed back, as the hook's builder loads it */
+	struct assemble_info info = { .registers = -1, .want_cubin = 1 };
 	char *cause = NULL;
 	int rc = assemble_ptxas(ptx, strlen(ptx), arch, NULL, &info, &cause);
 	CHECKF(rc == 0, "%s: ptxas: %s\n%s", what, cause ? cause : "", ptx);
 	if (rc == 0) {
 		n_assembled++;
 		CHECKF(info.registers > 0, "%s: registers %d", what, info.registers);
+		CHECKF(info.cubin && info.cubin_len > 4 && memcmp(info.cubin, "\177ELF", 4) == 0, "%s: no ELF cubin back",
+		       what);
 	}
 	assemble_info_done(&info);
 	free(cause);
@@ -1024,7 +1027,7 @@ static void test_pick_arch(void)
 	CHECK(assemble_pick_arch("no target here", 0, arch, sizeof arch) < 0);
 	/* ptxas errors come back with its message */
 	char *cause = NULL;
-	struct assemble_info info;
+	struct assemble_info info = { .registers = -1 };
 	const char *bad = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tbogus.op %r1;\n}\n";
 	CHECK(assemble_ptxas(bad, strlen(bad), "sm_80", NULL, &info, &cause) < 0);
 	CHECKF(cause && strstr(cause, "ptxas"), "%s", cause ? cause : "");

@@ -32,7 +32,7 @@ static struct probe *load(const char *rel)
 
 static void check_assembles(const char *what, const char *ptx)
 {
-	struct assemble_info info;
+	struct assemble_info info = { .registers = -1 };
 	char *cause = NULL;
 	int rc = assemble_ptxas(ptx, strlen(ptx), "sm_90a", NULL, &info, &cause);
 	CHECKF(rc == 0, "%s: ptxas: %s", what, cause ? cause : "");

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,35 +75,6 @@ static int assemble_write_file(const char *path, const char *data, size_t len)
 		return -1;
 	}
 	return close(fd);
-}
-
-static char *assemble_read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return strdup("");
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-		if (n + 1 == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (buf)
-		buf[n] = 0;
-	return buf;
 }
 
 /* Does the text declare an .extern .func (a call ptxas alone cannot resolve)? */
@@ -188,8 +160,11 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 {
 	char *ptxas = ptxas_locate();
 	if (!ptxas) {
-		if (info)
-			*info = (struct assemble_info){ -1, NULL };
+		if (info) {
+			info->registers = -1;
+			info->log = info->cubin = NULL;
+			info->cubin_len = 0;
+		}
 		return cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
 	}
 	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, out_path, info, cause);
@@ -204,6 +179,8 @@ int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const ch
 	if (info) {
 		info->registers = -1;
 		info->log = NULL;
+		info->cubin = NULL;
+		info->cubin_len = 0;
 	}
 	if (!ptx || !arch || !*arch)
 		return cause_set(cause, "assemble: no PTX or no arch");
@@ -231,8 +208,9 @@ int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const ch
 	int status = assemble_spawn(argv, logp, cause);
 	if (status < 0)
 		goto done;
-	log = assemble_read_file(logp);
-	if (!log) {
+	size_t log_len = 0;
+	log = fdio_read_file(logp, SIZE_MAX, &log_len);
+	if (!log && !(log = strdup(""))) {
 		cause_set(cause, "out of memory");
 		goto done;
 	}
@@ -241,6 +219,11 @@ int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const ch
 		status = -1; /* status unknown (reaped elsewhere) and no cubin */
 	if (status != 0) {
 		assemble_fail_cause(cause, status, log);
+		goto done;
+	}
+	if (info && info->want_cubin && !out_path &&
+	    (!(info->cubin = fdio_read_file(out, SIZE_MAX, &info->cubin_len)) || info->cubin_len == 0)) {
+		cause_set(cause, "cannot read ptxas's cubin %s", out);
 		goto done;
 	}
 	if (info) {
@@ -260,6 +243,8 @@ void assemble_info_done(struct assemble_info *info)
 	if (!info)
 		return;
 	free(info->log);
-	info->log = NULL;
+	free(info->cubin);
+	info->log = info->cubin = NULL;
+	info->cubin_len = 0;
 	info->registers = -1;
 }

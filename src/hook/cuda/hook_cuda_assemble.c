@@ -7,7 +7,6 @@
  * (bench/jit_hold.c). Only loading a cubin takes the driver. On the launch
  * the app waits anyway, and the driver's JIT cache may answer at once. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
@@ -16,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "common/cause.h"
-#include "common/fdio.h"
 #include "common/reallib.h"
 #include "engine/ptx/assemble.h"
 #include "engine/ptx/assemble_njl.h"
@@ -59,22 +57,11 @@ static int asm_jit(const char *ptx, CUmodule *mod, char **cause)
 
 static int asm_ptxas(const char *ptxas, const char *ptx, size_t len, const char *arch, CUmodule *mod, char **cause)
 {
-	char path[] = "/tmp/ntop-cubin-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return cause_set(cause, "mkstemp: %s", strerror(errno));
-	close(fd);
-	struct assemble_info info = { -1, NULL };
-	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, path, &info, cause);
-	assemble_info_done(&info);
-	size_t n = 0;
-	char *cubin = rc == 0 ? fdio_read_file(path, SIZE_MAX, &n) : NULL;
-	unlink(path);
-	if (rc == 0 && (!cubin || n == 0))
-		rc = cause_set(cause, "cannot read ptxas output %s", path);
+	struct assemble_info info = { .registers = -1, .want_cubin = 1 };
+	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, NULL, &info, cause);
 	if (rc == 0)
-		rc = asm_load_cubin(cubin, mod, "ptxas", cause);
-	free(cubin);
+		rc = asm_load_cubin(info.cubin, mod, "ptxas", cause);
+	assemble_info_done(&info);
 	return rc;
 }
 
