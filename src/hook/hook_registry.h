@@ -63,8 +63,8 @@ struct hook_inst {
 	int building;         /* the builder thread is making it (atomic): launches run unprobed */
 	int deferred_said;    /* a `probe status=deferred` line went out for it */
 	int timed_first;      /* its first probed launch was sampled for timing (atomic) */
-	int staged_early;     /* the builder made its first launches' jobs: its first probed launch
-				 asks for more (hook_cuda_stage.c) */
+	int staged_early;     /* its first launches' jobs were made with the copy (atomic): its first
+				 probed launch asks for more (hook_cuda_stage.c) */
 	int first_made;       /* hook_stage_first ran for it (atomic): by the builder, or by the
 				 first probed launch of a copy built on the launch */
 	/* Written for every probed launch by the launching thread and the

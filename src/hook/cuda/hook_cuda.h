@@ -288,8 +288,8 @@ void hook_stage_return(CUcontext ctx);
 void hook_stage_fork_child(void);
 
 /* hook_cuda_stager.c: the thread that makes them */
-/* Starts the thread where it has not started (the builder thread does, so
- * no app's launch creates it). */
+/* Starts the thread where it has not started (hook_stage_first does, so
+ * no probed launch after a copy's first creates it). */
 void hook_stager_start(void);
 /* Asks for in's next launches' jobs, of l's shape in ctx (on device dev);
  * no-op while one request for `in` is queued. */

@@ -383,11 +383,12 @@ static double probe_us(uint64_t t0, uint64_t t1)
 static void probe_self_first(const struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep,
 			     uint64_t t_emit, uint64_t t_end)
 {
+	uint64_t t_queued = l->queued_ns ? l->queued_ns : t_emit;
 	hook_log("%s: first probed launch, us: finding %.1f, prepare %.1f, enqueue %.1f, driver %.1f, end event %.1f, "
 		 "launch line %.1f, submit %.1f",
 		 k->name, probe_us(l->found_ns, l->entry_ns), probe_us(l->entry_ns, t_prep), probe_us(t_prep, l->fwd_ns),
-		 probe_us(l->fwd_ns, l->submit_ns), probe_us(l->submit_ns, l->queued_ns ? l->queued_ns : t_emit),
-		 probe_us(l->queued_ns ? l->queued_ns : t_emit, t_emit), probe_us(t_emit, t_end));
+		 probe_us(l->fwd_ns, l->submit_ns), probe_us(l->submit_ns, t_queued), probe_us(t_queued, t_emit),
+		 probe_us(t_emit, t_end));
 }
 
 static void probe_self_time(struct hook_kernel *k, const struct hook_launch *l, uint64_t t_prep, uint64_t t_emit,

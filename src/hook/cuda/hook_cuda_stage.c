@@ -107,7 +107,8 @@ static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
 {
 	uint64_t n = __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED);
-	return n >= 2u - (unsigned)in->staged_early && bytes <= STAGE_JOB_MAX && stage_empty_slot(in) >= 0 &&
+	unsigned early = (unsigned)__atomic_load_n(&in->staged_early, __ATOMIC_RELAXED);
+	return n >= 2u - early && bytes <= STAGE_JOB_MAX && stage_empty_slot(in) >= 0 &&
 	       stage_worth_it(k);
 }
 
@@ -162,7 +163,8 @@ int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct h
 	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, slab))
 		n++;
 	if (n) {
-		in->staged_early = 1; /* published with the copy (builder_publish) */
+		/* atomic: a copy built on its launch has other app threads reading it */
+		__atomic_store_n(&in->staged_early, 1, __ATOMIC_RELAXED);
 		hook_stager_start(); /* not at the launch that first asks it */
 	}
 	/* Started at the first submit (once the kernel was queued), the
