@@ -96,13 +96,14 @@ int main(int argc, char **argv)
 	CK(cuModuleGetFunction(&scale, mod, "scale"));
 	CK(cuMemAlloc(&buf, 1024 * sizeof(float)));
 	free(ptx);
-	if (getenv("APP_LOOP_THREADS"))
+	int say = getenv("APP_LOOP_THREADS") != NULL;
+	if (say)
 		setvbuf(stdout, NULL, _IOLBF, 0); /* parent's and child's lines whole, none twice */
 	unsigned n = 1024;
 	void *params[] = { &buf, &n };
-	int before = thread_count();
+	int before = say ? thread_count() : 0;
 	CK(cuLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, NULL));
-	if (getenv("APP_LOOP_THREADS"))
+	if (say)
 		printf("threads pid=%d i=-1 before=%d after=%d\n", (int)getpid(), before, thread_count());
 
 	/* Let the hook's threads go idle first: the sanitizer runtime's

@@ -77,6 +77,14 @@ static int assemble_write_file(const char *path, const char *data, size_t len)
 	return close(fd);
 }
 
+/* Nothing held, no registers known; the caller's want_cubin stays. */
+static void assemble_info_clear(struct assemble_info *info)
+{
+	info->registers = -1;
+	info->log = info->cubin = NULL;
+	info->cubin_len = 0;
+}
+
 /* Does the text declare an .extern .func (a call ptxas alone cannot resolve)? */
 static int assemble_has_extern_func(const char *ptx, size_t len)
 {
@@ -160,11 +168,8 @@ int assemble_ptxas(const char *ptx, size_t len, const char *arch, const char *ou
 {
 	char *ptxas = ptxas_locate();
 	if (!ptxas) {
-		if (info) {
-			info->registers = -1;
-			info->log = info->cubin = NULL;
-			info->cubin_len = 0;
-		}
+		if (info)
+			assemble_info_clear(info);
 		return cause_set(cause, "no ptxas found (" PTXAS_LOCATE_PLACES ")");
 	}
 	int rc = assemble_ptxas_with(ptxas, ptx, len, arch, out_path, info, cause);
@@ -176,12 +181,8 @@ int assemble_ptxas_with(const char *ptxas, const char *ptx, size_t len, const ch
 			struct assemble_info *info, char **cause)
 {
 	static const char *const files[] = { "in.ptx", "out.cubin", "log.txt" };
-	if (info) {
-		info->registers = -1;
-		info->log = NULL;
-		info->cubin = NULL;
-		info->cubin_len = 0;
-	}
+	if (info)
+		assemble_info_clear(info);
 	if (!ptx || !arch || !*arch)
 		return cause_set(cause, "assemble: no PTX or no arch");
 	const char *tmp = getenv("TMPDIR");
@@ -244,7 +245,5 @@ void assemble_info_done(struct assemble_info *info)
 		return;
 	free(info->log);
 	free(info->cubin);
-	info->log = info->cubin = NULL;
-	info->cubin_len = 0;
-	info->registers = -1;
+	assemble_info_clear(info);
 }
