@@ -215,6 +215,7 @@ asm njl NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK="$NJL" &
 asm njl_after FAKE_PTXAS_FAIL=1 NTOP_REAL_LIBNVJITLINK="$NJL" &
 asm njl_bad NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK="$NJL" FAKE_NVJITLINK_FAIL=1 &
 asm njl_forced NTOP_ASSEMBLER=nvjitlink NTOP_REAL_LIBNVJITLINK="$NJL" &
+asm njl_unneeded NTOP_REAL_LIBNVJITLINK="$NJL" &
 # (loaded with LD_PRELOAD, after a sanitizer build's runtime, which must come first)
 asan=$(ldd "$NJL" 2>/dev/null | sed -nE 's/.*libasan[^ ]* => ([^ ]+).*/\1/p' | head -1)
 asm njl_loaded NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_REAL_LIBNVJITLINK= LD_PRELOAD="${asan:+$asan }$NJL" &
@@ -227,6 +228,12 @@ asm_is jit driver no
 asm_is fallback ptxas yes
 asm_is njl nvjitlink no
 asm_is njl_after nvjitlink yes
+asm_is njl_unneeded ptxas yes
+# nvJitLink found but ptxas builds: the library is never loaded into the app
+[ ! -s "$TMP/njl_unneeded.njl" ] || fail "njl_unneeded: nvJitLink loaded: $(head -2 "$TMP/njl_unneeded.njl")"
+grep -q "probed copies built by $B/tests/fakecuda/fake_ptxas (where it fails: nvJitLink where found)" \
+	"$TMP/njl_unneeded.hook.log" ||
+	fail "njl_unneeded: not logged: $(grep -i -e ptxas -e nvjitlink "$TMP/njl_unneeded.hook.log" | head -2)"
 asm_is njl_bad driver no
 asm_is njl_forced nvjitlink no
 asm_is njl_loaded nvjitlink no
@@ -245,7 +252,8 @@ grep -q "probed copies built by $TMP/oldptxas/ptxas (where it fails: $B/tests/fa
 grep -q "fill: $TMP/oldptxas/ptxas: ptxas failed (status 255): .*Unsupported .version 9.9.*; trying $B/tests/fakecuda/fake_ptxas" \
 	"$TMP/fallback.hook.log" || fail "fallback: not logged: $(grep -i ptxas "$TMP/fallback.hook.log" | head -3)"
 # the ptxas used is named once a process (app_loop and its fork child), not at each build
-n=$(grep -c "probed copies built by $B/tests/fakecuda/fake_ptxas\$" "$TMP/ptxas.hook.log")
+n=$(grep -c "probed copies built by $B/tests/fakecuda/fake_ptxas (where it fails: nvJitLink where found)\$" \
+	"$TMP/ptxas.hook.log")
 [ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "ptxas: named $n times: $(grep -i ptxas "$TMP/ptxas.hook.log" | head -3)"
 grep -q "no ptxas found" "$TMP/noptxas.hook.log" || fail "noptxas: not logged: $(head -3 "$TMP/noptxas.hook.log")"
 grep -q "fill: ptxas failed .*Unresolved extern function 'fake'.*; the driver's JIT builds it" "$TMP/badptx.hook.log" ||

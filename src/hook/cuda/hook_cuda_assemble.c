@@ -153,7 +153,11 @@ static struct hook_njl *asm_njl_open(void *h, const char *path)
 
 /* The real nvJitLink: $NTOP_REAL_LIBNVJITLINK alone when set; else one the
  * process has loaded (looked for at each build, as a Triton's ptxas is),
- * else the toolkit's places (searched once). NULL when there is none. */
+ * else the toolkit's places (searched once). NULL when there is none.
+ * Opened only when a copy needs it (no ptxas, or ptxas failed): loading it
+ * maps a library of 100 MB and more into the app, and an exit while its
+ * initialisers ran on the builder crashed the app (the fake driver's
+ * app_bench, nvJitLink 13). */
 static struct hook_njl *asm_njl(void)
 {
 	struct hook_builder *b = &hook.builder;
@@ -163,6 +167,10 @@ static struct hook_njl *asm_njl(void)
 	pthread_mutex_lock(&b->njl_lock);
 	char path[PATH_MAX] = "", pass[PATH_MAX];
 	void *h = NULL;
+	if (b->njl_closed) { /* a library's initialisers must not run under exit's handlers */
+		pthread_mutex_unlock(&b->njl_lock);
+		return NULL;
+	}
 	if (!(n = b->njl) && !asm_njl_named() && dl_iterate_phdr(asm_njl_loaded, path) &&
 	    reallib_pass_through(path, pass, sizeof pass) == 0)
 		h = dlopen(pass, RTLD_NOW | RTLD_LOCAL);
@@ -210,9 +218,9 @@ static void asm_say(const struct hook_asm *a)
 		return;
 	char more[(PTXAS_MAX_CANDIDATES + 1) * (PATH_MAX + 16)] = "";
 	for (int i = 1, o = 0; i <= a->n && o >= 0 && (size_t)o < sizeof more; i++)
-		if (i < a->n || a->njl)
-			o += snprintf(more + o, sizeof more - (size_t)o, "%s%s%s", i == 1 ? " (where it fails: " : ", ",
-				      i < a->n ? "" : "nvJitLink ", i < a->n ? a->ptxas[i] : a->njl->path);
+		o += snprintf(more + o, sizeof more - (size_t)o, "%s%s%s", i == 1 ? " (where it fails: " : ", ",
+			      i < a->n ? "" : "nvJitLink ", i < a->n ? a->ptxas[i] : a->njl ? a->njl->path
+											    : "where found");
 	if (a->n)
 		hook_log("probed copies built by %s%s%s", a->ptxas[0], more, *more ? ")" : "");
 	else if (a->njl)
@@ -242,8 +250,10 @@ void hook_asm_begin(struct hook_asm *a, int builder)
 	a->builder = builder;
 	if (hook.cfg.assembler == HOOK_AS_PTXAS || (builder && hook.cfg.assembler == HOOK_AS_AUTO))
 		asm_find_ptxas(a);
-	if (hook.cfg.assembler == HOOK_AS_NVJITLINK || (builder && hook.cfg.assembler == HOOK_AS_AUTO))
+	if (hook.cfg.assembler == HOOK_AS_NVJITLINK || (builder && hook.cfg.assembler == HOOK_AS_AUTO && !a->n))
 		a->njl = asm_njl();
+	else if (builder && hook.cfg.assembler == HOOK_AS_AUTO) /* opened when ptxas fails */
+		a->njl = __atomic_load_n(&hook.builder.njl, __ATOMIC_ACQUIRE);
 	if (builder && hook.cfg.assembler == HOOK_AS_AUTO) {
 		__atomic_store_n(&hook.builder.jit_only, !a->n && !a->njl, __ATOMIC_RELAXED); /* launches read it */
 		asm_say(a);
@@ -266,8 +276,12 @@ static int asm_auto(struct hook_asm *a, const char *kname, const char *ptx, size
 		*jit = "ptxas";
 		if (asm_ptxas_any(a, kname, ptx, len, arch, mod, &why) == 0)
 			return 0;
+		if (!a->njl)
+			a->njl = asm_njl();
 		hook_log("%s: %s; %s builds it", kname, why ? why : "ptxas failed",
 			 a->njl ? "nvJitLink" : "the driver's JIT");
+		if (a->njl)
+			asm_say(a); /* names it, once */
 		free(why);
 		why = NULL;
 	}

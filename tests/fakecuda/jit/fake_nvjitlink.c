@@ -9,7 +9,8 @@
  * For the hook's builder, which compiles probed PTX with it where no ptxas
  * is found: FAKE_NVJITLINK_DELAY_MS=N, a compile takes N ms;
  * FAKE_NVJITLINK_FAIL=1, it refuses the PTX with an error log;
- * FAKE_NVJITLINK_LOG=FILE, each compile appends "nvjitlink ARCH" there.
+ * FAKE_NVJITLINK_LOG=FILE, each compile appends "nvjitlink ARCH" there,
+ * and loading the library "loaded".
  * Like the real one, it has exit handlers of its own (registered when it
  * is loaded): a compile still under way when they have run aborts, as a
  * compiler torn down under a build does. */
@@ -94,9 +95,17 @@ static void fake_teardown(void)
 	torn_down = 1;
 }
 
+/* FAKE_NVJITLINK_LOG also gets "loaded" when the library is: whether a
+ * process that never needed it mapped it. */
 __attribute__((constructor)) static void fake_loaded(void)
 {
 	atexit(fake_teardown);
+	const char *log = getenv("FAKE_NVJITLINK_LOG");
+	FILE *f = log && *log ? fopen(log, "a") : NULL;
+	if (f) {
+		fputs("loaded\n", f);
+		fclose(f);
+	}
 }
 
 /* The builder's knobs (above), for a compile of PTX to a cubin: 0 to go on. */
