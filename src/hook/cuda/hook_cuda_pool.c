@@ -373,7 +373,7 @@ static struct hook_buf *pool_take_ready(struct hook_buf **list, CUcontext ctx, u
 			continue;
 		}
 		best = p;
-		if (b->key == key && b->size == fit)
+		if (pool_fits(b, key) && b->size == fit)
 			break; /* none is better: the list can be long (slabs of small buffers) */
 	}
 	if (!best || (!ask && !pool_fits(*best, key)))
