@@ -33,6 +33,9 @@
 #                 launch call, and which warm-up on another thread pays it
 #   jit_hold      bench/jit_hold.c (no hook): which driver calls one thread
 #                 waits on while another thread's driver JIT compiles
+#   exit_build    app_bench returning from main around the time its
+#                 probed copy is built, 20 runs under build-before and
+#                 build-gpu
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines, the copy built off the app's threads)
@@ -162,6 +165,30 @@ step_first_launch() {
 step_jit_hold() {
 	build-gpu/bench/jit_hold | tee "$OUT/jit_hold.txt"
 	return "${PIPESTATUS[0]}"
+}
+
+# exit_build: app_bench (tests/fakecuda, on the real driver) probing
+# `scale` on every launch, each launch waited for, and returning from main
+# after 1000-20000 launches (run i: i x 1000), around the time its copy is
+# built: EXIT_BUILD_RUNS runs (20) for each build in EXIT_BUILD_DIRS
+# ("build-gpu", plus build-before when there); every run of build-gpu must
+# exit 0.
+step_exit_build() {
+	local dir i rc=0 bad runs=${EXIT_BUILD_RUNS:-20} t=/tmp/ntop-batch-exit
+	local dirs=${EXIT_BUILD_DIRS:-build-gpu}
+	[ -z "${EXIT_BUILD_DIRS:-}" ] && [ -x build-before/bin/ntop ] && dirs="build-before build-gpu"
+	for dir in $dirs; do
+		bad=0
+		for i in $(seq "$runs"); do
+			rm -rf "$t"
+			APP_BENCH_PACED=1 "$dir/bin/ntop" record -p block_sched -k scale --limit 100000 -o "$t" -- \
+				build-gpu/tests/fakecuda/app_bench tests/fakecuda/kernels.ptx $((i * 1000)) >"$t.out" 2>&1 ||
+				{ bad=$((bad + 1)); tail -3 "$t.out"; }
+		done
+		echo "$dir: $bad of $runs runs failed"
+		[ "$dir" = build-gpu ] && [ "$bad" -gt 0 ] && rc=1
+	done
+	return $rc
 }
 
 step_tui() {
