@@ -225,7 +225,7 @@ struct hook_builder {
 	pthread_mutex_t njl_lock;  /* finding nvJitLink and compiling with it, one at a time */
 	struct hook_njl *njl;      /* the real nvJitLink, once found (hook_cuda_assemble.c) */
 	int njl_searched;          /* its library's places were searched (once a process) */
-	int njl_closed;            /* the process is exiting: no compile starts */
+	int njl_closed;            /* the process is exiting: no compile starts (written under njl_lock, atomic) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;       /* builder: work or stop */
 	pthread_cond_t done;       /* a build ended (a context waits to go) */

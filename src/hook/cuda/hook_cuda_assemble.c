@@ -132,7 +132,7 @@ static void *asm_njl_search(char *path, char **cause)
 static void asm_njl_at_exit(void)
 {
 	pthread_mutex_lock(&hook.builder.njl_lock);
-	hook.builder.njl_closed = 1;
+	__atomic_store_n(&hook.builder.njl_closed, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&hook.builder.njl_lock);
 }
 
@@ -278,8 +278,16 @@ static int asm_auto(struct hook_asm *a, const char *kname, const char *ptx, size
 			return 0;
 		if (!a->njl)
 			a->njl = asm_njl();
-		hook_log("%s: %s; %s builds it", kname, why ? why : "ptxas failed",
-			 a->njl ? "nvJitLink" : "the driver's JIT");
+		/* no driver's JIT under exit's handlers either */
+		int exiting = !a->njl && __atomic_load_n(&hook.builder.njl_closed, __ATOMIC_RELAXED);
+		hook_log("%s: %s; %s", kname, why ? why : "ptxas failed",
+			 exiting ? "the process is exiting: not built" : a->njl ? "nvJitLink builds it"
+										 : "the driver's JIT builds it");
+		if (exiting) {
+			free(why);
+			cause_set(cause, "the process was exiting before its probed copy was built");
+			return ASM_EXITING;
+		}
 		if (a->njl)
 			asm_say(a); /* names it, once */
 		free(why);

@@ -157,7 +157,7 @@ void hook_builder_shutdown(void)
 {
 	struct hook_builder *b = &hook.builder;
 	pthread_mutex_lock(&b->njl_lock); /* nvJitLink is neither opened nor run from here on */
-	b->njl_closed = 1;
+	__atomic_store_n(&b->njl_closed, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&b->njl_lock);
 	/* the build under way ends; queued ones are cancelled */
 	hook_thread_stop(&b->lock, &b->wake, &b->stop, &b->started, &b->thread);
