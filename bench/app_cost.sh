@@ -13,7 +13,7 @@
 #
 # examples/cuda/app_cost.cu times each of its seven kernels (one an 8 us
 # kernel whose work is in a `__noinline__` device function) with a cudaEvent
-# pair around every launch (21 launches, the first left out, median). It runs
+# pair around every launch (APP_COST_LAUNCHES, 21, the first left out, median). It runs
 # plain, under `ntop record` (nothing probed, ntop's default sampled launch
 # timing; and again with NTOP_TIME_LAUNCHES=off, which tells the timing
 # events' cost from the rest of the hook's; and with --no-audit, no loader
@@ -697,7 +697,7 @@ def render(s):
     L += table(["kernel"] + modes, [[k] + [f"{s['us'][m][k]:.2f}" if s["us"][m][k] else "-" for m in modes]
                                     for k in KERNELS])
     L += ["", "## What the app's own clock sees (app_cost: cudaEvents around every launch, median of "
-          "20 launches, median over repetitions; ratio to plain; in brackets ntop's in-kernel ratio "
+          "each kernel's launches after its first (20 unless APP_COST_LAUNCHES), median over repetitions; ratio to plain; in brackets ntop's in-kernel ratio "
           "of the same probed launches, the floor a probe's records set)", ""]
     rows = []
     for k in KERNELS:
@@ -993,7 +993,8 @@ BUDGET_S=${BUDGET_S:-330}
 . bench/lib.sh
 REPS=2
 BURST=5000
-LAUNCHES=21
+LAUNCHES=${APP_COST_LAUNCHES:-21}
+[[ $LAUNCHES =~ ^[1-9][0-9]*$ ]] || { echo "APP_COST_LAUNCHES needs a positive integer" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) REPS=1 ;;
