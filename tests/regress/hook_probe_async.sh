@@ -281,11 +281,11 @@ env -u NTOP_PROBE_ASYNC -u NTOP_ASSEMBLER NTOP_PTXAS="$TMP/no-such-ptxas" NTOP_R
 rc=$?
 [ "$rc" = 0 ] && grep -q '^app_loop: done, 0 failures$' "$TMP/njl_exit.out" ||
 	fail "njl_exit: app (status $rc): $(cat "$TMP/njl_exit.out")"
-# An app exiting while ptxas builds (2 s) and then fails, with no
+# An app exiting while ptxas builds (4 s) and then fails, with no
 # nvJitLink: the copy is not handed to the driver's JIT under the exit
 mkdir -p "$TMP/ptxas_exit"
 env -u NTOP_PROBE_ASYNC -u NTOP_ASSEMBLER NTOP_PTXAS="$B/tests/fakecuda/fake_ptxas" FAKE_PTXAS_FAIL=1 \
-	FAKE_PTXAS_DELAY_MS=2000 NTOP_REAL_LIBNVJITLINK="$TMP/no-nvjitlink" NTOP_LOG="$TMP/ptxas_exit.hook.log" \
+	FAKE_PTXAS_DELAY_MS=4000 NTOP_REAL_LIBNVJITLINK="$TMP/no-nvjitlink" NTOP_LOG="$TMP/ptxas_exit.hook.log" \
 	NTOP_PROBES=$BS NTOP_TRACE_DIR=$TMP/ptxas_exit NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR \
 	timeout -s KILL 60 "$LOOP" "$PTX" "$TMP/stop-ptxas_exit" 1 >"$TMP/ptxas_exit.out" 2>&1 9>"$TMP/ptxas_exit.log"
 rc=$?
