@@ -276,9 +276,10 @@ void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct h
  * current): the jobs of its first probed launches, of the shape of the
  * launch that asked for it, in every slot, and the threads its launches
  * hand work to (the stager, the collector and the writers); how many jobs
- * were made. The builder thread calls it; a copy built on its launch
- * (`record --wait-build`) gets it from that launch, once (first_made),
- * and *slab (when not NULL) says whether a device slab was allocated. */
+ * were made. Runs once a copy (first_made; 0 after): the builder thread
+ * calls it, and a copy built on its launch (`record --wait-build`) gets it
+ * from that launch; *slab (when not NULL) says whether a device slab was
+ * allocated. */
 int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev, int *slab);
 /* ctx is about to go: the jobs made ahead there give their buffers back. */

@@ -344,8 +344,7 @@ int hook_probe_prepare(const struct hook_launch *l, struct hook_kernel *k, const
 		return -1;
 	/* a copy built on this launch: its first launches' jobs and threads */
 	int slab = 0;
-	if (!__atomic_load_n(&in->first_made, __ATOMIC_ACQUIRE) &&
-	    !__atomic_exchange_n(&in->first_made, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_load_n(&in->first_made, __ATOMIC_ACQUIRE))
 		hook_stage_first(in, k, l, dev, &slab);
 	struct hook_job *j = hook_stage_take(in, l);
 	if (!j && !(j = hook_probe_job_new(l, k, in, ctx, dev, cause)))

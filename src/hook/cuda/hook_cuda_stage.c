@@ -157,9 +157,10 @@ void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct h
 int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev, int *slab)
 {
+	if (__atomic_exchange_n(&in->first_made, 1, __ATOMIC_ACQ_REL))
+		return 0; /* once a copy: the builder, or one of the launches that found it unmade */
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE);
 	int n = 0;
-	__atomic_store_n(&in->first_made, 1, __ATOMIC_RELEASE);
 	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, slab))
 		n++;
 	if (n) {
