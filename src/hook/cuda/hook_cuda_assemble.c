@@ -156,8 +156,8 @@ static struct hook_njl *asm_njl_open(void *h, const char *path)
  * else the toolkit's places (searched once). NULL when there is none.
  * Opened only when a copy needs it (no ptxas, or ptxas failed): loading it
  * maps a library of 100 MB and more into the app, and an exit while its
- * initialisers ran on the builder crashed the app (the fake driver's
- * app_bench, nvJitLink 13). */
+ * initialisers run on the builder crashes the app (seen with nvJitLink 13
+ * under the test double's app_bench). */
 static struct hook_njl *asm_njl(void)
 {
 	struct hook_builder *b = &hook.builder;
