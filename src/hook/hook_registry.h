@@ -74,6 +74,7 @@ struct hook_inst {
 	_Alignas(HOOK_CACHE_LINE) struct hook_job *staged[HOOK_STAGE_DEPTH];
 	int stage_asked;      /* a request to make them is queued (atomic; hook_cuda_stager.c) */
 	uint64_t launches;    /* probed launches queued (atomic) */
+	uint64_t last_ns;     /* its last probed launch queued, or its first jobs made (atomic) */
 };
 
 /* size zeroed bytes aligned to align (a type's _Alignof: calloc's is

@@ -210,6 +210,7 @@ struct hook_results {
 	uint64_t staged;           /* probed launches that took a job made ahead (atomic) */
 	_Alignas(HOOK_CACHE_LINE) struct hook_linger linger; /* the collector, awake after a job (hook_linger.h) */
 	uint64_t staged_bytes;     /* map bytes of jobs made ahead (atomic; hook_cuda_stage.c) */
+	uint64_t stage_walk_ns;    /* the stager's last look for idle copies' jobs (hook_cuda_stage.c) */
 	int draining;              /* at exit or a context's end (atomic): nobody to let go first */
 	int n_writers;
 	int stop;

@@ -101,6 +101,21 @@ paced paced
 # a result), the app launches the probed kernel every ~11 ms; the jobs are
 # not the collector's to make, so they are ready all the same
 paced paced_lag APP_LOOP_SLEEP_MS=1 FAKECUDA_SYNC_DELAY_US=10000
+# four kernels with 14 MiB jobs, launched 8 times each, one kernel after
+# another 30 ms apart: the jobs made ahead for the kernels the app is done
+# with give way at the 64 MiB cap, so the third and fourth get theirs made
+# ahead too from their third launch (their first two find the cap full);
+# kept, the first two kernels' jobs left them none (16 of 32)
+KERNELS=$B/tests/fakecuda/app_kernels
+mkdir -p "$TMP/kernels"
+env NTOP_TRACE_DIR=$TMP/kernels NTOP_PROBES=$S/probes/block_sched.toml NTOP_KERNELS=scale NTOP_PROBE_LIMIT=100000 \
+	NTOP_PROBE_ASYNC=0 NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR APP_KERNELS_GAP_MS=30 \
+	"$KERNELS" "$PTX" 4 8 16384 >"$TMP/kernels.out" 9>"$TMP/kernels.log" 2>&1 ||
+	fail "kernels: app failed: $(tail -3 "$TMP/kernels.out")"
+final=$(grep -E '^results .*at=final' "$TMP/kernels.log" | head -1)
+staged=$(echo "$final" | sed -nE 's/.* staged=([0-9]+)$/\1/p')
+[[ $final == *" written=32 "* ]] && [ -n "$staged" ] && [ "$staged" -ge 26 ] ||
+	fail "kernels: ${staged:-?} of 32 probed launches of four large kernels took a job made ahead, want 26: $final"
 # shapes alternating: a job made ahead of the other shape goes back unused,
 # and every result still holds its own launch's warps (4 or 3 blocks of 2)
 run shapes 20 APP_BURST_SHAPES=1

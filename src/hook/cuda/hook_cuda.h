@@ -265,11 +265,13 @@ struct hook_job *hook_stage_take(struct hook_inst *in, const struct hook_launch 
  * as staged. Kept off the launch's way: both are counters the stager's core
  * writes too. */
 void hook_stage_settle(struct hook_job *j, int launched);
-/* On the app's thread after a probed launch of in (counted here), its maps
- * `bytes`: should the stager make the next launches' jobs (hook_stager_ask)? */
-int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes);
+/* On the app's thread after a probed launch of in (counted here, queued
+ * at now_ns), its maps `bytes`: should the stager make the next launches'
+ * jobs (hook_stager_ask)? */
+int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes, uint64_t now_ns);
 /* On the stager, l's context current: jobs of l's shape into every empty
- * slot of `in`, within the caps. */
+ * slot of `in`, within the caps; at the byte cap, the jobs of the
+ * context's copies launched last over STAGE_IDLE_NS ago go first. */
 void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l,
 		     const struct hook_device *dev);
 /* Once `in` is built, before its first probed launch (its context

@@ -457,7 +457,7 @@ int hook_probe_launch(struct hook_launch *l, struct hook_kernel *k, const struct
 	hook_stage_settle(j, 1);
 	j->app_queued = hook_results_app_queued();
 	int waited = !j->dev_ready; /* j is the collector's once submitted */
-	if (hook_stage_wanted(in, k, j->bytes))
+	if (hook_stage_wanted(in, k, j->bytes, l->submit_ns))
 		hook_stager_ask(in, k, l, j->ctx, &j->device);
 	uint64_t t_emit = hook_self_now();
 	if (q == 0)

@@ -24,12 +24,14 @@
  * the stager, napping until then, is slow to make. */
 #include <stdlib.h>
 #include <string.h>
+#include "common/timeutil.h"
 #include "hook/cuda/hook_cuda.h"
 #include "hook/cuda/hook_cuda_results.h"
 #include "hook/hook_probe_sel.h"
 
 #define STAGE_JOB_MAX ((uint64_t)16 << 20)
 #define STAGE_ALL_MAX ((uint64_t)64 << 20)
+#define STAGE_IDLE_NS 20000000ull /* a copy not launched this long gives its jobs up at the cap */
 
 /* The launch path's part of a job: three cache lines, prefetched as one. */
 _Static_assert(HOOK_JOB_HOT <= 3 * HOOK_CACHE_LINE, "struct hook_job's hot fields outgrew three cache lines");
@@ -104,21 +106,42 @@ static void stage_put(struct hook_inst *in, CUcontext ctx, struct hook_job *j)
 	hook_probe_job_free(j);
 }
 
-int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes)
+int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_t bytes, uint64_t now_ns)
 {
 	uint64_t n = __atomic_add_fetch(&in->launches, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&in->last_ns, now_ns, __ATOMIC_RELAXED);
 	unsigned early = (unsigned)__atomic_load_n(&in->staged_early, __ATOMIC_RELAXED);
 	return n >= 2u - early && bytes <= STAGE_JOB_MAX && stage_empty_slot(in) >= 0 &&
 	       stage_worth_it(k);
+}
+
+static void stage_drop(CUcontext ctx, int forget, const struct hook_inst *keep, uint64_t idle_before);
+
+/* At the byte cap: the jobs made ahead for ctx's copies other than `keep`
+ * whose last probed launch is over STAGE_IDLE_NS old go back. Left alone,
+ * the jobs of the kernels an app was done with held the cap: of three
+ * kernels with 14 MiB jobs launched one after another, the third got none
+ * made ahead (test double). Only ctx's: the stager works in ctx, and a
+ * context going waits for it (hook_stager_ctx_gone), so the pool those
+ * buffers go back to stays meanwhile. At most one look per STAGE_IDLE_NS:
+ * each walks every kernel. */
+static void stage_reclaim(const struct hook_inst *keep, CUcontext ctx)
+{
+	uint64_t now = time_mono_ns(), last = __atomic_load_n(&hook.res.stage_walk_ns, __ATOMIC_RELAXED);
+	if (now < STAGE_IDLE_NS || now - last < STAGE_IDLE_NS ||
+	    !__atomic_compare_exchange_n(&hook.res.stage_walk_ns, &last, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	stage_drop(ctx, 0, keep, now - STAGE_IDLE_NS);
 }
 
 /* One job of l's shape into an empty slot of `in`: 1 when one was put, 0
  * when none was (the caps, no empty slot, or making it failed: the launch,
  * made the usual way, says why if it fails too). Whether it is worth it
  * the caller knows: the stager reading k->probed, which each launch
- * writes, cost the next launch a transfer of that line (~0.05 us, H200). */
+ * writes, cost the next launch a transfer of that line (~0.05 us, H200).
+ * reclaim: at the byte cap, idle copies' jobs may go (the stager only). */
 static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct hook_launch *l, CUcontext ctx,
-		     const struct hook_device *dev, int *slab)
+		     const struct hook_device *dev, int *slab, int reclaim)
 {
 	if (stage_empty_slot(in) < 0)
 		return 0;
@@ -136,8 +159,12 @@ static int stage_one(struct hook_inst *in, struct hook_kernel *k, const struct h
 		*slab = 1;
 	j->slab_made = 0; /* a slab made here held no launch's path (unless *slab says) */
 	if (__atomic_add_fetch(&hook.res.staged_bytes, j->bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
-		hook_probe_job_free(j);
-		return 0;
+		if (reclaim)
+			stage_reclaim(in, ctx);
+		if (__atomic_load_n(&hook.res.staged_bytes, __ATOMIC_RELAXED) > STAGE_ALL_MAX) {
+			hook_probe_job_free(j);
+			return 0;
+		}
 	}
 	stage_put(in, ctx, j);
 	return 1;
@@ -150,7 +177,7 @@ void hook_stage_fill(struct hook_inst *in, struct hook_kernel *k, const struct h
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE); /* NULL once its context went */
 	if (!in->ok || !ctx)
 		return;
-	for (int i = 0; i < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, NULL); i++)
+	for (int i = 0; i < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, NULL, 1); i++)
 		;
 }
 
@@ -161,7 +188,8 @@ int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct h
 		return 0; /* once a copy: the builder, or one of the launches that found it unmade */
 	CUcontext ctx = __atomic_load_n(&in->ctx, __ATOMIC_ACQUIRE);
 	int n = 0;
-	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, slab))
+	__atomic_store_n(&in->last_ns, time_mono_ns(), __ATOMIC_RELAXED); /* not idle before its first launch */
+	while (in->ok && ctx && stage_worth_it(k) && n < HOOK_STAGE_DEPTH && stage_one(in, k, l, ctx, dev, slab, 0))
 		n++;
 	if (n) {
 		/* atomic: a copy built on its launch has other app threads reading it */
@@ -176,9 +204,11 @@ int hook_stage_first(struct hook_inst *in, struct hook_kernel *k, const struct h
 	return n;
 }
 
-/* Every instrumented copy's jobs made ahead in ctx (NULL: in any context,
- * forgotten without a driver call, for a fork child). */
-static void stage_each(CUcontext ctx, int forget)
+/* The jobs made ahead in ctx (NULL: in any context, forgotten without a
+ * driver call, for a fork child) of every instrumented copy but `keep`
+ * (NULL: none kept); with idle_before, only those of copies whose last
+ * probed launch came before it (time_mono_ns). */
+static void stage_drop(CUcontext ctx, int forget, const struct hook_inst *keep, uint64_t idle_before)
 {
 	uint32_t n = 0;
 	struct hook_kernel **all = hook_registry_kernels(&n);
@@ -186,7 +216,8 @@ static void stage_each(CUcontext ctx, int forget)
 		pthread_mutex_lock(&hook.probe_lock);
 		struct hook_job *mine = NULL;
 		for (struct hook_inst *in = all[i]->insts; in; in = in->next) {
-			if (!forget && in->ctx != ctx)
+			if ((!forget && in->ctx != ctx) || in == keep ||
+			    (idle_before && __atomic_load_n(&in->last_ns, __ATOMIC_RELAXED) >= idle_before))
 				continue;
 			if (forget) /* its request, if any, died with the parent's stager */
 				__atomic_store_n(&in->stage_asked, 0, __ATOMIC_RELAXED);
@@ -210,13 +241,13 @@ static void stage_each(CUcontext ctx, int forget)
 
 void hook_stage_return(CUcontext ctx)
 {
-	stage_each(ctx, 0);
+	stage_drop(ctx, 0, NULL, 0);
 }
 
 void hook_stage_ctx_gone(CUcontext ctx)
 {
 	hook_stager_ctx_gone(ctx); /* nothing is being made there once this returns */
-	stage_each(ctx, 0);
+	stage_drop(ctx, 0, NULL, 0);
 }
 
 /* The parent's jobs belong to its contexts: never used here (their
@@ -224,6 +255,6 @@ void hook_stage_ctx_gone(CUcontext ctx)
 void hook_stage_fork_child(void)
 {
 	hook_stager_fork_child();
-	stage_each(NULL, 1);
+	stage_drop(NULL, 1, NULL, 0);
 	hook.res.staged_bytes = 0;
 }
