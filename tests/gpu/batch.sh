@@ -36,6 +36,9 @@
 #   exit_build    app_bench returning from main around the time its
 #                 probed copy is built, 20 runs under build-before and
 #                 build-gpu
+#   stage_cap     app_kernels: six large kernels probed one after another,
+#                 how many probed launches found their job made ahead,
+#                 under build-before and build-gpu
 #   tui           tests/gpu/tui_gpu.sh: the live UI through tmux (probe
 #                 picking, timeline, PNG, Triton, regions picked from source
 #                 lines, the copy built off the app's threads)
@@ -188,6 +191,31 @@ step_exit_build() {
 		echo "$dir: $bad of $runs runs failed"
 		[ "$dir" = build-gpu ] && [ "$bad" -gt 0 ] && rc=1
 	done
+	return $rc
+}
+
+# stage_cap: app_kernels (tests/fakecuda, on the real driver): six modules'
+# `scale`, 16384 blocks of 1024 threads (block_sched jobs of 14 MiB), 12
+# launches each, each waited for, the modules 30 ms apart; for each build in
+# STAGE_CAP_DIRS ("build-gpu", plus build-before when there) the results'
+# written, probed and staged (launches whose job was made ahead) counts.
+# build-gpu must have every launch written, and staged all but at most
+# three a kernel (each kernel's first two may find the 64 MiB cap full).
+step_stage_cap() {
+	local dir t=/tmp/ntop-batch-stage rc=0 line staged
+	local dirs=${STAGE_CAP_DIRS:-build-gpu}
+	[ -z "${STAGE_CAP_DIRS:-}" ] && [ -x build-before/bin/ntop ] && dirs="build-before build-gpu"
+	for dir in $dirs; do
+		rm -rf "$t"
+		APP_KERNELS_GAP_MS=30 "$dir/bin/ntop" record -p block_sched --wait-build --limit 100000 -o "$t" -- \
+			build-gpu/tests/fakecuda/app_kernels tests/fakecuda/kernels.ptx 6 12 16384 >"$t.out" 2>&1 ||
+			{ tail -3 "$t.out"; rc=1; }
+		line=$(grep -h '^results .*at=final' "$t"/events*.log | grep -oE '(written|probed|staged)=[0-9]+' | paste -sd' ')
+		echo "$dir: $line (of 72 launches)"
+		staged=$(echo "$line" | sed -nE 's/.*staged=([0-9]+).*/\1/p')
+		[ "$dir" = build-gpu ] && { [[ $line == *"written=72 "* ]] && [ "${staged:-0}" -ge 54 ] || rc=1; }
+	done
+	rm -rf "$t"
 	return $rc
 }
 
