@@ -170,6 +170,18 @@ step_jit_hold() {
 	return "${PIPESTATUS[0]}"
 }
 
+# builds_to_compare VAR: the build folders a step runs, VAR's value when
+# set, else build-gpu, after build-before when there is one
+builds_to_compare() {
+	if [ -n "${!1:-}" ]; then
+		echo "${!1}"
+	elif [ -x build-before/bin/ntop ]; then
+		echo "build-before build-gpu"
+	else
+		echo build-gpu
+	fi
+}
+
 # exit_build: app_bench (tests/fakecuda, on the real driver) probing
 # `scale` on every launch, each launch waited for, and returning from main
 # after 1000-20000 launches (run i: i x 1000), around the time its copy is
@@ -178,8 +190,8 @@ step_jit_hold() {
 # exit 0.
 step_exit_build() {
 	local dir i rc=0 bad runs=${EXIT_BUILD_RUNS:-20} t=/tmp/ntop-batch-exit
-	local dirs=${EXIT_BUILD_DIRS:-build-gpu}
-	[ -z "${EXIT_BUILD_DIRS:-}" ] && [ -x build-before/bin/ntop ] && dirs="build-before build-gpu"
+	local dirs
+	dirs=$(builds_to_compare EXIT_BUILD_DIRS)
 	for dir in $dirs; do
 		bad=0
 		for i in $(seq "$runs"); do
@@ -203,8 +215,8 @@ step_exit_build() {
 # three a kernel (each kernel's first two may find the 64 MiB cap full).
 step_stage_cap() {
 	local dir t=/tmp/ntop-batch-stage rc=0 line staged
-	local dirs=${STAGE_CAP_DIRS:-build-gpu}
-	[ -z "${STAGE_CAP_DIRS:-}" ] && [ -x build-before/bin/ntop ] && dirs="build-before build-gpu"
+	local dirs
+	dirs=$(builds_to_compare STAGE_CAP_DIRS)
 	for dir in $dirs; do
 		rm -rf "$t"
 		APP_KERNELS_GAP_MS=30 "$dir/bin/ntop" record -p block_sched --wait-build --limit 100000 -o "$t" -- \

@@ -80,17 +80,24 @@ untimed=$(grep -c '^result .* ns=0$' "$TMP/burst.log")
 # launch that built the copy (NTOP_PROBE_ASYNC=0: it waited for the build
 # anyway), the later ones' by the stager thread while the launch before ran
 LOOP=$B/tests/fakecuda/app_loop
-paced() { # NAME [ENV=VAL...]
+# staged_run NAME [ENV=VAL...] APP [ARG...]: APP with every launch of its
+# `scale` kernels probed by block_sched; sets final (its final `results`
+# line), probed and staged from it
+staged_run() {
 	local name=$1
 	shift
 	mkdir -p "$TMP/$name"
 	env NTOP_TRACE_DIR=$TMP/$name NTOP_PROBES=$S/probes/block_sched.toml NTOP_KERNELS=scale NTOP_PROBE_LIMIT=100000 \
-		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR "$@" "$LOOP" "$PTX" "$TMP/stop-$name" 1 \
+		NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR "$@" \
 		>"$TMP/$name.out" 9>"$TMP/$name.log" 2>&1 || fail "$name: app failed: $(tail -3 "$TMP/$name.out")"
-	local final probed staged
 	final=$(grep -E '^results .*at=final' "$TMP/$name.log" | head -1)
 	probed=$(echo "$final" | sed -nE 's/.* probed=([0-9]+) .*/\1/p')
 	staged=$(echo "$final" | sed -nE 's/.* staged=([0-9]+)$/\1/p')
+}
+paced() { # NAME [ENV=VAL...]
+	local name=$1 final probed staged
+	shift
+	staged_run "$name" "$@" "$LOOP" "$PTX" "$TMP/stop-$name" 1
 	[ -n "$probed" ] && [ "$probed" -ge 10 ] && [ "$staged" -ge $((probed - 1)) ] ||
 		fail "$name: $staged of $probed probed launches took a job made ahead, want all (but a late one)"
 	grep -q "^results .*at=final pending=0 written=$probed failed=0 " "$TMP/$name.log" ||
@@ -106,14 +113,7 @@ paced paced_lag APP_LOOP_SLEEP_MS=1 FAKECUDA_SYNC_DELAY_US=10000
 # with give way at the 64 MiB cap, so the third and fourth get theirs made
 # ahead too from their third launch (their first two find the cap full);
 # kept, the first two kernels' jobs left them none (16 of 32)
-KERNELS=$B/tests/fakecuda/app_kernels
-mkdir -p "$TMP/kernels"
-env NTOP_TRACE_DIR=$TMP/kernels NTOP_PROBES=$S/probes/block_sched.toml NTOP_KERNELS=scale NTOP_PROBE_LIMIT=100000 \
-	NTOP_PROBE_ASYNC=0 NTOP_EVENT_FD=9 NTOP_REAL_LIBCUDA=$FAKE LD_LIBRARY_PATH=$HOOKDIR APP_KERNELS_GAP_MS=30 \
-	"$KERNELS" "$PTX" 4 8 16384 >"$TMP/kernels.out" 9>"$TMP/kernels.log" 2>&1 ||
-	fail "kernels: app failed: $(tail -3 "$TMP/kernels.out")"
-final=$(grep -E '^results .*at=final' "$TMP/kernels.log" | head -1)
-staged=$(echo "$final" | sed -nE 's/.* staged=([0-9]+)$/\1/p')
+staged_run kernels NTOP_PROBE_ASYNC=0 APP_KERNELS_GAP_MS=30 "$B/tests/fakecuda/app_kernels" "$PTX" 4 8 16384
 [[ $final == *" written=32 "* ]] && [ -n "$staged" ] && [ "$staged" -ge 26 ] ||
 	fail "kernels: ${staged:-?} of 32 probed launches of four large kernels took a job made ahead, want 26: $final"
 # shapes alternating: a job made ahead of the other shape goes back unused,
