@@ -118,10 +118,10 @@ int hook_stage_wanted(struct hook_inst *in, const struct hook_kernel *k, uint64_
 static void stage_drop(CUcontext ctx, int forget, const struct hook_inst *keep, uint64_t idle_before);
 
 /* At the byte cap: the jobs made ahead for ctx's copies other than `keep`
- * whose last probed launch is over STAGE_IDLE_NS old go back. Left alone,
- * the jobs of the kernels an app was done with held the cap: of three
- * kernels with 14 MiB jobs launched one after another, the third got none
- * made ahead (test double). Only ctx's: the stager works in ctx, and a
+ * whose last probed launch is over STAGE_IDLE_NS old go back, so that the
+ * kernels an app is done with do not hold the cap (with theirs kept, the
+ * third of three kernels with 14 MiB jobs launched one after another gets
+ * none made ahead, test double). Only ctx's: the stager works in ctx, and a
  * context going waits for it (hook_stager_ctx_gone), so the pool those
  * buffers go back to stays meanwhile. At most one look per STAGE_IDLE_NS:
  * each walks every kernel. */
