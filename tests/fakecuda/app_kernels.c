@@ -4,17 +4,18 @@
  * of 1024 threads, waiting for each launch, before moving to the next
  * module. With block_sched each launch's maps are 24 bytes a warp (BLOCKS
  * 512: 384 KiB; 16384: 12 MiB), so a few large kernels fill the hook's
- * budget for jobs made ahead. A 2 ms pause after each launch, as app_loop
- * has (the hook's threads make the next job meanwhile, on a loaded
- * machine too); APP_KERNELS_GAP_MS: one before each module's first launch
- * (default 0), so the kernels before it are idle that long. Prints one
- * line and exits 0 when every driver call succeeded.
+ * budget for jobs made ahead. A 5 ms pause after each launch, in which
+ * the hook's threads make the next job, on a loaded machine too (app_loop
+ * pauses 2 ms; these jobs are larger); APP_KERNELS_GAP_MS: one before each
+ * module's first launch (default 0), so the kernels before it are idle
+ * that long. Prints one line and exits 0 when every driver call
+ * succeeded.
  * Usage: app_kernels KERNELS.ptx K N BLOCKS */
 #include <time.h>
 #include "app_util.h"
 
 #define MODULES_MAX 16
-#define LAUNCH_PAUSE_MS 2
+#define LAUNCH_PAUSE_MS 5
 
 static void pause_ms(long ms)
 {
